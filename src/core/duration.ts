@@ -1,0 +1,91 @@
+/**
+ * Durations: `"90s"`, `"15m"`, `"1h30m"`, `"500ms"`, `"2d"`, `"1w"`, ISO-8601
+ * (`"PT15M"`, `"P1DT2H"`, `"PT0.5S"`), or a number of milliseconds.
+ */
+import { quote, SchedulerError } from "./errors.ts";
+
+const UNIT_MS: Record<string, number> = {
+  ms: 1,
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+};
+
+const COMPACT = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h|d|w))+$/;
+const COMPACT_PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/g;
+const ISO = /^P(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
+
+/**
+ * Parses a duration to whole milliseconds, or returns `undefined` when the input is
+ * not a duration. Numbers are milliseconds and must be finite and non-negative.
+ *
+ * @example tryParseDuration("1h30m") // 5_400_000
+ */
+export function tryParseDuration(input: unknown): number | undefined {
+  if (typeof input === "number") {
+    return Number.isFinite(input) && input >= 0 ? Math.round(input) : undefined;
+  }
+  if (typeof input !== "string") return undefined;
+  const text = input.trim();
+  if (text.length === 0 || text.length > 64) return undefined;
+  if (COMPACT.test(text)) {
+    let total = 0;
+    for (const [, amount, unit] of text.matchAll(COMPACT_PART)) {
+      total += Number(amount) * (UNIT_MS[unit as string] as number);
+    }
+    return Number.isFinite(total) ? Math.round(total) : undefined;
+  }
+  const iso = ISO.exec(text.toUpperCase());
+  if (iso && text.length > 1 && !text.toUpperCase().endsWith("T")) {
+    const [, w, d, h, m, s] = iso;
+    const total = Number(w ?? 0) * UNIT_MS.w! + Number(d ?? 0) * UNIT_MS.d! +
+      Number(h ?? 0) * UNIT_MS.h! + Number(m ?? 0) * UNIT_MS.m! + Number(s ?? 0) * 1_000;
+    return Number.isFinite(total) ? Math.round(total) : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Parses a duration to milliseconds or throws a `SchedulerError`.
+ *
+ * Options: `code` (default `"invalid-duration"`), `field` (named in the message,
+ * default `"duration"`), `path` (the field path), `min` (ms, inclusive).
+ *
+ * @throws {SchedulerError} `${code}: ${field}: expected a duration like "30s", got "soon"`
+ */
+export function parseDuration(
+  input: unknown,
+  options: { code?: string; field?: string; path?: string; min?: number } = {},
+): number {
+  const { code = "invalid-duration", field = "duration", path, min } = options;
+  const ms = tryParseDuration(input);
+  const at = path === undefined ? {} : { path };
+  if (ms === undefined) {
+    throw new SchedulerError(code, `${field}: expected a duration like "30s", got ${quote(input)}`, at);
+  }
+  if (min !== undefined && ms < min) {
+    throw new SchedulerError(code, `${field}: must be at least ${formatDuration(min)}, got ${quote(input)}`, at);
+  }
+  return ms;
+}
+
+/**
+ * Formats milliseconds as the shortest compact duration (`5400000` → `"1h30m"`).
+ * `parseDuration(formatDuration(ms)) === ms` for every non-negative integer.
+ */
+export function formatDuration(ms: number): string {
+  if (ms === 0) return "0s";
+  let rest = ms;
+  let out = "";
+  for (const unit of ["d", "h", "m", "s", "ms"] as const) {
+    const size = UNIT_MS[unit] as number;
+    const n = Math.floor(rest / size);
+    if (n > 0) {
+      out += `${n}${unit}`;
+      rest -= n * size;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,31 @@
+/**
+ * The one error type edgecron throws for bad input and refused operations.
+ *
+ * `code` is machine-readable (`invalid-cron`, `invalid-timezone`, `invalid-interval`,
+ * `invalid-instant`, `invalid-duration`, `invalid-spec`, `invalid-name`, `unknown-job`,
+ * `conflict`, `store-error`); the message starts with it, names the field and quotes
+ * the offending text. `path` is the dotted path of the offending field, when known.
+ *
+ * @example
+ * try { cron("61 * * * *") } catch (e) {
+ *   if (e instanceof SchedulerError) console.log(e.code) // "invalid-cron"
+ * }
+ */
+export class SchedulerError extends Error {
+  readonly code: string;
+  readonly path: string | undefined;
+
+  constructor(code: string, message: string, options: { path?: string; cause?: unknown } = {}) {
+    super(`${code}: ${message}`, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "SchedulerError";
+    this.code = code;
+    this.path = options.path;
+  }
+}
+
+/** Quotes user text for an error message, cut to a readable length. */
+export function quote(text: unknown): string {
+  const s = typeof text === "string" ? text : String(text);
+  const cut = s.length > 80 ? `${s.slice(0, 77)}...` : s;
+  return JSON.stringify(cut);
+}

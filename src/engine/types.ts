@@ -1,0 +1,214 @@
+/** Public types of the engine. */
+import type { Schedule, ScheduleSpec } from "../core/types.ts";
+import type { JobDef, Outcome, RunRecord, RunStatus, Store } from "../store/types.ts";
+
+/** Time source and timers. Only the engine reads it; tests inject a manual one. */
+export interface Clock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** Structured logger. Every method is optional to call and must never throw into the scheduler. */
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** What a handler receives. */
+export interface RunContext {
+  job: string;
+  /** The slot instant (epoch ms) this run is for. */
+  slot: number;
+  /** 1-based attempt number. */
+  attempt: number;
+  /** Aborts at the job's timeout and when the scheduler stops. */
+  signal: AbortSignal;
+  payload: unknown;
+  /** The scheduler's logger, with `job`, `slot` and `attempt` fields added. */
+  log: Logger;
+}
+
+export type CatchUpMode = "latest" | "all" | "none";
+
+export interface CatchUpSpec {
+  mode?: CatchUpMode;
+  /** How far back a tick plans; default `"1h"`. */
+  window?: string | number;
+  /** For `"none"`: how late a slot may still run; default `"60s"`. */
+  tolerance?: string | number;
+}
+
+export interface RetrySpec {
+  /** Extra attempts after the first (0 = no retries). */
+  attempts: number;
+  /** Delay before retry k (1-based), doubled each time from this base; default `"1s"`. */
+  backoff?: string | number;
+}
+
+/** A webhook target of a data-defined job. */
+export interface WebhookTarget {
+  url: string;
+  method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** Policy fields shared by code- and data-defined jobs. */
+export interface JobPolicy {
+  /** Zone for string cron schedules (and `"HH:MM"` anchors); default `"UTC"`. */
+  timezone?: string;
+  /** Default `"10m"`. */
+  timeout?: string | number;
+  /** Default `"skip"`. */
+  overlap?: "skip" | "allow";
+  /** Default `{ mode: "latest", window: "1h" }`. */
+  catchUp?: CatchUpSpec;
+  retries?: RetrySpec;
+  /** Default true. */
+  enabled?: boolean;
+  payload?: unknown;
+  description?: string;
+}
+
+/** A code-defined job. */
+export interface JobSpec extends JobPolicy {
+  schedule: string | ScheduleSpec | Schedule;
+  run(ctx: RunContext): unknown | Promise<unknown>;
+}
+
+/** A data-defined job, stored in the store; runs by calling its webhook target. */
+export interface DataJobSpec extends JobPolicy {
+  schedule: string | ScheduleSpec;
+  target: WebhookTarget;
+}
+
+/** Per-node counters since this scheduler was created. */
+export interface JobCounters {
+  runs: number;
+  ok: number;
+  errors: number;
+  timeouts: number;
+  skipped: number;
+  missed: number;
+  lost: number;
+  abandoned: number;
+}
+
+/** What `list()` and `get()` describe. */
+export interface JobInfo {
+  name: string;
+  source: "code" | "data";
+  description: string | undefined;
+  /** `schedule.toString()`. */
+  schedule: string;
+  spec: ScheduleSpec;
+  timezone: string;
+  enabled: boolean;
+  paused: boolean;
+  next: number[];
+  lastOutcome: RunRecord | undefined;
+  counters: JobCounters;
+  /** Slot start of this job's live run on any node, if one is running. */
+  runningSince: number | undefined;
+  /** For data-defined jobs: the stored definition. */
+  def?: JobDef;
+}
+
+/** What one tick did for one job. */
+export interface JobTickReport {
+  planned: number[];
+  won: number[];
+  lost: number[];
+  run: number[];
+  skipped: number[];
+  missed: number[];
+  abandoned: number[];
+  /** Outcome per slot this node ran in this tick (absent while still running in timer mode). */
+  outcomes: Record<number, Outcome>;
+}
+
+export interface TickReport {
+  now: number;
+  node: string;
+  ok: boolean;
+  /** Set when the store failed; then no slot ran. */
+  error?: string;
+  jobs: Record<string, JobTickReport>;
+}
+
+export type ManualRunResult =
+  | { ok: true; job: string; slot: number; outcome: Outcome }
+  | { ok: false; job: string; reason: "unknown job" | "already running" | "not due" | "paused" | "lost" };
+
+export type SchedulerEvent =
+  | { type: "tick"; now: number; report: TickReport }
+  | { type: "claimed"; job: string; slot: number }
+  | { type: "lost"; job: string; slot: number }
+  | { type: "started"; job: string; slot: number; attempt: number }
+  | { type: "succeeded"; job: string; slot: number; attempt: number; durationMs: number }
+  | { type: "failed"; job: string; slot: number; attempt: number; error: string; willRetry: boolean }
+  | { type: "timed-out"; job: string; slot: number; attempt: number; willRetry: boolean }
+  | { type: "skipped"; job: string; slot: number }
+  | { type: "missed"; job: string; slot: number }
+  | { type: "abandoned"; job: string; slot: number; attempt: number; node: string; willRetry: boolean }
+  | { type: "store-error"; error: string }
+  | { type: "stuck"; job: string; slot: number; attempt: number; since: number };
+
+export interface HealthReport {
+  ok: boolean;
+  node: string;
+  store: "ok" | "error";
+  lastTick: number | undefined;
+  lastError: string | undefined;
+  jobs: number;
+  running: boolean;
+}
+
+export interface SchedulerOptions {
+  /** Default: `createMemoryStore()`. */
+  store?: Store;
+  /** This node's id; default random. */
+  node?: string;
+  /** Default: the system clock and timers. */
+  clock?: Clock;
+  logger?: Logger;
+  onEvent?: (event: SchedulerEvent) => void;
+  /** Defaults for every job's policy fields. */
+  defaults?: JobPolicy;
+  /** Used for webhook deliveries of data-defined jobs; default `globalThis.fetch`. */
+  fetch?: typeof fetch;
+  /** HMAC secret signing webhook deliveries. Required to run data-defined jobs. */
+  webhookSecret?: string;
+  /** Lease grace beyond a job's timeout; default `"30s"`. */
+  leaseGrace?: string | number;
+  /** Run history retention; default `"7d"`, never shorter than the longest catch-up window. */
+  retention?: string | number;
+}
+
+export interface Scheduler {
+  readonly node: string;
+  readonly store: Store;
+  /** Registers a code-defined job; throws `SchedulerError` (`invalid-spec`, `invalid-name`) naming the field path. Returns the scheduler. */
+  job(name: string, spec: JobSpec): Scheduler;
+  /** Plans, claims and runs due slots. Never rejects: store failures are in the report. */
+  tick(now?: number): Promise<TickReport>;
+  /** Timer mode. */
+  start(): void;
+  /** Stops arming, aborts running handlers after `grace` (default "10s"), resolves when runs settled or `deadline` (default "30s") passed. */
+  stop(options?: { grace?: string | number; deadline?: string | number }): Promise<void>;
+  list(options?: { next?: number }): Promise<JobInfo[]>;
+  get(name: string, options?: { next?: number }): Promise<JobInfo | undefined>;
+  run(name: string, options?: { mode?: "force" | "due" }): Promise<ManualRunResult>;
+  pause(name: string): Promise<void>;
+  resume(name: string): Promise<void>;
+  runs(name: string, query?: { limit?: number; before?: number }): Promise<RunRecord[]>;
+  /** Validates and stores a data-defined job (every node sees it on its next tick). */
+  define(name: string, spec: DataJobSpec, options?: { ifVersion?: number }): Promise<JobInfo>;
+  undefine(name: string): Promise<boolean>;
+  health(): Promise<HealthReport>;
+}
+
+export type { RunStatus };

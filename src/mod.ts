@@ -1,0 +1,10 @@
+/**
+ * edgecron: cron for the edge. The portable entry point: schedules, the engine and
+ * the in-memory store. `edgecron/libsql`, `edgecron/hono` and the runtime adapters
+ * are separate subpaths.
+ *
+ * @module
+ */
+export { SchedulerError } from "./core/errors.ts";
+export { formatDuration, parseDuration, tryParseDuration } from "./core/duration.ts";
+export type { DayMatch, Schedule, ScheduleSpec } from "./core/types.ts";

@@ -1,0 +1,185 @@
+/**
+ * The `Store` port: where claims, run outcomes, job state and data-defined jobs live.
+ *
+ * Every implementation passes the one contract suite in `test/store/contract.ts`.
+ * All times are epoch milliseconds. One row per `(job, slot)` in `runs`: the claim is
+ * the atomic insert of that row, and its final status is the slot's one outcome.
+ */
+
+/** The state of one slot's row. `running` is the only non-final status. */
+export type RunStatus = "running" | "ok" | "error" | "timeout" | "skipped" | "missed" | "abandoned";
+
+/** Final statuses (every status except `running`). */
+export type Outcome = Exclude<RunStatus, "running">;
+
+/** `scheduled` slots lie on the job's schedule; `manual` ones come from `run(..., {mode:"force"})`. */
+export type RunKind = "scheduled" | "manual";
+
+/** One slot's row. */
+export interface RunRecord {
+  job: string;
+  slot: number;
+  kind: RunKind;
+  status: RunStatus;
+  /** 1 for the first attempt; a retry or a re-run after `abandoned` increments it. */
+  attempt: number;
+  /** The node holding (or that last held) the claim. */
+  node: string;
+  claimedAt: number;
+  /** When the current attempt started (set at claim time and on each retry). */
+  startedAt: number;
+  finishedAt: number | null;
+  /** While `running`: the instant after which any node may record it `abandoned`. */
+  leaseUntil: number | null;
+  /** The error text of an `error`, `timeout` or `abandoned` outcome. */
+  error: string | null;
+}
+
+/** One insert attempt in a claim batch. */
+export interface ClaimRequest {
+  job: string;
+  slot: number;
+  kind: RunKind;
+  /**
+   * `running`: try to win the slot to run it; `missed`: record it missed (catch-up).
+   */
+  status: "running" | "missed";
+  /**
+   * With `skip`, a `running` request whose job already has a live `running` row
+   * (leaseUntil > now) from a DIFFERENT batch is inserted as `skipped` instead,
+   * decided inside the same statement as the insert.
+   */
+  overlap: "skip" | "allow";
+  node: string;
+  /** Claims sharing a batch id never block one another through the overlap check. */
+  batch: string;
+  now: number;
+  /** Lease end for a `running` row. Ignored for `missed`. */
+  leaseUntil: number;
+}
+
+/**
+ * What became of a claim request.
+ * `won`: this request inserted a `running` row; run it.
+ * `skipped` / `missed`: this request inserted a row with that final status.
+ * `lost`: a row for `(job, slot)` already existed; nothing was written.
+ */
+export type ClaimOutcome = "won" | "skipped" | "missed" | "lost";
+
+export interface ClaimResult {
+  job: string;
+  slot: number;
+  outcome: ClaimOutcome;
+}
+
+/** Identifies the current attempt of a running row for compare-and-set updates. */
+export interface AttemptKey {
+  job: string;
+  slot: number;
+  attempt: number;
+  node: string;
+}
+
+/** Per-job state the store keeps. */
+export interface JobState {
+  name: string;
+  /** When the store first saw the job (`ensureJobs`); planning never starts before it. */
+  firstSeen: number;
+  paused: boolean;
+}
+
+/** A data-defined job as stored: its validated spec as plain JSON. */
+export interface JobDef {
+  name: string;
+  spec: Record<string, unknown>;
+  /** Starts at 1 and increments on every put; used for optimistic concurrency. */
+  version: number;
+  updatedAt: number;
+}
+
+/** Everything a tick needs to plan, read in ONE round trip. */
+export interface TickSnapshot {
+  /** Per job name asked for (after `ensureJobs` semantics: unknown names are inserted with firstSeen = now). */
+  jobs: Record<string, JobState>;
+  /** Newest recorded `scheduled` slot per job name asked for; absent when none. */
+  watermarks: Record<string, number>;
+  /** Every data-defined job. */
+  defs: JobDef[];
+  /** Every `running` row (any job, any node), including ones whose lease has ended. */
+  running: RunRecord[];
+}
+
+export interface RunQuery {
+  /** Newest first; default 50, at most 1000. */
+  limit?: number;
+  /** Only slots strictly before this instant. */
+  before?: number;
+}
+
+/** Counts of rows by status for one job, over the retained history. */
+export type StatusCounts = Record<RunStatus, number>;
+
+/**
+ * The storage port. Implementations: `createMemoryStore()`, `libsqlStore(...)`.
+ * Every method may reject with a `SchedulerError` of code `store-error` when the
+ * backend fails; none resolves with partial writes.
+ */
+export interface Store {
+  /** Creates or migrates the schema. Idempotent; safe when several processes call it at once. */
+  init(): Promise<void>;
+  /** Releases connections. */
+  close(): Promise<void>;
+
+  /** Inserts missing job names with firstSeen = now, then reads the planning state; one round trip. */
+  snapshot(names: readonly string[], now: number): Promise<TickSnapshot>;
+
+  /** Applies a batch of claims atomically, in order, in one round trip. Results in request order. */
+  claim(requests: readonly ClaimRequest[]): Promise<ClaimResult[]>;
+
+  /**
+   * Compare-and-set on a `running` row held by `key` (same job, slot, attempt, node).
+   * Applies `patch` (status, attempt, startedAt, leaseUntil, finishedAt, error) and
+   * returns true; returns false when the row is no longer that running attempt
+   * (for example it was reaped as `abandoned`).
+   */
+  update(
+    key: AttemptKey,
+    patch: Partial<Pick<RunRecord, "status" | "attempt" | "startedAt" | "leaseUntil" | "finishedAt" | "error">>,
+  ): Promise<boolean>;
+
+  /** Atomically marks every `running` row with leaseUntil < now as `abandoned`; returns the rows this call changed (status already `abandoned`). */
+  reap(now: number): Promise<RunRecord[]>;
+
+  /**
+   * Re-claims a finished slot for another attempt: turns the row from `abandoned`
+   * (or `error`/`timeout`) at `attempt` into `running` at `attempt + 1` held by `node`.
+   * Returns false when another node did it first or the row changed.
+   */
+  reclaim(key: { job: string; slot: number; attempt: number }, node: string, now: number, leaseUntil: number): Promise<boolean>;
+
+  /** One row, or undefined. */
+  getRun(job: string, slot: number): Promise<RunRecord | undefined>;
+  /** A job's rows, newest slot first. */
+  runs(job: string, query?: RunQuery): Promise<RunRecord[]>;
+  /** The newest finished row per job (status other than running). */
+  lastOutcomes(jobs: readonly string[]): Promise<Record<string, RunRecord>>;
+  /** Row counts by status per job. */
+  counts(jobs: readonly string[]): Promise<Record<string, StatusCounts>>;
+
+  /** Sets a job's paused flag (inserting its state with firstSeen = now if missing). */
+  setPaused(name: string, paused: boolean, now: number): Promise<void>;
+
+  /** Data-defined jobs. */
+  listDefs(): Promise<JobDef[]>;
+  getDef(name: string): Promise<JobDef | undefined>;
+  /**
+   * Inserts or replaces a definition. With `ifVersion`, replaces only when the stored
+   * version equals it (0 = must not exist); otherwise rejects with code `conflict`.
+   */
+  putDef(name: string, spec: Record<string, unknown>, now: number, options?: { ifVersion?: number }): Promise<JobDef>;
+  /** Deletes a definition; false when there was none. */
+  deleteDef(name: string): Promise<boolean>;
+
+  /** Deletes finished rows with slot < before; returns how many. */
+  prune(before: number): Promise<number>;
+}

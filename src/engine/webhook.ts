@@ -1,22 +1,123 @@
 /**
- * Webhook delivery for data-defined jobs (owned by the HTTP work; the engine calls it).
- * Signs with `Edgecron-Signature: t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<body>">`
- * and sends `Edgecron-Job`, `Edgecron-Slot`, `Edgecron-Attempt`.
- * Resolves on a 2xx answer; rejects otherwise (non-2xx, network error, abort).
+ * Webhook delivery for data-defined jobs: the engine calls `deliverWebhook()` as the
+ * job's handler. Each request is signed (see `signature.ts`) and carries the run's
+ * identity in headers; a 2xx answer is success, anything else rejects.
  */
+import { quote, SchedulerError } from "../core/errors.ts";
+import { SIGNATURE_HEADER, signPayload } from "./signature.ts";
 import type { RunContext, WebhookTarget } from "./types.ts";
 
+/** Options of `deliverWebhook()`. */
 export interface DeliveryOptions {
+  /** The fetch to send with (the scheduler's `fetch` option). */
   fetch: typeof fetch;
+  /** HMAC secret for `Edgecron-Signature`. Never sent, logged or put in an error. */
   secret: string;
-  /** Seconds since epoch for the signature; defaults to the slot clock passed by the engine. */
+  /** The engine's clock reading (epoch ms) for the signature timestamp. */
   nowMs: number;
 }
 
-export function deliverWebhook(
-  _target: WebhookTarget,
-  _ctx: RunContext,
-  _options: DeliveryOptions,
-): Promise<void> {
-  return Promise.reject(new Error("deliverWebhook is not implemented yet"));
+/** Headers edgecron sets on every delivery; a target's own headers cannot override them. */
+export const DELIVERY_HEADERS: readonly string[] = [SIGNATURE_HEADER, "Edgecron-Job", "Edgecron-Slot", "Edgecron-Attempt"];
+
+const SNIPPET_BYTES = 200;
+
+/** Where a request went, without credentials or query string (they may hold secrets). */
+function describe(method: string, url: URL): string {
+  return `${method} ${url.origin}${url.pathname}`;
+}
+
+async function snippet(response: Response): Promise<string> {
+  if (response.body === null) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < SNIPPET_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.length;
+  }
+  const text = new TextDecoder().decode(bytes.subarray(0, SNIPPET_BYTES)).replace(/\s+/g, " ").trim();
+  return text.length === 0 ? "" : `: ${quote(text)}`;
+}
+
+/**
+ * The body a target without its own `body` sends: JSON `{ job, slot, attempt, payload }`
+ * with `slot` as an ISO-8601 instant. GET requests send no body.
+ */
+export function defaultWebhookBody(ctx: Pick<RunContext, "job" | "slot" | "attempt" | "payload">): string {
+  return JSON.stringify({ job: ctx.job, slot: new Date(ctx.slot).toISOString(), attempt: ctx.attempt, payload: ctx.payload ?? null });
+}
+
+/**
+ * Sends one signed webhook delivery and resolves on a 2xx answer.
+ *
+ * Headers: `Edgecron-Signature: t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<body>">`,
+ * `Edgecron-Job` (the job name), `Edgecron-Slot` (the slot as an ISO-8601 instant,
+ * e.g. `2026-11-30T12:00:00.000Z`), `Edgecron-Attempt` (1-based). Redirects are not
+ * followed (a 3xx is a failure), so a delivery never lands somewhere unconfigured.
+ * The request is aborted with `ctx.signal`.
+ *
+ * @throws {SchedulerError} `invalid-spec` when the target URL is not http(s) or the secret is empty.
+ * @throws {Error} on a non-2xx answer (`webhook: POST https://x/y answered 500 ...`),
+ *   a network error, or an abort; the message never contains the secret, the URL's
+ *   credentials or its query string.
+ * @example
+ * await deliverWebhook({ url: "https://example.com/hook" }, ctx, { fetch, secret, nowMs: clock.now() });
+ */
+export async function deliverWebhook(target: WebhookTarget, ctx: RunContext, options: DeliveryOptions): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(target.url);
+  } catch {
+    throw new SchedulerError("invalid-spec", `target.url: expected an absolute http(s) URL, got ${quote(target.url)}`, { path: "target.url" });
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new SchedulerError("invalid-spec", `target.url: expected an http(s) URL, got ${quote(url.protocol)}`, { path: "target.url" });
+  }
+  const method = target.method ?? "POST";
+  const body = target.body ?? (method === "GET" ? "" : defaultWebhookBody(ctx));
+  const headers = new Headers(target.headers ?? {});
+  if (target.body === undefined && method !== "GET" && !headers.has("content-type")) {
+    headers.set("Content-Type", "application/json");
+  }
+  headers.set(SIGNATURE_HEADER, await signPayload(options.secret, body, Math.floor(options.nowMs / 1000)));
+  headers.set("Edgecron-Job", ctx.job);
+  headers.set("Edgecron-Slot", new Date(ctx.slot).toISOString());
+  headers.set("Edgecron-Attempt", String(ctx.attempt));
+
+  const where = describe(method, url);
+  if (ctx.signal.aborted) throw new Error(`webhook: ${where} aborted`, { cause: ctx.signal.reason });
+  let response: Response;
+  try {
+    response = await options.fetch(url, {
+      method,
+      headers,
+      body: method === "GET" ? null : body,
+      signal: ctx.signal,
+      redirect: "manual",
+    });
+  } catch (error) {
+    if (ctx.signal.aborted) throw new Error(`webhook: ${where} aborted`, { cause: ctx.signal.reason });
+    const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";
+    const why = `${error instanceof Error ? error.message : String(error)}${cause}`;
+    throw new Error(`webhook: ${where} failed: ${why.replaceAll(options.secret, "[secret]")}`);
+  }
+  if (response.status >= 200 && response.status < 300) {
+    await response.body?.cancel().catch(() => {});
+    return;
+  }
+  const detail = await snippet(response).catch(() => "");
+  throw new Error(`webhook: ${where} answered ${response.status}${response.statusText ? ` ${response.statusText}` : ""}${detail}`);
 }

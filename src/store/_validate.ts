@@ -1,0 +1,151 @@
+/**
+ * Input checks shared by every store implementation, so memory and libSQL refuse the
+ * same bad input with the same `SchedulerError` before touching any state.
+ */
+import { quote, SchedulerError } from "../core/errors.ts";
+import type { AttemptKey, ClaimRequest, RunQuery, RunRecord, RunStatus } from "./types.ts";
+
+const STATUSES: readonly RunStatus[] = ["running", "ok", "error", "timeout", "skipped", "missed", "abandoned"];
+
+/** Largest page `runs()` returns. */
+export const MAX_RUNS_LIMIT = 1000;
+/** Page size of `runs()` without a limit. */
+export const DEFAULT_RUNS_LIMIT = 50;
+
+/** Returns `value` when it is a finite integer of epoch milliseconds; throws `invalid-instant` otherwise. */
+export function checkInstant(value: unknown, field: string): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value)) {
+    throw new SchedulerError("invalid-instant", `${field}: expected epoch milliseconds (an integer), got ${quote(value)}`, {
+      path: field,
+    });
+  }
+  return value;
+}
+
+/** Returns `value` when it is a non-empty string; throws `invalid-spec` otherwise. */
+export function checkText(value: unknown, field: string): string {
+  if (typeof value !== "string" || value.length === 0) {
+    throw new SchedulerError("invalid-spec", `${field}: expected a non-empty string, got ${quote(value)}`, { path: field });
+  }
+  return value;
+}
+
+function checkOneOf<T extends string>(value: unknown, allowed: readonly T[], field: string): T {
+  if (typeof value !== "string" || !(allowed as readonly string[]).includes(value)) {
+    throw new SchedulerError("invalid-spec", `${field}: expected one of ${allowed.join(", ")}, got ${quote(value)}`, {
+      path: field,
+    });
+  }
+  return value as T;
+}
+
+/** Checks every request of a claim batch before any of it is applied. */
+export function checkClaims(requests: readonly ClaimRequest[]): void {
+  if (!Array.isArray(requests)) {
+    throw new SchedulerError("invalid-spec", `claim: expected an array of requests, got ${quote(requests)}`);
+  }
+  requests.forEach((r, i) => {
+    const at = `claim[${i}]`;
+    checkText(r?.job, `${at}.job`);
+    checkInstant(r.slot, `${at}.slot`);
+    checkOneOf(r.kind, ["scheduled", "manual"], `${at}.kind`);
+    checkOneOf(r.status, ["running", "missed"], `${at}.status`);
+    checkOneOf(r.overlap, ["skip", "allow"], `${at}.overlap`);
+    checkText(r.node, `${at}.node`);
+    checkText(r.batch, `${at}.batch`);
+    checkInstant(r.now, `${at}.now`);
+    if (r.status === "running") checkInstant(r.leaseUntil, `${at}.leaseUntil`);
+  });
+}
+
+/** Checks an attempt key and an `update` patch. */
+export function checkUpdate(key: AttemptKey, patch: Partial<RunRecord>): void {
+  checkText(key?.job, "update.key.job");
+  checkInstant(key.slot, "update.key.slot");
+  checkInstant(key.attempt, "update.key.attempt");
+  checkText(key.node, "update.key.node");
+  if (patch === null || typeof patch !== "object") {
+    throw new SchedulerError("invalid-spec", `update.patch: expected an object, got ${quote(patch)}`, { path: "update.patch" });
+  }
+  if (patch.status !== undefined) checkOneOf(patch.status, STATUSES, "update.patch.status");
+  if (patch.attempt !== undefined) checkInstant(patch.attempt, "update.patch.attempt");
+  if (patch.startedAt !== undefined) checkInstant(patch.startedAt, "update.patch.startedAt");
+  if (patch.leaseUntil !== undefined && patch.leaseUntil !== null) checkInstant(patch.leaseUntil, "update.patch.leaseUntil");
+  if (patch.finishedAt !== undefined && patch.finishedAt !== null) checkInstant(patch.finishedAt, "update.patch.finishedAt");
+  if (patch.error !== undefined && patch.error !== null && typeof patch.error !== "string") {
+    throw new SchedulerError("invalid-spec", `update.patch.error: expected a string or null, got ${quote(patch.error)}`, {
+      path: "update.patch.error",
+    });
+  }
+}
+
+/** Resolves a `runs()` query: limit defaults to 50 and is capped at 1000. */
+export function resolveRunQuery(query: RunQuery | undefined): { limit: number; before: number | undefined } {
+  const limit = query?.limit ?? DEFAULT_RUNS_LIMIT;
+  if (!Number.isSafeInteger(limit) || limit < 1) {
+    throw new SchedulerError("invalid-spec", `runs.limit: expected a positive integer, got ${quote(limit)}`, {
+      path: "runs.limit",
+    });
+  }
+  const before = query?.before === undefined ? undefined : checkInstant(query.before, "runs.before");
+  return { limit: Math.min(limit, MAX_RUNS_LIMIT), before };
+}
+
+/** Returns `value` when it is a boolean; throws `invalid-spec` otherwise. */
+export function checkBoolean(value: unknown, field: string): boolean {
+  if (typeof value !== "boolean") {
+    throw new SchedulerError("invalid-spec", `${field}: expected true or false, got ${quote(value)}`, { path: field });
+  }
+  return value;
+}
+
+/** Returns `value` when it is an integer >= 0 (an `ifVersion`); throws `invalid-spec` otherwise. */
+export function checkVersion(value: unknown, field: string): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+    throw new SchedulerError("invalid-spec", `${field}: expected an integer >= 0, got ${quote(value)}`, { path: field });
+  }
+  return value;
+}
+
+/** The `conflict` error of a `putDef` whose `ifVersion` does not match. */
+export function versionConflict(name: string, current: number, expected: number): SchedulerError {
+  return new SchedulerError(
+    "conflict",
+    `job definition ${quote(name)} is at version ${current}, expected version ${expected}`,
+    { path: "ifVersion" },
+  );
+}
+
+/** Checks a list of job names. */
+export function checkNames(names: readonly string[], field: string): void {
+  if (!Array.isArray(names)) {
+    throw new SchedulerError("invalid-spec", `${field}: expected an array of job names, got ${quote(names)}`, { path: field });
+  }
+  names.forEach((n, i) => checkText(n, `${field}[${i}]`));
+}
+
+/**
+ * Serialises a definition's spec to JSON text (both stores keep it as text, so both
+ * refuse the same specs); throws `invalid-spec` for a non-object or unserialisable spec.
+ */
+export function specText(spec: Record<string, unknown>): string {
+  if (spec === null || typeof spec !== "object" || Array.isArray(spec)) {
+    throw new SchedulerError("invalid-spec", `putDef.spec: expected a JSON object, got ${quote(spec)}`, { path: "spec" });
+  }
+  try {
+    return JSON.stringify(spec);
+  } catch (cause) {
+    throw new SchedulerError("invalid-spec", `putDef.spec: not serialisable as JSON (${String(cause)})`, {
+      path: "spec",
+      cause,
+    });
+  }
+}
+
+/** The error text written on rows `reap()` records `abandoned`. */
+export const LEASE_EXPIRED = "lease expired before the run finished (its node stopped or stalled)";
+
+/** An empty `StatusCounts`. */
+export function zeroCounts(): Record<RunStatus, number> {
+  return { running: 0, ok: 0, error: 0, timeout: 0, skipped: 0, missed: 0, abandoned: 0 };
+}

@@ -1,0 +1,24 @@
+/**
+ * The `Store` port and the in-memory store. `libsqlStore` is its own subpath
+ * (`edgecron/libsql`) so a memory-only user never loads `@libsql/client`.
+ *
+ * @module
+ */
+export { createMemoryStore } from "./memory.ts";
+export type { MemoryStore, MemoryStoreOptions } from "./memory.ts";
+export type {
+  AttemptKey,
+  ClaimOutcome,
+  ClaimRequest,
+  ClaimResult,
+  JobDef,
+  JobState,
+  Outcome,
+  RunKind,
+  RunQuery,
+  RunRecord,
+  RunStatus,
+  StatusCounts,
+  Store,
+  TickSnapshot,
+} from "./types.ts";

@@ -1,0 +1,104 @@
+/**
+ * The libSQL schema as numbered migrations, and the `init()` procedure that applies
+ * them safely when several processes start at once.
+ */
+import type { Client, InStatement } from "@libsql/client";
+import { SchedulerError } from "../core/errors.ts";
+
+/** One schema step. Steps are applied in order, each exactly once per database. */
+interface Migration {
+  version: number;
+  statements: readonly string[];
+}
+
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    statements: [
+      `CREATE TABLE IF NOT EXISTS edgecron_jobs (
+        name TEXT PRIMARY KEY,
+        first_seen INTEGER NOT NULL,
+        paused INTEGER NOT NULL DEFAULT 0
+      )`,
+      `CREATE TABLE IF NOT EXISTS edgecron_runs (
+        job TEXT NOT NULL,
+        slot INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        status TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        node TEXT NOT NULL,
+        batch TEXT NOT NULL,
+        claimed_at INTEGER NOT NULL,
+        started_at INTEGER NOT NULL,
+        finished_at INTEGER,
+        lease_until INTEGER,
+        error TEXT,
+        PRIMARY KEY (job, slot)
+      )`,
+      // Serves the watermark (MAX(slot) per job and kind) with one index seek per job.
+      `CREATE INDEX IF NOT EXISTS edgecron_runs_watermark ON edgecron_runs (job, kind, slot)`,
+      // Running rows are few: the overlap check, reap and snapshot read only this index.
+      `CREATE INDEX IF NOT EXISTS edgecron_runs_running ON edgecron_runs (job, lease_until) WHERE status = 'running'`,
+      `CREATE TABLE IF NOT EXISTS edgecron_defs (
+        name TEXT PRIMARY KEY,
+        spec TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      )`,
+    ],
+  },
+];
+
+/** The schema version this code writes and reads. */
+export const SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
+
+const CREATE_VERSION_TABLE = `CREATE TABLE IF NOT EXISTS edgecron_schema_version (
+  version INTEGER PRIMARY KEY,
+  applied_at INTEGER NOT NULL
+)`;
+
+/** Reads the applied schema version (0 for an empty database). */
+export async function readSchemaVersion(client: Client): Promise<number> {
+  const [, result] = await client.batch([
+    CREATE_VERSION_TABLE,
+    "SELECT COALESCE(MAX(version), 0) AS version FROM edgecron_schema_version",
+  ], "write");
+  return Number(result?.rows[0]?.version ?? 0);
+}
+
+/**
+ * Brings the schema to `SCHEMA_VERSION`. Pending steps go in ONE write batch that
+ * first inserts each step's row into `edgecron_schema_version`: when two processes
+ * race, the loser's insert hits the primary key, its whole batch rolls back, and it
+ * re-reads the version the winner wrote. So no step ever runs twice.
+ *
+ * @throws {SchedulerError} `store-error` when the database is at a newer version.
+ */
+export async function migrate(client: Client): Promise<void> {
+  for (let round = 0; round < 3; round += 1) {
+    const current = await readSchemaVersion(client);
+    if (current > SCHEMA_VERSION) {
+      throw new SchedulerError(
+        "store-error",
+        `libsql: the database schema is at version ${current}, newer than this edgecron (version ${SCHEMA_VERSION}); upgrade edgecron`,
+      );
+    }
+    if (current === SCHEMA_VERSION) return;
+    const batch: InStatement[] = [CREATE_VERSION_TABLE];
+    for (const step of MIGRATIONS.filter((m) => m.version > current)) {
+      batch.push({
+        sql: "INSERT INTO edgecron_schema_version (version, applied_at) VALUES (?, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))",
+        args: [step.version],
+      });
+      batch.push(...step.statements);
+    }
+    try {
+      await client.batch(batch, "write");
+      return;
+    } catch (error) {
+      // Another process applied a step first (its version row exists): re-read and go on.
+      if (await readSchemaVersion(client) > current) continue;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,204 @@
+/**
+ * The SQL of the libSQL store: statements with bound parameters only, and the mapping
+ * from result rows to records. Job names go in as ONE JSON array parameter read with
+ * `json_each`, so a tick over 10 000 jobs never hits SQLite's bound-parameter limit.
+ */
+import type { InStatement, Row } from "@libsql/client";
+import type { AttemptKey, ClaimRequest, JobDef, RunRecord, RunStatus } from "./types.ts";
+
+const COLUMNS = "job, slot, kind, status, attempt, node, claimed_at, started_at, finished_at, lease_until, error";
+
+/** Keys carry their `:` prefix: the Hrana protocol (Turso, sqld) binds names as written in the SQL. */
+const named = (args: Record<string, string | number | null>): Record<string, string | number | null> =>
+  Object.fromEntries(Object.entries(args).map(([k, v]) => [`:${k}`, v]));
+
+const num = (value: unknown): number => Number(value);
+const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+/** Maps a row selected with the run columns to a `RunRecord`. */
+export function runRecord(row: Row): RunRecord {
+  return {
+    job: String(row.job),
+    slot: num(row.slot),
+    kind: String(row.kind) as RunRecord["kind"],
+    status: String(row.status) as RunStatus,
+    attempt: num(row.attempt),
+    node: String(row.node),
+    claimedAt: num(row.claimed_at),
+    startedAt: num(row.started_at),
+    finishedAt: numOrNull(row.finished_at),
+    leaseUntil: numOrNull(row.lease_until),
+    error: row.error === null || row.error === undefined ? null : String(row.error),
+  };
+}
+
+/** Maps a definition row to a `JobDef`. */
+export function jobDef(row: Row): JobDef {
+  return { name: String(row.name), spec: JSON.parse(String(row.spec)), version: num(row.version), updatedAt: num(row.updated_at) };
+}
+
+/**
+ * One claim: the overlap check and the insert are ONE statement, so no other writer
+ * can slip a running row in between them. `RETURNING` yields a row only when this
+ * request inserted; no row means `(job, slot)` existed already: the claim is lost.
+ */
+export function claimStatement(r: ClaimRequest): InStatement {
+  return {
+    sql: `INSERT INTO edgecron_runs (${COLUMNS}, batch)
+      SELECT :job, :slot, :kind, status, 1, :node, :now, :now,
+        CASE WHEN status = 'running' THEN NULL ELSE :now END,
+        CASE WHEN status = 'running' THEN :lease ELSE NULL END,
+        NULL, :batch
+      FROM (SELECT CASE
+        WHEN :status = 'missed' THEN 'missed'
+        WHEN :overlap = 'skip' AND EXISTS (
+          SELECT 1 FROM edgecron_runs o
+          WHERE o.job = :job AND o.status = 'running' AND o.lease_until > :now AND o.batch <> :batch
+        ) THEN 'skipped'
+        ELSE 'running' END AS status)
+      WHERE true
+      ON CONFLICT (job, slot) DO NOTHING
+      RETURNING status`,
+    args: named({
+      job: r.job,
+      slot: r.slot,
+      kind: r.kind,
+      node: r.node,
+      now: r.now,
+      lease: r.status === "running" ? r.leaseUntil : null,
+      batch: r.batch,
+      status: r.status,
+      overlap: r.overlap,
+    }),
+  };
+}
+
+/** The statements of `snapshot()`: ensure job rows, then read states+watermarks, defs, running rows. */
+export function snapshotStatements(names: readonly string[], now: number): InStatement[] {
+  const list = JSON.stringify(names);
+  return [
+    {
+      sql: `INSERT INTO edgecron_jobs (name, first_seen, paused)
+        SELECT DISTINCT value, :now, 0 FROM json_each(:names) WHERE true
+        ON CONFLICT (name) DO NOTHING`,
+      args: named({ names: list, now }),
+    },
+    { sql: jobStatesSql, args: named({ names: list }) },
+    "SELECT name, spec, version, updated_at FROM edgecron_defs ORDER BY name",
+    `SELECT ${COLUMNS} FROM edgecron_runs WHERE status = 'running'`,
+  ];
+}
+
+/** Job states with their watermark; exported so a test can show the plan uses the index. */
+export const jobStatesSql = `SELECT j.name, j.first_seen, j.paused,
+    (SELECT MAX(r.slot) FROM edgecron_runs r WHERE r.job = j.name AND r.kind = 'scheduled') AS watermark
+  FROM edgecron_jobs j
+  WHERE j.name IN (SELECT value FROM json_each(:names))`;
+
+const PATCH_COLUMNS = {
+  status: "status",
+  attempt: "attempt",
+  startedAt: "started_at",
+  leaseUntil: "lease_until",
+  finishedAt: "finished_at",
+  error: "error",
+} as const;
+
+/** The compare-and-set `UPDATE` of `update()`; null when the patch sets nothing. */
+export function updateStatement(key: AttemptKey, patch: Partial<Record<keyof typeof PATCH_COLUMNS, unknown>>): InStatement | null {
+  const sets: string[] = [];
+  const args: Record<string, string | number | null> = {
+    key_job: key.job,
+    key_slot: key.slot,
+    key_attempt: key.attempt,
+    key_node: key.node,
+  };
+  for (const [field, column] of Object.entries(PATCH_COLUMNS)) {
+    const value = patch[field as keyof typeof PATCH_COLUMNS];
+    if (value === undefined) continue;
+    sets.push(`${column} = :${field}`);
+    args[field] = value as string | number | null;
+  }
+  if (sets.length === 0) return null;
+  return {
+    sql: `UPDATE edgecron_runs SET ${sets.join(", ")}
+      WHERE job = :key_job AND slot = :key_slot AND attempt = :key_attempt AND node = :key_node AND status = 'running'
+      RETURNING 1`,
+    args: named(args),
+  };
+}
+
+/** Checks whether `key` is the running attempt (for an `update()` with an empty patch). */
+export function isRunningStatement(key: AttemptKey): InStatement {
+  return {
+    sql: `SELECT 1 FROM edgecron_runs
+      WHERE job = ? AND slot = ? AND attempt = ? AND node = ? AND status = 'running'`,
+    args: [key.job, key.slot, key.attempt, key.node],
+  };
+}
+
+/** `reap()`: ended leases become `abandoned` in one statement, so concurrent reapers split the rows. */
+export function reapStatement(now: number, error: string): InStatement {
+  return {
+    sql: `UPDATE edgecron_runs SET status = 'abandoned', finished_at = :now, error = :error
+      WHERE status = 'running' AND lease_until < :now
+      RETURNING ${COLUMNS}`,
+    args: named({ now, error }),
+  };
+}
+
+/** `reclaim()`: the next attempt of a finished, retryable row. */
+export function reclaimStatement(
+  key: { job: string; slot: number; attempt: number },
+  node: string,
+  now: number,
+  leaseUntil: number,
+): InStatement {
+  return {
+    sql: `UPDATE edgecron_runs
+      SET status = 'running', attempt = attempt + 1, node = :node, batch = :batch,
+        started_at = :now, finished_at = NULL, lease_until = :lease, error = NULL
+      WHERE job = :job AND slot = :slot AND attempt = :attempt AND status IN ('abandoned', 'error', 'timeout')
+      RETURNING attempt`,
+    args: named({
+      node,
+      batch: `reclaim:${node}:${key.attempt + 1}`,
+      now,
+      lease: leaseUntil,
+      job: key.job,
+      slot: key.slot,
+      attempt: key.attempt,
+    }),
+  };
+}
+
+/** `runs()`: newest first; two forms so both use the primary key range. */
+export function runsStatement(job: string, limit: number, before: number | undefined): InStatement {
+  return before === undefined
+    ? { sql: `SELECT ${COLUMNS} FROM edgecron_runs WHERE job = ? ORDER BY slot DESC LIMIT ?`, args: [job, limit] }
+    : {
+      sql: `SELECT ${COLUMNS} FROM edgecron_runs WHERE job = ? AND slot < ? ORDER BY slot DESC LIMIT ?`,
+      args: [job, before, limit],
+    };
+}
+
+/** `lastOutcomes()`: the newest non-running row per job. */
+export function lastOutcomesStatement(names: readonly string[]): InStatement {
+  return {
+    sql: `SELECT ${COLUMNS.split(", ").map((c) => `r.${c}`).join(", ")}
+      FROM (SELECT DISTINCT value AS name FROM json_each(?)) n
+      JOIN edgecron_runs r ON r.job = n.name AND r.slot = (
+        SELECT MAX(x.slot) FROM edgecron_runs x WHERE x.job = n.name AND x.status <> 'running'
+      )`,
+    args: [JSON.stringify(names)],
+  };
+}
+
+/** `counts()`: rows per job and status. */
+export function countsStatement(names: readonly string[]): InStatement {
+  return {
+    sql: `SELECT job, status, COUNT(*) AS n FROM edgecron_runs
+      WHERE job IN (SELECT value FROM json_each(?)) GROUP BY job, status`,
+    args: [JSON.stringify(names)],
+  };
+}

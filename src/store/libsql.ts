@@ -1,0 +1,255 @@
+/**
+ * The libSQL `Store` (`edgecron/libsql`): SQLite files, Turso and sqld through
+ * `@libsql/client`, whose export conditions pick the web client on Workers.
+ *
+ * @module
+ */
+import type { Client } from "@libsql/client";
+import { SchedulerError } from "../core/errors.ts";
+import { type LibsqlStoreOptions, resolveLibsqlOptions, withRetry } from "./_libsql_client.ts";
+import { migrate } from "./_libsql_schema.ts";
+import {
+  claimStatement,
+  countsStatement,
+  isRunningStatement,
+  jobDef,
+  lastOutcomesStatement,
+  reapStatement,
+  reclaimStatement,
+  runRecord,
+  runsStatement,
+  snapshotStatements,
+  updateStatement,
+} from "./_libsql_sql.ts";
+import {
+  checkBoolean,
+  checkClaims,
+  checkInstant,
+  checkNames,
+  checkText,
+  checkUpdate,
+  checkVersion,
+  LEASE_EXPIRED,
+  resolveRunQuery,
+  specText,
+  versionConflict,
+  zeroCounts,
+} from "./_validate.ts";
+import type { ClaimOutcome, JobDef, RunRecord, RunStatus, StatusCounts, Store, TickSnapshot } from "./types.ts";
+
+export type { LibsqlStoreOptions } from "./_libsql_client.ts";
+
+const COLUMNS = "job, slot, kind, status, attempt, node, claimed_at, started_at, finished_at, lease_until, error";
+
+/**
+ * Creates a `Store` on libSQL. Every claim batch is one atomic write transaction
+ * (one round trip), with the overlap check inside each insert, so any number of
+ * processes, isolates or regions sharing the database win each slot exactly once.
+ *
+ * The client is opened and the schema migrated on `init()` (or on first use). For
+ * `file:` URLs the database is switched to WAL and connections wait up to
+ * `busyTimeout` for a lock; lock contention is also retried, so several processes
+ * can share one file.
+ *
+ * Options: `{ url, authToken?, busyTimeout? }` — url default `"file:edgecron.db"`,
+ * busyTimeout default 5000 ms — or `{ client }`, a client you own (never closed by the
+ * store). On Cloudflare Workers use a `libsql://` or `https://` URL (no files there).
+ *
+ * @throws {SchedulerError} `invalid-spec` at once for a bad URL or option. Methods
+ * reject with `store-error` (driver error as `cause`) when the database fails, and
+ * with `invalid-*` codes for malformed arguments.
+ *
+ * @example
+ * import { libsqlStore } from "edgecron/libsql";
+ * const store = libsqlStore({ url: "file:jobs.db" });
+ * await store.init();
+ * await store.putDef("ping", { schedule: "*\/5 * * * *" }, Date.now());
+ */
+export function libsqlStore(options: LibsqlStoreOptions = {}): Store {
+  const resolved = resolveLibsqlOptions(options);
+  let client: Client | undefined;
+  let ready: Promise<void> | undefined;
+  let closed = false;
+
+  const connect = (): Client => {
+    if (closed) throw new SchedulerError("store-error", "libsql: the store is closed");
+    client ??= resolved.open();
+    return client;
+  };
+  const prepare = async (): Promise<void> => {
+    const c = connect();
+    // WAL lets readers run beside the one writer; the mode is stored in the file.
+    if (c.protocol === "file") await c.execute("PRAGMA journal_mode = WAL");
+    await migrate(c);
+  };
+  const ensureReady = (): Promise<void> => {
+    ready ??= withRetry("init", prepare).catch((error: unknown) => {
+      ready = undefined;
+      throw error;
+    });
+    return ready;
+  };
+  const op = async <T>(operation: string, fn: (c: Client) => Promise<T>): Promise<T> => {
+    await ensureReady();
+    return withRetry(operation, () => fn(connect()));
+  };
+  const one = async (operation: string, sql: string, args: (string | number)[]): Promise<RunRecord[]> =>
+    op(operation, async (c) => (await c.execute({ sql, args })).rows.map(runRecord));
+
+  return {
+    init: ensureReady,
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      if (resolved.owned) client?.close();
+    },
+
+    async snapshot(names, now): Promise<TickSnapshot> {
+      checkNames(names, "snapshot.names");
+      checkInstant(now, "snapshot.now");
+      const [, states, defs, running] = await op("snapshot", (c) => c.batch(snapshotStatements(names, now), "write"));
+      const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs: [], running: [] };
+      for (const row of states?.rows ?? []) {
+        const name = String(row.name);
+        snapshot.jobs[name] = { name, firstSeen: Number(row.first_seen), paused: Number(row.paused) === 1 };
+        if (row.watermark !== null && row.watermark !== undefined) snapshot.watermarks[name] = Number(row.watermark);
+      }
+      snapshot.defs = (defs?.rows ?? []).map(jobDef);
+      snapshot.running = (running?.rows ?? []).map(runRecord);
+      return snapshot;
+    },
+
+    async claim(requests) {
+      checkClaims(requests);
+      if (requests.length === 0) return [];
+      const results = await op("claim", (c) => c.batch(requests.map(claimStatement), "write"));
+      return requests.map((r, i) => {
+        const status = results[i]?.rows[0]?.status;
+        const outcome: ClaimOutcome = status === undefined ? "lost" : status === "running" ? "won" : (status as ClaimOutcome);
+        return { job: r.job, slot: r.slot, outcome };
+      });
+    },
+
+    async update(key, patch): Promise<boolean> {
+      checkUpdate(key, patch);
+      const statement = updateStatement(key, patch);
+      if (statement === null) return op("update", async (c) => (await c.execute(isRunningStatement(key))).rows.length > 0);
+      const [result] = await op("update", (c) => c.batch([statement], "write"));
+      return (result?.rows.length ?? 0) > 0;
+    },
+
+    async reap(now): Promise<RunRecord[]> {
+      checkInstant(now, "reap.now");
+      const [result] = await op("reap", (c) => c.batch([reapStatement(now, LEASE_EXPIRED)], "write"));
+      return (result?.rows ?? []).map(runRecord);
+    },
+
+    async reclaim(key, node, now, leaseUntil): Promise<boolean> {
+      checkText(key?.job, "reclaim.key.job");
+      checkInstant(key.slot, "reclaim.key.slot");
+      checkInstant(key.attempt, "reclaim.key.attempt");
+      checkText(node, "reclaim.node");
+      checkInstant(now, "reclaim.now");
+      checkInstant(leaseUntil, "reclaim.leaseUntil");
+      const [result] = await op("reclaim", (c) => c.batch([reclaimStatement(key, node, now, leaseUntil)], "write"));
+      return (result?.rows.length ?? 0) > 0;
+    },
+
+    async getRun(job, slot): Promise<RunRecord | undefined> {
+      checkText(job, "getRun.job");
+      checkInstant(slot, "getRun.slot");
+      const [row] = await one("getRun", `SELECT ${COLUMNS} FROM edgecron_runs WHERE job = ? AND slot = ?`, [job, slot]);
+      return row;
+    },
+
+    async runs(job, query): Promise<RunRecord[]> {
+      checkText(job, "runs.job");
+      const { limit, before } = resolveRunQuery(query);
+      return op("runs", async (c) => (await c.execute(runsStatement(job, limit, before))).rows.map(runRecord));
+    },
+
+    async lastOutcomes(names): Promise<Record<string, RunRecord>> {
+      checkNames(names, "lastOutcomes.jobs");
+      const rows = await op("lastOutcomes", async (c) => (await c.execute(lastOutcomesStatement(names))).rows);
+      return Object.fromEntries(rows.map((row) => [String(row.job), runRecord(row)]));
+    },
+
+    async counts(names): Promise<Record<string, StatusCounts>> {
+      checkNames(names, "counts.jobs");
+      const rows = await op("counts", async (c) => (await c.execute(countsStatement(names))).rows);
+      const result: Record<string, StatusCounts> = Object.fromEntries(names.map((name) => [name, zeroCounts()]));
+      for (const row of rows) {
+        const counts = result[String(row.job)];
+        if (counts) counts[String(row.status) as RunStatus] = Number(row.n);
+      }
+      return result;
+    },
+
+    async setPaused(name, paused, now): Promise<void> {
+      checkText(name, "setPaused.name");
+      checkBoolean(paused, "setPaused.paused");
+      checkInstant(now, "setPaused.now");
+      await op("setPaused", (c) =>
+        c.batch([{
+          sql: `INSERT INTO edgecron_jobs (name, first_seen, paused) VALUES (?, ?, ?)
+            ON CONFLICT (name) DO UPDATE SET paused = excluded.paused`,
+          args: [name, now, paused ? 1 : 0],
+        }], "write"));
+    },
+
+    async listDefs(): Promise<JobDef[]> {
+      return op("listDefs", async (c) =>
+        (await c.execute("SELECT name, spec, version, updated_at FROM edgecron_defs ORDER BY name")).rows.map(jobDef));
+    },
+
+    async getDef(name): Promise<JobDef | undefined> {
+      checkText(name, "getDef.name");
+      const rows = await op("getDef", async (c) =>
+        (await c.execute({ sql: "SELECT name, spec, version, updated_at FROM edgecron_defs WHERE name = ?", args: [name] })).rows);
+      return rows[0] === undefined ? undefined : jobDef(rows[0]);
+    },
+
+    async putDef(name, spec, now, putOptions = {}): Promise<JobDef> {
+      checkText(name, "putDef.name");
+      checkInstant(now, "putDef.now");
+      const text = specText(spec);
+      const expected = putOptions.ifVersion === undefined ? undefined : checkVersion(putOptions.ifVersion, "putDef.ifVersion");
+      // Compare-and-set in one statement; the SELECT after it explains a refusal.
+      const write = expected === undefined
+        ? `INSERT INTO edgecron_defs (name, spec, version, updated_at) VALUES (:name, :spec, 1, :now)
+            ON CONFLICT (name) DO UPDATE SET spec = excluded.spec, version = version + 1, updated_at = excluded.updated_at
+            RETURNING version`
+        : expected === 0
+        ? `INSERT INTO edgecron_defs (name, spec, version, updated_at) VALUES (:name, :spec, 1, :now)
+            ON CONFLICT (name) DO NOTHING RETURNING version`
+        : `UPDATE edgecron_defs SET spec = :spec, version = version + 1, updated_at = :now
+            WHERE name = :name AND version = :expected RETURNING version`;
+      const args = { ":name": name, ":spec": text, ":now": now, ...(expected ? { ":expected": expected } : {}) };
+      const [written, current] = await op("putDef", (c) =>
+        c.batch([
+          { sql: write, args },
+          { sql: "SELECT version FROM edgecron_defs WHERE name = ?", args: [name] },
+        ], "write"));
+      const version = written?.rows[0]?.version;
+      if (version === undefined || version === null) {
+        throw versionConflict(name, Number(current?.rows[0]?.version ?? 0), expected ?? 0);
+      }
+      return { name, spec: JSON.parse(text), version: Number(version), updatedAt: now };
+    },
+
+    async deleteDef(name): Promise<boolean> {
+      checkText(name, "deleteDef.name");
+      const [result] = await op("deleteDef", (c) =>
+        c.batch([{ sql: "DELETE FROM edgecron_defs WHERE name = ? RETURNING name", args: [name] }], "write"));
+      return (result?.rows.length ?? 0) > 0;
+    },
+
+    async prune(before): Promise<number> {
+      checkInstant(before, "prune.before");
+      const [result] = await op("prune", (c) =>
+        c.batch([{ sql: "DELETE FROM edgecron_runs WHERE status <> 'running' AND slot < ?", args: [before] }], "write"));
+      return result?.rowsAffected ?? 0;
+    },
+  };
+}

@@ -1,0 +1,183 @@
+import { after, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createClient } from "@libsql/client";
+import { SchedulerError } from "../../src/core/errors.ts";
+import { libsqlStore } from "../../src/store/libsql.ts";
+import { jobStatesSql } from "../../src/store/_libsql_sql.ts";
+import { SCHEMA_VERSION } from "../../src/store/_libsql_schema.ts";
+import { request, storeContract } from "./contract.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "edgecron-libsql-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+const freshUrl = (): string => `file:${join(dir, `db-${++files}.db`)}`;
+
+const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
+const isCode = (code: string) => (error: unknown): boolean => error instanceof SchedulerError && error.code === code;
+
+storeContract("libsql (file)", async () => libsqlStore({ url: freshUrl() }));
+
+describe("libsqlStore schema", () => {
+  it("init() migrates an empty file to the current version, once, and re-init keeps the data", async () => {
+    const url = freshUrl();
+    const first = libsqlStore({ url });
+    await first.init();
+    await first.claim([request("a", T0)]);
+    await first.setPaused("a", true, T0);
+    await first.close();
+
+    const second = libsqlStore({ url });
+    await second.init();
+    assert.equal((await second.getRun("a", T0))?.status, "running");
+    assert.equal((await second.snapshot(["a"], T0 + 1)).jobs.a?.paused, true);
+    await second.close();
+
+    const raw = createClient({ url });
+    const versions = await raw.execute("SELECT version FROM edgecron_schema_version ORDER BY version");
+    assert.deepEqual(versions.rows.map((r) => Number(r.version)), [SCHEMA_VERSION]);
+    const mode = await raw.execute("PRAGMA journal_mode");
+    assert.equal(String(mode.rows[0]?.journal_mode).toLowerCase(), "wal");
+    raw.close();
+  });
+
+  it("several stores calling init() at once on one new file all succeed and migrate once", async () => {
+    const url = freshUrl();
+    const stores = Array.from({ length: 6 }, () => libsqlStore({ url }));
+    await Promise.all(stores.map((s) => s.init()));
+    await Promise.all(stores.map((s) => s.close()));
+    const raw = createClient({ url });
+    const versions = await raw.execute("SELECT COUNT(*) AS n FROM edgecron_schema_version");
+    assert.equal(Number(versions.rows[0]?.n), SCHEMA_VERSION);
+    raw.close();
+  });
+
+  it("init() refuses a database written by a newer edgecron", async () => {
+    const url = freshUrl();
+    const store = libsqlStore({ url });
+    await store.init();
+    const raw = createClient({ url });
+    await raw.execute({ sql: "INSERT INTO edgecron_schema_version VALUES (?, 0)", args: [SCHEMA_VERSION + 1] });
+    raw.close();
+    await store.close();
+    const newer = libsqlStore({ url });
+    await assert.rejects(newer.init(), (e: unknown) => isCode("store-error")(e) && /newer than this edgecron/.test(String(e)));
+    await newer.close();
+  });
+
+  it("the watermark and overlap queries are served by indexes (EXPLAIN QUERY PLAN)", async () => {
+    const url = freshUrl();
+    const store = libsqlStore({ url });
+    await store.init();
+    await store.close();
+    const raw = createClient({ url });
+    const plan = async (sql: string, args: Record<string, string | number>): Promise<string> =>
+      (await raw.execute({ sql: `EXPLAIN QUERY PLAN ${sql}`, args })).rows.map((r) => String(r.detail)).join("\n");
+    const watermark = await plan(jobStatesSql, { ":names": "[\"a\"]" });
+    assert.match(watermark, /SEARCH r USING COVERING INDEX edgecron_runs_watermark \(job=\? AND kind=\?\)/);
+    const overlap = await plan(
+      "SELECT 1 FROM edgecron_runs o WHERE o.job = :job AND o.status = 'running' AND o.lease_until > :now AND o.batch <> :batch",
+      { ":job": "a", ":now": 1, ":batch": "b" },
+    );
+    assert.match(overlap, /edgecron_runs_running/);
+    raw.close();
+  });
+});
+
+describe("libsqlStore connections", () => {
+  it("two clients on one file claiming the same 200 slots concurrently win each slot exactly once", async () => {
+    const url = freshUrl();
+    const a = libsqlStore({ url });
+    const b = libsqlStore({ url });
+    await Promise.all([a.init(), b.init()]);
+    const slots = Array.from({ length: 200 }, (_, i) => T0 + i * 1000);
+    const claimAll = (store: typeof a, node: string) =>
+      Promise.all(slots.map((slot, i) => store.claim([request("job", slot, { node, batch: `${node}-${i}`, overlap: "allow" })])));
+    const [ra, rb] = await Promise.all([claimAll(a, "a"), claimAll(b, "b")]);
+    slots.forEach((slot, i) => {
+      const pair = [ra[i]?.[0]?.outcome, rb[i]?.[0]?.outcome].sort();
+      assert.deepEqual(pair, ["lost", "won"], `slot ${slot}`);
+    });
+    assert.equal((await a.counts(["job"])).job?.running, 200);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it("three processes claiming the same 150 slots on one file: no busy errors, each slot won once", async () => {
+    const url = freshUrl();
+    const child = fileURLToPath(new URL("./_claim_child.ts", import.meta.url));
+    const runtime = runtimeCommand(child);
+    const outputs = await Promise.all(["p1", "p2", "p3"].map((node) => runChild(runtime, [url, node, "150"])));
+    const results = outputs.map((text) => JSON.parse(text.trim().split("\n").pop() ?? "{}") as { won: number[]; errors: string[] });
+    assert.deepEqual(results.flatMap((r) => r.errors), []);
+    const won = results.flatMap((r) => r.won).sort((x, y) => x - y);
+    assert.deepEqual(won, Array.from({ length: 150 }, (_, i) => Date.UTC(2026, 0, 1) + i * 1000));
+  });
+
+  it("a { client } store uses the given client and leaves closing it to its owner", async () => {
+    const client = createClient({ url: freshUrl() });
+    const store = libsqlStore({ client });
+    await store.init();
+    await store.claim([request("a", T0)]);
+    await store.close();
+    assert.equal(client.closed, false);
+    const rows = await client.execute("SELECT COUNT(*) AS n FROM edgecron_runs");
+    assert.equal(Number(rows.rows[0]?.n), 1);
+    await assert.rejects(store.getRun("a", T0), isCode("store-error"));
+    client.close();
+  });
+
+  it("an unreachable database rejects with store-error carrying the driver error, and recovers", async () => {
+    const missing = join(dir, "no-such-dir", "x.db");
+    const store = libsqlStore({ url: `file:${missing}` });
+    await assert.rejects(store.init(), (e: unknown) => {
+      assert.ok(isCode("store-error")(e), String(e));
+      assert.ok((e as Error).cause !== undefined);
+      assert.match((e as Error).message, /^store-error: libsql: init failed: /);
+      return true;
+    });
+    await assert.rejects(store.claim([request("a", T0)]), isCode("store-error"));
+    assert.equal(existsSync(missing), false);
+    mkdirSync(join(dir, "no-such-dir"));
+    assert.deepEqual((await store.claim([request("a", T0)])).map((r) => r.outcome), ["won"]);
+    await store.close();
+  });
+
+  it("bad options are refused at once with invalid-spec naming the field", () => {
+    assert.throws(() => libsqlStore({ url: "postgres://db/x" }), (e: unknown) => isCode("invalid-spec")(e) && /url.*"postgres:\/\/db\/x"/.test(String(e)));
+    assert.throws(() => libsqlStore({ url: "file:x.db", busyTimeout: -1 }), isCode("invalid-spec"));
+    assert.throws(() => libsqlStore({ client: {} as never }), isCode("invalid-spec"));
+  });
+
+  it("accepts libsql:// and https:// URLs without connecting until used", async () => {
+    const remote = libsqlStore({ url: "libsql://example.invalid", authToken: "t" });
+    const http = libsqlStore({ url: "https://example.invalid" });
+    await remote.close();
+    await http.close();
+  });
+});
+
+declare const Deno: { execPath(): string } | undefined;
+declare const Bun: unknown;
+
+/** How this runtime runs a TypeScript file in a child process. */
+function runtimeCommand(script: string): { cmd: string; args: string[] } {
+  if (typeof Deno === "object") return { cmd: Deno.execPath(), args: ["run", "-A", "--no-check", script] };
+  if (typeof Bun === "object") return { cmd: process.execPath, args: [script] };
+  return { cmd: process.execPath, args: ["--import", "tsx", script] };
+}
+
+function runChild(runtime: { cmd: string; args: string[] }, extra: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(runtime.cmd, [...runtime.args, ...extra], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (chunk) => (out += String(chunk)));
+    child.stderr.on("data", (chunk) => (err += String(chunk)));
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve(out) : reject(new Error(`child exited ${code}: ${err}`))));
+  });
+}

@@ -8,3 +8,5 @@
 export { SchedulerError } from "./core/errors.ts";
 export { formatDuration, parseDuration, tryParseDuration } from "./core/duration.ts";
 export type { DayMatch, Schedule, ScheduleSpec } from "./core/types.ts";
+export { assertTimeZone, at, cron, every, schedule, toEpochMs } from "./core/mod.ts";
+export type { CronOptions, EveryOptions, InstantInput, ScheduleOptions } from "./core/mod.ts";

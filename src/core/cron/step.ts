@@ -1,0 +1,139 @@
+/**
+ * Steps wall-clock time (seconds since 1970-01-01T00:00 local) to the next or previous
+ * matching second, whole fields at a time: months and days by table and bitmask, the
+ * time of day by lookup. The cost is bounded by the 400-year Gregorian cycle, never by
+ * the distance in minutes.
+ */
+import { civilDay, civilFromDays, civilMonth, civilYear, DAY_SECONDS, daysFromCivil, daysInMonth, weekday } from "../civil.ts";
+import type { CompiledCron } from "./compile.ts";
+import { maskIndex } from "./days.ts";
+
+/** Years outside 1..9999 are not searched. */
+export const MIN_YEAR = 1;
+export const MAX_YEAR = 9999;
+// The calendar repeats every 400 years: 4 800 months bound any search.
+const MAX_MONTHS = 4_812;
+
+function timeAtOrAfter(c: CompiledCron, sod: number): number {
+  const h = Math.floor(sod / 3600);
+  const mi = Math.floor((sod % 3600) / 60);
+  const s = sod % 60;
+  let H = c.nextHour[h]!;
+  if (H < 0) return -1;
+  if (H > h) return H * 3600 + c.firstMinute * 60 + c.firstSecond;
+  let M = c.nextMinute[mi]!;
+  if (M > mi) return H * 3600 + M * 60 + c.firstSecond;
+  if (M === mi) {
+    const S = c.nextSecond[s]!;
+    if (S >= 0) return H * 3600 + M * 60 + S;
+    M = c.nextMinute[mi + 1]!;
+    if (M >= 0) return H * 3600 + M * 60 + c.firstSecond;
+  }
+  H = c.nextHour[h + 1]!;
+  return H < 0 ? -1 : H * 3600 + c.firstMinute * 60 + c.firstSecond;
+}
+
+function timeAtOrBefore(c: CompiledCron, sod: number): number {
+  const h = Math.floor(sod / 3600);
+  const mi = Math.floor((sod % 3600) / 60);
+  const s = sod % 60;
+  let H = c.prevHour[h]!;
+  if (H < 0) return -1;
+  if (H < h) return H * 3600 + c.lastMinute * 60 + c.lastSecond;
+  let M = c.prevMinute[mi]!;
+  if (M >= 0 && M < mi) return H * 3600 + M * 60 + c.lastSecond;
+  if (M === mi) {
+    const S = c.prevSecond[s]!;
+    if (S >= 0) return H * 3600 + M * 60 + S;
+    M = mi > 0 ? c.prevMinute[mi - 1]! : -1;
+    if (M >= 0) return H * 3600 + M * 60 + c.lastSecond;
+  }
+  H = h > 0 ? c.prevHour[h - 1]! : -1;
+  return H < 0 ? -1 : H * 3600 + c.lastMinute * 60 + c.lastSecond;
+}
+
+/** Smallest matching wall second >= `wall`, or `Infinity`. */
+export function nextWall(c: CompiledCron, wall: number): number {
+  const days = Math.floor(wall / DAY_SECONDS);
+  let sod = wall - days * DAY_SECONDS;
+  const packed = civilFromDays(days);
+  let y = civilYear(packed), m = civilMonth(packed), d = civilDay(packed);
+  if (y < MIN_YEAR) {
+    y = MIN_YEAR, m = 1, d = 1, sod = 0;
+  }
+  for (let i = 0; i < MAX_MONTHS; i++) {
+    const nm = c.nextMonth[m]!;
+    if (nm !== m) {
+      if (nm < 0) {
+        y++;
+        m = c.nextMonth[1]!;
+      } else m = nm;
+      d = 1;
+      sod = 0;
+    }
+    if (y > MAX_YEAR) return Infinity;
+    const first = daysFromCivil(y, m, 1);
+    let mask = c.dayMasks[maskIndex(daysInMonth(y, m), weekday(first))]! & (-1 << (d - 1));
+    if (mask !== 0) {
+      let day = 32 - Math.clz32(mask & -mask);
+      if (day !== d) return (first + day - 1) * DAY_SECONDS + c.firstTime;
+      const t = timeAtOrAfter(c, sod);
+      if (t >= 0) return (first + day - 1) * DAY_SECONDS + t;
+      mask &= mask - 1;
+      if (mask !== 0) {
+        day = 32 - Math.clz32(mask & -mask);
+        return (first + day - 1) * DAY_SECONDS + c.firstTime;
+      }
+    }
+    if (++m > 12) {
+      m = 1;
+      y++;
+    }
+    d = 1;
+    sod = 0;
+  }
+  return Infinity;
+}
+
+/** Largest matching wall second <= `wall`, or `-Infinity`. */
+export function prevWall(c: CompiledCron, wall: number): number {
+  const days = Math.floor(wall / DAY_SECONDS);
+  let sod = wall - days * DAY_SECONDS;
+  const packed = civilFromDays(days);
+  let y = civilYear(packed), m = civilMonth(packed), d = civilDay(packed);
+  if (y > MAX_YEAR) {
+    y = MAX_YEAR, m = 12, d = 31, sod = DAY_SECONDS - 1;
+  }
+  for (let i = 0; i < MAX_MONTHS; i++) {
+    const pm = c.prevMonth[m]!;
+    if (pm !== m) {
+      if (pm < 0) {
+        y--;
+        m = c.prevMonth[12]!;
+      } else m = pm;
+      d = daysInMonth(y, m);
+      sod = DAY_SECONDS - 1;
+    }
+    if (y < MIN_YEAR) return -Infinity;
+    const first = daysFromCivil(y, m, 1);
+    let mask = c.dayMasks[maskIndex(daysInMonth(y, m), weekday(first))]! & (d >= 31 ? -1 : (1 << d) - 1);
+    if (mask !== 0) {
+      let day = 32 - Math.clz32(mask);
+      if (day !== d) return (first + day - 1) * DAY_SECONDS + c.lastTime;
+      const t = timeAtOrBefore(c, sod);
+      if (t >= 0) return (first + day - 1) * DAY_SECONDS + t;
+      mask &= ~(1 << (d - 1));
+      if (mask !== 0) {
+        day = 32 - Math.clz32(mask);
+        return (first + day - 1) * DAY_SECONDS + c.lastTime;
+      }
+    }
+    if (--m < 1) {
+      m = 12;
+      y--;
+    }
+    d = daysInMonth(y, m);
+    sod = DAY_SECONDS - 1;
+  }
+  return -Infinity;
+}

@@ -1,0 +1,42 @@
+/** Normalises the instants accepted at the public boundary to epoch milliseconds. */
+import { quote, SchedulerError } from "./errors.ts";
+
+/** What the core accepts as an instant: epoch ms, a `Date`, a `Temporal.Instant`, or an ISO string with offset. */
+export type InstantInput = number | Date | { readonly epochMilliseconds: number } | string;
+
+// Largest |epoch ms| a Date or Temporal.Instant can hold.
+const LIMIT = 8.64e15;
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * Epoch milliseconds of an instant: a finite number, a valid `Date`, anything with
+ * `epochMilliseconds` (Temporal.Instant, ZonedDateTime), or an ISO-8601 string with
+ * `Z` or an offset (`"2026-03-08T07:00:00Z"`).
+ *
+ * Options: `field` (named in the message, default `"instant"`), `allowString` (default true).
+ *
+ * @throws {SchedulerError} `invalid-instant: instant: expected epoch ms, a Date or an ISO instant, got "soon"`
+ * @example toEpochMs(new Date("2026-01-01T00:00:00Z")) // 1767225600000
+ */
+export function toEpochMs(input: unknown, options: { field?: string; allowString?: boolean } = {}): number {
+  const { field = "instant", allowString = true } = options;
+  let ms: number = NaN;
+  if (typeof input === "number") ms = input;
+  else if (input instanceof Date) ms = input.getTime();
+  else if (typeof input === "object" && input !== null && "epochMilliseconds" in input) {
+    ms = Number((input as { epochMilliseconds: unknown }).epochMilliseconds);
+  } else if (typeof input === "string" && allowString && input.length <= 40 && ISO_INSTANT.test(input.trim())) {
+    ms = Date.parse(input.trim().toUpperCase().replace(/(\.\d{3})\d+/, "$1"));
+  }
+  if (!Number.isFinite(ms) || Math.abs(ms) > LIMIT) {
+    const what = allowString ? "epoch ms, a Date or an ISO instant with offset" : "epoch ms or a Date";
+    throw new SchedulerError("invalid-instant", `${field}: expected ${what}, got ${quote(describe(input))}`, { path: field });
+  }
+  return ms;
+}
+
+function describe(input: unknown): string {
+  if (input instanceof Date) return "Invalid Date";
+  if (typeof input === "object" && input !== null) return Object.prototype.toString.call(input);
+  return String(input);
+}

@@ -1,0 +1,13 @@
+export { at } from "./at.ts";
+export { cron } from "./cron/mod.ts";
+export type { CronOptions } from "./cron/mod.ts";
+export { formatDuration, parseDuration, tryParseDuration } from "./duration.ts";
+export { quote, SchedulerError } from "./errors.ts";
+export { every } from "./every.ts";
+export type { EveryOptions } from "./every.ts";
+export { toEpochMs } from "./instant.ts";
+export type { InstantInput } from "./instant.ts";
+export { schedule } from "./schedule.ts";
+export type { ScheduleOptions } from "./schedule.ts";
+export type { DayMatch, Schedule, ScheduleSpec } from "./types.ts";
+export { assertTimeZone } from "./zone/mod.ts";

@@ -67,7 +67,7 @@ export function termValues(def: FieldDef, term: string): number[] {
   let step = 1;
   if (slash >= 0) {
     const stepText = term.slice(slash + 1);
-    const limit = def.max - def.min;
+    const limit = def.max - def.min + 1;
     if (!DIGITS.test(stepText)) fail(`${def.name} step must be a number 1-${limit}, got ${quote(term)}`);
     step = Number(stepText);
     if (step < 1 || step > limit) fail(`${def.name} step must be 1-${limit}, got ${quote(stepText)} in ${quote(term)}`);

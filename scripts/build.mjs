@@ -1,0 +1,92 @@
+#!/usr/bin/env node
+// `npm run build`: esbuild bundles in dist/.
+//   dist/worker.mjs       the Cloudflare example worker: workerd conditions, Temporal
+//                         polyfill and the libSQL web client bundled in.
+//   dist/deno-deploy.mjs  the Deno Deploy example: Temporal is native there, so the
+//                         polyfill stays an `npm:` import that is never evaluated; the
+//                         libSQL web client stays an `npm:` import Deno Deploy fetches.
+//   dist/cli.mjs          the `edgecron` CLI for Node 20 (dependencies left external).
+// `node scripts/build.mjs worker` builds only the named bundles.
+import { build } from "esbuild";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+
+/** Rewrites the named packages to `npm:name@range/subpath` imports for Deno. */
+function denoNpm(names) {
+  const filter = new RegExp(`^(?:${names.map((n) => n.replace(/[/.@-]/g, "\\$&")).join("|")})(?:/.*)?$`);
+  return {
+    name: "deno-npm",
+    setup(b) {
+      b.onResolve({ filter }, ({ path }) => {
+        const name = names.find((n) => path === n || path.startsWith(`${n}/`));
+        const range = pkg.dependencies[name];
+        return { path: `npm:${name}@${range}${path.slice(name.length)}`, external: true };
+      });
+    },
+  };
+}
+
+const common = {
+  absWorkingDir: root,
+  bundle: true,
+  format: "esm",
+  minify: true,
+  legalComments: "none",
+  target: "es2022",
+  logLevel: "warning",
+  metafile: true,
+};
+
+/** Every bundle `npm run build` makes: name → esbuild options. */
+export const bundles = {
+  worker: {
+    ...common,
+    entryPoints: ["examples/cloudflare-worker/worker.ts"],
+    outfile: "dist/worker.mjs",
+    platform: "neutral",
+    conditions: ["workerd", "worker", "browser", "import"],
+    mainFields: ["module", "main"],
+    // workerd has no Temporal: the polyfill's dynamic import in src/core/temporal.ts is
+    // inlined by esbuild, so the top-level await resolves during module evaluation.
+  },
+  "deno-deploy": {
+    ...common,
+    entryPoints: ["examples/deno-deploy/main.ts"],
+    outfile: "dist/deno-deploy.mjs",
+    platform: "neutral",
+    conditions: ["deno", "worker", "import"],
+    mainFields: ["module", "main"],
+    plugins: [denoNpm(["@js-temporal/polyfill", "@libsql/client"])],
+  },
+  cli: {
+    ...common,
+    minify: false,
+    entryPoints: ["adapters/node/cli_main.ts"],
+    outfile: "dist/cli.mjs",
+    platform: "node",
+    target: "node20",
+    packages: "external",
+  },
+};
+
+/** Builds the named bundles (all by default); resolves to esbuild's results by name. */
+export async function buildAll(names = Object.keys(bundles)) {
+  const results = {};
+  for (const name of names) {
+    const options = bundles[name];
+    if (!options) throw new Error(`unknown bundle "${name}"; known: ${Object.keys(bundles).join(", ")}`);
+    results[name] = await build(options);
+  }
+  return results;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const names = process.argv.slice(2);
+  await buildAll(names.length > 0 ? names : undefined);
+  for (const name of names.length > 0 ? names : Object.keys(bundles)) {
+    console.log(`built ${bundles[name].outfile}`);
+  }
+}

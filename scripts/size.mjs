@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+// `npm run size`: builds the edge bundles and prints each one's minified and gzipped
+// size against its budget, plus the largest inputs. Exits 1 when a bundle is over budget.
+import { readFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
+import { bundles, buildAll } from "./build.mjs";
+
+/** Gzipped budgets in bytes (issue 5). */
+export const budgets = {
+  worker: 100 * 1024,
+  "deno-deploy": 45 * 1024,
+};
+
+const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+
+/** Builds the budgeted bundles and measures them. */
+export async function measure() {
+  const results = await buildAll(Object.keys(budgets));
+  return Object.keys(budgets).map((name) => {
+    const file = bundles[name].outfile;
+    const code = readFileSync(new URL(`../${file}`, import.meta.url));
+    const inputs = Object.entries(results[name].metafile.outputs[file]?.inputs ?? {})
+      .map(([path, info]) => ({ path, bytes: info.bytesInOutput }))
+      .sort((a, b) => b.bytes - a.bytes);
+    return { name, file, minified: code.length, gzipped: gzipSync(code, { level: 9 }).length, budget: budgets[name], inputs };
+  });
+}
+
+/** Groups inputs by package (or by top folder for our own code). */
+function byPackage(inputs) {
+  const groups = new Map();
+  for (const { path, bytes } of inputs) {
+    const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
+    const key = m ? m[1] : path.split("/").slice(0, 2).join("/");
+    groups.set(key, (groups.get(key) ?? 0) + bytes);
+  }
+  return [...groups].sort((a, b) => b[1] - a[1]);
+}
+
+if (process.argv[1] && new URL(import.meta.url).pathname === process.argv[1]) {
+  let over = false;
+  for (const m of await measure()) {
+    const ok = m.gzipped <= m.budget;
+    over ||= !ok;
+    console.log(`${m.file}: ${kb(m.minified)} minified, ${kb(m.gzipped)} gzipped (budget ${kb(m.budget)}) ${ok ? "ok" : "OVER BUDGET"}`);
+    for (const [key, bytes] of byPackage(m.inputs).slice(0, 6)) {
+      console.log(`  ${kb(bytes).padStart(9)}  ${key}`);
+    }
+  }
+  process.exit(over ? 1 : 0);
+}

@@ -1,0 +1,40 @@
+import { before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+
+/** Runs the published entry point the way `npx edgecron` does: plain Node on bin/edgecron.mjs. */
+function edgecron(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const res = spawnSync("node", ["bin/edgecron.mjs", ...args], { cwd: root, encoding: "utf8", timeout: 20_000 });
+  return { status: res.status, stdout: res.stdout, stderr: res.stderr };
+}
+
+describe("bin/edgecron.mjs (the npx entry point, on the esbuild bundle)", () => {
+  before(() => {
+    const build = spawnSync("node", ["scripts/build.mjs", "cli"], { cwd: root, encoding: "utf8", timeout: 60_000 });
+    assert.equal(build.status, 0, build.stderr);
+  });
+
+  it("exits 0 and prints JSON fire times", () => {
+    const { status, stdout } = edgecron("next", "0 12 * * *", "--tz", "Asia/Kolkata", "--from", "2026-01-01T00:00:00Z", "-n", "2", "--json");
+    assert.equal(status, 0);
+    const body = JSON.parse(stdout) as { next: { utc: string; local: string }[] };
+    assert.deepEqual(body.next.map((f) => f.utc), ["2026-01-01T06:30:00Z", "2026-01-02T06:30:00Z"]);
+    assert.equal(body.next[0]?.local, "2026-01-01T12:00:00+05:30[Asia/Kolkata]");
+  });
+
+  it("exits 1 on an invalid expression, explaining it on stderr", () => {
+    const { status, stdout, stderr } = edgecron("validate", "0 25 * * *");
+    assert.equal(status, 1);
+    assert.equal(stdout, "");
+    assert.match(stderr, /^invalid: invalid-cron: .*hour.*"25"/);
+  });
+
+  it("exits 2 on a usage error", () => {
+    const { status, stderr } = edgecron("nxet", "* * * * *");
+    assert.equal(status, 2);
+    assert.match(stderr, /unknown command "nxet"/);
+  });
+});

@@ -85,9 +85,9 @@ describe("deliverWebhook", () => {
   });
 
   it("rejects on a network error without leaking the secret, URL credentials or query", async () => {
-    const fetch = (async () => {
+    const fetch: typeof globalThis.fetch = async () => {
       throw new TypeError(`fetch failed for key ${SECRET}`, { cause: new Error("connect ECONNREFUSED") });
-    }) as typeof fetch;
+    };
     await assert.rejects(
       deliverWebhook({ url: "https://user:pw@h.example/run?token=abc" }, ctx(), { fetch, secret: SECRET, nowMs: NOW }),
       (e: Error) => {
@@ -100,10 +100,10 @@ describe("deliverWebhook", () => {
 
   it("aborts the request when the run's signal aborts", async () => {
     const controller = new AbortController();
-    const fetch = ((_: RequestInfo | URL, init?: RequestInit) =>
+    const fetch: typeof globalThis.fetch = (_: RequestInfo | URL, init?: RequestInit) =>
       new Promise<Response>((_resolve, reject) => {
         init?.signal?.addEventListener("abort", () => reject(init.signal?.reason));
-      })) as typeof fetch;
+      });
     const pending = deliverWebhook({ url: "https://h.example/slow" }, ctx({ signal: controller.signal }), { fetch, secret: SECRET, nowMs: NOW });
     controller.abort(new Error("timeout after 10m"));
     await assert.rejects(pending, (e: Error) => {

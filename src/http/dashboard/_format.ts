@@ -1,0 +1,77 @@
+/** Text for the dashboard: schedules in words, instants in a job's zone, relative times. */
+import cronstrue from "cronstrue";
+import type { ScheduleSpec } from "../../core/types.ts";
+import { formatDuration, tryParseDuration } from "../../core/duration.ts";
+
+/** The schedule in words: cronstrue for cron, our own phrasing for intervals and one-shots. */
+export function scheduleInWords(spec: ScheduleSpec, zone: string): string {
+  if ("cron" in spec) {
+    try {
+      return cronstrue.toString(spec.cron, { use24HourTimeFormat: true, verbose: false });
+    } catch {
+      return "";
+    }
+  }
+  if ("every" in spec) {
+    const ms = tryParseDuration(spec.every);
+    const every = ms === undefined ? spec.every : formatDuration(ms);
+    const anchor = spec.anchor === undefined ? "" : typeof spec.anchor === "string"
+      ? `, from ${spec.anchor} each day`
+      : `, anchored at ${formatInstant(spec.anchor, "UTC")}`;
+    return `Every ${every}${anchor}`;
+  }
+  return `Once, at ${formatInstant(spec.at, zone)}`;
+}
+
+function formatter(zone: string, withDate: boolean): Intl.DateTimeFormat {
+  const options: Intl.DateTimeFormatOptions = {
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    hourCycle: "h23",
+    timeZoneName: "short",
+    ...(withDate ? { weekday: "short", day: "numeric", month: "short" } : {}),
+  };
+  try {
+    return new Intl.DateTimeFormat("en-GB", { ...options, timeZone: zone });
+  } catch {
+    return new Intl.DateTimeFormat("en-GB", { ...options, timeZone: "UTC" });
+  }
+}
+
+/** `Mon 30 Nov, 14:00:00 CET` in `zone`. */
+export function formatInstant(ms: number, zone: string): string {
+  return formatter(zone, true).format(ms);
+}
+
+/** `14:00:00 CET` in `zone`. */
+export function formatTime(ms: number, zone: string): string {
+  return formatter(zone, false).format(ms);
+}
+
+/** `in 4m`, `2h 5m ago`, `now`: coarse, for a glance. */
+export function relative(ms: number, now: number): string {
+  const delta = ms - now;
+  const abs = Math.abs(delta);
+  if (abs < 1000) return "now";
+  const units: [number, string][] = [[86_400_000, "d"], [3_600_000, "h"], [60_000, "m"], [1000, "s"]];
+  const parts: string[] = [];
+  let rest = abs;
+  for (const [size, unit] of units) {
+    const n = Math.floor(rest / size);
+    if (n > 0 && parts.length < 2) {
+      parts.push(`${n}${unit}`);
+      rest -= n * size;
+    }
+    if (parts.length > 0 && n === 0) break;
+  }
+  const text = parts.join(" ");
+  return delta > 0 ? `in ${text}` : `${text} ago`;
+}
+
+/** `1.2s`, `340ms`: a run's duration. */
+export function formatElapsed(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  return formatDuration(Math.round(ms / 1000) * 1000);
+}

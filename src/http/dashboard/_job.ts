@@ -1,0 +1,72 @@
+/** One job's card: identity, schedule, next slots, last outcome, counters, timeline, actions. */
+import { html } from "hono/html";
+import type { HtmlEscapedString } from "hono/utils/html";
+import type { JobInfo } from "../../engine/types.ts";
+import type { RunRecord } from "../../store/types.ts";
+import { formatInstant, relative, scheduleInWords } from "./_format.ts";
+import { timeline } from "./timeline.ts";
+
+type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
+
+/** What a card needs. */
+export interface JobView {
+  info: JobInfo;
+  /** Recent runs, newest first (the card draws the past 24 h). */
+  past: RunRecord[];
+}
+
+/** Where forms post and links point. */
+export interface CardContext {
+  base: string;
+  now: number;
+  csrf: string;
+  /** Which page the actions return to. */
+  back: "home" | "job";
+  /** Next slots listed (the timeline draws all within 24 h). */
+  listNext: number;
+}
+
+/** `/ui/jobs/<name>` under `base`. */
+export function jobHref(base: string, name: string): string {
+  return `${base}/ui/jobs/${encodeURIComponent(name)}`;
+}
+
+function action(cc: CardContext, name: string, verb: "run" | "pause" | "resume", label: string, primary = false): Html {
+  return html`<form method="post" action="${jobHref(cc.base, name)}/${verb}"><input type="hidden" name="csrf" value="${cc.csrf}"><input type="hidden" name="back" value="${cc.back}"><button type="submit" name="action" value="${verb}"${primary ? html` class="primary"` : ""}>${label}</button></form>`;
+}
+
+/** The job's state as a pill: running, paused, disabled or idle. */
+function state(info: JobInfo): Html {
+  if (info.runningSince !== undefined) return html`<span class="pill warn" data-state="running">running</span>`;
+  if (info.paused) return html`<span class="pill idle" data-state="paused">paused</span>`;
+  if (!info.enabled) return html`<span class="pill idle" data-state="disabled">disabled</span>`;
+  return html`<span class="pill good" data-state="active">active</span>`;
+}
+
+/** A status badge. */
+export function statusBadge(status: string): Html {
+  return html`<span class="status s-${status}">${status}</span>`;
+}
+
+/** Renders one job card. */
+export function jobCard(view: JobView, cc: CardContext): Html {
+  const { info } = view;
+  const words = scheduleInWords(info.spec, info.timezone);
+  const last = info.lastOutcome;
+  const c = info.counters;
+  const next = info.next.slice(0, cc.listNext);
+  return html`<section class="job" data-job="${info.name}">
+<div class="job-head"><div class="job-title">
+<h3>${cc.back === "home" ? html`<a href="${jobHref(cc.base, info.name)}">${info.name}</a>` : info.name} <span class="tag">${info.source}</span> ${state(info)}</h3>
+${info.description ? html`<p class="desc">${info.description}</p>` : ""}
+</div><div class="actions">${action(cc, info.name, "run", "Run now", true)}${info.paused ? action(cc, info.name, "resume", "Resume") : action(cc, info.name, "pause", "Pause")}</div></div>
+<dl class="facts">
+<div><dt>Schedule</dt><dd><code>${info.schedule}</code>${words ? html`<div class="sub" data-words>${words}</div>` : ""}</dd></div>
+<div><dt>Timezone</dt><dd>${info.timezone}</dd></div>
+<div><dt>Next</dt><dd><ol class="next">${next.length === 0 ? html`<li class="sub">none</li>` : next.map((t) => html`<li data-slot="${t}">${formatInstant(t, info.timezone)} <span class="sub">${relative(t, cc.now)}</span></li>`)}</ol></dd></div>
+<div><dt>Last outcome</dt><dd class="last-outcome">${last ? html`${statusBadge(last.status)} <span class="sub">${formatInstant(last.slot, info.timezone)} · ${relative(last.finishedAt ?? last.slot, cc.now)}</span>${last.error ? html`<div class="sub" title="${last.error}">${last.error.length > 90 ? `${last.error.slice(0, 87)}...` : last.error}</div>` : ""}` : html`<span class="sub">never ran</span>`}</dd></div>
+<div><dt>Counters (this node)</dt><dd class="counters"><span><b>${c.runs}</b> runs</span><span><b>${c.ok}</b> ok</span><span><b>${c.errors}</b> errors</span><span><b>${c.timeouts}</b> timeouts</span><span><b>${c.skipped}</b> skipped</span><span><b>${c.missed}</b> missed</span><span><b>${c.lost}</b> lost</span><span><b>${c.abandoned}</b> abandoned</span></dd></div>
+</dl>
+${timeline({ now: cc.now, zone: info.timezone, past: view.past, future: info.next })}
+</section>`;
+}

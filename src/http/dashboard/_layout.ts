@@ -1,0 +1,51 @@
+/** The page shell (head, inline styles, top bar) and the login page. */
+import { html, raw } from "hono/html";
+import type { HtmlEscapedString } from "hono/utils/html";
+import type { HealthReport } from "../../engine/types.ts";
+import { STYLES } from "./_styles.ts";
+
+type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
+
+/** What the top bar shows. */
+export interface Chrome {
+  title: string;
+  base: string;
+  home: string;
+  now: number;
+  health?: HealthReport;
+  /** CSRF token for the logout form; logout is shown only with a session. */
+  csrf?: string;
+}
+
+/** Wraps `body` in the document with the top bar. */
+export function layout(chrome: Chrome, heading: string, body: Html): Html {
+  const h = chrome.health;
+  const healthPill = h === undefined ? "" : html`<span class="pill ${h.ok ? "good" : "bad"}" data-health="${h.ok ? "ok" : "unhealthy"}">${h.ok ? "healthy" : "unhealthy"}</span>`;
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${heading} · ${chrome.title}</title><style>${raw(STYLES)}</style></head>
+<body><header class="top"><h1><a href="${chrome.home}">${chrome.title}</a></h1>
+<div class="meta">${healthPill}${h ? html`<span>node <code>${h.node}</code></span><span>${h.jobs} jobs</span>` : ""}<span>${new Date(chrome.now).toISOString().slice(0, 16).replace("T", " ")} UTC</span></div>
+<div class="spacer"></div>
+${chrome.csrf !== undefined ? html`<form method="post" action="${chrome.base}/ui/logout"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit">Sign out</button></form>` : ""}
+</header><main>${body}</main></body></html>`;
+}
+
+/** The sign-in form shown to an unauthenticated browser. */
+export function loginPage(title: string, base: string, error?: string): Html {
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Sign in · ${title}</title><style>${raw(STYLES)}</style></head>
+<body><form class="login" method="post" action="${base}/ui/login">
+<h1>${title}</h1><p>Enter the scheduler's API token to open the dashboard.</p>
+${error ? html`<div class="notice bad" role="alert">${error}</div>` : ""}
+<label for="token">Token</label><input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
+<button class="primary" type="submit">Sign in</button></form></body></html>`;
+}
+
+/** A small page for refused form posts. */
+export function refusedPage(title: string, home: string, message: string): Html {
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Refused · ${title}</title><style>${raw(STYLES)}</style></head>
+<body><main><div class="notice bad" role="alert">${message}</div><p><a href="${home}">Back to the dashboard</a></p></main></body></html>`;
+}

@@ -1,0 +1,65 @@
+/** The dashboard's whole stylesheet, inlined so the page needs no external asset. */
+export const STYLES = `
+:root{--bg:#f6f7f9;--card:#fff;--ink:#1d2330;--muted:#5d6778;--line:#e3e6eb;--accent:#3451b2;--accent-ink:#fff;
+--ok:#1f9d55;--error:#d93036;--timeout:#e8770e;--abandoned:#8f1d4a;--skipped:#8a94a6;--missed:#9b5de5;--running:#2f7de1;--planned:#b7c0ce;
+color-scheme:light dark}
+@media (prefers-color-scheme:dark){:root{--bg:#11141a;--card:#1a1f28;--ink:#e6e9ef;--muted:#9aa4b5;--line:#2b323e;--accent:#7c93e8;--accent-ink:#0d1017;--planned:#4a5467}}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--ink);font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+a{color:var(--accent);text-decoration:none}a:hover{text-decoration:underline}
+code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}
+header.top{display:flex;align-items:center;gap:16px;padding:12px 24px;background:var(--card);border-bottom:1px solid var(--line);position:sticky;top:0;z-index:1}
+header.top h1{font-size:18px;margin:0;font-weight:650;letter-spacing:-.01em}
+header.top h1 a{color:inherit}
+header.top .meta{color:var(--muted);font-size:13px;display:flex;gap:14px;align-items:center;flex-wrap:wrap}
+header.top .spacer{flex:1}
+main{max-width:1180px;margin:0 auto;padding:20px 24px 48px}
+.pill{display:inline-flex;align-items:center;gap:6px;padding:2px 10px;border-radius:999px;font-size:12px;font-weight:600;border:1px solid var(--line);background:var(--card);white-space:nowrap}
+.pill::before{content:"";width:8px;height:8px;border-radius:50%;background:currentColor}
+.pill.good{color:var(--ok)}.pill.bad{color:var(--error)}.pill.warn{color:var(--timeout)}.pill.idle{color:var(--muted)}
+.notice{padding:10px 14px;border-radius:8px;margin:0 0 16px;border:1px solid var(--line);background:var(--card)}
+.notice.good{border-left:4px solid var(--ok)}.notice.bad{border-left:4px solid var(--error)}
+.toolbar{display:flex;justify-content:space-between;align-items:center;gap:12px;margin:4px 0 14px;flex-wrap:wrap}
+.toolbar h2{margin:0;font-size:16px}
+.legend{display:flex;flex-wrap:wrap;gap:12px;list-style:none;margin:0;padding:0;color:var(--muted);font-size:12px}
+.legend li{display:flex;align-items:center;gap:5px}
+.swatch{width:10px;height:10px;border-radius:2px;display:inline-block;background:currentColor}
+.job{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:16px 18px 12px;margin:0 0 14px}
+.job-head{display:flex;gap:14px;align-items:flex-start;flex-wrap:wrap}
+.job-title{flex:1;min-width:240px}
+.job-title h3{margin:0;font-size:16px;display:flex;gap:8px;align-items:center;flex-wrap:wrap}
+.job-title .desc{color:var(--muted);margin:2px 0 0}
+.tag{font-size:11px;font-weight:600;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);border:1px solid var(--line);border-radius:4px;padding:0 5px}
+.actions{display:flex;gap:6px}
+.actions form{margin:0}
+button{font:inherit;font-size:13px;font-weight:600;padding:6px 12px;border-radius:6px;border:1px solid var(--line);background:var(--card);color:var(--ink);cursor:pointer}
+button:hover{border-color:var(--accent)}
+button.primary{background:var(--accent);color:var(--accent-ink);border-color:var(--accent)}
+.facts{display:grid;grid-template-columns:repeat(auto-fit,minmax(190px,1fr));gap:10px 18px;margin:12px 0 8px}
+.facts dt{font-size:11px;text-transform:uppercase;letter-spacing:.05em;color:var(--muted);margin:0 0 2px}
+.facts dd{margin:0}
+.facts ol{margin:0;padding:0;list-style:none}
+.sub{color:var(--muted);font-size:12px}
+.status{display:inline-block;font-size:12px;font-weight:650;padding:1px 8px;border-radius:4px;color:#fff!important;background:var(--planned)}
+.counters{display:flex;gap:10px;flex-wrap:wrap;font-size:12px;color:var(--muted)}
+.counters b{color:var(--ink);font-weight:650}
+svg.timeline{width:100%;height:auto;display:block;margin-top:6px}
+svg.timeline .track{fill:var(--bg)}svg.timeline .track-past{fill:var(--line);opacity:.45}
+svg.timeline .grid{stroke:var(--line);stroke-width:1}
+svg.timeline .now{stroke:var(--ink);stroke-width:1.5;stroke-dasharray:3 2}
+svg.timeline .axis{fill:var(--muted);font-size:10px}
+.s-ok{color:var(--ok);fill:var(--ok);background:var(--ok)}.s-error{color:var(--error);fill:var(--error);background:var(--error)}
+.s-timeout{color:var(--timeout);fill:var(--timeout);background:var(--timeout)}.s-abandoned{color:var(--abandoned);fill:var(--abandoned);background:var(--abandoned)}
+.s-skipped{color:var(--skipped);fill:var(--skipped);background:var(--skipped)}.s-missed{color:var(--missed);fill:var(--missed);background:var(--missed)}
+.s-running{color:var(--running);fill:var(--running);background:var(--running)}.s-planned{color:var(--planned);fill:var(--planned);background:var(--planned)}
+table.runs{width:100%;border-collapse:collapse;background:var(--card);border:1px solid var(--line);border-radius:10px;overflow:hidden}
+table.runs th,table.runs td{text-align:left;padding:7px 10px;border-bottom:1px solid var(--line);vertical-align:top}
+table.runs th{font-size:11px;text-transform:uppercase;letter-spacing:.05em;color:var(--muted);background:var(--bg)}
+table.runs td.err{color:var(--error);max-width:420px;overflow-wrap:anywhere}
+.empty{color:var(--muted);padding:24px;text-align:center;background:var(--card);border:1px dashed var(--line);border-radius:10px}
+.login{max-width:380px;margin:12vh auto;background:var(--card);border:1px solid var(--line);border-radius:12px;padding:24px}
+.login h1{margin:0 0 4px;font-size:20px}.login p{color:var(--muted);margin:0 0 16px}
+.login input{width:100%;font:inherit;padding:8px 10px;border-radius:6px;border:1px solid var(--line);background:var(--bg);color:var(--ink);margin:4px 0 12px}
+.pager{display:flex;justify-content:flex-end;margin:10px 0}
+h2.section{font-size:15px;margin:26px 0 10px}
+`;

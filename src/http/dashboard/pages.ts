@@ -1,0 +1,62 @@
+/** The two dashboard pages: every job at a glance, and one job with its run history. */
+import { html } from "hono/html";
+import type { HtmlEscapedString } from "hono/utils/html";
+import type { RunRecord } from "../../store/types.ts";
+import { formatElapsed, formatInstant, relative } from "./_format.ts";
+import { type CardContext, jobCard, jobHref, type JobView, statusBadge } from "./_job.ts";
+import { legend } from "./timeline.ts";
+
+type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
+
+/** The result of a dashboard action, carried in the redirect's query. */
+export interface Notice {
+  action: "run" | "pause" | "resume";
+  job: string;
+  /** An outcome (`ok`, `error`...) or a refusal (`already-running`...). */
+  result: string;
+}
+
+const GOOD = new Set(["ok", "paused", "resumed"]);
+
+function noticeBox(notice: Notice | undefined): Html | "" {
+  if (notice === undefined) return "";
+  const { action, job, result } = notice;
+  const text = action === "run"
+    ? (/^[a-z]+$/.test(result) ? html`Ran <b>${job}</b>: ${statusBadge(result)}` : html`Did not run <b>${job}</b>: ${result.replace(/-/g, " ")}`)
+    : html`<b>${job}</b> ${result}`;
+  return html`<div class="notice ${GOOD.has(result) ? "good" : "bad"}" role="status" data-notice="${result}">${text}</div>`;
+}
+
+/** Every job with its timeline. */
+export function overviewPage(views: readonly JobView[], cc: CardContext, notice?: Notice): Html {
+  return html`${noticeBox(notice)}
+<div class="toolbar"><h2>Jobs</h2>${legend()}</div>
+${views.length === 0 ? html`<div class="empty">No jobs yet. Register one with <code>scheduler.job()</code> or <code>POST /jobs</code>.</div>` : views.map((v) => jobCard(v, cc))}`;
+}
+
+function runRow(r: RunRecord, zone: string, now: number): Html {
+  const took = r.finishedAt === null ? (r.status === "running" ? `running ${relative(r.startedAt, now).replace(" ago", "")}` : "") : formatElapsed(r.finishedAt - r.startedAt);
+  return html`<tr data-slot="${r.slot}" data-status="${r.status}"><td>${formatInstant(r.slot, zone)}</td><td>${statusBadge(r.status)}</td><td>${r.kind}</td><td>${r.attempt}</td><td><code>${r.node}</code></td><td>${took}</td><td class="err">${r.error ?? ""}</td></tr>`;
+}
+
+/** One job: its card, the next slots, its target when data-defined, its run history. */
+export function jobPage(view: JobView, history: readonly RunRecord[], cc: CardContext & { nextBefore: number | null }, notice?: Notice): Html {
+  const { info } = view;
+  const target = info.def?.spec.target as { url?: unknown; method?: unknown; headers?: unknown } | undefined;
+  let where = "";
+  if (target && typeof target.url === "string" && URL.canParse(target.url)) {
+    const u = new URL(target.url);
+    // Only the origin and path: query strings and credentials may hold secrets.
+    where = `${typeof target.method === "string" ? target.method : "POST"} ${u.origin}${u.pathname}`;
+  }
+  const headerNames = target && typeof target.headers === "object" && target.headers !== null ? Object.keys(target.headers) : [];
+  return html`${noticeBox(notice)}
+<p><a href="${cc.base === "" ? "/" : cc.base}">← All jobs</a></p>
+${jobCard(view, cc)}
+<div class="toolbar"><span></span>${legend()}</div>
+${where ? html`<h2 class="section">Webhook target</h2><p><code>${where}</code>${headerNames.length ? html` <span class="sub">headers: ${headerNames.join(", ")}</span>` : ""}</p>` : ""}
+<h2 class="section">Run history</h2>
+${history.length === 0 ? html`<div class="empty">No runs recorded yet.</div>` : html`<table class="runs"><thead><tr><th>Slot (${info.timezone})</th><th>Outcome</th><th>Kind</th><th>Attempt</th><th>Node</th><th>Took</th><th>Error</th></tr></thead>
+<tbody>${history.map((r) => runRow(r, info.timezone, cc.now))}</tbody></table>`}
+${cc.nextBefore === null ? "" : html`<div class="pager"><a href="${jobHref(cc.base, info.name)}?before=${cc.nextBefore}">Older runs →</a></div>`}`;
+}

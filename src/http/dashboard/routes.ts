@@ -1,0 +1,139 @@
+/**
+ * Dashboard routes. Browsers sign in by posting the token once; the session cookie
+ * (HttpOnly, SameSite=Strict, Path = the mount) then authorises page views and the
+ * run/pause/resume forms, which also need the session's CSRF token and a same-origin
+ * `Origin` / `Sec-Fetch-Site`. The cookie never authorises the JSON API's writes.
+ */
+import type { Context, Hono } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { SESSION_COOKIE, sameOrigin } from "../_auth.ts";
+import { readForm } from "../_body.ts";
+import { basePath, homePath, type RouterContext, requireAuth } from "../_context.ts";
+import { validate } from "../_errors.ts";
+import { NameSchema } from "../_schemas.ts";
+import { layout, loginPage, refusedPage } from "./_layout.ts";
+import { jobHref, type JobView } from "./_job.ts";
+import { jobPage, type Notice, overviewPage } from "./pages.ts";
+
+const OVERVIEW_NEXT = 300;
+const JOB_NEXT = 720;
+const PAST_LIMIT = 500;
+const HISTORY_LIMIT = 50;
+const OUTCOME = /^(?:ok|error|timeout|skipped|missed|abandoned|running|already-running|not-due|paused|lost|unknown-job|resumed)$/;
+
+function noticeFrom(c: Context): Notice | undefined {
+  const action = c.req.query("done");
+  const job = c.req.query("job");
+  const result = c.req.query("result");
+  if ((action !== "run" && action !== "pause" && action !== "resume") || job === undefined || result === undefined) return undefined;
+  if (!/^[A-Za-z0-9._:-]{1,128}$/.test(job) || !OUTCOME.test(result)) return undefined;
+  return { action, job, result };
+}
+
+function htmlHeaders(c: Context): void {
+  c.header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  c.header("X-Content-Type-Options", "nosniff");
+  c.header("Referrer-Policy", "no-referrer");
+  c.header("Cache-Control", "no-store");
+}
+
+/** Registers `GET /`, `GET /ui/jobs/:name`, `POST /ui/login`, `/ui/logout` and `/ui/jobs/:name/{run,pause,resume}`. */
+export function registerDashboard(app: Hono, rc: RouterContext): void {
+  const { scheduler, auth } = rc;
+  const page = (route: string) =>
+    requireAuth(rc, {
+      cookie: true,
+      onDenied: async (c) => {
+        htmlHeaders(c);
+        return c.html(await loginPage(rc.title, basePath(c, route)), 401);
+      },
+    });
+  const pastOf = async (name: string, now: number) =>
+    (await scheduler.runs(name, { limit: PAST_LIMIT })).filter((r) => r.slot >= now - 86_400_000);
+  const chrome = async (c: Context, base: string, now: number) => {
+    const session = getCookie(c, SESSION_COOKIE);
+    const csrf = await auth.csrf(session);
+    return { csrf, chrome: { title: rc.title, base, home: homePath(base), now, health: await scheduler.health(), ...(auth.required && session ? { csrf } : {}) } };
+  };
+
+  app.get("/", page("/"), async (c) => {
+    htmlHeaders(c);
+    const base = basePath(c, "/");
+    const now = rc.now();
+    const jobs = await scheduler.list({ next: OVERVIEW_NEXT });
+    const views: JobView[] = await Promise.all(jobs.map(async (info) => ({ info, past: await pastOf(info.name, now) })));
+    const { csrf, chrome: ch } = await chrome(c, base, now);
+    return c.html(await layout(ch, "Jobs", overviewPage(views, { base, now, csrf, back: "home", listNext: 3 }, noticeFrom(c))));
+  });
+
+  app.get("/ui/jobs/:name", page("/ui/jobs/:name"), async (c) => {
+    htmlHeaders(c);
+    const base = basePath(c, "/ui/jobs/:name");
+    const name = validate(NameSchema, c.req.param("name"), "params.name");
+    const beforeText = c.req.query("before");
+    const before = beforeText !== undefined && /^\d{1,16}$/.test(beforeText) ? Number(beforeText) : undefined;
+    const now = rc.now();
+    const info = await scheduler.get(name, { next: JOB_NEXT });
+    const { csrf, chrome: ch } = await chrome(c, base, now);
+    if (info === undefined) {
+      return c.html(await layout(ch, "Not found", refusedPage(rc.title, homePath(base), `No job named "${name}".`)), 404);
+    }
+    const history = await scheduler.runs(name, before === undefined ? { limit: HISTORY_LIMIT } : { limit: HISTORY_LIMIT, before });
+    const last = history.at(-1);
+    const view: JobView = { info, past: await pastOf(name, now) };
+    const cc = { base, now, csrf, back: "job" as const, listNext: 10, nextBefore: history.length === HISTORY_LIMIT && last ? last.slot : null };
+    return c.html(await layout(ch, name, jobPage(view, history, cc, noticeFrom(c))));
+  });
+
+  app.post("/ui/login", async (c) => {
+    htmlHeaders(c);
+    const base = basePath(c, "/ui/login");
+    if (!sameOrigin(c.req.raw)) return c.html(await refusedPage(rc.title, homePath(base), "Refused: cross-site sign-in."), 403);
+    const form = await readForm(c.req.raw, rc.maxBodyBytes);
+    if (!await auth.login(form.get("token") ?? "")) return c.html(await loginPage(rc.title, base, "Wrong token."), 401);
+    if (auth.required) {
+      setCookie(c, SESSION_COOKIE, await auth.issueSession(rc.now()), {
+        httpOnly: true,
+        sameSite: "Strict",
+        path: homePath(base),
+        secure: rc.secureCookie ?? new URL(c.req.url).protocol === "https:",
+        maxAge: Math.floor(rc.sessionTtlMs / 1000),
+      });
+    }
+    return c.redirect(homePath(base), 303);
+  });
+
+  app.post("/ui/logout", async (c) => {
+    const base = basePath(c, "/ui/logout");
+    if (!sameOrigin(c.req.raw)) return c.html(await refusedPage(rc.title, homePath(base), "Refused: cross-site request."), 403);
+    deleteCookie(c, SESSION_COOKIE, { path: homePath(base) });
+    return c.redirect(homePath(base), 303);
+  });
+
+  for (const verb of ["run", "pause", "resume"] as const) {
+    const route = `/ui/jobs/:name/${verb}`;
+    app.post(route, page(route), async (c) => {
+      htmlHeaders(c);
+      const base = basePath(c, route);
+      const name = validate(NameSchema, c.req.param("name"), "params.name");
+      const form = await readForm(c.req.raw, rc.maxBodyBytes);
+      const viaBearer = await auth.bearer(c.req.raw);
+      if (!sameOrigin(c.req.raw) || (!viaBearer && !await auth.checkCsrf(getCookie(c, SESSION_COOKIE), form.get("csrf")))) {
+        return c.html(await refusedPage(rc.title, homePath(base), "Refused: the form is stale or came from another site. Reload the page and try again."), 403);
+      }
+      let result: string;
+      if (await scheduler.get(name) === undefined) {
+        result = "unknown-job";
+      } else if (verb === "run") {
+        const r = await scheduler.run(name, { mode: "force" });
+        result = r.ok ? r.outcome : r.reason.replace(/ /g, "-");
+      } else {
+        await scheduler[verb](name);
+        result = verb === "pause" ? "paused" : "resumed";
+      }
+      const back = form.get("back") === "job" ? jobHref(base, name) : homePath(base);
+      const q = new URLSearchParams({ done: verb, job: name, result });
+      return c.redirect(`${back}?${q}`, 303);
+    });
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * `edgecronRouter()`: the Hono app exposing a scheduler over HTTP (JSON API and dashboard).
+ */
+import { Hono } from "hono";
+import { parseDuration } from "../core/duration.ts";
+import { quote, SchedulerError } from "../core/errors.ts";
+import type { Logger, Scheduler } from "../engine/types.ts";
+import { createAuth } from "./_auth.ts";
+import type { RouterContext } from "./_context.ts";
+import { toErrorResponse } from "./_errors.ts";
+import { registerApi } from "./api.ts";
+import { registerDashboard } from "./dashboard/routes.ts";
+
+/** Options of `edgecronRouter()`. */
+export interface RouterOptions {
+  /** Bearer token every request must carry. Required unless `public: true`. */
+  token?: string;
+  /** Serve without any authentication. Must be set explicitly; default false. */
+  public?: boolean;
+  /** Largest accepted request body in bytes; default 65 536 (64 KiB). */
+  maxBodyBytes?: number;
+  /** Dashboard title; default `"edgecron"`. */
+  title?: string;
+  /** Clock for the dashboard and session expiry (epoch ms); default `Date.now`. */
+  now?: () => number;
+  /** Where unexpected errors are logged; default `console`. */
+  logger?: Logger;
+  /** Dashboard session lifetime; default `"12h"`. */
+  sessionTtl?: string | number;
+  /** Force the cookie's `Secure` flag; default: set when the request URL is https. */
+  secureCookie?: boolean;
+}
+
+function invalid(field: string, message: string): SchedulerError {
+  return new SchedulerError("invalid-spec", `router.${field}: ${message}`, { path: `router.${field}` });
+}
+
+function resolve(scheduler: Scheduler, options: RouterOptions): RouterContext {
+  if (typeof options !== "object" || options === null) throw invalid("options", "expected { token } or { public: true }");
+  const isPublic = options.public ?? false;
+  if (typeof isPublic !== "boolean") throw invalid("public", `expected true or false, got ${quote(isPublic)}`);
+  const { token } = options;
+  if (isPublic && token !== undefined) throw invalid("token", "give either a token or public: true, not both");
+  if (!isPublic && (typeof token !== "string" || token.length === 0 || /\s/.test(token))) {
+    throw invalid("token", "required (a non-empty string without whitespace) unless public: true is passed explicitly");
+  }
+  const maxBodyBytes = options.maxBodyBytes ?? 65_536;
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) throw invalid("maxBodyBytes", `expected a positive whole number, got ${quote(maxBodyBytes)}`);
+  const sessionTtlMs = parseDuration(options.sessionTtl ?? "12h", { code: "invalid-spec", field: "router.sessionTtl", path: "router.sessionTtl", min: 60_000 });
+  return {
+    scheduler,
+    auth: createAuth(isPublic ? undefined : token, sessionTtlMs),
+    maxBodyBytes,
+    title: options.title ?? "edgecron",
+    now: options.now ?? (() => Date.now()),
+    logger: options.logger ?? console,
+    sessionTtlMs,
+    secureCookie: options.secureCookie,
+  };
+}
+
+/**
+ * Builds the Hono app serving `scheduler`: the JSON API (`/health`, `/jobs`,
+ * `/jobs/:name`, `/jobs/:name/runs`, `/jobs/:name/run|pause|resume`, `/tick`, data-defined
+ * jobs via `POST /jobs`, `PUT` and `DELETE /jobs/:name`) and the dashboard at `/`.
+ * Mount it anywhere with `app.route(prefix, router)`.
+ *
+ * Options: `token` (required unless `public: true`), `public` (default false),
+ * `maxBodyBytes` (default 64 KiB), `title` (default "edgecron"), `now` (default
+ * `Date.now`), `logger` (default console), `sessionTtl` (default "12h"), `secureCookie`.
+ *
+ * Errors answer `{ error: { code, message, path? } }`: 400 invalid input, 401 no or wrong
+ * token, 404 unknown job, 409 refused (already running, code-defined job...), 413 body
+ * over the limit, 500 (generic text; the real error goes to `logger`), 503 store down.
+ *
+ * @throws {SchedulerError} `invalid-spec` when neither a token nor `public: true` is given.
+ * @example
+ * const app = new Hono();
+ * app.route("/cron", edgecronRouter(scheduler, { token: env.EDGECRON_TOKEN }));
+ */
+export function edgecronRouter(scheduler: Scheduler, options: RouterOptions): Hono {
+  const rc = resolve(scheduler, options);
+  const app = new Hono();
+  app.onError((error, c) => {
+    const { status, body, internal } = toErrorResponse(error);
+    if (internal) {
+      try {
+        rc.logger.error("edgecron http: request failed", {
+          method: c.req.method,
+          path: c.req.path,
+          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        });
+      } catch {
+        // A failing logger must not turn a 500 into a crash.
+      }
+    }
+    c.header("Cache-Control", "no-store");
+    return c.json(body, status);
+  });
+  registerApi(app, rc);
+  registerDashboard(app, rc);
+  return app;
+}

@@ -1,0 +1,113 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { SchedulerError } from "../../src/core/errors.ts";
+import type { Scheduler } from "../../src/engine/types.ts";
+import { errorOf, json, setup, TOKEN } from "./_setup.ts";
+
+const KIB = 1024;
+
+/** A body streamed in chunks, so no Content-Length is known up front. */
+function stream(totalBytes: number, chunk = 8 * KIB): ReadableStream<Uint8Array> {
+  let sent = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (sent >= totalBytes) return controller.close();
+      const n = Math.min(chunk, totalBytes - sent);
+      controller.enqueue(new TextEncoder().encode(" ".repeat(n)));
+      sent += n;
+    },
+  });
+}
+
+function streamed(path: string, body: ReadableStream<Uint8Array>, headers: Record<string, string> = {}): Request {
+  return new Request(`http://localhost${path}`, {
+    method: "POST",
+    body,
+    headers: { authorization: `Bearer ${TOKEN}`, ...headers },
+    duplex: "half",
+  } as RequestInit);
+}
+
+describe("request bodies", () => {
+  it("answers 413 for a body over 64 KiB declared by Content-Length", async () => {
+    const f = setup();
+    const res = await f.call("POST", "/jobs", json({ name: "x", pad: "y".repeat(64 * KIB) }));
+    assert.equal(res.status, 413);
+    assert.deepEqual(await errorOf(res), { code: "payload-too-large", message: "body: larger than the limit of 65536 bytes" });
+  });
+
+  it("counts streamed bytes when Content-Length is absent", async () => {
+    const f = setup();
+    const res = await f.app.request(streamed("/tick", stream(65 * KIB)));
+    assert.equal(res.status, 413);
+    const small = await f.app.request(streamed("/tick", stream(10 * KIB)));
+    assert.equal(small.status, 200, "10 KiB of whitespace is an empty body");
+  });
+
+  it("counts streamed bytes when Content-Length lies", async () => {
+    const f = setup();
+    const res = await f.app.request(streamed("/jobs/hourly/pause", stream(200 * KIB), { "content-length": "2" }));
+    assert.equal(res.status, 413);
+  });
+
+  it("honours a custom maxBodyBytes", async () => {
+    const f = setup({ router: { maxBodyBytes: 16 } });
+    assert.equal((await f.call("POST", "/jobs/hourly/run", json({ mode: "force" }))).status, 200);
+    assert.equal((await f.call("POST", "/jobs/hourly/run", json({ mode: "force", x: "long" }))).status, 413);
+  });
+
+  it("answers 400 for malformed JSON, non-objects and invalid UTF-8", async () => {
+    const f = setup();
+    for (const body of ["{", "{'mode':'force'}", "nul", '{"mode":"force"}}']) {
+      const res = await f.call("POST", "/jobs/hourly/run", { body, headers: { "content-type": "application/json" } });
+      assert.equal(res.status, 400, body);
+      const error = await errorOf(res);
+      assert.equal(error.code, "invalid-request");
+      assert.match(error.message, /^body: malformed JSON/);
+    }
+    for (const body of ["[]", "42", '"force"', "null"]) {
+      const res = await f.call("POST", "/jobs/hourly/run", { body });
+      assert.equal(res.status, 400, body);
+      assert.match((await errorOf(res)).message, /^body: /);
+    }
+    const bytes = await f.call("POST", "/jobs/hourly/run", { body: new Uint8Array([0x7b, 0xff, 0x7d]) });
+    assert.equal(bytes.status, 400);
+    assert.equal((await errorOf(bytes)).message, "body: not valid UTF-8");
+  });
+});
+
+describe("unexpected errors", () => {
+  const boom = (s: Scheduler): Scheduler => ({
+    ...s,
+    list: () => Promise.reject(new Error("SQLITE_CORRUPT at /srv/data/edgecron.db (password=hunter2)")),
+    get: () => { throw new TypeError("Cannot read properties of undefined (reading 'x')"); },
+    health: () => Promise.reject(new SchedulerError("store-error", "libsql: connect ECONNREFUSED 10.0.0.7:8080")),
+  });
+
+  it("answer 500 with a generic message, no stack, and log the real error", async () => {
+    const f = setup({ wrap: boom });
+    for (const path of ["/jobs", "/jobs/hourly"]) {
+      const res = await f.call("GET", path);
+      assert.equal(res.status, 500);
+      const text = await res.text();
+      assert.deepEqual(JSON.parse(text), { error: { code: "internal", message: "internal server error" } });
+      for (const leak of ["SQLITE", "hunter2", "/srv", "TypeError", "at ", "Cannot read"]) assert.ok(!text.includes(leak), leak);
+    }
+    assert.equal(f.errors.length, 2);
+    assert.match(String(f.errors[0]!.fields?.["error"]), /SQLITE_CORRUPT/);
+  });
+
+  it("answer 503 for store errors without the store's message", async () => {
+    const f = setup({ wrap: boom });
+    const res = await f.call("GET", "/health");
+    assert.equal(res.status, 503);
+    const text = await res.text();
+    assert.ok(!text.includes("10.0.0.7") && !text.includes("ECONNREFUSED"), text);
+    assert.equal((JSON.parse(text) as { error: { code: string } }).error.code, "store-error");
+  });
+
+  it("a throwing logger does not turn a 500 into a crash", async () => {
+    const f = setup({ wrap: boom, router: { logger: { debug() {}, info() {}, warn() {}, error() { throw new Error("logger down"); } } } });
+    assert.equal((await f.call("GET", "/jobs")).status, 500);
+  });
+});

@@ -1,0 +1,108 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import type { JobInfo } from "../../src/engine/types.ts";
+import { verifySignature } from "../../src/http/mod.ts";
+import { errorOf, json, SECRET, setup, T0 } from "./_setup.ts";
+
+const HOOK = { schedule: "*/5 * * * *", target: { url: "https://hooks.example/run", headers: { "X-Team": "ops" } } };
+
+describe("data-defined jobs over HTTP", () => {
+  it("POST /jobs stores a webhook job that the next tick delivers, signed", async () => {
+    const f = setup();
+    await f.scheduler.tick();
+    const created = await f.call("POST", "/jobs", json({ name: "hook", ...HOOK, description: "ping" }));
+    assert.equal(created.status, 201);
+    const info = await created.json() as JobInfo;
+    assert.equal(info.source, "data");
+    assert.equal(info.next[0], T0 + 5 * 60_000);
+    await f.clock.advance(5 * 60_000);
+    await f.scheduler.tick();
+    const req = f.fetched.find((r) => r.url === "https://hooks.example/run");
+    assert.ok(req, "the webhook was called");
+    assert.equal(req.headers.get("x-team"), "ops");
+    assert.equal(req.headers.get("edgecron-job"), "hook");
+    assert.equal((await verifySignature(req, SECRET, { now: f.clock.now() })).ok, true);
+    const runs = await (await f.call("GET", "/jobs/hook/runs")).json() as { runs: { status: string }[] };
+    assert.deepEqual(runs.runs.map((r) => r.status), ["ok"]);
+  });
+
+  it("POST /jobs refuses a duplicate and a code-defined name with 409", async () => {
+    const f = setup();
+    assert.equal((await f.call("POST", "/jobs", json({ name: "hook", ...HOOK }))).status, 201);
+    const dup = await f.call("POST", "/jobs", json({ name: "hook", ...HOOK }));
+    assert.equal(dup.status, 409);
+    assert.equal((await errorOf(dup)).code, "conflict");
+    const code = await f.call("POST", "/jobs", json({ name: "hourly", ...HOOK }));
+    assert.equal(code.status, 409);
+    assert.equal((await errorOf(code)).code, "code-defined");
+  });
+
+  it("refuses bad specs with 400 and the path of the offending field", async () => {
+    const f = setup();
+    const cases: [unknown, string][] = [
+      [{ name: "x", schedule: "*/5 * * * *" }, "target"],
+      [{ name: "x", ...HOOK, target: { url: "ftp://h/x" } }, "target.url"],
+      [{ name: "x", ...HOOK, target: { url: "https://h/x", zz: 1 } }, "target.zz"],
+      [{ name: "x", ...HOOK, target: { url: "https://h/x", method: "TRACE" } }, "target.method"],
+      [{ name: "x", ...HOOK, target: { url: "https://h/x", headers: { "Edgecron-Job": "spoof" } } }, "target.headers.Edgecron-Job"],
+      [{ name: "x", ...HOOK, target: { url: "https://h/x", headers: { "X-A": "a\r\nInjected: 1" } } }, "target.headers.X-A"],
+      [{ name: "x", ...HOOK, timeout: "soon" }, "timeout"],
+      [{ name: "x", ...HOOK, retries: { attempts: -1 } }, "retries.attempts"],
+      [{ name: "x", ...HOOK, catchUp: { mode: "some" } }, "catchUp.mode"],
+      [{ name: "x", ...HOOK, schedule: { cron: "* * * * *", tz: "UTC" } }, "schedule.tz"],
+      [{ name: "x", ...HOOK, schedule: { weekly: true } }, "schedule"],
+      [{ name: "x", ...HOOK, owner: "me" }, "owner"],
+      [{ name: "bad\u0001name", ...HOOK }, "name"],
+      [{ ...HOOK }, "name"],
+    ];
+    for (const [body, path] of cases) {
+      const res = await f.call("POST", "/jobs", json(body));
+      assert.equal(res.status, 400, JSON.stringify(body));
+      const error = await errorOf(res);
+      assert.equal(error.path, path, JSON.stringify(error));
+      assert.ok(error.message.startsWith(`${path}: `), error.message);
+    }
+  });
+
+  it("passes the engine's own validation errors through as 400 (bad cron, bad zone)", async () => {
+    const f = setup();
+    const cron = await f.call("POST", "/jobs", json({ name: "x", ...HOOK, schedule: "61 * * * *" }));
+    assert.equal(cron.status, 400);
+    assert.match((await errorOf(cron)).code, /^invalid-/);
+    const zone = await f.call("POST", "/jobs", json({ name: "y", ...HOOK, timezone: "Mars/Olympus" }));
+    assert.equal(zone.status, 400);
+    assert.match((await errorOf(zone)).message, /Mars\/Olympus/);
+  });
+
+  it("PUT creates (201), replaces (200) and honours ifVersion (409)", async () => {
+    const f = setup();
+    const created = await f.call("PUT", "/jobs/hook", json(HOOK));
+    assert.equal(created.status, 201);
+    assert.equal((await created.json() as JobInfo).def?.version, 1);
+    const replaced = await f.call("PUT", "/jobs/hook", json({ ...HOOK, schedule: "@hourly" }));
+    assert.equal(replaced.status, 200);
+    assert.equal((await replaced.json() as JobInfo).schedule, "@hourly");
+    const stale = await f.call("PUT", "/jobs/hook?ifVersion=1", json(HOOK));
+    assert.equal(stale.status, 409);
+    assert.equal((await f.call("PUT", "/jobs/hook?ifVersion=2", json(HOOK))).status, 200);
+    assert.equal((await f.call("PUT", "/jobs/hook?ifVersion=x", json(HOOK))).status, 400);
+  });
+
+  it("PUT and DELETE refuse to touch a code-defined job", async () => {
+    const f = setup();
+    const put = await f.call("PUT", "/jobs/hourly", json(HOOK));
+    assert.equal(put.status, 409);
+    assert.equal((await errorOf(put)).code, "code-defined");
+    const del = await f.call("DELETE", "/jobs/hourly");
+    assert.equal(del.status, 409);
+    assert.ok(await f.scheduler.get("hourly"), "still there");
+  });
+
+  it("DELETE removes a data-defined job, then answers 404", async () => {
+    const f = setup();
+    await f.call("PUT", "/jobs/hook", json(HOOK));
+    assert.deepEqual(await (await f.call("DELETE", "/jobs/hook")).json(), { job: "hook", deleted: true });
+    assert.equal(await f.scheduler.get("hook"), undefined);
+    assert.equal((await f.call("DELETE", "/jobs/hook")).status, 404);
+  });
+});

@@ -10,3 +10,26 @@ export { formatDuration, parseDuration, tryParseDuration } from "./core/duration
 export type { DayMatch, Schedule, ScheduleSpec } from "./core/types.ts";
 export { assertTimeZone, at, cron, every, schedule, toEpochMs } from "./core/mod.ts";
 export type { CronOptions, EveryOptions, InstantInput, ScheduleOptions } from "./core/mod.ts";
+export { consoleLogger, createManualClock, createScheduler, MAX_TIMER_MS, planSlots, systemClock, timerDelay } from "./engine/mod.ts";
+export type {
+  CatchUpMode,
+  CatchUpSpec,
+  Clock,
+  DataJobSpec,
+  HealthReport,
+  JobCounters,
+  JobInfo,
+  JobPolicy,
+  JobSpec,
+  JobTickReport,
+  Logger,
+  ManualClock,
+  ManualRunResult,
+  RetrySpec,
+  RunContext,
+  Scheduler,
+  SchedulerEvent,
+  SchedulerOptions,
+  TickReport,
+  WebhookTarget,
+} from "./engine/mod.ts";

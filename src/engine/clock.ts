@@ -1,0 +1,110 @@
+/** Clocks: the system clock and a manual clock that tests (and simulations) drive. */
+import type { Clock } from "./types.ts";
+
+/**
+ * The system clock: `Date.now()` and the global Web-standard timers.
+ *
+ * @example createScheduler({ clock: systemClock() })
+ */
+export function systemClock(): Clock {
+  return {
+    now: () => Date.now(),
+    setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms),
+    clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof setTimeout>),
+  };
+}
+
+/** A clock whose time moves only when told to. */
+export interface ManualClock extends Clock {
+  /** Timers not yet fired, as `{ at, id }`, earliest first. */
+  pending(): { at: number; id: number }[];
+  /**
+   * Moves time forward by `ms`, firing every timer that falls due on the way, in
+   * order, each at its own instant, and letting pending promise callbacks run
+   * between timers. Resolves once time has reached its target.
+   */
+  advance(ms: number): Promise<void>;
+  /** Like `advance`, to an absolute instant (never backwards: throws `RangeError`). */
+  set(ms: number): Promise<void>;
+  /** Lets pending promise callbacks (and what they start) run without moving time. */
+  settle(): Promise<void>;
+}
+
+interface Timer {
+  id: number;
+  at: number;
+  fn: () => void;
+}
+
+/**
+ * A manual clock starting at `start` (epoch ms, `Date` accepted).
+ *
+ * Drive it from tests like this: start the operation without awaiting it, move
+ * time with `await clock.advance(ms)` (it fires due timers in order and lets the
+ * promise callbacks they trigger run), then await the operation:
+ *
+ * ```ts
+ * const clock = createManualClock(Date.UTC(2030, 0, 1));
+ * const scheduler = createScheduler({ clock });
+ * const report = scheduler.tick();     // a handler is waiting on a timer
+ * await clock.advance(60_000);         // its timeout fires here
+ * await report;
+ * ```
+ *
+ * Timers with the same due instant fire in the order they were set. Between timers
+ * it yields to the host event loop with one zero-delay host timer, so work that
+ * only awaits promises (the memory store, handlers) runs in between.
+ *
+ * @throws {RangeError} from `set()` when asked to move backwards, or from
+ * `advance()` with a negative or non-finite step.
+ */
+export function createManualClock(start: number | Date = 0): ManualClock {
+  let now = typeof start === "number" ? start : start.getTime();
+  let nextId = 1;
+  let timers: Timer[] = [];
+
+  const settle = async (): Promise<void> => {
+    // Two host turns: the first drains promise jobs queued so far, the second
+    // catches work those jobs handed to another macrotask.
+    for (let i = 0; i < 2; i++) await new Promise<void>((resolve) => globalThis.setTimeout(resolve, 0));
+  };
+
+  const moveTo = async (target: number): Promise<void> => {
+    await settle();
+    for (;;) {
+      const due = timers.filter((t) => t.at <= target).sort((a, b) => a.at - b.at || a.id - b.id)[0];
+      if (due === undefined) break;
+      timers = timers.filter((t) => t !== due);
+      now = Math.max(now, due.at);
+      due.fn();
+      await settle();
+    }
+    now = target;
+    await settle();
+  };
+
+  return {
+    now: () => now,
+    setTimeout(fn, ms) {
+      const id = nextId++;
+      const delay = Number.isFinite(ms) && ms > 0 ? ms : 0;
+      timers = [...timers, { id, at: now + delay, fn }];
+      return id;
+    },
+    clearTimeout(handle) {
+      timers = timers.filter((t) => t.id !== handle);
+    },
+    pending: () => timers.map(({ at, id }) => ({ at, id })).sort((a, b) => a.at - b.at || a.id - b.id),
+    advance(ms) {
+      if (!Number.isFinite(ms) || ms < 0) return Promise.reject(new RangeError(`advance: expected ms >= 0, got ${ms}`));
+      return moveTo(now + ms);
+    },
+    set(ms) {
+      if (!Number.isFinite(ms) || ms < now) {
+        return Promise.reject(new RangeError(`set: cannot move from ${now} back to ${ms}`));
+      }
+      return moveTo(ms);
+    },
+    settle,
+  };
+}

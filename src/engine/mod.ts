@@ -1,0 +1,14 @@
+/**
+ * The engine: `createScheduler()` (tick, timer mode, run policies, claims), clocks,
+ * loggers, and the pure planner.
+ *
+ * @module
+ */
+export { createScheduler } from "./scheduler.ts";
+export { createManualClock, systemClock } from "./clock.ts";
+export type { ManualClock } from "./clock.ts";
+export { consoleLogger } from "./events.ts";
+export { MAX_SLOTS_PER_TICK, nextWake, planSlots } from "./plan.ts";
+export type { Plan, PlanInput } from "./plan.ts";
+export { MAX_TIMER_MS, timerDelay } from "./timer.ts";
+export type * from "./types.ts";

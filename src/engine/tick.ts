@@ -1,0 +1,199 @@
+/**
+ * One tick (DESIGN.md §5): one `snapshot()`, reaping of expired leases when there are
+ * any, one `claim()` batch for every job, then the won slots run.
+ */
+import type { ClaimRequest, RunRecord, TickSnapshot } from "../store/types.ts";
+import { allJobs, countersOf, type EngineState, findJob, storeFailed, track } from "./_state.ts";
+import { syncDefs } from "./data_jobs.ts";
+import { errorText, jobLabel } from "./events.ts";
+import { planSlots } from "./plan.ts";
+import { runSlot } from "./runner.ts";
+import type { ResolvedJob } from "./spec.ts";
+import type { JobTickReport, TickReport } from "./types.ts";
+
+const HOUR = 3_600_000;
+
+/** A tick whose claims are done: `report` fills in as runs settle; `settled` resolves then. */
+export interface StartedTick {
+  report: TickReport;
+  settled: Promise<TickReport>;
+}
+
+const emptyJobReport = (): JobTickReport => ({
+  planned: [], won: [], lost: [], run: [], skipped: [], missed: [], abandoned: [], outcomes: {},
+});
+
+/**
+ * Plans, claims and starts the runs of one tick at `now`. Resolves once the claims are
+ * made (timer mode re-arms then); `settled` resolves when every run this tick started
+ * has its outcome recorded (what `tick()` and platform triggers await). Never rejects:
+ * a store failure gives `ok: false`, a `store-error` event, and no run.
+ */
+export async function startTick(state: EngineState, now: number): Promise<StartedTick> {
+  const report: TickReport = { now, node: state.node, ok: true, jobs: {} };
+  const failed = (e: unknown): StartedTick => {
+    report.ok = false;
+    report.error = errorText(e);
+    storeFailed(state, report.error);
+    return finish(state, report, []);
+  };
+  state.lastTick = now;
+
+  const names = [...new Set([...state.code.keys(), ...state.data.keys()])];
+  let snapshot: TickSnapshot;
+  try {
+    snapshot = await state.store.snapshot(names, now);
+  } catch (e) {
+    return failed(e);
+  }
+  syncDefs(state, snapshot.defs);
+  const jobReport = (name: string): JobTickReport => (report.jobs[name] ??= emptyJobReport());
+
+  let reclaimed: { job: ResolvedJob; row: RunRecord }[];
+  try {
+    reclaimed = await reapExpired(state, snapshot, now, jobReport);
+  } catch (e) {
+    return failed(e);
+  }
+
+  // Jobs learned from this snapshot's defs have no state in it yet; the next tick plans them.
+  const requests: ClaimRequest[] = [];
+  const batch = crypto.randomUUID();
+  for (const job of allJobs(state)) {
+    const js = snapshot.jobs[job.name];
+    if (!job.enabled || js === undefined) continue;
+    const plan = planSlots({
+      schedule: job.schedule,
+      catchUp: job.catchUp,
+      now,
+      watermark: snapshot.watermarks[job.name],
+      firstSeen: js.firstSeen,
+      paused: js.paused,
+    });
+    if (plan.dropped > 0) {
+      state.log.warn(`${jobLabel(job.name)}: ${plan.dropped} slots too far behind to plan were not recorded`, { now });
+    }
+    if (plan.run.length + plan.missed.length === 0) continue;
+    const r = jobReport(job.name);
+    const lease = job.timeoutMs + state.leaseGraceMs;
+    const base = { job: job.name, kind: "scheduled", node: state.node, batch, now, overlap: job.overlap } as const;
+    for (const slot of plan.missed) requests.push({ ...base, slot, status: "missed", leaseUntil: now });
+    // Won slots of one job run one after another: the i-th lease covers the i runs before it.
+    plan.run.forEach((slot, i) => requests.push({ ...base, slot, status: "running", leaseUntil: now + (i + 1) * lease }));
+    r.planned.push(...[...plan.missed, ...plan.run].sort((a, b) => a - b));
+  }
+
+  const won = new Map<string, number[]>();
+  if (requests.length > 0) {
+    let results;
+    try {
+      results = await state.store.claim(requests);
+    } catch (e) {
+      return failed(e);
+    }
+    for (const { job, slot, outcome } of results) {
+      const r = jobReport(job);
+      const counters = countersOf(state, job);
+      if (outcome === "won") {
+        r.won.push(slot);
+        won.set(job, [...(won.get(job) ?? []), slot]);
+        state.emit({ type: "claimed", job, slot });
+      } else if (outcome === "lost") {
+        r.lost.push(slot);
+        counters.lost++;
+        state.emit({ type: "lost", job, slot });
+      } else {
+        r[outcome].push(slot);
+        counters[outcome]++;
+        r.outcomes[slot] = outcome;
+        state.emit({ type: outcome, job, slot });
+      }
+    }
+  }
+  state.storeOk = true;
+  state.lastError = undefined;
+
+  const runs: Promise<unknown>[] = reclaimed.map(({ job, row }) => {
+    jobReport(job.name).run.push(row.slot);
+    return track(state, runSlot(state, job, row.slot, row.attempt + 1).then((o) => record(jobReport(job.name), row.slot, o)));
+  });
+  for (const [name, slots] of won) {
+    const job = findJob(state, name);
+    if (job !== undefined) runs.push(track(state, runInOrder(state, job, slots, jobReport(name))));
+  }
+  return finish(state, report, runs);
+}
+
+function record(r: JobTickReport, slot: number, outcome: string | undefined): void {
+  if (outcome !== undefined) r.outcomes[slot] = outcome as JobTickReport["outcomes"][number];
+}
+
+/** Runs one job's won slots oldest first, renewing each later slot's lease as it starts. */
+async function runInOrder(state: EngineState, job: ResolvedJob, slots: number[], r: JobTickReport): Promise<void> {
+  for (const [i, slot] of slots.entries()) {
+    if (state.stopping) return;
+    if (i > 0) {
+      const now = state.clock.now();
+      const key = { job: job.name, slot, attempt: 1, node: state.node };
+      const lease = { startedAt: now, leaseUntil: now + job.timeoutMs + state.leaseGraceMs };
+      const held = await state.store.update(key, lease).catch(() => false);
+      if (!held) continue;
+    }
+    r.run.push(slot);
+    record(r, slot, await runSlot(state, job, slot, 1));
+  }
+}
+
+/**
+ * Records every `running` row whose lease has ended as `abandoned` (only when the
+ * snapshot shows one, so a normal tick costs no extra round trip) and re-claims the
+ * ones of jobs this node knows with retries left. Returns the re-claimed rows.
+ */
+async function reapExpired(
+  state: EngineState,
+  snapshot: TickSnapshot,
+  now: number,
+  jobReport: (name: string) => JobTickReport,
+): Promise<{ job: ResolvedJob; row: RunRecord }[]> {
+  const expired = snapshot.running.some((row) => row.leaseUntil !== null && row.leaseUntil < now);
+  if (!expired) return [];
+  const reaped = await state.store.reap(now);
+  const reclaimed: { job: ResolvedJob; row: RunRecord }[] = [];
+  for (const row of reaped) {
+    const job = findJob(state, row.job);
+    const paused = snapshot.jobs[row.job]?.paused === true;
+    const retry = job !== undefined && job.enabled && !paused && row.attempt <= job.retries.attempts;
+    let willRetry = false;
+    if (retry) {
+      const leaseUntil = now + job.timeoutMs + state.leaseGraceMs;
+      willRetry = await state.store.reclaim({ job: row.job, slot: row.slot, attempt: row.attempt }, state.node, now, leaseUntil);
+      if (willRetry) reclaimed.push({ job, row });
+    }
+    countersOf(state, row.job).abandoned++;
+    jobReport(row.job).abandoned.push(row.slot);
+    state.emit({ type: "abandoned", job: row.job, slot: row.slot, attempt: row.attempt, node: row.node, willRetry });
+  }
+  return reclaimed;
+}
+
+/** Wraps up: `settled` waits for the runs, then emits `tick` and prunes (at most hourly). */
+function finish(state: EngineState, report: TickReport, runs: Promise<unknown>[]): StartedTick {
+  const settled = Promise.all(runs).then(async () => {
+    if (report.ok) await prune(state, report.now);
+    state.emit({ type: "tick", now: report.now, report });
+    return report;
+  });
+  return { report, settled };
+}
+
+async function prune(state: EngineState, now: number): Promise<void> {
+  if (state.lastPrune !== undefined && now - state.lastPrune < HOUR) return;
+  state.lastPrune = now;
+  const longestWindow = Math.max(0, ...allJobs(state).map((j) => j.catchUp.windowMs));
+  try {
+    const removed = await state.store.prune(now - Math.max(state.retentionMs, longestWindow));
+    if (removed > 0) state.log.debug(`pruned ${removed} finished runs`);
+  } catch (e) {
+    state.log.warn("pruning run history failed; will retry in an hour", { error: errorText(e) });
+  }
+}

@@ -1,0 +1,136 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { SchedulerError } from "../../src/core/errors.ts";
+import { createMemoryStore } from "../../src/store/memory.ts";
+import { deferred, MIN, ofType, rows, SEC, setup, T0, tally, tickAt } from "./_helpers.ts";
+
+describe("scheduler.run (manual runs)", () => {
+  it("force claims slot = now as a manual run and returns its outcome", async () => {
+    const s = setup({ start: T0 + 10 * SEC });
+    let ran = 0;
+    s.scheduler.job("report", { schedule: "0 3 * * *", run: () => void ran++ });
+    const result = await s.scheduler.run("report", { mode: "force" });
+    assert.deepEqual(result, { ok: true, job: "report", slot: T0 + 10 * SEC, outcome: "ok" });
+    const [row] = await rows(s.store, "report");
+    assert.equal(row!.kind, "manual");
+    assert.equal(ran, 1);
+  });
+
+  it("refuses unknown jobs, a second concurrent run, and due when nothing is due", async () => {
+    const s = setup({ start: T0 + 10 * SEC });
+    const gate = deferred();
+    s.scheduler.job("report", { schedule: "0 3 * * *", run: () => gate.promise });
+    assert.deepEqual(await s.scheduler.run("nope"), { ok: false, job: "nope", reason: "unknown job" });
+    assert.deepEqual(await s.scheduler.run("report", { mode: "due" }), { ok: false, job: "report", reason: "not due" });
+    const first = s.scheduler.run("report");
+    await s.clock.settle();
+    assert.deepEqual(await s.scheduler.run("report"), { ok: false, job: "report", reason: "already running" });
+    gate.resolve();
+    assert.equal((await first).ok, true);
+    assert.equal(tally(await rows(s.store, "report")).ok, 1);
+  });
+
+  it("due runs the newest scheduled slot nobody recorded yet, once", async () => {
+    const s = setup({ start: T0 - 1 });
+    const slots: number[] = [];
+    s.scheduler.job("hourly", { schedule: "0 * * * *", run: (ctx) => void slots.push(ctx.slot) });
+    await tickAt(s, T0 - 1);
+    await s.clock.set(T0 + 2 * 3_600_000 + 5 * MIN);
+    assert.deepEqual(await s.scheduler.run("hourly", { mode: "due" }), { ok: true, job: "hourly", slot: T0 + 2 * 3_600_000, outcome: "ok" });
+    assert.deepEqual(await s.scheduler.run("hourly", { mode: "due" }), { ok: false, job: "hourly", reason: "not due" });
+    assert.deepEqual(slots, [T0 + 2 * 3_600_000]);
+  });
+});
+
+describe("pause and resume", () => {
+  it("are persisted in the store and obeyed by another scheduler sharing it", async () => {
+    const store = createMemoryStore();
+    const a = setup({ store, node: "a" });
+    const b = setup({ store, node: "b", clock: a.clock });
+    const ran: number[] = [];
+    a.scheduler.job("shared", { schedule: "* * * * *", run: () => {} });
+    b.scheduler.job("shared", { schedule: "* * * * *", run: (ctx) => void ran.push(ctx.slot) });
+    await tickAt(b, T0);
+    await a.scheduler.pause("shared");
+    assert.equal((await b.scheduler.get("shared"))!.paused, true);
+    await tickAt(b, T0 + MIN);
+    await tickAt(b, T0 + 3 * MIN);
+    assert.deepEqual(ran, []);
+    await a.scheduler.resume("shared");
+    await tickAt(b, T0 + 4 * MIN);
+    assert.deepEqual(ran, [T0 + 4 * MIN]);
+    // Paused time is recorded missed (never caught up, never silently lost).
+    assert.deepEqual((await rows(store, "shared")).map((r) => r.status), ["missed", "missed", "missed", "ok"]);
+  });
+
+  it("refuses to pause an unknown job", async () => {
+    const s = setup();
+    await assert.rejects(s.scheduler.pause("ghost"), (e: unknown) => e instanceof SchedulerError && e.code === "unknown-job");
+  });
+
+  it("a disabled job is listed but never planned", async () => {
+    const s = setup();
+    let ran = 0;
+    s.scheduler.job("off", { schedule: "* * * * *", enabled: false, run: () => void ran++ });
+    await tickAt(s, T0);
+    await tickAt(s, T0 + MIN);
+    assert.equal(ran, 0);
+    assert.equal((await rows(s.store, "off")).length, 0);
+    assert.equal((await s.scheduler.get("off"))!.enabled, false);
+  });
+});
+
+describe("events and logging", () => {
+  it("a throwing listener and a throwing logger never reach the scheduler", async () => {
+    const throwing = () => {
+      throw new Error("listener down");
+    };
+    const s = setup({
+      onEvent: throwing,
+      logger: { debug: throwing, info: throwing, warn: throwing, error: throwing },
+    });
+    let ran = 0;
+    s.scheduler.job("x", { schedule: "* * * * *", run: (ctx) => {
+      ctx.log.info("still fine");
+      ran++;
+    } });
+    await tickAt(s, T0);
+    const report = await tickAt(s, T0 + MIN);
+    assert.equal(report.jobs["x"]!.outcomes[T0 + MIN], "ok");
+    assert.equal(ran, 1);
+  });
+
+  it("emits claimed, started, succeeded and tick in order, and quotes job names in log lines", async () => {
+    const s = setup();
+    s.scheduler.job("a.b:c", { schedule: "* * * * *", run: () => {} });
+    await tickAt(s, T0);
+    s.events.length = 0;
+    await tickAt(s, T0 + MIN);
+    assert.deepEqual(s.events.map((e) => e.type), ["claimed", "started", "succeeded", "tick"]);
+    assert.ok(s.logger.lines.some((l) => l.startsWith('info job "a.b:c" succeeded')));
+  });
+});
+
+describe("leases", () => {
+  it("a running claim of a dead node is recorded abandoned after its lease and re-run when retries are left", async () => {
+    const s = setup({ start: T0 - MIN });
+    const attempts: number[] = [];
+    s.scheduler.job("resilient", { schedule: "0 * * * *", retries: { attempts: 1 }, run: (ctx) => void attempts.push(ctx.attempt) });
+    await tickAt(s, T0 - MIN);
+    await s.store.claim([{
+      job: "resilient", slot: T0, kind: "scheduled", status: "running", overlap: "skip",
+      node: "dead", batch: "dead-batch", now: T0, leaseUntil: T0 + MIN,
+    }]);
+    const early = await tickAt(s, T0 + 30 * SEC);
+    // The dead node's row is the watermark: nothing to plan, and its lease is still live.
+    assert.equal(early.jobs["resilient"], undefined);
+    const report = await tickAt(s, T0 + 2 * MIN);
+    assert.deepEqual(report.jobs["resilient"]!.abandoned, [T0]);
+    assert.deepEqual(attempts, [2]);
+    const [event] = ofType(s.events, "abandoned");
+    assert.deepEqual(event, { type: "abandoned", job: "resilient", slot: T0, attempt: 1, node: "dead", willRetry: true });
+    const [row] = await rows(s.store, "resilient");
+    assert.equal(row!.status, "ok");
+    assert.equal(row!.attempt, 2);
+  });
+});

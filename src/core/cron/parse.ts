@@ -57,10 +57,16 @@ const NICKNAMES: Readonly<Record<string, string>> = {
   "@hourly": "0 * * * *",
 };
 
+function terms(def: FieldDef, text: string): string[] {
+  const list = text.split(",");
+  if (list.includes("")) fail(`${def.name} has an empty term in ${quote(text)}`);
+  return list;
+}
+
 function flags(def: FieldDef, text: string, size: number): Uint8Array {
   const set = new Uint8Array(size);
   if (text === "?") fail(`${def.name} cannot be "?" (only day-of-month and day-of-week can)`);
-  for (const term of text.split(",")) {
+  for (const term of terms(def, text)) {
     for (const v of termValues(def, term)) set[v] = 1;
   }
   return set;
@@ -78,7 +84,7 @@ const NEAREST = /^(\d+)W$/;
 function parseDom(text: string): DomSet {
   if (text === "*" || text === "?") return { days: 0x7fffffff, last: false, lastWeekday: false, nearest: 0, any: true };
   let days = 0, nearest = 0, last = false, lastWeekday = false;
-  for (const term of text.split(",")) {
+  for (const term of terms(DAY_OF_MONTH, text)) {
     if (term === "L") last = true;
     else if (term === "LW") lastWeekday = true;
     else if (NEAREST.test(term)) nearest |= 1 << (parseValue(DAY_OF_MONTH, term.slice(0, -1), term) - 1);
@@ -91,7 +97,7 @@ function parseDow(text: string): DowSet {
   if (text === "*" || text === "?") return { days: 0x7f, last: 0, nth: [0, 0, 0, 0, 0], any: true };
   let days = 0, last = 0;
   const nth = [0, 0, 0, 0, 0];
-  for (const term of text.split(",")) {
+  for (const term of terms(DAY_OF_WEEK, text)) {
     const hash = term.indexOf("#");
     if (hash >= 0) {
       const day = parseValue(DAY_OF_WEEK, term.slice(0, hash), term) % 7;

@@ -1,0 +1,83 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { SchedulerError } from "../../src/core/errors.ts";
+import { createMemoryStore } from "../../src/store/memory.ts";
+import { MIN, rows, setup, T0, tickAt } from "./_helpers.ts";
+
+function fetchSpy(status = 200) {
+  const calls: Request[] = [];
+  const fetch = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    calls.push(new Request(input, init));
+    return Promise.resolve(new Response("ok", { status }));
+  };
+  return { calls, fetch: fetch as typeof globalThis.fetch };
+}
+
+const hook = { schedule: "*/5 * * * *", target: { url: "https://example.test/hook", method: "POST" as const } };
+
+describe("data-defined jobs", () => {
+  it("define() validates and stores the job; ticks deliver its webhook, signed", async () => {
+    const spy = fetchSpy();
+    const s = setup({ fetch: spy.fetch, webhookSecret: "s3cret" });
+    const info = await s.scheduler.define("hook", hook);
+    assert.equal(info.source, "data");
+    assert.equal(info.def?.version, 1);
+    assert.deepEqual(info.next.slice(0, 2), [T0 + 5 * MIN, T0 + 10 * MIN]);
+    const report = await tickAt(s, T0 + 5 * MIN);
+    assert.equal(report.jobs["hook"]!.outcomes[T0 + 5 * MIN], "ok");
+    assert.equal(spy.calls.length, 1);
+    assert.equal(spy.calls[0]!.url, "https://example.test/hook");
+    assert.equal(spy.calls[0]!.headers.get("edgecron-job"), "hook");
+    assert.match(spy.calls[0]!.headers.get("edgecron-signature") ?? "", /^t=\d+,v1=[0-9a-f]{64}$/);
+  });
+
+  it("another node sharing the store picks the definition up on its next tick", async () => {
+    const store = createMemoryStore();
+    const a = setup({ store, node: "a" });
+    const spy = fetchSpy();
+    const b = setup({ store, node: "b", clock: a.clock, fetch: spy.fetch, webhookSecret: "k" });
+    await a.scheduler.define("hook", hook);
+    await tickAt(b, T0 + MIN);
+    const report = await tickAt(b, T0 + 5 * MIN);
+    assert.equal(report.jobs["hook"]!.outcomes[T0 + 5 * MIN], "ok");
+    assert.equal(spy.calls.length, 1);
+    assert.equal((await b.scheduler.list()).map((j) => j.name).join(), "hook");
+  });
+
+  it("records error when the webhook answers non-2xx, or when no secret is configured", async () => {
+    const failing = setup({ fetch: fetchSpy(500).fetch, webhookSecret: "k" });
+    await failing.scheduler.define("hook", hook);
+    await tickAt(failing, T0 + 5 * MIN);
+    const [row] = await rows(failing.store, "hook");
+    assert.equal(row!.status, "error");
+    assert.match(row!.error ?? "", /500/);
+
+    const unsigned = setup({ fetch: fetchSpy().fetch });
+    await unsigned.scheduler.define("hook", hook);
+    await tickAt(unsigned, T0 + 5 * MIN);
+    const [second] = await rows(unsigned.store, "hook");
+    assert.match(second!.error ?? "", /webhookSecret is not configured/);
+  });
+
+  it("refuses a bad definition with its path, a code job's name, and a stale version", async () => {
+    const s = setup();
+    s.scheduler.job("code", { schedule: "* * * * *", run: () => {} });
+    await assert.rejects(s.scheduler.define("hook", { ...hook, target: { url: "mailto:x@y.z" } }), (e: unknown) =>
+      e instanceof SchedulerError && e.path === "jobs.hook.target.url");
+    await assert.rejects(s.scheduler.define("code", hook), (e: unknown) => e instanceof SchedulerError && e.code === "conflict");
+    await s.scheduler.define("hook", hook);
+    await assert.rejects(s.scheduler.define("hook", hook, { ifVersion: 0 }), (e: unknown) => e instanceof SchedulerError && e.code === "conflict");
+    assert.equal((await s.scheduler.define("hook", { ...hook, schedule: "0 * * * *" }, { ifVersion: 1 })).def?.version, 2);
+  });
+
+  it("undefine() removes it from every node's next tick", async () => {
+    const spy = fetchSpy();
+    const s = setup({ fetch: spy.fetch, webhookSecret: "k" });
+    await s.scheduler.define("hook", hook);
+    assert.equal(await s.scheduler.undefine("hook"), true);
+    assert.equal(await s.scheduler.undefine("hook"), false);
+    await tickAt(s, T0 + 5 * MIN);
+    assert.equal(spy.calls.length, 0);
+    assert.equal(await s.scheduler.get("hook"), undefined);
+  });
+});

@@ -45,7 +45,7 @@ export function setup(options: { router?: Partial<RouterOptions>; mount?: string
     : { token: TOKEN, now: clock.now, logger: quietLogger(errors), ...options.router };
   const router = edgecronRouter(options.wrap ? options.wrap(scheduler) : scheduler, routerOptions);
   const app = options.mount ? new Hono().route(options.mount, router) : router;
-  const call: Fixture["call"] = (method, path, init = {}) => {
+  const call: Fixture["call"] = async (method, path, init = {}) => {
     const headers: Record<string, string> = { ...(init.auth === false ? {} : { authorization: `Bearer ${TOKEN}` }), ...init.headers };
     return app.request(path, { method, headers, body: init.body ?? null });
   };

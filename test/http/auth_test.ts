@@ -29,7 +29,7 @@ describe("router auth", () => {
     it(`${route.method} ${route.path} needs the bearer token`, async () => {
       const f = setup();
       await seedGone(f);
-      const init = route.body === undefined ? {} : json(route.body);
+      const init: { body?: string; headers?: Record<string, string> } = route.body === undefined ? {} : json(route.body);
       const none = await f.call(route.method, route.path, { ...init, auth: false });
       assert.equal(none.status, 401);
       const wrong = await f.call(route.method, route.path, { ...init, auth: false, headers: { ...init.headers, authorization: `Bearer ${TOKEN}x` } });

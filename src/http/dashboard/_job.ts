@@ -61,7 +61,7 @@ export function jobCard(view: JobView, cc: CardContext): Html {
 ${info.description ? html`<p class="desc">${info.description}</p>` : ""}
 </div><div class="actions">${action(cc, info.name, "run", "Run now", true)}${info.paused ? action(cc, info.name, "resume", "Resume") : action(cc, info.name, "pause", "Pause")}</div></div>
 <dl class="facts">
-<div><dt>Schedule</dt><dd><code>${info.schedule}</code>${words ? html`<div class="sub" data-words>${words}</div>` : ""}</dd></div>
+<div><dt>Schedule</dt><dd><code>${"cron" in info.spec ? info.spec.cron : info.schedule}</code>${words ? html`<div class="sub" data-words>${words}</div>` : ""}</dd></div>
 <div><dt>Timezone</dt><dd>${info.timezone}</dd></div>
 <div><dt>Next</dt><dd><ol class="next">${next.length === 0 ? html`<li class="sub">none</li>` : next.map((t) => html`<li data-slot="${t}">${formatInstant(t, info.timezone)} <span class="sub">${relative(t, cc.now)}</span></li>`)}</ol></dd></div>
 <div><dt>Last outcome</dt><dd class="last-outcome">${last ? html`${statusBadge(last.status)} <span class="sub">${formatInstant(last.slot, info.timezone)} · ${relative(last.finishedAt ?? last.slot, cc.now)}</span>${last.error ? html`<div class="sub" title="${last.error}">${last.error.length > 90 ? `${last.error.slice(0, 87)}...` : last.error}</div>` : ""}` : html`<span class="sub">never ran</span>`}</dd></div>

@@ -1,0 +1,126 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { HOUR, setup, T0 } from "./_setup.ts";
+
+async function page(f: ReturnType<typeof setup>, path = "/"): Promise<string> {
+  const res = await f.call("GET", path);
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("content-type") ?? "", /^text\/html/);
+  return res.text();
+}
+
+describe("dashboard page", () => {
+  it("shows every job with its cron, words, zone, next slots, outcome and counters", async () => {
+    const f = setup();
+    await f.scheduler.tick();
+    await f.clock.advance(HOUR);
+    await f.scheduler.tick();
+    const html = await page(f);
+    assert.match(html, /<section class="job" data-job="hourly">/);
+    assert.match(html, /<section class="job" data-job="failing">/);
+    assert.match(html, /<code>0 \* \* \* \*<\/code><div class="sub" data-words>Every hour<\/div>/);
+    assert.match(html, /<code>\*\/15 \* \* \* \*<\/code><div class="sub" data-words>Every 15 minutes<\/div>/);
+    assert.match(html, /<dd>Europe\/Paris<\/dd>/);
+    assert.match(html, new RegExp(`<li data-slot="${T0 + 2 * HOUR}">Mon 30 Nov, 15:00:00 CET <span class="sub">in 1h</span></li>`));
+    assert.match(html, /data-job="failing">[\s\S]*?<span class="status s-error">error<\/span>[\s\S]*?boom: disk full/);
+    assert.match(html, /<b>1<\/b> errors/);
+  });
+
+  it("escapes user text", async () => {
+    const f = setup();
+    const html = await page(f);
+    assert.ok(html.includes("Hourly &lt;b&gt;report&lt;/b&gt;"));
+    assert.ok(!html.includes("<b>report</b>"));
+  });
+
+  it("draws a 48 h SVG timeline with outcomes coloured and a legend", async () => {
+    const f = setup();
+    await f.scheduler.tick();
+    for (let i = 0; i < 4; i++) {
+      await f.clock.advance(HOUR / 4);
+      await f.scheduler.tick();
+    }
+    const html = await page(f);
+    const failing = html.slice(html.indexOf('data-job="failing"'));
+    const svg = failing.slice(failing.indexOf("<svg"), failing.indexOf("</svg>"));
+    assert.match(svg, /role="img" aria-label="Past 24 hours: 4 slots \(4 error\)\. Next 24 hours: 96 planned slots\."/);
+    assert.equal(svg.match(/class="mark s-error"/g)?.length, 4);
+    assert.equal(svg.match(/class="mark s-planned"/g)?.length, 96);
+    // The 13:00 UTC slot sits at now, the middle of the 960-wide track.
+    assert.match(svg, /x="478" [^>]*><title>Mon 30 Nov, 13:00:00 UTC: error<\/title>/);
+    for (const s of ["ok", "error", "timeout", "abandoned", "skipped", "missed", "running", "planned"]) {
+      assert.ok(html.includes(`<li><span class="swatch s-${s}"></span>${s}</li>`), s);
+    }
+  });
+
+  it("offers run and pause (or resume when paused) forms posting to the mount path", async () => {
+    const f = setup({ mount: "/cron" });
+    await f.scheduler.pause("failing");
+    const html = await page(f, "/cron");
+    assert.match(html, /<form method="post" action="\/cron\/ui\/jobs\/hourly\/run">/);
+    assert.match(html, /<form method="post" action="\/cron\/ui\/jobs\/hourly\/pause">/);
+    assert.match(html, /<form method="post" action="\/cron\/ui\/jobs\/failing\/resume">/);
+    assert.match(html, /data-state="paused"/);
+    assert.match(html, /<a href="\/cron\/ui\/jobs\/hourly">hourly<\/a>/);
+  });
+
+  it("sends a strict CSP and no-store", async () => {
+    const f = setup();
+    const res = await f.call("GET", "/");
+    assert.match(res.headers.get("content-security-policy") ?? "", /default-src 'none'; style-src 'unsafe-inline'/);
+    assert.equal(res.headers.get("cache-control"), "no-store");
+    assert.ok(!(await res.text()).match(/<script|<link|src="http/), "no script and no external asset");
+  });
+
+  it("shows an empty state without jobs", async () => {
+    const f = setup({ wrap: (s) => ({ ...s, list: () => Promise.resolve([]) }) });
+    assert.match(await page(f), /class="empty">No jobs yet/);
+  });
+});
+
+describe("dashboard job page", () => {
+  it("shows the run history, next 10 slots and a pager", async () => {
+    const f = setup();
+    await f.scheduler.tick();
+    for (let i = 0; i < 12; i++) {
+      await f.clock.advance(HOUR / 4);
+      await f.scheduler.tick();
+    }
+    const html = await page(f, "/ui/jobs/failing");
+    assert.equal(html.match(/<tr data-slot="\d+" data-status="error">/g)?.length, 12);
+    assert.equal(html.match(/<ol class="next">(.*?)<\/ol>/)?.[1]?.match(/<li /g)?.length, 10);
+    assert.match(html, /<td class="err">boom: disk full<\/td>/);
+    assert.ok(!html.includes("Older runs"), "12 runs fit on one page");
+  });
+
+  it("links to older runs past 50 and shows them", async () => {
+    const f = setup();
+    await f.scheduler.tick();
+    for (let i = 0; i < 52; i++) {
+      await f.clock.advance(HOUR / 4);
+      await f.scheduler.tick();
+    }
+    const html = await page(f, "/ui/jobs/failing");
+    assert.equal(html.match(/<tr data-slot/g)?.length, 50);
+    const href = /<a href="([^"]+)">Older runs/.exec(html)?.[1];
+    assert.equal(href, `/ui/jobs/failing?before=${T0 + 3 * HOUR / 4}`);
+    const older = await page(f, href);
+    assert.deepEqual([...older.matchAll(/<tr data-slot="(\d+)"/g)].map((m) => Number(m[1])), [T0 + HOUR / 2, T0 + HOUR / 4]);
+  });
+
+  it("shows a webhook target without its query string or credentials", async () => {
+    const f = setup();
+    await f.scheduler.define("hook", { schedule: "@hourly", target: { url: "https://u:pw@h.example/run?key=s3cret", headers: { Authorization: "Bearer abc" } } });
+    const html = await page(f, "/ui/jobs/hook");
+    assert.match(html, /<code>POST https:\/\/h\.example\/run<\/code> <span class="sub">headers: Authorization<\/span>/);
+    for (const leak of ["s3cret", "pw@", "Bearer abc"]) assert.ok(!html.includes(leak), leak);
+  });
+
+  it("answers 404 for an unknown job and 400 for a name with control characters", async () => {
+    const f = setup();
+    assert.equal((await f.call("GET", "/ui/jobs/nope")).status, 404);
+    const bad = await f.call("GET", "/ui/jobs/a%1Bb");
+    assert.equal(bad.status, 400);
+    assert.equal(((await bad.json()) as { error: { path: string } }).error.path, "params.name");
+  });
+});

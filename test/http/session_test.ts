@@ -1,0 +1,139 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { HOUR, setup, TOKEN } from "./_setup.ts";
+
+type F = ReturnType<typeof setup>;
+const FORM = { "content-type": "application/x-www-form-urlencoded" };
+
+async function login(f: F, base = "", headers: Record<string, string> = {}): Promise<{ cookie: string; setCookie: string }> {
+  const res = await f.call("POST", `${base}/ui/login`, { auth: false, body: new URLSearchParams({ token: TOKEN }).toString(), headers: { ...FORM, ...headers } });
+  assert.equal(res.status, 303);
+  const setCookie = res.headers.get("set-cookie") ?? "";
+  return { cookie: setCookie.split(";")[0]!, setCookie };
+}
+
+/** The CSRF token of the first form on the page. */
+async function csrfOf(f: F, cookie: string, path = "/"): Promise<string> {
+  const html = await (await f.call("GET", path, { auth: false, headers: { cookie } })).text();
+  return /name="csrf" value="([0-9a-f]{64})"/.exec(html)?.[1] ?? "";
+}
+
+function post(f: F, path: string, cookie: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
+  return f.call("POST", path, { auth: false, body: new URLSearchParams(fields).toString(), headers: { ...FORM, cookie, ...headers } });
+}
+
+describe("dashboard sign-in", () => {
+  it("shows a sign-in form (401) to a browser without credentials", async () => {
+    const f = setup({ mount: "/cron" });
+    const res = await f.call("GET", "/cron", { auth: false });
+    assert.equal(res.status, 401);
+    assert.match(await res.text(), /<form class="login" method="post" action="\/cron\/ui\/login">/);
+  });
+
+  it("sets an HttpOnly, SameSite=Strict cookie scoped to the mount that does not contain the token", async () => {
+    const f = setup({ mount: "/cron" });
+    const { setCookie, cookie } = await login(f, "/cron");
+    assert.match(setCookie, /^edgecron_session=\d+\.[0-9a-f]{64}; Max-Age=43200; Path=\/cron; HttpOnly; SameSite=Strict$/);
+    assert.ok(!setCookie.includes(TOKEN));
+    assert.equal((await f.call("GET", "/cron", { auth: false, headers: { cookie } })).status, 200);
+  });
+
+  it("marks the cookie Secure over https", async () => {
+    const f = setup();
+    const res = await f.app.request("https://cron.example/ui/login", { method: "POST", body: `token=${TOKEN}`, headers: FORM });
+    assert.match(res.headers.get("set-cookie") ?? "", /; Secure/);
+  });
+
+  it("refuses a wrong token, a cross-site sign-in, a tampered and an expired cookie", async () => {
+    const f = setup();
+    const wrong = await f.call("POST", "/ui/login", { auth: false, body: "token=nope", headers: FORM });
+    assert.equal(wrong.status, 401);
+    assert.match(await wrong.text(), /Wrong token/);
+    assert.equal(wrong.headers.get("set-cookie"), null);
+    const cross = await f.call("POST", "/ui/login", { auth: false, body: `token=${TOKEN}`, headers: { ...FORM, origin: "https://evil.example" } });
+    assert.equal(cross.status, 403);
+    const { cookie } = await login(f);
+    const tampered = cookie.replace(/[0-9a-f]$/, (c) => (c === "0" ? "1" : "0"));
+    assert.equal((await f.call("GET", "/", { auth: false, headers: { cookie: tampered } })).status, 401);
+    const extended = cookie.replace(/=(\d+)\./, (_, exp) => `=${Number(exp) + 86_400}.`);
+    assert.equal((await f.call("GET", "/", { auth: false, headers: { cookie: extended } })).status, 401);
+    await f.clock.advance(12 * HOUR + 1000);
+    assert.equal((await f.call("GET", "/", { auth: false, headers: { cookie } })).status, 401);
+  });
+
+  it("lets the cookie read the JSON API but never write to it", async () => {
+    const f = setup();
+    const { cookie } = await login(f);
+    assert.equal((await f.call("GET", "/jobs", { auth: false, headers: { cookie } })).status, 200);
+    for (const path of ["/jobs/hourly/run", "/jobs/hourly/pause", "/tick"]) {
+      assert.equal((await f.call("POST", path, { auth: false, headers: { cookie } })).status, 401, path);
+    }
+    assert.equal((await f.call("DELETE", "/jobs/hourly", { auth: false, headers: { cookie } })).status, 401);
+  });
+
+  it("signs out by clearing the cookie", async () => {
+    const f = setup();
+    const { cookie } = await login(f);
+    const res = await post(f, "/ui/logout", cookie, {});
+    assert.equal(res.status, 303);
+    assert.match(res.headers.get("set-cookie") ?? "", /^edgecron_session=; Max-Age=0; Path=\//);
+  });
+});
+
+describe("dashboard forms (CSRF)", () => {
+  it("run from the form redirects back with the new outcome shown", async () => {
+    const f = setup({ mount: "/cron" });
+    const { cookie } = await login(f, "/cron");
+    const csrf = await csrfOf(f, cookie, "/cron");
+    const res = await post(f, "/cron/ui/jobs/failing/run", cookie, { csrf, back: "home" }, { origin: "http://localhost", "sec-fetch-site": "same-origin" });
+    assert.equal(res.status, 303);
+    assert.equal(res.headers.get("location"), "/cron?done=run&job=failing&result=error");
+    const html = await (await f.call("GET", res.headers.get("location")!, { auth: false, headers: { cookie } })).text();
+    assert.match(html, /data-notice="error">Ran <b>failing<\/b>: <span class="status s-error">error<\/span>/);
+    assert.match(html, /data-job="failing">[\s\S]*?class="last-outcome"><span class="status s-error">/);
+  });
+
+  it("pause and resume from the job page return to it", async () => {
+    const f = setup();
+    const { cookie } = await login(f);
+    const csrf = await csrfOf(f, cookie, "/ui/jobs/hourly");
+    const res = await post(f, "/ui/jobs/hourly/pause", cookie, { csrf, back: "job" });
+    assert.equal(res.headers.get("location"), "/ui/jobs/hourly?done=pause&job=hourly&result=paused");
+    assert.equal((await f.scheduler.get("hourly"))!.paused, true);
+    await post(f, "/ui/jobs/hourly/resume", cookie, { csrf, back: "job" });
+    assert.equal((await f.scheduler.get("hourly"))!.paused, false);
+  });
+
+  it("refuses a missing, wrong or other session's CSRF token and cross-site posts (403)", async () => {
+    const f = setup();
+    const a = await login(f);
+    await f.clock.advance(1000);
+    const b = await login(f);
+    assert.notEqual(a.cookie, b.cookie);
+    const csrfA = await csrfOf(f, a.cookie);
+    const refused: [string, Record<string, string>, Record<string, string>][] = [
+      [a.cookie, {}, {}],
+      [a.cookie, { csrf: "0".repeat(64) }, {}],
+      [b.cookie, { csrf: csrfA }, {}],
+      [a.cookie, { csrf: csrfA }, { origin: "https://evil.example" }],
+      [a.cookie, { csrf: csrfA }, { origin: "null" }],
+      [a.cookie, { csrf: csrfA }, { "sec-fetch-site": "cross-site" }],
+      [a.cookie, { csrf: csrfA }, { "sec-fetch-site": "same-site" }],
+    ];
+    for (const [cookie, fields, headers] of refused) {
+      const res = await post(f, "/ui/jobs/hourly/pause", cookie, fields, headers);
+      assert.equal(res.status, 403, JSON.stringify([fields, headers]));
+    }
+    assert.equal((await f.scheduler.get("hourly"))!.paused, false, "nothing was paused");
+    assert.equal((await post(f, "/ui/jobs/hourly/pause", a.cookie, { csrf: csrfA })).status, 303);
+    assert.equal((await f.scheduler.get("hourly"))!.paused, true);
+  });
+
+  it("refuses form posts without a session (401) and cross-site ones even in public mode", async () => {
+    const f = setup();
+    assert.equal((await post(f, "/ui/jobs/hourly/run", "", { csrf: "x" })).status, 401);
+    const open = setup({ router: { public: true } });
+    assert.equal((await post(open, "/ui/jobs/hourly/pause", "", {}, { origin: "https://evil.example" })).status, 403);
+    assert.equal((await post(open, "/ui/jobs/hourly/pause", "", {}, { origin: "http://localhost" })).status, 303);
+  });
+});

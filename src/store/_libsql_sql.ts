@@ -4,13 +4,28 @@
  * `json_each`, so a tick over 10 000 jobs never hits SQLite's bound-parameter limit.
  */
 import type { InStatement, Row } from "@libsql/client";
-import type { AttemptKey, ClaimRequest, JobDef, RunRecord, RunStatus } from "./types.ts";
+import { quote, SchedulerError } from "../core/errors.ts";
+import type { AttemptKey, JobDef, RunRecord, RunStatus } from "./types.ts";
 
-const COLUMNS = "job, slot, kind, status, attempt, node, claimed_at, started_at, finished_at, lease_until, error";
+/** The run columns, in `RunRecord` order. */
+export const COLUMNS = "job, slot, kind, status, attempt, node, claimed_at, started_at, finished_at, lease_until, error";
 
-/** Keys carry their `:` prefix: the Hrana protocol (Turso, sqld) binds names as written in the SQL. */
-const named = (args: Record<string, string | number | null>): Record<string, string | number | null> =>
-  Object.fromEntries(Object.entries(args).map(([k, v]) => [`:${k}`, v]));
+type Value = string | number | null;
+
+/**
+ * Turns `:name` placeholders into numbered `?N` ones with a positional argument list.
+ * SQL stays readable, and positional binding means the same thing to the embedded
+ * driver and to the Hrana protocol (Turso, sqld), which treat name prefixes differently.
+ */
+export function bind(sql: string, args: Record<string, Value>): InStatement {
+  const order: string[] = [];
+  const text = sql.replace(/:([a-z_]+)/g, (_, name: string) => {
+    if (!(name in args)) throw new TypeError(`edgecron: SQL placeholder :${name} has no value`);
+    if (!order.includes(name)) order.push(name);
+    return `?${order.indexOf(name) + 1}`;
+  });
+  return { sql: text, args: order.map((name) => args[name] ?? null) };
+}
 
 const num = (value: unknown): number => Number(value);
 const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
@@ -32,58 +47,32 @@ export function runRecord(row: Row): RunRecord {
   };
 }
 
-/** Maps a definition row to a `JobDef`. */
-export function jobDef(row: Row): JobDef {
-  return { name: String(row.name), spec: JSON.parse(String(row.spec)), version: num(row.version), updatedAt: num(row.updated_at) };
-}
-
 /**
- * One claim: the overlap check and the insert are ONE statement, so no other writer
- * can slip a running row in between them. `RETURNING` yields a row only when this
- * request inserted; no row means `(job, slot)` existed already: the claim is lost.
+ * Maps a definition row to a `JobDef`.
+ *
+ * @throws {SchedulerError} `store-error` when the stored spec is not JSON (edited by hand).
  */
-export function claimStatement(r: ClaimRequest): InStatement {
-  return {
-    sql: `INSERT INTO edgecron_runs (${COLUMNS}, batch)
-      SELECT :job, :slot, :kind, status, 1, :node, :now, :now,
-        CASE WHEN status = 'running' THEN NULL ELSE :now END,
-        CASE WHEN status = 'running' THEN :lease ELSE NULL END,
-        NULL, :batch
-      FROM (SELECT CASE
-        WHEN :status = 'missed' THEN 'missed'
-        WHEN :overlap = 'skip' AND EXISTS (
-          SELECT 1 FROM edgecron_runs o
-          WHERE o.job = :job AND o.status = 'running' AND o.lease_until > :now AND o.batch <> :batch
-        ) THEN 'skipped'
-        ELSE 'running' END AS status)
-      WHERE true
-      ON CONFLICT (job, slot) DO NOTHING
-      RETURNING status`,
-    args: named({
-      job: r.job,
-      slot: r.slot,
-      kind: r.kind,
-      node: r.node,
-      now: r.now,
-      lease: r.status === "running" ? r.leaseUntil : null,
-      batch: r.batch,
-      status: r.status,
-      overlap: r.overlap,
-    }),
-  };
+export function jobDef(row: Row): JobDef {
+  let spec: Record<string, unknown>;
+  try {
+    spec = JSON.parse(String(row.spec));
+  } catch (cause) {
+    throw new SchedulerError("store-error", `libsql: stored definition ${quote(row.name)} is not valid JSON`, { cause });
+  }
+  return { name: String(row.name), spec, version: num(row.version), updatedAt: num(row.updated_at) };
 }
 
 /** The statements of `snapshot()`: ensure job rows, then read states+watermarks, defs, running rows. */
 export function snapshotStatements(names: readonly string[], now: number): InStatement[] {
   const list = JSON.stringify(names);
   return [
-    {
-      sql: `INSERT INTO edgecron_jobs (name, first_seen, paused)
+    bind(
+      `INSERT INTO edgecron_jobs (name, first_seen, paused)
         SELECT DISTINCT value, :now, 0 FROM json_each(:names) WHERE true
         ON CONFLICT (name) DO NOTHING`,
-      args: named({ names: list, now }),
-    },
-    { sql: jobStatesSql, args: named({ names: list }) },
+      { names: list, now },
+    ),
+    bind(jobStatesSql, { names: list }),
     "SELECT name, spec, version, updated_at FROM edgecron_defs ORDER BY name",
     `SELECT ${COLUMNS} FROM edgecron_runs WHERE status = 'running'`,
   ];
@@ -107,7 +96,7 @@ const PATCH_COLUMNS = {
 /** The compare-and-set `UPDATE` of `update()`; null when the patch sets nothing. */
 export function updateStatement(key: AttemptKey, patch: Partial<Record<keyof typeof PATCH_COLUMNS, unknown>>): InStatement | null {
   const sets: string[] = [];
-  const args: Record<string, string | number | null> = {
+  const args: Record<string, Value> = {
     key_job: key.job,
     key_slot: key.slot,
     key_attempt: key.attempt,
@@ -116,16 +105,16 @@ export function updateStatement(key: AttemptKey, patch: Partial<Record<keyof typ
   for (const [field, column] of Object.entries(PATCH_COLUMNS)) {
     const value = patch[field as keyof typeof PATCH_COLUMNS];
     if (value === undefined) continue;
-    sets.push(`${column} = :${field}`);
-    args[field] = value as string | number | null;
+    sets.push(`${column} = :${column}`);
+    args[column] = value as Value;
   }
   if (sets.length === 0) return null;
-  return {
-    sql: `UPDATE edgecron_runs SET ${sets.join(", ")}
+  return bind(
+    `UPDATE edgecron_runs SET ${sets.join(", ")}
       WHERE job = :key_job AND slot = :key_slot AND attempt = :key_attempt AND node = :key_node AND status = 'running'
       RETURNING 1`,
-    args: named(args),
-  };
+    args,
+  );
 }
 
 /** Checks whether `key` is the running attempt (for an `update()` with an empty patch). */
@@ -139,12 +128,12 @@ export function isRunningStatement(key: AttemptKey): InStatement {
 
 /** `reap()`: ended leases become `abandoned` in one statement, so concurrent reapers split the rows. */
 export function reapStatement(now: number, error: string): InStatement {
-  return {
-    sql: `UPDATE edgecron_runs SET status = 'abandoned', finished_at = :now, error = :error
+  return bind(
+    `UPDATE edgecron_runs SET status = 'abandoned', finished_at = :now, error = :error
       WHERE status = 'running' AND lease_until < :now
       RETURNING ${COLUMNS}`,
-    args: named({ now, error }),
-  };
+    { now, error },
+  );
 }
 
 /** `reclaim()`: the next attempt of a finished, retryable row. */
@@ -154,13 +143,13 @@ export function reclaimStatement(
   now: number,
   leaseUntil: number,
 ): InStatement {
-  return {
-    sql: `UPDATE edgecron_runs
+  return bind(
+    `UPDATE edgecron_runs
       SET status = 'running', attempt = attempt + 1, node = :node, batch = :batch,
         started_at = :now, finished_at = NULL, lease_until = :lease, error = NULL
       WHERE job = :job AND slot = :slot AND attempt = :attempt AND status IN ('abandoned', 'error', 'timeout')
       RETURNING attempt`,
-    args: named({
+    {
       node,
       batch: `reclaim:${node}:${key.attempt + 1}`,
       now,
@@ -168,8 +157,8 @@ export function reclaimStatement(
       job: key.job,
       slot: key.slot,
       attempt: key.attempt,
-    }),
-  };
+    },
+  );
 }
 
 /** `runs()`: newest first; two forms so both use the primary key range. */

@@ -79,6 +79,16 @@ export function checkUpdate(key: AttemptKey, patch: Partial<RunRecord>): void {
   }
 }
 
+/** Checks the arguments of `reclaim()`. */
+export function checkReclaim(key: { job: string; slot: number; attempt: number }, node: string, now: number, leaseUntil: number): void {
+  checkText(key?.job, "reclaim.key.job");
+  checkInstant(key.slot, "reclaim.key.slot");
+  checkInstant(key.attempt, "reclaim.key.attempt");
+  checkText(node, "reclaim.node");
+  checkInstant(now, "reclaim.now");
+  checkInstant(leaseUntil, "reclaim.leaseUntil");
+}
+
 /** Resolves a `runs()` query: limit defaults to 50 and is capped at 1000. */
 export function resolveRunQuery(query: RunQuery | undefined): { limit: number; before: number | undefined } {
   const limit = query?.limit ?? DEFAULT_RUNS_LIMIT;

@@ -7,9 +7,10 @@
 import type { Client } from "@libsql/client";
 import { SchedulerError } from "../core/errors.ts";
 import { type LibsqlStoreOptions, resolveLibsqlOptions, withRetry } from "./_libsql_client.ts";
+import { libsqlDefs } from "./_libsql_defs.ts";
 import { migrate } from "./_libsql_schema.ts";
+import { claimOutcomes, claimStatement, claimsStatement } from "./_libsql_claims.ts";
 import {
-  claimStatement,
   countsStatement,
   isRunningStatement,
   jobDef,
@@ -26,16 +27,14 @@ import {
   checkClaims,
   checkInstant,
   checkNames,
+  checkReclaim,
   checkText,
   checkUpdate,
-  checkVersion,
   LEASE_EXPIRED,
   resolveRunQuery,
-  specText,
-  versionConflict,
   zeroCounts,
 } from "./_validate.ts";
-import type { ClaimOutcome, JobDef, RunRecord, RunStatus, StatusCounts, Store, TickSnapshot } from "./types.ts";
+import type { ClaimResult, RunRecord, RunStatus, StatusCounts, Store, TickSnapshot } from "./types.ts";
 
 export type { LibsqlStoreOptions } from "./_libsql_client.ts";
 
@@ -108,27 +107,28 @@ export function libsqlStore(options: LibsqlStoreOptions = {}): Store {
     async snapshot(names, now): Promise<TickSnapshot> {
       checkNames(names, "snapshot.names");
       checkInstant(now, "snapshot.now");
-      const [, states, defs, running] = await op("snapshot", (c) => c.batch(snapshotStatements(names, now), "write"));
-      const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs: [], running: [] };
-      for (const row of states?.rows ?? []) {
-        const name = String(row.name);
-        snapshot.jobs[name] = { name, firstSeen: Number(row.first_seen), paused: Number(row.paused) === 1 };
-        if (row.watermark !== null && row.watermark !== undefined) snapshot.watermarks[name] = Number(row.watermark);
-      }
-      snapshot.defs = (defs?.rows ?? []).map(jobDef);
-      snapshot.running = (running?.rows ?? []).map(runRecord);
-      return snapshot;
+      return op("snapshot", async (c) => {
+        const [, states, defs, running] = await c.batch(snapshotStatements(names, now), "write");
+        const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs: [], running: [] };
+        for (const row of states?.rows ?? []) {
+          const name = String(row.name);
+          snapshot.jobs[name] = { name, firstSeen: Number(row.first_seen), paused: Number(row.paused) === 1 };
+          if (row.watermark !== null && row.watermark !== undefined) snapshot.watermarks[name] = Number(row.watermark);
+        }
+        snapshot.defs = (defs?.rows ?? []).map(jobDef);
+        snapshot.running = (running?.rows ?? []).map(runRecord);
+        return snapshot;
+      });
     },
 
-    async claim(requests) {
+    async claim(requests): Promise<ClaimResult[]> {
       checkClaims(requests);
       if (requests.length === 0) return [];
-      const results = await op("claim", (c) => c.batch(requests.map(claimStatement), "write"));
-      return requests.map((r, i) => {
-        const status = results[i]?.rows[0]?.status;
-        const outcome: ClaimOutcome = status === undefined ? "lost" : status === "running" ? "won" : (status as ClaimOutcome);
-        return { job: r.job, slot: r.slot, outcome };
-      });
+      // A tick sends one batch id: one statement. Mixed ids need one statement per claim.
+      const single = requests.every((r) => r.batch === requests[0]?.batch);
+      const statements = single ? [claimsStatement(requests)] : requests.map(claimStatement);
+      const results = await op("claim", (c) => c.batch(statements, "write"));
+      return claimOutcomes(requests, results.flatMap((result) => result.rows));
     },
 
     async update(key, patch): Promise<boolean> {
@@ -146,12 +146,7 @@ export function libsqlStore(options: LibsqlStoreOptions = {}): Store {
     },
 
     async reclaim(key, node, now, leaseUntil): Promise<boolean> {
-      checkText(key?.job, "reclaim.key.job");
-      checkInstant(key.slot, "reclaim.key.slot");
-      checkInstant(key.attempt, "reclaim.key.attempt");
-      checkText(node, "reclaim.node");
-      checkInstant(now, "reclaim.now");
-      checkInstant(leaseUntil, "reclaim.leaseUntil");
+      checkReclaim(key, node, now, leaseUntil);
       const [result] = await op("reclaim", (c) => c.batch([reclaimStatement(key, node, now, leaseUntil)], "write"));
       return (result?.rows.length ?? 0) > 0;
     },
@@ -198,52 +193,7 @@ export function libsqlStore(options: LibsqlStoreOptions = {}): Store {
         }], "write"));
     },
 
-    async listDefs(): Promise<JobDef[]> {
-      return op("listDefs", async (c) =>
-        (await c.execute("SELECT name, spec, version, updated_at FROM edgecron_defs ORDER BY name")).rows.map(jobDef));
-    },
-
-    async getDef(name): Promise<JobDef | undefined> {
-      checkText(name, "getDef.name");
-      const rows = await op("getDef", async (c) =>
-        (await c.execute({ sql: "SELECT name, spec, version, updated_at FROM edgecron_defs WHERE name = ?", args: [name] })).rows);
-      return rows[0] === undefined ? undefined : jobDef(rows[0]);
-    },
-
-    async putDef(name, spec, now, putOptions = {}): Promise<JobDef> {
-      checkText(name, "putDef.name");
-      checkInstant(now, "putDef.now");
-      const text = specText(spec);
-      const expected = putOptions.ifVersion === undefined ? undefined : checkVersion(putOptions.ifVersion, "putDef.ifVersion");
-      // Compare-and-set in one statement; the SELECT after it explains a refusal.
-      const write = expected === undefined
-        ? `INSERT INTO edgecron_defs (name, spec, version, updated_at) VALUES (:name, :spec, 1, :now)
-            ON CONFLICT (name) DO UPDATE SET spec = excluded.spec, version = version + 1, updated_at = excluded.updated_at
-            RETURNING version`
-        : expected === 0
-        ? `INSERT INTO edgecron_defs (name, spec, version, updated_at) VALUES (:name, :spec, 1, :now)
-            ON CONFLICT (name) DO NOTHING RETURNING version`
-        : `UPDATE edgecron_defs SET spec = :spec, version = version + 1, updated_at = :now
-            WHERE name = :name AND version = :expected RETURNING version`;
-      const args = { ":name": name, ":spec": text, ":now": now, ...(expected ? { ":expected": expected } : {}) };
-      const [written, current] = await op("putDef", (c) =>
-        c.batch([
-          { sql: write, args },
-          { sql: "SELECT version FROM edgecron_defs WHERE name = ?", args: [name] },
-        ], "write"));
-      const version = written?.rows[0]?.version;
-      if (version === undefined || version === null) {
-        throw versionConflict(name, Number(current?.rows[0]?.version ?? 0), expected ?? 0);
-      }
-      return { name, spec: JSON.parse(text), version: Number(version), updatedAt: now };
-    },
-
-    async deleteDef(name): Promise<boolean> {
-      checkText(name, "deleteDef.name");
-      const [result] = await op("deleteDef", (c) =>
-        c.batch([{ sql: "DELETE FROM edgecron_defs WHERE name = ? RETURNING name", args: [name] }], "write"));
-      return (result?.rows.length ?? 0) > 0;
-    },
+    ...libsqlDefs(op),
 
     async prune(before): Promise<number> {
       checkInstant(before, "prune.before");

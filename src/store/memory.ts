@@ -7,16 +7,16 @@ import {
   checkClaims,
   checkInstant,
   checkNames,
+  checkReclaim,
   checkText,
   checkUpdate,
-  checkVersion,
   LEASE_EXPIRED,
   resolveRunQuery,
-  specText,
-  versionConflict,
   zeroCounts,
 } from "./_validate.ts";
-import type { ClaimResult, JobDef, JobState, RunRecord, StatusCounts, Store, TickSnapshot } from "./types.ts";
+import { createMemoryDefs } from "./_memory_defs.ts";
+import { createRunTable, publicRecord, type Row } from "./_memory_runs.ts";
+import type { ClaimResult, JobState, RunRecord, StatusCounts, Store, TickSnapshot } from "./types.ts";
 
 /** Options of `createMemoryStore`. */
 export interface MemoryStoreOptions {
@@ -35,11 +35,6 @@ export interface MemoryStore extends Store {
    */
   setFailing(failing: boolean): void;
 }
-
-/** A row plus the claim batch that wrote it (the overlap check needs it; callers never see it). */
-type Row = RunRecord & { batch: string };
-
-const publicRecord = ({ batch: _batch, ...record }: Row): RunRecord => record;
 
 /**
  * Creates an empty in-memory store. All state lives in the returned object; it has the
@@ -61,9 +56,8 @@ const publicRecord = ({ batch: _batch, ...record }: Row): RunRecord => record;
  * result.outcome // "won"
  */
 export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
-  const runs = new Map<string, Map<number, Row>>();
+  const table = createRunTable();
   const jobs = new Map<string, JobState>();
-  const defs = new Map<string, JobDef>();
   let failing = false;
 
   const guard = (operation: string): void => {
@@ -71,14 +65,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       throw new SchedulerError("store-error", `memory store: ${operation} failed: the store is set to fail`);
     }
   };
-  const jobRuns = (job: string): Map<number, Row> => {
-    let rows = runs.get(job);
-    if (rows === undefined) {
-      rows = new Map();
-      runs.set(job, rows);
-    }
-    return rows;
-  };
+  const defs = createMemoryDefs(guard);
   const ensureJob = (name: string, now: number): JobState => {
     let state = jobs.get(name);
     if (state === undefined) {
@@ -88,13 +75,16 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     return state;
   };
   const hasLiveRun = (job: string, now: number, batch: string): boolean => {
-    for (const row of runs.get(job)?.values() ?? []) {
-      if (row.status === "running" && (row.leaseUntil ?? -Infinity) > now && row.batch !== batch) return true;
+    for (const row of table.runningOf(job)) {
+      if ((row.leaseUntil ?? -Infinity) > now && row.batch !== batch) return true;
     }
     return false;
   };
-  const newestFirst = (job: string): Row[] => [...(runs.get(job)?.values() ?? [])].sort((a, b) => b.slot - a.slot);
-  const copyDef = (def: JobDef): JobDef => ({ ...def, spec: JSON.parse(JSON.stringify(def.spec)) });
+  const newest = (rows: Iterable<Row>, keep: (row: Row) => boolean): Row | undefined => {
+    let best: Row | undefined;
+    for (const row of rows) if (keep(row) && (best === undefined || row.slot > best.slot)) best = row;
+    return best;
+  };
 
   return {
     setFailing(flag: boolean): void {
@@ -107,23 +97,17 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
 
     async close(): Promise<void> {},
 
-    async snapshot(names: readonly string[], now: number): Promise<TickSnapshot> {
+    async snapshot(names, now): Promise<TickSnapshot> {
       guard("snapshot");
       checkNames(names, "snapshot.names");
       checkInstant(now, "snapshot.now");
-      const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs: [], running: [] };
+      const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs: defs.sorted(), running: [] };
       for (const name of names) {
         snapshot.jobs[name] = { ...ensureJob(name, now) };
-        let watermark: number | undefined;
-        for (const row of runs.get(name)?.values() ?? []) {
-          if (row.kind === "scheduled" && (watermark === undefined || row.slot > watermark)) watermark = row.slot;
-        }
+        const watermark = table.watermark(name);
         if (watermark !== undefined) snapshot.watermarks[name] = watermark;
       }
-      snapshot.defs = [...defs.values()].sort((a, b) => a.name.localeCompare(b.name)).map(copyDef);
-      for (const rows of runs.values()) {
-        for (const row of rows.values()) if (row.status === "running") snapshot.running.push(publicRecord(row));
-      }
+      snapshot.running = table.running().map(publicRecord);
       return snapshot;
     },
 
@@ -131,14 +115,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       guard("claim");
       checkClaims(requests);
       return requests.map((r): ClaimResult => {
-        const rows = jobRuns(r.job);
-        if (rows.has(r.slot)) return { job: r.job, slot: r.slot, outcome: "lost" };
+        if (table.get(r.job, r.slot) !== undefined) return { job: r.job, slot: r.slot, outcome: "lost" };
         const status = r.status === "missed"
           ? "missed"
           : r.overlap === "skip" && hasLiveRun(r.job, r.now, r.batch)
           ? "skipped"
           : "running";
-        rows.set(r.slot, {
+        table.put({
           job: r.job,
           slot: r.slot,
           kind: r.kind,
@@ -159,47 +142,39 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     async update(key, patch): Promise<boolean> {
       guard("update");
       checkUpdate(key, patch);
-      const row = runs.get(key.job)?.get(key.slot);
+      const row = table.get(key.job, key.slot);
       if (row === undefined || row.status !== "running" || row.attempt !== key.attempt || row.node !== key.node) {
         return false;
       }
       const changes = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-      runs.get(key.job)?.set(key.slot, { ...row, ...changes });
+      table.put({ ...row, ...changes });
       return true;
     },
 
-    async reap(now: number): Promise<RunRecord[]> {
+    async reap(now): Promise<RunRecord[]> {
       guard("reap");
       checkInstant(now, "reap.now");
-      const reaped: RunRecord[] = [];
-      for (const rows of runs.values()) {
-        for (const row of rows.values()) {
-          if (row.status !== "running" || row.leaseUntil === null || row.leaseUntil >= now) continue;
-          const next: Row = { ...row, status: "abandoned", finishedAt: now, error: LEASE_EXPIRED };
-          rows.set(row.slot, next);
-          reaped.push(publicRecord(next));
-        }
-      }
-      return reaped;
+      const expired = table.running().filter((row) => row.leaseUntil !== null && row.leaseUntil < now);
+      return expired.map((row) => {
+        const next: Row = { ...row, status: "abandoned", finishedAt: now, error: LEASE_EXPIRED };
+        table.put(next);
+        return publicRecord(next);
+      });
     },
 
     async reclaim(key, node, now, leaseUntil): Promise<boolean> {
       guard("reclaim");
-      checkText(key?.job, "reclaim.key.job");
-      checkInstant(key.slot, "reclaim.key.slot");
-      checkInstant(key.attempt, "reclaim.key.attempt");
-      checkText(node, "reclaim.node");
-      checkInstant(now, "reclaim.now");
-      checkInstant(leaseUntil, "reclaim.leaseUntil");
-      const row = runs.get(key.job)?.get(key.slot);
+      checkReclaim(key, node, now, leaseUntil);
+      const row = table.get(key.job, key.slot);
       const retryable = row?.status === "abandoned" || row?.status === "error" || row?.status === "timeout";
       if (row === undefined || !retryable || row.attempt !== key.attempt) return false;
-      runs.get(key.job)?.set(key.slot, {
+      const attempt = key.attempt + 1;
+      table.put({
         ...row,
         status: "running",
-        attempt: key.attempt + 1,
+        attempt,
         node,
-        batch: `reclaim:${node}:${key.attempt + 1}`,
+        batch: `reclaim:${node}:${attempt}`,
         startedAt: now,
         finishedAt: null,
         leaseUntil,
@@ -212,7 +187,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       guard("getRun");
       checkText(job, "getRun.job");
       checkInstant(slot, "getRun.slot");
-      const row = runs.get(job)?.get(slot);
+      const row = table.get(job, slot);
       return row === undefined ? undefined : publicRecord(row);
     },
 
@@ -220,8 +195,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       guard("runs");
       checkText(job, "runs.job");
       const { limit, before } = resolveRunQuery(query);
-      return newestFirst(job)
+      return [...table.rows(job)]
         .filter((row) => before === undefined || row.slot < before)
+        .sort((a, b) => b.slot - a.slot)
         .slice(0, limit)
         .map(publicRecord);
     },
@@ -231,7 +207,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       checkNames(names, "lastOutcomes.jobs");
       const result: Record<string, RunRecord> = {};
       for (const name of names) {
-        const row = newestFirst(name).find((r) => r.status !== "running");
+        const row = newest(table.rows(name), (r) => r.status !== "running");
         if (row !== undefined) result[name] = publicRecord(row);
       }
       return result;
@@ -243,7 +219,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       const result: Record<string, StatusCounts> = {};
       for (const name of names) {
         const counts = zeroCounts();
-        for (const row of runs.get(name)?.values() ?? []) counts[row.status] += 1;
+        for (const row of table.rows(name)) counts[row.status] += 1;
         result[name] = counts;
       }
       return result;
@@ -257,50 +233,12 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       jobs.set(name, { ...ensureJob(name, now), paused });
     },
 
-    async listDefs(): Promise<JobDef[]> {
-      guard("listDefs");
-      return [...defs.values()].sort((a, b) => a.name.localeCompare(b.name)).map(copyDef);
-    },
-
-    async getDef(name): Promise<JobDef | undefined> {
-      guard("getDef");
-      checkText(name, "getDef.name");
-      const def = defs.get(name);
-      return def === undefined ? undefined : copyDef(def);
-    },
-
-    async putDef(name, spec, now, putOptions = {}): Promise<JobDef> {
-      guard("putDef");
-      checkText(name, "putDef.name");
-      checkInstant(now, "putDef.now");
-      const text = specText(spec);
-      const expected = putOptions.ifVersion === undefined ? undefined : checkVersion(putOptions.ifVersion, "putDef.ifVersion");
-      const current = defs.get(name)?.version ?? 0;
-      if (expected !== undefined && expected !== current) throw versionConflict(name, current, expected);
-      const def: JobDef = { name, spec: JSON.parse(text), version: current + 1, updatedAt: now };
-      defs.set(name, def);
-      return copyDef(def);
-    },
-
-    async deleteDef(name): Promise<boolean> {
-      guard("deleteDef");
-      checkText(name, "deleteDef.name");
-      return defs.delete(name);
-    },
+    ...defs.methods,
 
     async prune(before): Promise<number> {
       guard("prune");
       checkInstant(before, "prune.before");
-      let removed = 0;
-      for (const rows of runs.values()) {
-        for (const row of [...rows.values()]) {
-          if (row.status !== "running" && row.slot < before) {
-            rows.delete(row.slot);
-            removed += 1;
-          }
-        }
-      }
-      return removed;
+      return table.prune(before);
     },
   };
 }

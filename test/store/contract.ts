@@ -120,6 +120,20 @@ export function storeContract(name: string, make: () => Promise<Store>): void {
         assert.deepEqual(outcomes(later), ["skipped"]);
       }));
 
+    it("claim() applies requests in order: a repeated slot is lost, and an earlier batch blocks a later one", () =>
+      withStore(async (store) => {
+        const dup = await store.claim([request("a", T0, { batch: "t" }), request("a", T0, { batch: "t", node: "node-b" })]);
+        assert.deepEqual(outcomes(dup), ["won", "lost"]);
+        assert.equal((await store.getRun("a", T0))?.node, "node-a");
+        const mixed = await store.claim([
+          request("b", T0, { batch: "x" }),
+          request("b", T0 + MIN, { batch: "y", now: T0 }),
+          request("b", T0 + 2 * MIN, { batch: "x", now: T0 }),
+          request("b", T0 + 2 * MIN, { batch: "z", now: T0 }),
+        ]);
+        assert.deepEqual(outcomes(mixed), ["won", "skipped", "won", "lost"]);
+      }));
+
     it("claim() refuses a malformed batch before writing any of it", () =>
       withStore(async (store) => {
         await rejectsWith(store.claim([request("a", T0), request("a", T0 + 0.5)]), "invalid-instant", /claim\[1\]\.slot/);
@@ -364,6 +378,19 @@ export function storeContract(name: string, make: () => Promise<Store>): void {
         assert.deepEqual((await store.runs("a")).map((r) => r.slot), [T0 + MIN]);
         assert.deepEqual((await store.runs("b")).map((r) => r.slot), [T0 + 5 * MIN]);
         assert.equal(await store.prune(T0 + 5 * MIN), 0);
+      }));
+
+    it("prune() moves the watermark back to the newest remaining scheduled row", () =>
+      withStore(async (store) => {
+        await store.claim([
+          request("a", T0, { status: "missed", batch: "t" }),
+          request("a", T0 + MIN, { status: "missed", batch: "t" }),
+          request("b", T0, { status: "missed", batch: "t" }),
+        ]);
+        await store.prune(T0 + 1);
+        assert.deepEqual((await store.snapshot(["a", "b"], T0 + 2 * MIN)).watermarks, { a: T0 + MIN });
+        await store.prune(T0 + 2 * MIN);
+        assert.deepEqual((await store.snapshot(["a", "b"], T0 + 3 * MIN)).watermarks, {});
       }));
 
     it("bad arguments are refused with a SchedulerError naming the field", () =>

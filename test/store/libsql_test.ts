@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { createClient } from "@libsql/client";
 import { SchedulerError } from "../../src/core/errors.ts";
 import { libsqlStore } from "../../src/store/libsql.ts";
-import { jobStatesSql } from "../../src/store/_libsql_sql.ts";
+import { bind, jobStatesSql } from "../../src/store/_libsql_sql.ts";
 import { SCHEMA_VERSION } from "../../src/store/_libsql_schema.ts";
 import { request, storeContract } from "./contract.ts";
 
@@ -75,13 +75,15 @@ describe("libsqlStore schema", () => {
     await store.init();
     await store.close();
     const raw = createClient({ url });
-    const plan = async (sql: string, args: Record<string, string | number>): Promise<string> =>
-      (await raw.execute({ sql: `EXPLAIN QUERY PLAN ${sql}`, args })).rows.map((r) => String(r.detail)).join("\n");
-    const watermark = await plan(jobStatesSql, { ":names": "[\"a\"]" });
+    const plan = async (sql: string, args: Record<string, string | number>): Promise<string> => {
+      const statement = bind(`EXPLAIN QUERY PLAN ${sql}`, args);
+      return (await raw.execute(statement)).rows.map((r) => String(r.detail)).join("\n");
+    };
+    const watermark = await plan(jobStatesSql, { names: "[\"a\"]" });
     assert.match(watermark, /SEARCH r USING COVERING INDEX edgecron_runs_watermark \(job=\? AND kind=\?\)/);
     const overlap = await plan(
       "SELECT 1 FROM edgecron_runs o WHERE o.job = :job AND o.status = 'running' AND o.lease_until > :now AND o.batch <> :batch",
-      { ":job": "a", ":now": 1, ":batch": "b" },
+      { job: "a", now: 1, batch: "b" },
     );
     assert.match(overlap, /edgecron_runs_running/);
     raw.close();

@@ -1,0 +1,34 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { SchedulerError } from "../../src/core/errors.ts";
+import { bind, jobDef, updateStatement } from "../../src/store/_libsql_sql.ts";
+import type { Row } from "@libsql/client";
+
+describe("bind", () => {
+  it("numbers placeholders by first use and repeats the number for a repeated name", () => {
+    const statement = bind("SELECT :b, :a, :b, :a_b", { a: 1, b: "x", a_b: null, unused: 9 });
+    assert.deepEqual(statement, { sql: "SELECT ?1, ?2, ?1, ?3", args: ["x", 1, null] });
+  });
+
+  it("refuses a placeholder without a value", () => {
+    assert.throws(() => bind("SELECT :missing", {}), /:missing/);
+  });
+});
+
+describe("updateStatement", () => {
+  it("sets only the patched columns, all bound, and matches the running attempt", () => {
+    const statement = updateStatement({ job: "j'; DROP", slot: 5, attempt: 2, node: "n" }, { status: "ok", finishedAt: 9 });
+    assert.ok(statement && typeof statement === "object");
+    assert.match(statement.sql, /SET status = \?\d, finished_at = \?\d\s/);
+    assert.doesNotMatch(statement.sql, /DROP/);
+    assert.deepEqual(statement.args, ["ok", 9, "j'; DROP", 5, 2, "n"]);
+    assert.equal(updateStatement({ job: "j", slot: 5, attempt: 2, node: "n" }, {}), null);
+  });
+});
+
+describe("jobDef", () => {
+  it("turns a stored spec that is not JSON into a store-error", () => {
+    const row = { name: "hook", spec: "{nope", version: 1, updated_at: 0 } as unknown as Row;
+    assert.throws(() => jobDef(row), (e: unknown) => e instanceof SchedulerError && e.code === "store-error" && /"hook"/.test(e.message));
+  });
+});

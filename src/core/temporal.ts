@@ -8,7 +8,7 @@ import type { Temporal as PolyfillTemporal } from "@js-temporal/polyfill";
 
 type TemporalNamespace = typeof PolyfillTemporal;
 
-const native = (globalThis as { Temporal?: TemporalNamespace }).Temporal;
+const native = (globalThis as unknown as { Temporal?: TemporalNamespace }).Temporal;
 
 /** The Temporal namespace in use: native when available, else the polyfill. */
 export const Temporal: TemporalNamespace = native ??

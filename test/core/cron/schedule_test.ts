@@ -1,0 +1,66 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { cron } from "../../../src/core/cron/mod.ts";
+import { assertSchedulerError, iso, ms } from "../_helpers.ts";
+
+describe("cron(): instants", () => {
+  it("a 5-field schedule fires on whole minutes, strictly after and strictly before", () => {
+    const s = cron("* * * * *");
+    assert.equal(s.next(59_999), 60_000);
+    assert.equal(s.next(60_000), 120_000);
+    assert.equal(s.next(60_000.5), 120_000);
+    assert.equal(s.prev(60_000), 0);
+    assert.equal(s.prev(60_000.5), 60_000);
+  });
+
+  it("a 6-field schedule fires on whole seconds", () => {
+    const s = cron("* * * * * *");
+    assert.equal(s.next(999), 1000);
+    assert.equal(s.next(1000.5), 2000);
+    assert.equal(s.prev(1000.5), 1000);
+  });
+
+  it("accepts Date and Temporal-like instants and refuses garbage", () => {
+    const s = cron("0 * * * *");
+    assert.equal(s.next(new Date(0) as unknown as number), 3_600_000);
+    assertSchedulerError(() => s.next(Number.NaN), "invalid-instant");
+    assertSchedulerError(() => s.prev("soon" as unknown as number), "invalid-instant");
+    assertSchedulerError(() => s.nextRuns(0, -1), "invalid-spec");
+    assertSchedulerError(() => s.nextRuns(0, 1.5), "invalid-spec");
+    assertSchedulerError(() => s.between(0, Number.NaN), "invalid-instant");
+  });
+
+  it("nextRuns and between agree", () => {
+    const s = cron("*/7 * * * *", { timezone: "Europe/Dublin" });
+    const runs = s.nextRuns(ms("2026-10-25T00:00:00Z"), 30);
+    assert.deepEqual([...s.between(ms("2026-10-25T00:00:00Z"), runs[29]!)], runs);
+    assert.deepEqual(s.nextRuns(0, 0), []);
+  });
+
+  it("finds a fire decades away and returns null past year 9999", () => {
+    const s = cron("0 0 29 2 1", { dayMatch: "and", timezone: "America/New_York" });
+    assert.equal(iso(s.next(ms("2016-03-01T00:00:00Z"))), iso(ms("2044-02-29T00:00:00-05:00")));
+    assert.equal(iso(s.prev(ms("2044-01-01T00:00:00Z"))), iso(ms("2016-02-29T00:00:00-05:00")));
+    assert.equal(cron("* * * * *").next(ms("9999-12-31T23:59:00Z")), null);
+    assert.equal(cron("0 0 1 1 *").prev(ms("0001-01-01T00:00:00Z")), null);
+    const chatham = cron("0 0 1 1 *", { timezone: "Pacific/Chatham" });
+    // Local mean time +12:13:48: wall 0001-01-01 00:00 is still in year 0 in UTC.
+    assert.equal(chatham.prev(ms("0001-01-02T00:00:00Z")), ms("0001-01-01T00:00:00Z") - (12 * 3600 + 13 * 60 + 48) * 1000);
+    assert.equal(chatham.prev(ms("0001-01-01T00:00:00Z") - 2 * 86_400_000), null);
+  });
+
+  it("next() on a sparse schedule costs about what it costs on a dense one", () => {
+    const dense = cron("* * * * *", { timezone: "America/New_York" });
+    const sparse = cron("0 0 29 2 1", { dayMatch: "and", timezone: "America/New_York" });
+    const time = (run: () => void): number => {
+      const t0 = performance.now();
+      for (let i = 0; i < 2000; i++) run();
+      return performance.now() - t0;
+    };
+    const base = ms("2017-01-01T00:00:00Z");
+    time(() => dense.next(base));
+    time(() => sparse.next(base));
+    // Generous: walking minute by minute would be ~10^7 times slower for a 27-year gap.
+    assert.ok(time(() => sparse.next(base)) < 50 * time(() => dense.next(base)) + 20);
+  });
+});

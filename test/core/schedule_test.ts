@@ -1,0 +1,92 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { at } from "../../src/core/at.ts";
+import { cron } from "../../src/core/cron/mod.ts";
+import { every } from "../../src/core/every.ts";
+import { schedule } from "../../src/core/schedule.ts";
+import type { Schedule, ScheduleSpec } from "../../src/core/types.ts";
+import { assertSchedulerError, ms } from "./_helpers.ts";
+
+const T = ms("2026-03-07T12:00:00Z");
+
+describe("schedule(): inputs", () => {
+  it("reads a cron string, with an optional CRON_TZ= or TZ= prefix", () => {
+    assert.equal(schedule("0 9 * * *").kind, "cron");
+    assert.equal(schedule("CRON_TZ=Europe/Berlin 0 9 * * MON-FRI").timezone, "Europe/Berlin");
+    assert.equal(schedule("TZ=Asia/Tokyo 0 9 * * *").timezone, "Asia/Tokyo");
+  });
+
+  it("uses options.timezone for inputs that name no zone; a prefix or spec zone wins", () => {
+    assert.equal(schedule("0 9 * * *", { timezone: "Asia/Tokyo" }).timezone, "Asia/Tokyo");
+    assert.equal(schedule("CRON_TZ=Europe/Paris 0 9 * * *", { timezone: "Asia/Tokyo" }).timezone, "Europe/Paris");
+    assert.equal(schedule({ cron: "0 9 * * *" }, { timezone: "Asia/Tokyo" }).timezone, "Asia/Tokyo");
+    assert.equal(schedule({ cron: "0 9 * * *", timezone: "UTC" }, { timezone: "Asia/Tokyo" }).timezone, "UTC");
+  });
+
+  it("reads @every text, which cron() refuses", () => {
+    assert.equal(schedule("@every 30s").next(0), 30_000);
+    assert.equal(schedule("@EVERY 1h from 2026-01-01T00:20:00Z").next(ms("2026-01-01T05:00:00Z")), ms("2026-01-01T05:20:00Z"));
+    assertSchedulerError(() => cron("@every 30s"), "invalid-cron");
+  });
+
+  it("reads an ISO instant as a one-shot", () => {
+    assert.equal(schedule("2026-12-24T17:00:00Z").kind, "at");
+  });
+
+  it("reads every spec shape", () => {
+    assert.equal(schedule({ cron: "0 0 13 * 5", dayMatch: "and" }).next(T), ms("2026-03-13T00:00:00Z"));
+    assert.equal(schedule({ every: "15m", anchor: 60_000 }).next(0), 60_000);
+    assert.equal(schedule({ at: 5_000 }).next(0), 5_000);
+  });
+
+  it("returns a Schedule as is", () => {
+    const s = cron("* * * * *");
+    assert.equal(schedule(s), s);
+  });
+
+  it("refuses unknown shapes with the code of the failing part", () => {
+    assertSchedulerError(() => schedule(42 as unknown as string), "invalid-spec");
+    assertSchedulerError(() => schedule(null as unknown as string), "invalid-spec");
+    assertSchedulerError(() => schedule({ when: "daily" } as unknown as ScheduleSpec), "invalid-spec");
+    assertSchedulerError(() => schedule("@every"), "invalid-interval");
+    assertSchedulerError(() => schedule("@every 10s from"), "invalid-interval");
+    assertSchedulerError(() => schedule({ cron: "61 * * * *" }), "invalid-cron");
+    assertSchedulerError(() => schedule({ cron: 5 } as unknown as ScheduleSpec), "invalid-cron");
+    assertSchedulerError(() => schedule("CRON_TZ=Mars/Base 0 9 * * *"), "invalid-timezone");
+    assertSchedulerError(() => schedule("2026-13-45T00:00:00Z"), "invalid-instant");
+  });
+});
+
+describe("schedule(): round trips", () => {
+  const samples: Schedule[] = [
+    cron("*/15 9-17 * * MON-FRI"),
+    cron("0 0 13 * FRI", { dayMatch: "and", timezone: "America/New_York" }),
+    cron("0 0 13 * +FRI"),
+    cron("@daily", { timezone: "Australia/Lord_Howe" }),
+    cron("30 0 12 ? * SUN", { timezone: "Europe/Dublin" }),
+    cron("0 0 L * *", { timezone: "Asia/Kathmandu" }),
+    every("15m"),
+    every("90s", { anchor: "2026-01-01T00:00:07Z" }),
+    every("1h", { anchor: "09:30", timezone: "Pacific/Chatham" }),
+    every("6h", { timezone: "Europe/Berlin" }),
+    at("2026-12-24T17:00:00Z"),
+  ];
+
+  for (const s of samples) {
+    it(`${String(s)} comes back equal from toJSON() and toString()`, () => {
+      const fromJson = schedule(JSON.parse(JSON.stringify(s)) as ScheduleSpec);
+      const fromText = schedule(String(s));
+      assert.deepEqual(fromJson.toJSON(), s.toJSON());
+      assert.deepEqual(fromText.toJSON(), s.toJSON());
+      assert.equal(String(fromText), String(s));
+      assert.deepEqual(fromJson.nextRuns(T, 5), s.nextRuns(T, 5));
+      assert.deepEqual(fromText.nextRuns(T, 5), s.nextRuns(T, 5));
+    });
+  }
+
+  it("writes cron text as cronie/Kubernetes do", () => {
+    assert.equal(String(cron("0 9 * * *")), "0 9 * * *");
+    assert.equal(String(cron("0 9 * * *", { timezone: "Europe/Berlin" })), "CRON_TZ=Europe/Berlin 0 9 * * *");
+    assert.equal(String(cron("0 0 13 * 5", { dayMatch: "and" })), "0 0 13 * +5");
+  });
+});

@@ -177,7 +177,8 @@ export function lastOutcomesStatement(names: readonly string[]): InStatement {
     sql: `SELECT ${COLUMNS.split(", ").map((c) => `r.${c}`).join(", ")}
       FROM (SELECT DISTINCT value AS name FROM json_each(?)) n
       JOIN edgecron_runs r ON r.job = n.name AND r.slot = (
-        SELECT MAX(x.slot) FROM edgecron_runs x WHERE x.job = n.name AND x.status <> 'running'
+        -- Walks the job's slots newest first and stops at the first finished one.
+        SELECT x.slot FROM edgecron_runs x WHERE x.job = n.name AND x.status <> 'running' ORDER BY x.slot DESC LIMIT 1
       )`,
     args: [JSON.stringify(names)],
   };

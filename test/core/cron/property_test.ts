@@ -45,12 +45,12 @@ const sortedSet = (max: number, min: number, size: number): fc.Arbitrary<number[
   fc.uniqueArray(fc.integer({ min, max }), { minLength: 1, maxLength: size }).map((a) => a.sort((x, y) => x - y));
 
 const fieldsArb: fc.Arbitrary<Fields> = fc.record({
-  seconds: fc.oneof({ weight: 4, arbitrary: fc.constant([0]) }, { weight: 1, arbitrary: sortedSet(59, 0, 2) }),
-  minutes: fc.oneof(sortedSet(59, 0, 3), fc.constantFrom([0, 15, 30, 45], [0, 30], [0, 20, 40])),
-  hours: fc.oneof({ weight: 2, arbitrary: fc.constant(Array.from({ length: 24 }, (_, h) => h)) }, { weight: 3, arbitrary: sortedSet(23, 0, 6) }),
-  doms: fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: sortedSet(31, 1, 8) }),
-  months: fc.oneof({ weight: 4, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: sortedSet(12, 1, 6) }),
-  dows: fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: sortedSet(6, 0, 4) }),
+  seconds: fc.oneof({ weight: 4, arbitrary: fc.constant<number[]>([0]) }, { weight: 1, arbitrary: sortedSet(59, 0, 2) }),
+  minutes: fc.oneof(sortedSet(59, 0, 3), fc.constantFrom<number[]>([0, 15, 30, 45], [0, 30], [0, 20, 40])),
+  hours: fc.oneof({ weight: 2, arbitrary: fc.constant<number[]>(Array.from({ length: 24 }, (_, h) => h)) }, { weight: 3, arbitrary: sortedSet(23, 0, 6) }),
+  doms: fc.oneof({ weight: 3, arbitrary: fc.constant<number[] | null>(null) }, { weight: 1, arbitrary: sortedSet(31, 1, 8) }),
+  months: fc.oneof({ weight: 4, arbitrary: fc.constant<number[] | null>(null) }, { weight: 1, arbitrary: sortedSet(12, 1, 6) }),
+  dows: fc.oneof({ weight: 3, arbitrary: fc.constant<number[] | null>(null) }, { weight: 1, arbitrary: sortedSet(6, 0, 4) }),
   dayMatch: fc.constantFrom<DayMatch>("or", "and"),
   sixFields: fc.boolean(),
 });

@@ -61,7 +61,8 @@ interface Timer {
 export function createManualClock(start: number | Date = 0): ManualClock {
   let now = typeof start === "number" ? start : start.getTime();
   let nextId = 1;
-  let timers: Timer[] = [];
+  const timers = new Map<number, Timer>();
+  const ordered = (): Timer[] => [...timers.values()].sort((a, b) => a.at - b.at || a.id - b.id);
 
   const settle = async (): Promise<void> => {
     // Two host turns: the first drains promise jobs queued so far, the second
@@ -72,9 +73,12 @@ export function createManualClock(start: number | Date = 0): ManualClock {
   const moveTo = async (target: number): Promise<void> => {
     await settle();
     for (;;) {
-      const due = timers.filter((t) => t.at <= target).sort((a, b) => a.at - b.at || a.id - b.id)[0];
+      let due: Timer | undefined;
+      for (const t of timers.values()) {
+        if (t.at <= target && (due === undefined || t.at < due.at || (t.at === due.at && t.id < due.id))) due = t;
+      }
       if (due === undefined) break;
-      timers = timers.filter((t) => t !== due);
+      timers.delete(due.id);
       now = Math.max(now, due.at);
       due.fn();
       await settle();
@@ -88,13 +92,13 @@ export function createManualClock(start: number | Date = 0): ManualClock {
     setTimeout(fn, ms) {
       const id = nextId++;
       const delay = Number.isFinite(ms) && ms > 0 ? ms : 0;
-      timers = [...timers, { id, at: now + delay, fn }];
+      timers.set(id, { id, at: now + delay, fn });
       return id;
     },
     clearTimeout(handle) {
-      timers = timers.filter((t) => t.id !== handle);
+      if (typeof handle === "number") timers.delete(handle);
     },
-    pending: () => timers.map(({ at, id }) => ({ at, id })).sort((a, b) => a.at - b.at || a.id - b.id),
+    pending: () => ordered().map(({ at, id }) => ({ at, id })),
     advance(ms) {
       if (!Number.isFinite(ms) || ms < 0) return Promise.reject(new RangeError(`advance: expected ms >= 0, got ${ms}`));
       return moveTo(now + ms);

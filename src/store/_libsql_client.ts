@@ -2,7 +2,7 @@
  * The libSQL connection side: resolving options once, opening the client lazily,
  * retrying lock contention, and turning every driver failure into a `store-error`.
  */
-import { type Client, createClient } from "@libsql/client";
+import type { Client } from "@libsql/client";
 import { quote, SchedulerError } from "../core/errors.ts";
 
 /** Options of `libsqlStore`: a URL to connect to, or a client you own. */
@@ -21,7 +21,7 @@ export type LibsqlStoreOptions =
 
 /** The resolved form every later step sees. */
 export interface ResolvedLibsqlOptions {
-  open: () => Client;
+  open: () => Promise<Client>;
   /** Whether `close()` closes the client (only when the store created it). */
   owned: boolean;
 }
@@ -41,7 +41,7 @@ export function resolveLibsqlOptions(options: LibsqlStoreOptions): ResolvedLibsq
         path: "client",
       });
     }
-    return { open: () => client, owned: false };
+    return { open: async () => client, owned: false };
   }
   const url = options.url ?? "file:edgecron.db";
   if (typeof url !== "string" || !SCHEMES.some((scheme) => url.toLowerCase().startsWith(scheme))) {
@@ -59,7 +59,12 @@ export function resolveLibsqlOptions(options: LibsqlStoreOptions): ResolvedLibsq
   }
   const authToken = options.authToken;
   return {
-    open: () => createClient({ url, ...(authToken === undefined ? {} : { authToken }), timeout: busyTimeout }),
+    // Loaded on first use, so a store given a `{ client }` (say `@libsql/client/web` on
+    // Deno Deploy) never loads the driver's native embedded engine.
+    open: async () => {
+      const { createClient } = await import("@libsql/client");
+      return createClient({ url, ...(authToken === undefined ? {} : { authToken }), timeout: busyTimeout });
+    },
     owned: true,
   };
 }

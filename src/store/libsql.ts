@@ -66,17 +66,20 @@ const COLUMNS = "job, slot, kind, status, attempt, node, claimed_at, started_at,
  */
 export function libsqlStore(options: LibsqlStoreOptions = {}): Store {
   const resolved = resolveLibsqlOptions(options);
-  let client: Client | undefined;
+  let client: Promise<Client> | undefined;
   let ready: Promise<void> | undefined;
   let closed = false;
 
-  const connect = (): Client => {
-    if (closed) throw new SchedulerError("store-error", "libsql: the store is closed");
-    client ??= resolved.open();
+  const connect = (): Promise<Client> => {
+    if (closed) return Promise.reject(new SchedulerError("store-error", "libsql: the store is closed"));
+    client ??= resolved.open().catch((error: unknown) => {
+      client = undefined;
+      throw error;
+    });
     return client;
   };
   const prepare = async (): Promise<void> => {
-    const c = connect();
+    const c = await connect();
     // WAL lets readers run beside the one writer; the mode is stored in the file.
     if (c.protocol === "file") await c.execute("PRAGMA journal_mode = WAL");
     await migrate(c);
@@ -90,7 +93,7 @@ export function libsqlStore(options: LibsqlStoreOptions = {}): Store {
   };
   const op = async <T>(operation: string, fn: (c: Client) => Promise<T>): Promise<T> => {
     await ensureReady();
-    return withRetry(operation, () => fn(connect()));
+    return withRetry(operation, async () => fn(await connect()));
   };
   const one = async (operation: string, sql: string, args: (string | number)[]): Promise<RunRecord[]> =>
     op(operation, async (c) => (await c.execute({ sql, args })).rows.map(runRecord));
@@ -101,7 +104,8 @@ export function libsqlStore(options: LibsqlStoreOptions = {}): Store {
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      if (resolved.owned) client?.close();
+      const opened = await client?.catch(() => undefined);
+      if (resolved.owned) opened?.close();
     },
 
     async snapshot(names, now): Promise<TickSnapshot> {

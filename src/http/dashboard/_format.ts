@@ -23,30 +23,49 @@ export function scheduleInWords(spec: ScheduleSpec, zone: string): string {
   return `Once, at ${formatInstant(spec.at, zone)}`;
 }
 
-function formatter(zone: string, withDate: boolean): Intl.DateTimeFormat {
+function dateTimeFormat(locale: string, zone: string): Intl.DateTimeFormat {
   const options: Intl.DateTimeFormatOptions = {
+    weekday: "short",
+    day: "numeric",
+    month: "short",
     hour: "2-digit",
     minute: "2-digit",
     second: "2-digit",
     hourCycle: "h23",
     timeZoneName: "short",
-    ...(withDate ? { weekday: "short", day: "numeric", month: "short" } : {}),
   };
   try {
-    return new Intl.DateTimeFormat("en-GB", { ...options, timeZone: zone });
+    return new Intl.DateTimeFormat(locale, { ...options, timeZone: zone });
   } catch {
-    return new Intl.DateTimeFormat("en-GB", { ...options, timeZone: "UTC" });
+    return new Intl.DateTimeFormat(locale, { ...options, timeZone: "UTC" });
   }
 }
 
-/** `Mon 30 Nov, 14:00:00 CET` in `zone`. */
-export function formatInstant(ms: number, zone: string): string {
-  return formatter(zone, true).format(ms);
+/**
+ * A formatter for instants in `zone`: `Mon 30 Nov, 14:00 CET` (seconds only when not
+ * zero). Build one per zone and reuse it: Intl formatters are costly to create.
+ */
+export function instantFormatter(zone: string): (ms: number) => string {
+  const gb = dateTimeFormat("en-GB", zone);
+  const us = dateTimeFormat("en-US", zone);
+  return (ms) => {
+    const p: Record<string, string> = {};
+    for (const part of gb.formatToParts(ms)) p[part.type] = part.value;
+    // en-GB names European zones (CET, BST) and en-US American ones (EST, PDT); each
+    // gives "GMT-5"-style offsets for the other side, so take whichever has a name.
+    let abbr = p.timeZoneName ?? "";
+    if (abbr.startsWith("GMT") && abbr !== "GMT") {
+      const alt = us.formatToParts(ms).find((x) => x.type === "timeZoneName")?.value;
+      if (alt !== undefined && !alt.startsWith("GMT")) abbr = alt;
+    }
+    const seconds = p.second === "00" ? "" : `:${p.second}`;
+    return `${p.weekday} ${p.day} ${p.month}, ${p.hour}:${p.minute}${seconds} ${abbr}`;
+  };
 }
 
-/** `14:00:00 CET` in `zone`. */
-export function formatTime(ms: number, zone: string): string {
-  return formatter(zone, false).format(ms);
+/** `Mon 30 Nov, 14:00 CET` in `zone`; see `instantFormatter` for many instants. */
+export function formatInstant(ms: number, zone: string): string {
+  return instantFormatter(zone)(ms);
 }
 
 /** `in 4m`, `2h 5m ago`, `now`: coarse, for a glance. */

@@ -3,7 +3,7 @@ import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import type { JobInfo } from "../../engine/types.ts";
 import type { RunRecord } from "../../store/types.ts";
-import { formatInstant, relative, scheduleInWords } from "./_format.ts";
+import { instantFormatter, relative, scheduleInWords } from "./_format.ts";
 import { timeline } from "./timeline.ts";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -13,6 +13,8 @@ export interface JobView {
   info: JobInfo;
   /** Recent runs, newest first (the card draws the past 24 h). */
   past: RunRecord[];
+  /** Planned slots over the next 24 h, for the timeline. */
+  future: number[];
 }
 
 /** Where forms post and links point. */
@@ -55,6 +57,7 @@ export function jobCard(view: JobView, cc: CardContext): Html {
   const last = info.lastOutcome;
   const c = info.counters;
   const next = info.next.slice(0, cc.listNext);
+  const formatInstant = instantFormatter(info.timezone);
   return html`<section class="job" data-job="${info.name}">
 <div class="job-head"><div class="job-title">
 <h3>${cc.back === "home" ? html`<a href="${jobHref(cc.base, info.name)}">${info.name}</a>` : info.name} <span class="tag">${info.source}</span> ${state(info)}</h3>
@@ -63,10 +66,10 @@ ${info.description ? html`<p class="desc">${info.description}</p>` : ""}
 <dl class="facts">
 <div><dt>Schedule</dt><dd><code>${"cron" in info.spec ? info.spec.cron : info.schedule}</code>${words ? html`<div class="sub" data-words>${words}</div>` : ""}</dd></div>
 <div><dt>Timezone</dt><dd>${info.timezone}</dd></div>
-<div><dt>Next</dt><dd><ol class="next">${next.length === 0 ? html`<li class="sub">none</li>` : next.map((t) => html`<li data-slot="${t}">${formatInstant(t, info.timezone)} <span class="sub">${relative(t, cc.now)}</span></li>`)}</ol></dd></div>
-<div><dt>Last outcome</dt><dd class="last-outcome">${last ? html`${statusBadge(last.status)} <span class="sub">${formatInstant(last.slot, info.timezone)} · ${relative(last.finishedAt ?? last.slot, cc.now)}</span>${last.error ? html`<div class="sub" title="${last.error}">${last.error.length > 90 ? `${last.error.slice(0, 87)}...` : last.error}</div>` : ""}` : html`<span class="sub">never ran</span>`}</dd></div>
+<div><dt>Next</dt><dd><ol class="next">${next.length === 0 ? html`<li class="sub">none</li>` : next.map((t) => html`<li data-slot="${t}">${formatInstant(t)} <span class="sub">${relative(t, cc.now)}</span></li>`)}</ol></dd></div>
+<div><dt>Last outcome</dt><dd class="last-outcome">${last ? html`${statusBadge(last.status)} <span class="sub">${formatInstant(last.slot)} · ${relative(last.finishedAt ?? last.slot, cc.now)}</span>${last.error ? html`<div class="sub" title="${last.error}">${last.error.length > 90 ? `${last.error.slice(0, 87)}...` : last.error}</div>` : ""}` : html`<span class="sub">never ran</span>`}</dd></div>
 <div><dt>Counters (this node)</dt><dd class="counters"><span><b>${c.runs}</b> runs</span><span><b>${c.ok}</b> ok</span><span><b>${c.errors}</b> errors</span><span><b>${c.timeouts}</b> timeouts</span><span><b>${c.skipped}</b> skipped</span><span><b>${c.missed}</b> missed</span><span><b>${c.lost}</b> lost</span><span><b>${c.abandoned}</b> abandoned</span></dd></div>
 </dl>
-${timeline({ now: cc.now, zone: info.timezone, past: view.past, future: info.next })}
+${timeline({ now: cc.now, zone: info.timezone, past: view.past, future: view.future })}
 </section>`;
 }

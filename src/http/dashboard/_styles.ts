@@ -36,12 +36,14 @@ button{font:inherit;font-size:13px;font-weight:600;padding:6px 12px;border-radiu
 button:hover{border-color:var(--accent)}
 button.primary{background:var(--accent);color:var(--accent-ink);border-color:var(--accent)}
 .facts{display:grid;grid-template-columns:repeat(auto-fit,minmax(190px,1fr));gap:10px 18px;margin:12px 0 8px}
+@media (min-width:1100px){.facts{grid-template-columns:1.1fr .8fr 1.5fr 1.5fr 1.3fr}}
+.next li{white-space:nowrap}
 .facts dt{font-size:11px;text-transform:uppercase;letter-spacing:.05em;color:var(--muted);margin:0 0 2px}
 .facts dd{margin:0}
 .facts ol{margin:0;padding:0;list-style:none}
 .sub{color:var(--muted);font-size:12px}
 .status{display:inline-block;font-size:12px;font-weight:650;padding:1px 8px;border-radius:4px;color:#fff!important;background:var(--planned)}
-.counters{display:flex;gap:10px;flex-wrap:wrap;font-size:12px;color:var(--muted)}
+.counters{display:grid;grid-template-columns:repeat(3,max-content);gap:2px 12px;font-size:12px;color:var(--muted)}
 .counters b{color:var(--ink);font-weight:650}
 svg.timeline{width:100%;height:auto;display:block;margin-top:6px}
 svg.timeline .track{fill:var(--bg)}svg.timeline .track-past{fill:var(--line);opacity:.45}

@@ -2,7 +2,7 @@
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import type { RunRecord } from "../../store/types.ts";
-import { formatElapsed, formatInstant, relative } from "./_format.ts";
+import { formatElapsed, instantFormatter, relative } from "./_format.ts";
 import { type CardContext, jobCard, jobHref, type JobView, statusBadge } from "./_job.ts";
 import { legend } from "./timeline.ts";
 
@@ -34,14 +34,15 @@ export function overviewPage(views: readonly JobView[], cc: CardContext, notice?
 ${views.length === 0 ? html`<div class="empty">No jobs yet. Register one with <code>scheduler.job()</code> or <code>POST /jobs</code>.</div>` : views.map((v) => jobCard(v, cc))}`;
 }
 
-function runRow(r: RunRecord, zone: string, now: number): Html {
+function runRow(r: RunRecord, formatInstant: (ms: number) => string, now: number): Html {
   const took = r.finishedAt === null ? (r.status === "running" ? `running ${relative(r.startedAt, now).replace(" ago", "")}` : "") : formatElapsed(r.finishedAt - r.startedAt);
-  return html`<tr data-slot="${r.slot}" data-status="${r.status}"><td>${formatInstant(r.slot, zone)}</td><td>${statusBadge(r.status)}</td><td>${r.kind}</td><td>${r.attempt}</td><td><code>${r.node}</code></td><td>${took}</td><td class="err">${r.error ?? ""}</td></tr>`;
+  return html`<tr data-slot="${r.slot}" data-status="${r.status}"><td>${formatInstant(r.slot)}</td><td>${statusBadge(r.status)}</td><td>${r.kind}</td><td>${r.attempt}</td><td><code>${r.node}</code></td><td>${took}</td><td class="err">${r.error ?? ""}</td></tr>`;
 }
 
 /** One job: its card, the next slots, its target when data-defined, its run history. */
 export function jobPage(view: JobView, history: readonly RunRecord[], cc: CardContext & { nextBefore: number | null }, notice?: Notice): Html {
   const { info } = view;
+  const format = instantFormatter(info.timezone);
   const target = info.def?.spec.target as { url?: unknown; method?: unknown; headers?: unknown } | undefined;
   let where = "";
   if (target && typeof target.url === "string" && URL.canParse(target.url)) {
@@ -57,6 +58,6 @@ ${jobCard(view, cc)}
 ${where ? html`<h2 class="section">Webhook target</h2><p><code>${where}</code>${headerNames.length ? html` <span class="sub">headers: ${headerNames.join(", ")}</span>` : ""}</p>` : ""}
 <h2 class="section">Run history</h2>
 ${history.length === 0 ? html`<div class="empty">No runs recorded yet.</div>` : html`<table class="runs"><thead><tr><th>Slot (${info.timezone})</th><th>Outcome</th><th>Kind</th><th>Attempt</th><th>Node</th><th>Took</th><th>Error</th></tr></thead>
-<tbody>${history.map((r) => runRow(r, info.timezone, cc.now))}</tbody></table>`}
+<tbody>${history.map((r) => runRow(r, format, cc.now))}</tbody></table>`}
 ${cc.nextBefore === null ? "" : html`<div class="pager"><a href="${jobHref(cc.base, info.name)}?before=${cc.nextBefore}">Older runs →</a></div>`}`;
 }

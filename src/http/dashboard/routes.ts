@@ -5,6 +5,8 @@
  * `Origin` / `Sec-Fetch-Site`. The cookie never authorises the JSON API's writes.
  */
 import type { Context, Hono } from "hono";
+import { schedule } from "../../core/schedule.ts";
+import type { JobInfo } from "../../engine/types.ts";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { SESSION_COOKIE, sameOrigin } from "../_auth.ts";
 import { readForm } from "../_body.ts";
@@ -15,9 +17,11 @@ import { layout, loginPage, refusedPage } from "./_layout.ts";
 import { jobHref, type JobView } from "./_job.ts";
 import { jobPage, type Notice, overviewPage } from "./pages.ts";
 
-const OVERVIEW_NEXT = 300;
-const JOB_NEXT = 720;
+const DAY = 86_400_000;
+const OVERVIEW_NEXT = 3;
+const JOB_NEXT = 10;
 const PAST_LIMIT = 500;
+const FUTURE_LIMIT = 720;
 const HISTORY_LIMIT = 50;
 const OUTCOME = /^(?:ok|error|timeout|skipped|missed|abandoned|running|already-running|not-due|paused|lost|unknown-job|resumed)$/;
 
@@ -30,10 +34,25 @@ function noticeFrom(c: Context): Notice | undefined {
   return { action, job, result };
 }
 
+/** The slots of the next 24 h (the engine lists at most 100), capped for drawing. */
+function futureOf(info: JobInfo, now: number): number[] {
+  try {
+    const out: number[] = [];
+    for (const t of schedule(info.spec).between(now, now + DAY)) {
+      out.push(t);
+      if (out.length >= FUTURE_LIMIT) break;
+    }
+    return out;
+  } catch {
+    return info.next;
+  }
+}
+
 function htmlHeaders(c: Context): void {
   c.header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
   c.header("X-Content-Type-Options", "nosniff");
-  c.header("Referrer-Policy", "no-referrer");
+  // Not "no-referrer": with it browsers send `Origin: null` on form posts, which the CSRF check refuses.
+  c.header("Referrer-Policy", "same-origin");
   c.header("Cache-Control", "no-store");
 }
 
@@ -48,8 +67,10 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
         return c.html(await loginPage(rc.title, basePath(c, route)), 401);
       },
     });
-  const pastOf = async (name: string, now: number) =>
-    (await scheduler.runs(name, { limit: PAST_LIMIT })).filter((r) => r.slot >= now - 86_400_000);
+  const viewOf = async (info: JobInfo, now: number): Promise<JobView> => {
+    const past = (await scheduler.runs(info.name, { limit: PAST_LIMIT })).filter((r) => r.slot >= now - DAY);
+    return { info, past, future: futureOf(info, now) };
+  };
   const chrome = async (c: Context, base: string, now: number) => {
     const session = getCookie(c, SESSION_COOKIE);
     const csrf = await auth.csrf(session);
@@ -61,9 +82,9 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
     const base = basePath(c, "/");
     const now = rc.now();
     const jobs = await scheduler.list({ next: OVERVIEW_NEXT });
-    const views: JobView[] = await Promise.all(jobs.map(async (info) => ({ info, past: await pastOf(info.name, now) })));
+    const views = await Promise.all(jobs.map((info) => viewOf(info, now)));
     const { csrf, chrome: ch } = await chrome(c, base, now);
-    return c.html(await layout(ch, "Jobs", overviewPage(views, { base, now, csrf, back: "home", listNext: 3 }, noticeFrom(c))));
+    return c.html(await layout(ch, "Jobs", overviewPage(views, { base, now, csrf, back: "home", listNext: OVERVIEW_NEXT }, noticeFrom(c))));
   });
 
   app.get("/ui/jobs/:name", page("/ui/jobs/:name"), async (c) => {
@@ -80,8 +101,8 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
     }
     const history = await scheduler.runs(name, before === undefined ? { limit: HISTORY_LIMIT } : { limit: HISTORY_LIMIT, before });
     const last = history.at(-1);
-    const view: JobView = { info, past: await pastOf(name, now) };
-    const cc = { base, now, csrf, back: "job" as const, listNext: 10, nextBefore: history.length === HISTORY_LIMIT && last ? last.slot : null };
+    const view = await viewOf(info, now);
+    const cc = { base, now, csrf, back: "job" as const, listNext: JOB_NEXT, nextBefore: history.length === HISTORY_LIMIT && last ? last.slot : null };
     return c.html(await layout(ch, name, jobPage(view, history, cc, noticeFrom(c))));
   });
 

@@ -6,7 +6,7 @@
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import type { RunRecord, RunStatus } from "../../store/types.ts";
-import { formatInstant } from "./_format.ts";
+import { instantFormatter } from "./_format.ts";
 
 const DAY = 86_400_000;
 const WIDTH = 960;
@@ -43,12 +43,13 @@ export function timeline(input: TimelineInput): HtmlEscapedString | Promise<Html
   const summary = [...counts].map(([s, n]) => `${n} ${s}`).join(", ");
   const label = `Past 24 hours: ${past.length} slots${summary ? ` (${summary})` : ""}. Next 24 hours: ${future.length} planned slots.`;
   const ticks = [-24, -18, -12, -6, 0, 6, 12, 18, 24];
+  const formatInstant = instantFormatter(zone);
   return html`<svg class="timeline" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="${label}">
 <rect class="track" x="0" y="${TRACK_Y}" width="${WIDTH}" height="${TRACK_H}" rx="4"></rect>
 <rect class="track-past" x="0" y="${TRACK_Y}" width="${WIDTH / 2}" height="${TRACK_H}" rx="4"></rect>
 ${ticks.map((h) => html`<line class="grid" x1="${x(now + h * 3_600_000, now)}" x2="${x(now + h * 3_600_000, now)}" y1="${TRACK_Y}" y2="${TRACK_Y + TRACK_H}"></line>`)}
-${future.map((t) => html`<rect class="mark s-planned" x="${x(t, now) - 1.5}" y="${TRACK_Y + 5}" width="3" height="${TRACK_H - 10}" rx="1"><title>${formatInstant(t, zone)}: planned</title></rect>`)}
-${past.map((r) => html`<rect class="mark s-${r.status}" data-status="${r.status}" x="${x(r.slot, now) - 2}" y="${TRACK_Y + 2}" width="4" height="${TRACK_H - 4}" rx="1"><title>${formatInstant(r.slot, zone)}: ${r.status}${r.kind === "manual" ? " (manual)" : ""}</title></rect>`)}
+${future.map((t) => html`<rect class="mark s-planned" x="${x(t, now) - 1.5}" y="${TRACK_Y + 5}" width="3" height="${TRACK_H - 10}" rx="1"><title>${formatInstant(t)}: planned</title></rect>`)}
+${past.map((r) => html`<rect class="mark s-${r.status}" data-status="${r.status}" x="${x(r.slot, now) - 2}" y="${TRACK_Y + 2}" width="4" height="${TRACK_H - 4}" rx="1"><title>${formatInstant(r.slot)}: ${r.status}${r.kind === "manual" ? " (manual)" : ""}</title></rect>`)}
 <line class="now" x1="${WIDTH / 2}" x2="${WIDTH / 2}" y1="2" y2="${TRACK_Y + TRACK_H + 4}"></line>
 ${ticks.map((h) => html`<text class="axis" x="${x(now + h * 3_600_000, now)}" y="${HEIGHT - 3}" text-anchor="${h === -24 ? "start" : h === 24 ? "end" : "middle"}">${h === 0 ? "now" : `${h > 0 ? "+" : "−"}${Math.abs(h)}h`}</text>`)}
 </svg>`;

@@ -33,3 +33,5 @@ export type {
   TickReport,
   WebhookTarget,
 } from "./engine/mod.ts";
+export { signPayload, verifySignature } from "./engine/signature.ts";
+export type { VerifyOptions, VerifyResult } from "./engine/signature.ts";

@@ -31,8 +31,16 @@ export async function describeJobs(
     paused: snapshot.jobs[job.name]?.paused ?? false,
     runningSince: liveSince(snapshot.running, job.name, now),
     lastOutcome: last[job.name],
-    next: job.schedule.nextRuns(now, count),
+    next: nextRuns(job, now, count),
   }));
+}
+
+function nextRuns(job: ResolvedJob, now: number, count: number): number[] {
+  try {
+    return job.schedule.nextRuns(now, count);
+  } catch {
+    return []; // a broken user-supplied Schedule; ticks log it
+  }
 }
 
 function liveSince(running: { job: string; slot: number; leaseUntil: number | null }[], name: string, now: number): number | undefined {

@@ -97,13 +97,20 @@ function newest(schedule: Schedule, lower: number, now: number, max: number): { 
 
 /**
  * The earliest next slot of any of `schedules` strictly after `now`, or undefined.
+ * A schedule whose `next()` throws is left out.
  *
  * @example nextWake([cron("* * * * *")], now) // the next minute boundary
  */
 export function nextWake(schedules: Iterable<Schedule>, now: number): number | undefined {
   let best: number | undefined;
   for (const schedule of schedules) {
-    const next = schedule.next(now);
+    let next: number | null;
+    try {
+      next = schedule.next(now);
+    } catch {
+      // A broken user-supplied Schedule; the tick logs it, the 60 s clamp keeps waking.
+      continue;
+    }
     if (next !== null && (best === undefined || next < best)) best = next;
   }
   return best;

@@ -1,18 +1,18 @@
 /** `createScheduler()`: the job registry and the public API over tick, timer and store. */
-import { SchedulerError } from "../core/errors.ts";
+import { quote, SchedulerError } from "../core/errors.ts";
 import { parseDuration } from "../core/duration.ts";
 import { createMemoryStore } from "../store/memory.ts";
 import { checkName } from "./_schema.ts";
 import { allJobs, countersOf, type EngineState, storeCall } from "./_state.ts";
 import { systemClock } from "./clock.ts";
-import { consoleLogger, createEmitter, jobLabel, logEvent, safeLogger } from "./events.ts";
+import { consoleLogger, createEmitter, errorText, jobLabel, logEvent, safeLogger } from "./events.ts";
 import { describeJobs } from "./info.ts";
 import { manualRun } from "./manual.ts";
 import { dataSpecJson, resolveDataJob, resolveDefaults, resolveJob } from "./spec.ts";
 import { stopRuns } from "./stop.ts";
-import { startTick } from "./tick.ts";
+import { type StartedTick, startTick } from "./tick.ts";
 import { createTimerLoop } from "./timer.ts";
-import type { RunContext, Scheduler, SchedulerEvent, SchedulerOptions } from "./types.ts";
+import type { RunContext, Scheduler, SchedulerEvent, SchedulerOptions, TickReport } from "./types.ts";
 import { deliverWebhook } from "./webhook.ts";
 
 /**
@@ -44,7 +44,11 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     listener(event);
   };
   const node = options.node ?? crypto.randomUUID();
-  checkName(node);
+  if (typeof node !== "string" || !/^[A-Za-z0-9._:-]{1,128}$/.test(node)) {
+    throw new SchedulerError("invalid-name", `node: expected 1-128 characters of A-Z a-z 0-9 . _ : -, got ${quote(String(node))}`, {
+      path: "node",
+    });
+  }
   const fetcher = options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
   const clock = options.clock ?? systemClock();
   const at = (field: string) => ({ code: "invalid-spec", field, path: field });
@@ -80,13 +84,21 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     ready = undefined;
     throw e;
   }));
-  const begin = async (now: number) => {
+  const begin = async (now: number): Promise<StartedTick> => {
     try {
       await init();
     } catch {
       // The snapshot that follows fails the same way and reports it.
     }
-    return startTick(state, now);
+    try {
+      return await startTick(state, now);
+    } catch (e) {
+      // Only a broken user-supplied Schedule object can get here; tick() still never rejects.
+      const error = errorText(e);
+      log.error("tick failed", { error });
+      const report: TickReport = { now, node, ok: false, error, jobs: {} };
+      return { report, settled: Promise.resolve(report) };
+    }
   };
   const timer = createTimerLoop(state, begin);
 

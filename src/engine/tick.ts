@@ -62,14 +62,21 @@ export async function startTick(state: EngineState, now: number): Promise<Starte
   for (const job of allJobs(state)) {
     const js = snapshot.jobs[job.name];
     if (!job.enabled || js === undefined) continue;
-    const plan = planSlots({
-      schedule: job.schedule,
-      catchUp: job.catchUp,
-      now,
-      watermark: snapshot.watermarks[job.name],
-      firstSeen: js.firstSeen,
-      paused: js.paused,
-    });
+    let plan;
+    try {
+      plan = planSlots({
+        schedule: job.schedule,
+        catchUp: job.catchUp,
+        now,
+        watermark: snapshot.watermarks[job.name],
+        firstSeen: js.firstSeen,
+        paused: js.paused,
+      });
+    } catch (e) {
+      // Only a user-supplied Schedule object can throw; it must not stop the other jobs.
+      state.log.error(`${jobLabel(job.name)}: its schedule failed; nothing planned`, { error: errorText(e) });
+      continue;
+    }
     if (plan.dropped > 0) {
       state.log.warn(`${jobLabel(job.name)}: ${plan.dropped} slots too far behind to plan were not recorded`, { now });
     }

@@ -134,3 +134,71 @@ describe("leases", () => {
     assert.equal(row!.attempt, 2);
   });
 });
+
+describe("robustness", () => {
+  it("a user-supplied Schedule that throws is logged and does not stop other jobs", async () => {
+    const s = setup();
+    const broken = {
+      kind: "cron" as const,
+      timezone: "UTC",
+      next: () => {
+        throw new Error("broken next");
+      },
+      nextRuns: () => [],
+      prev: () => null,
+      between: () => {
+        throw new Error("broken between");
+      },
+      toString: () => "broken",
+      toJSON: () => ({ cron: "* * * * *" }),
+    };
+    let ran = 0;
+    s.scheduler.job("broken", { schedule: broken, run: () => {} });
+    s.scheduler.job("fine", { schedule: "* * * * *", run: () => void ran++ });
+    await tickAt(s, T0);
+    const report = await tickAt(s, T0 + MIN);
+    assert.equal(report.ok, true);
+    assert.equal(ran, 1);
+    assert.ok(s.logger.lines.some((l) => l.startsWith('error job "broken": its schedule failed')));
+    s.scheduler.start();
+    await s.clock.settle();
+    assert.equal((await s.scheduler.health()).running, true);
+    await s.scheduler.stop();
+  });
+
+  it("refuses a node id that is not 1-128 safe characters", () => {
+    assert.throws(() => setup({ node: "worker 1" }), (e: unknown) => e instanceof SchedulerError && e.code === "invalid-name" && e.path === "node");
+  });
+
+  it("health() reports the node, job count and timer state", async () => {
+    const s = setup({ node: "n1" });
+    s.scheduler.job("x", { schedule: "@hourly", run: () => {} });
+    await tickAt(s, T0);
+    assert.deepEqual(await s.scheduler.health(), { ok: true, node: "n1", store: "ok", lastTick: T0, lastError: undefined, jobs: 1, running: false });
+    s.scheduler.start();
+    assert.equal((await s.scheduler.health()).running, true);
+    await s.scheduler.stop();
+  });
+
+  it("list() shows next slots, last outcome, counters and the live run", async () => {
+    const s = setup();
+    const gate = deferred();
+    s.scheduler.job("x", { schedule: "*/10 * * * *", description: "ten", run: () => gate.promise });
+    await tickAt(s, T0);
+    await s.clock.set(T0 + 10 * MIN);
+    const pending = s.scheduler.tick();
+    await s.clock.settle();
+    const [info] = await s.scheduler.list({ next: 2 });
+    assert.equal(info!.description, "ten");
+    assert.equal(info!.schedule, "*/10 * * * *");
+    assert.deepEqual(info!.next, [T0 + 20 * MIN, T0 + 30 * MIN]);
+    assert.equal(info!.runningSince, T0 + 10 * MIN);
+    gate.resolve();
+    await pending;
+    const after = await s.scheduler.get("x");
+    assert.equal(after!.runningSince, undefined);
+    assert.equal(after!.lastOutcome?.status, "ok");
+    assert.equal(after!.counters.runs, 1);
+    assert.equal(after!.counters.ok, 1);
+  });
+});

@@ -11,6 +11,7 @@ import { libsqlDefs } from "./_libsql_defs.ts";
 import { migrate } from "./_libsql_schema.ts";
 import { claimOutcomes, claimStatement, claimsStatement } from "./_libsql_claims.ts";
 import {
+  COLUMNS,
   countsStatement,
   isRunningStatement,
   jobDef,
@@ -38,12 +39,10 @@ import type { ClaimResult, RunRecord, RunStatus, StatusCounts, Store, TickSnapsh
 
 export type { LibsqlStoreOptions } from "./_libsql_client.ts";
 
-const COLUMNS = "job, slot, kind, status, attempt, node, claimed_at, started_at, finished_at, lease_until, error";
-
 /**
- * Creates a `Store` on libSQL. Every claim batch is one atomic write transaction
- * (one round trip), with the overlap check inside each insert, so any number of
- * processes, isolates or regions sharing the database win each slot exactly once.
+ * Creates a `Store` on libSQL. Every `claim()` call is one atomic write batch (one
+ * round trip) whose insert decides the overlap check in the same statement, so any
+ * number of processes, isolates or regions sharing the database win each slot once.
  *
  * The client is opened and the schema migrated on `init()` (or on first use). For
  * `file:` URLs the database is switched to WAL and connections wait up to

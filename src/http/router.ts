@@ -9,7 +9,7 @@ import { createAuth } from "./_auth.ts";
 import type { RouterContext } from "./_context.ts";
 import { toErrorResponse } from "./_errors.ts";
 import { registerApi } from "./api.ts";
-import { registerDashboard } from "./dashboard/routes.ts";
+import { registerDashboard } from "./dashboard/mod.ts";
 
 /** Options of `edgecronRouter()`. */
 export interface RouterOptions {

@@ -64,6 +64,11 @@ describe("dashboard page", () => {
     assert.match(html, /<a href="\/cron\/ui\/jobs\/hourly">hourly<\/a>/);
   });
 
+  it("reloads itself every minute without script, dropping the notice", async () => {
+    const f = setup({ mount: "/cron" });
+    assert.match(await page(f, "/cron?done=run&job=hourly&result=ok"), /<meta http-equiv="refresh" content="60;url=\/cron">/);
+  });
+
   it("sends a strict CSP and no-store", async () => {
     const f = setup();
     const res = await f.call("GET", "/");

@@ -15,6 +15,8 @@ export interface Chrome {
   health?: HealthReport;
   /** CSRF token for the logout form; logout is shown only with a session. */
   csrf?: string;
+  /** Reload the page (without its notice) every this many seconds; no script needed. */
+  refreshSeconds?: number;
 }
 
 /** Wraps `body` in the document with the top bar. */
@@ -23,7 +25,8 @@ export function layout(chrome: Chrome, heading: string, body: Html): Html {
   const healthPill = h === undefined ? "" : html`<span class="pill ${h.ok ? "good" : "bad"}" data-health="${h.ok ? "ok" : "unhealthy"}">${h.ok ? "healthy" : "unhealthy"}</span>`;
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${heading} · ${chrome.title}</title><style>${raw(STYLES)}</style></head>
+<title>${heading} · ${chrome.title}</title><style>${raw(STYLES)}</style>
+${chrome.refreshSeconds ? html`<meta http-equiv="refresh" content="${chrome.refreshSeconds};url=${chrome.home}">` : ""}</head>
 <body><header class="top"><h1><a href="${chrome.home}">${chrome.title}</a></h1>
 <div class="meta">${healthPill}${h ? html`<span>node <code>${h.node}</code></span><span>${h.jobs} jobs</span>` : ""}<span>${new Date(chrome.now).toISOString().slice(0, 16).replace("T", " ")} UTC</span></div>
 <div class="spacer"></div>

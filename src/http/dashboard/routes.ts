@@ -84,7 +84,7 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
     const jobs = await scheduler.list({ next: OVERVIEW_NEXT });
     const views = await Promise.all(jobs.map((info) => viewOf(info, now)));
     const { csrf, chrome: ch } = await chrome(c, base, now);
-    return c.html(await layout(ch, "Jobs", overviewPage(views, { base, now, csrf, back: "home", listNext: OVERVIEW_NEXT }, noticeFrom(c))));
+    return c.html(await layout({ ...ch, refreshSeconds: 60 }, "Jobs", overviewPage(views, { base, now, csrf, back: "home", listNext: OVERVIEW_NEXT }, noticeFrom(c))));
   });
 
   app.get("/ui/jobs/:name", page("/ui/jobs/:name"), async (c) => {

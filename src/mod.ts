@@ -35,3 +35,22 @@ export type {
 } from "./engine/mod.ts";
 export { signPayload, verifySignature } from "./engine/signature.ts";
 export type { VerifyOptions, VerifyResult } from "./engine/signature.ts";
+export { createMemoryStore } from "./store/mod.ts";
+export type {
+  AttemptKey,
+  ClaimOutcome,
+  ClaimRequest,
+  ClaimResult,
+  JobDef,
+  JobState,
+  MemoryStore,
+  MemoryStoreOptions,
+  Outcome,
+  RunKind,
+  RunQuery,
+  RunRecord,
+  RunStatus,
+  StatusCounts,
+  Store,
+  TickSnapshot,
+} from "./store/mod.ts";

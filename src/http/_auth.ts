@@ -74,7 +74,8 @@ export function createAuth(token: string | undefined, ttlMs: number): Auth {
 
 /**
  * True when a state-changing browser request comes from this site: refuses
- * `Sec-Fetch-Site: cross-site` and an `Origin` whose host differs from the request's.
+ * `Sec-Fetch-Site` other than `same-origin`/`none`, `Origin: null`, and an `Origin`
+ * whose host is neither the request URL's nor the `Host` header's.
  */
 export function sameOrigin(request: Request): boolean {
   const site = request.headers.get("sec-fetch-site");
@@ -82,10 +83,13 @@ export function sameOrigin(request: Request): boolean {
   const origin = request.headers.get("origin");
   if (origin === null) return true;
   if (origin === "null") return false;
-  const host = request.headers.get("host") ?? new URL(request.url).host;
+  let originHost: string;
   try {
-    return new URL(origin).host === host;
+    originHost = new URL(origin).host;
   } catch {
     return false;
   }
+  // A browser sets both the URL and Host to the site it posts to, so either may vouch;
+  // proxies and local dev servers sometimes rewrite one of them.
+  return originHost === new URL(request.url).host || originHost === request.headers.get("host");
 }

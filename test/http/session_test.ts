@@ -129,6 +129,24 @@ describe("dashboard forms (CSRF)", () => {
     assert.equal((await f.scheduler.get("hourly"))!.paused, true);
   });
 
+  it("accepts an Origin matching either the request URL or the Host header (behind a proxy)", async () => {
+    const f = setup();
+    const { cookie } = await login(f);
+    const csrf = await csrfOf(f, cookie);
+    const res = await f.app.request("http://10.0.0.5:8080/ui/jobs/hourly/pause", {
+      method: "POST",
+      body: new URLSearchParams({ csrf }).toString(),
+      headers: { ...FORM, cookie, origin: "https://cron.example", host: "cron.example" },
+    });
+    assert.equal(res.status, 303);
+    const other = await f.app.request("http://10.0.0.5:8080/ui/jobs/hourly/resume", {
+      method: "POST",
+      body: new URLSearchParams({ csrf }).toString(),
+      headers: { ...FORM, cookie, origin: "https://evil.example", host: "cron.example" },
+    });
+    assert.equal(other.status, 403);
+  });
+
   it("refuses form posts without a session (401) and cross-site ones even in public mode", async () => {
     const f = setup();
     assert.equal((await post(f, "/ui/jobs/hourly/run", "", { csrf: "x" })).status, 401);

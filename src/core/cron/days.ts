@@ -15,14 +15,18 @@ function bit(day: number): number {
   return 1 << (day - 1);
 }
 
+function fullMask(length: number): number {
+  return length === 31 ? 0x7fffffff : bit(length + 1) - 1;
+}
+
 function domMask(dom: DomSet, length: number, first: number): number {
-  let mask = dom.days & (length === 31 ? 0x7fffffff : bit(length + 1) - 1);
+  let mask = dom.days & fullMask(length);
   if (dom.last) mask |= bit(length);
   if (dom.lastWeekday) {
     const wd = (first + length - 1) % 7;
     mask |= bit(wd === 6 ? length - 1 : wd === 0 ? length - 2 : length);
   }
-  for (let n = 1; n <= length; n++) {
+  for (let n = 1; n <= length && dom.nearest !== 0; n++) {
     if ((dom.nearest & bit(n)) === 0) continue;
     // Nearest weekday that stays inside the month (Quartz `nW`): 1W on a Saturday is Monday the 3rd.
     const wd = (first + n - 1) % 7;
@@ -33,12 +37,16 @@ function domMask(dom: DomSet, length: number, first: number): number {
   return mask;
 }
 
+function hasNth(dow: DowSet): boolean {
+  for (let k = 0; k < 5; k++) if ((dow.nth[k] ?? 0) !== 0) return true;
+  return false;
+}
+
 function dowMask(dow: DowSet, length: number, first: number): number {
-  let mask = 0;
-  for (let d = 1; d <= length; d++) {
-    const wd = (first + d - 1) % 7;
-    if ((dow.days & (1 << wd)) !== 0) mask |= bit(d);
-  }
+  // Weekday set rotated so that bit j is the weekday of day j+1, then repeated weekly.
+  const rotated = ((dow.days >> first) | (dow.days << (7 - first))) & 0x7f;
+  let mask = (rotated | (rotated << 7) | (rotated << 14) | (rotated << 21) | (rotated << 28)) & fullMask(length);
+  if (dow.last === 0 && !hasNth(dow)) return mask;
   const lastWeekday = (first + length - 1) % 7;
   for (let wd = 0; wd < 7; wd++) {
     if ((dow.last & (1 << wd)) !== 0) mask |= bit(length - ((lastWeekday - wd + 7) % 7));
@@ -53,7 +61,7 @@ function dowMask(dow: DowSet, length: number, first: number): number {
 
 /** The fire days of a month as bits (`1 << (day - 1)`). */
 export function dayMask(dom: DomSet, dow: DowSet, dayMatch: DayMatch, length: number, first: number): number {
-  if (dom.any && dow.any) return length === 31 ? 0x7fffffff : bit(length + 1) - 1;
+  if (dom.any && dow.any) return fullMask(length);
   if (dow.any) return domMask(dom, length, first);
   if (dom.any) return dowMask(dow, length, first);
   const a = domMask(dom, length, first);
@@ -76,6 +84,10 @@ export function dayMaskTable(
   texts: { dom: string; month: string; dow: string },
 ): Int32Array {
   const table = new Int32Array(28);
+  if (dom.any && dow.any) {
+    for (let i = 0; i < 28; i++) table[i] = fullMask(28 + Math.floor(i / 7));
+    return table;
+  }
   for (let length = 28; length <= 31; length++) {
     for (let first = 0; first < 7; first++) table[maskIndex(length, first)] = dayMask(dom, dow, dayMatch, length, first);
   }

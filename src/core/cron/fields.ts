@@ -55,12 +55,19 @@ export function parseValue(def: FieldDef, text: string, term: string): number {
   return value;
 }
 
+/** A term as `from..to` by `step` (inclusive); day-of-week may say 7 for Sunday. */
+export interface TermRange {
+  readonly from: number;
+  readonly to: number;
+  readonly step: number;
+}
+
 /**
- * The values one term stands for; 7 in day-of-week lands on 0 (Sunday).
+ * The range one term stands for.
  *
  * @throws {SchedulerError} `invalid-cron` for malformed terms, reversed ranges, bad steps
  */
-export function termValues(def: FieldDef, term: string): number[] {
+export function termRange(def: FieldDef, term: string): TermRange {
   if (term === "") fail(`${def.name} has an empty term`);
   const slash = term.indexOf("/");
   const base = slash < 0 ? term : term.slice(0, slash);
@@ -88,7 +95,5 @@ export function termValues(def: FieldDef, term: string): number[] {
       if (from > to) fail(`${def.name} range ${quote(base)} is reversed`);
     }
   }
-  const values: number[] = [];
-  for (let v = from; v <= to; v += step) values.push(v === 7 && def === DAY_OF_WEEK ? 0 : v);
-  return values;
+  return { from, to, step };
 }

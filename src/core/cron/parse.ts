@@ -3,7 +3,7 @@
  * day-of-week`) or 6 (leading `second`), nicknames, `?`, `L`, `LW`, `nW`, `nL`, `n#k`.
  */
 import { quote } from "../errors.ts";
-import { DAY_OF_MONTH, DAY_OF_WEEK, fail, HOUR, MINUTE, MONTH, parseValue, SECOND, termValues } from "./fields.ts";
+import { DAY_OF_MONTH, DAY_OF_WEEK, fail, HOUR, MINUTE, MONTH, parseValue, SECOND, termRange } from "./fields.ts";
 import type { FieldDef } from "./fields.ts";
 
 /** Longest expression accepted; guards against pathological input. */
@@ -34,9 +34,10 @@ export interface DowSet {
 export interface CronFields {
   /** The expression trimmed, whitespace collapsed, a nickname in lower case, no `+`. */
   readonly normalized: string;
-  readonly second: Uint8Array;
-  readonly minute: Uint8Array;
-  readonly hour: Uint8Array;
+  /** Flags: `second[v] === 1` when v is allowed. */
+  readonly second: readonly number[];
+  readonly minute: readonly number[];
+  readonly hour: readonly number[];
   /** Months as bits (`1 << month`). */
   readonly month: number;
   readonly dom: DomSet;
@@ -63,11 +64,12 @@ function terms(def: FieldDef, text: string): string[] {
   return list;
 }
 
-function flags(def: FieldDef, text: string, size: number): Uint8Array {
-  const set = new Uint8Array(size);
+function flags(def: FieldDef, text: string, size: number): number[] {
+  const set = new Array<number>(size).fill(0);
   if (text === "?") fail(`${def.name} cannot be "?" (only day-of-month and day-of-week can)`);
   for (const term of terms(def, text)) {
-    for (const v of termValues(def, term)) set[v] = 1;
+    const { from, to, step } = termRange(def, term);
+    for (let v = from; v <= to; v += step) set[v] = 1;
   }
   return set;
 }
@@ -88,7 +90,10 @@ function parseDom(text: string): DomSet {
     if (term === "L") last = true;
     else if (term === "LW") lastWeekday = true;
     else if (NEAREST.test(term)) nearest |= 1 << (parseValue(DAY_OF_MONTH, term.slice(0, -1), term) - 1);
-    else for (const v of termValues(DAY_OF_MONTH, term)) days |= 1 << (v - 1);
+    else {
+      const { from, to, step } = termRange(DAY_OF_MONTH, term);
+      for (let v = from; v <= to; v += step) days |= 1 << (v - 1);
+    }
   }
   return { days, last, lastWeekday, nearest, any: false };
 }
@@ -107,7 +112,8 @@ function parseDow(text: string): DowSet {
     } else if (term.length > 1 && term.endsWith("L")) {
       last |= 1 << (parseValue(DAY_OF_WEEK, term.slice(0, -1), term) % 7);
     } else {
-      for (const v of termValues(DAY_OF_WEEK, term)) days |= 1 << v;
+      const { from, to, step } = termRange(DAY_OF_WEEK, term);
+      for (let v = from; v <= to; v += step) days |= 1 << (v % 7);
     }
   }
   return { days, last, nth, any: false };
@@ -142,13 +148,15 @@ export function parseCron(expression: unknown): CronFields {
   const [sec, min, hour, dom, month, dowText] = parts.length === 6 ? parts as string[] : ["0", ...parts as string[]];
   const plusAnd = dowText!.startsWith("+");
   const dow = plusAnd ? dowText!.slice(1) : dowText!;
-  const fields = {
+  return {
+    normalized: nickname ?? [...parts.slice(0, -1), dow].join(" "),
     second: flags(SECOND, sec!, 60),
     minute: flags(MINUTE, min!, 60),
     hour: flags(HOUR, hour!, 24),
-    dom: parseDom(dom!),
     month: monthBits(month!),
+    dom: parseDom(dom!),
     dow: parseDow(dow),
+    plusAnd,
+    texts: { dom: dom!, month: month!, dow },
   };
-  return { ...fields, normalized: nickname ?? [...parts.slice(0, -1), dow].join(" "), plusAnd, texts: { dom: dom!, month: month!, dow } };
 }

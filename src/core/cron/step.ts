@@ -5,6 +5,7 @@
  * the distance in minutes.
  */
 import { civilDay, civilFromDays, civilMonth, civilYear, DAY_SECONDS, daysFromCivil, daysInMonth, weekday } from "../civil.ts";
+import { NEXT_HOUR, NEXT_MINUTE, NEXT_MONTH, NEXT_SECOND, PREV_HOUR, PREV_MINUTE, PREV_MONTH, PREV_SECOND } from "./compile.ts";
 import type { CompiledCron } from "./compile.ts";
 import { maskIndex } from "./days.ts";
 
@@ -15,45 +16,48 @@ export const MAX_YEAR = 9999;
 const MAX_MONTHS = 4_812;
 
 function timeAtOrAfter(c: CompiledCron, sod: number): number {
+  const t = c.table;
   const h = Math.floor(sod / 3600);
   const mi = Math.floor((sod % 3600) / 60);
   const s = sod % 60;
-  let H = c.nextHour[h]!;
+  let H = t[NEXT_HOUR + h]!;
   if (H < 0) return -1;
   if (H > h) return H * 3600 + c.firstMinute * 60 + c.firstSecond;
-  let M = c.nextMinute[mi]!;
+  let M = t[NEXT_MINUTE + mi]!;
   if (M > mi) return H * 3600 + M * 60 + c.firstSecond;
   if (M === mi) {
-    const S = c.nextSecond[s]!;
+    const S = t[NEXT_SECOND + s]!;
     if (S >= 0) return H * 3600 + M * 60 + S;
-    M = c.nextMinute[mi + 1]!;
+    M = t[NEXT_MINUTE + mi + 1]!;
     if (M >= 0) return H * 3600 + M * 60 + c.firstSecond;
   }
-  H = c.nextHour[h + 1]!;
+  H = t[NEXT_HOUR + h + 1]!;
   return H < 0 ? -1 : H * 3600 + c.firstMinute * 60 + c.firstSecond;
 }
 
 function timeAtOrBefore(c: CompiledCron, sod: number): number {
+  const t = c.table;
   const h = Math.floor(sod / 3600);
   const mi = Math.floor((sod % 3600) / 60);
   const s = sod % 60;
-  let H = c.prevHour[h]!;
+  let H = t[PREV_HOUR + h]!;
   if (H < 0) return -1;
   if (H < h) return H * 3600 + c.lastMinute * 60 + c.lastSecond;
-  let M = c.prevMinute[mi]!;
+  let M = t[PREV_MINUTE + mi]!;
   if (M >= 0 && M < mi) return H * 3600 + M * 60 + c.lastSecond;
   if (M === mi) {
-    const S = c.prevSecond[s]!;
+    const S = t[PREV_SECOND + s]!;
     if (S >= 0) return H * 3600 + M * 60 + S;
-    M = mi > 0 ? c.prevMinute[mi - 1]! : -1;
+    M = mi > 0 ? t[PREV_MINUTE + mi - 1]! : -1;
     if (M >= 0) return H * 3600 + M * 60 + c.lastSecond;
   }
-  H = h > 0 ? c.prevHour[h - 1]! : -1;
+  H = h > 0 ? t[PREV_HOUR + h - 1]! : -1;
   return H < 0 ? -1 : H * 3600 + c.lastMinute * 60 + c.lastSecond;
 }
 
 /** Smallest matching wall second >= `wall`, or `Infinity`. */
 export function nextWall(c: CompiledCron, wall: number): number {
+  const t = c.table;
   const days = Math.floor(wall / DAY_SECONDS);
   let sod = wall - days * DAY_SECONDS;
   const packed = civilFromDays(days);
@@ -62,11 +66,11 @@ export function nextWall(c: CompiledCron, wall: number): number {
     y = MIN_YEAR, m = 1, d = 1, sod = 0;
   }
   for (let i = 0; i < MAX_MONTHS; i++) {
-    const nm = c.nextMonth[m]!;
+    const nm = t[NEXT_MONTH + m]!;
     if (nm !== m) {
       if (nm < 0) {
         y++;
-        m = c.nextMonth[1]!;
+        m = t[NEXT_MONTH + 1]!;
       } else m = nm;
       d = 1;
       sod = 0;
@@ -77,8 +81,8 @@ export function nextWall(c: CompiledCron, wall: number): number {
     if (mask !== 0) {
       let day = 32 - Math.clz32(mask & -mask);
       if (day !== d) return (first + day - 1) * DAY_SECONDS + c.firstTime;
-      const t = timeAtOrAfter(c, sod);
-      if (t >= 0) return (first + day - 1) * DAY_SECONDS + t;
+      const time = timeAtOrAfter(c, sod);
+      if (time >= 0) return (first + day - 1) * DAY_SECONDS + time;
       mask &= mask - 1;
       if (mask !== 0) {
         day = 32 - Math.clz32(mask & -mask);
@@ -97,6 +101,7 @@ export function nextWall(c: CompiledCron, wall: number): number {
 
 /** Largest matching wall second <= `wall`, or `-Infinity`. */
 export function prevWall(c: CompiledCron, wall: number): number {
+  const t = c.table;
   const days = Math.floor(wall / DAY_SECONDS);
   let sod = wall - days * DAY_SECONDS;
   const packed = civilFromDays(days);
@@ -105,11 +110,11 @@ export function prevWall(c: CompiledCron, wall: number): number {
     y = MAX_YEAR, m = 12, d = 31, sod = DAY_SECONDS - 1;
   }
   for (let i = 0; i < MAX_MONTHS; i++) {
-    const pm = c.prevMonth[m]!;
+    const pm = t[PREV_MONTH + m]!;
     if (pm !== m) {
       if (pm < 0) {
         y--;
-        m = c.prevMonth[12]!;
+        m = t[PREV_MONTH + 12]!;
       } else m = pm;
       d = daysInMonth(y, m);
       sod = DAY_SECONDS - 1;
@@ -120,8 +125,8 @@ export function prevWall(c: CompiledCron, wall: number): number {
     if (mask !== 0) {
       let day = 32 - Math.clz32(mask);
       if (day !== d) return (first + day - 1) * DAY_SECONDS + c.lastTime;
-      const t = timeAtOrBefore(c, sod);
-      if (t >= 0) return (first + day - 1) * DAY_SECONDS + t;
+      const time = timeAtOrBefore(c, sod);
+      if (time >= 0) return (first + day - 1) * DAY_SECONDS + time;
       mask &= ~(1 << (d - 1));
       if (mask !== 0) {
         day = 32 - Math.clz32(mask);

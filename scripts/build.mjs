@@ -4,30 +4,14 @@
 //                         polyfill and the libSQL web client bundled in.
 //   dist/deno-deploy.mjs  the Deno Deploy example: Temporal is native there, so the
 //                         polyfill stays an `npm:` import that is never evaluated; the
-//                         libSQL web client stays an `npm:` import Deno Deploy fetches.
+//                         libSQL web client stays an `npm:` import Deno Deploy installs.
 //   dist/cli.mjs          the `edgecron` CLI for Node 20 (dependencies left external).
 // `node scripts/build.mjs worker` builds only the named bundles.
 import { build } from "esbuild";
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { base64Native, denoNpm, honoTiny, jsbiNative, libsqlHttpOnly } from "./_bundle_plugins.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-
-/** Rewrites the named packages to `npm:name@range/subpath` imports for Deno. */
-function denoNpm(names) {
-  const filter = new RegExp(`^(?:${names.map((n) => n.replace(/[/.@-]/g, "\\$&")).join("|")})(?:/.*)?$`);
-  return {
-    name: "deno-npm",
-    setup(b) {
-      b.onResolve({ filter }, ({ path }) => {
-        const name = names.find((n) => path === n || path.startsWith(`${n}/`));
-        const range = pkg.dependencies[name];
-        return { path: `npm:${name}@${range}${path.slice(name.length)}`, external: true };
-      });
-    },
-  };
-}
 
 const common = {
   absWorkingDir: root,
@@ -51,6 +35,9 @@ export const bundles = {
     mainFields: ["module", "main"],
     // workerd has no Temporal: the polyfill's dynamic import in src/core/temporal.ts is
     // inlined by esbuild, so the top-level await resolves during module evaluation.
+    // A scheduled event wants one request per batch, not a WebSocket: the HTTP-only
+    // libSQL client (libsql:, https:) leaves the WebSocket client out of the bundle.
+    plugins: [libsqlHttpOnly, jsbiNative, base64Native, honoTiny],
   },
   "deno-deploy": {
     ...common,
@@ -59,7 +46,13 @@ export const bundles = {
     platform: "neutral",
     conditions: ["deno", "worker", "import"],
     mainFields: ["module", "main"],
-    plugins: [denoNpm(["@js-temporal/polyfill", "@libsql/client"])],
+    // The bare "@libsql/client" resolves to the native client under Deno; Deploy needs
+    // the web (HTTP) one, which is all the libSQL store uses there.
+    // cronstrue (24 KB, only the dashboard's words) stays an npm: import too.
+    plugins: [
+      denoNpm(["@js-temporal/polyfill", "@libsql/client", "cronstrue"], { "@libsql/client": "@libsql/client/web" }),
+      honoTiny,
+    ],
   },
   cli: {
     ...common,

@@ -22,7 +22,8 @@ export async function measure() {
     const inputs = Object.entries(results[name].metafile.outputs[file]?.inputs ?? {})
       .map(([path, info]) => ({ path, bytes: info.bytesInOutput }))
       .sort((a, b) => b.bytes - a.bytes);
-    return { name, file, minified: code.length, gzipped: gzipSync(code, { level: 9 }).length, budget: budgets[name], inputs };
+    const externals = [...new Set((results[name].metafile.outputs[file]?.imports ?? []).filter((i) => i.external).map((i) => i.path))];
+    return { name, file, minified: code.length, gzipped: gzipSync(code, { level: 9 }).length, budget: budgets[name], inputs, externals };
   });
 }
 
@@ -46,6 +47,7 @@ if (process.argv[1] && new URL(import.meta.url).pathname === process.argv[1]) {
     for (const [key, bytes] of byPackage(m.inputs).slice(0, 6)) {
       console.log(`  ${kb(bytes).padStart(9)}  ${key}`);
     }
+    if (m.externals.length > 0) console.log(`  not bundled (the runtime installs them): ${m.externals.join(", ")}`);
   }
   process.exit(over ? 1 : 0);
 }

@@ -1,0 +1,138 @@
+/**
+ * edgecron on Cloudflare Workers: a module worker `{ fetch, scheduled }`. A Cron
+ * Trigger's `scheduled` event ticks with `controller.scheduledTime` as `now`, inside
+ * `ctx.waitUntil`; `fetch` serves the router. Secrets come from `env`, never a global.
+ *
+ * @module
+ */
+import { createClient } from "@libsql/client/web";
+import { SchedulerError } from "../../src/core/errors.ts";
+import type { Scheduler } from "../../src/engine/types.ts";
+import type { RouterOptions } from "../../src/http/mod.ts";
+import { libsqlStore } from "../../src/store/libsql.ts";
+import type { Store } from "../../src/store/types.ts";
+import { appFor, type FetchHandler } from "../_app.ts";
+
+/** The parts of the Workers runtime's `ScheduledController` used here. */
+export interface ScheduledController {
+  readonly scheduledTime: number;
+  readonly cron: string;
+}
+
+/** The parts of the Workers runtime's `ExecutionContext` used here. */
+export interface ExecutionContext {
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+/** A module worker, as `export default` expects it. */
+export interface EdgecronWorker<Env> {
+  fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response>;
+  scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void>;
+}
+
+/** The bindings the defaults read. */
+export interface EdgecronEnv {
+  /** Bearer token of the router (a secret: `wrangler secret put EDGECRON_TOKEN`). */
+  EDGECRON_TOKEN?: string;
+}
+
+/** The bindings `libsqlFromEnv` reads. */
+export interface LibsqlEnv {
+  /** `libsql://db.turso.io`, `https://…` (a var). */
+  LIBSQL_URL?: string;
+  /** The database token (a secret). */
+  LIBSQL_AUTH_TOKEN?: string;
+}
+
+/**
+ * A libSQL store over `@libsql/client/web` (HTTP; no native code, no `file:`), with the
+ * URL and token read from the worker's bindings.
+ *
+ * @throws {SchedulerError} `invalid-spec` when `env.LIBSQL_URL` is missing.
+ * @example createScheduler({ store: libsqlFromEnv(env) })
+ */
+export function libsqlFromEnv(env: LibsqlEnv): Store {
+  const url = env.LIBSQL_URL;
+  if (typeof url !== "string" || url === "") {
+    throw new SchedulerError("invalid-spec", "env.LIBSQL_URL: expected the database URL binding (libsql:// or https://), got none", {
+      path: "env.LIBSQL_URL",
+    });
+  }
+  const authToken = env.LIBSQL_AUTH_TOKEN;
+  return libsqlStore({ client: createClient({ url, ...(authToken ? { authToken } : {}) }) });
+}
+
+/** Options of `cloudflareWorker`. */
+export interface CloudflareOptions<Env> {
+  /** Router options from the bindings; default `{ token: env.EDGECRON_TOKEN }`. */
+  router?: (env: Env) => RouterOptions;
+  /** What `fetch` serves instead of the router (e.g. your Hono app mounting it). */
+  app?: (scheduler: Scheduler, env: Env) => FetchHandler;
+}
+
+interface Built {
+  scheduler: Scheduler;
+  app: FetchHandler | undefined;
+}
+
+/**
+ * Builds a module worker from a scheduler, or from a function of `env` that makes one
+ * (for stores and secrets that live in bindings). The scheduler is built once per
+ * isolate and env object, and its store initialised before the first tick or request.
+ * A failed build is not cached: the next event tries again.
+ *
+ * @throws Nothing itself; a factory's error rejects that event's promise.
+ * @example
+ * export default cloudflareWorker((env: Env) =>
+ *   createScheduler({ store: libsqlFromEnv(env) })
+ *     .job("digest", { schedule: "0 8 * * *", timezone: "Europe/Paris", run: sendDigest }));
+ */
+export function cloudflareWorker<Env extends object = EdgecronEnv>(
+  source: Scheduler | ((env: Env) => Scheduler | Promise<Scheduler>),
+  options: CloudflareOptions<Env> = {},
+): EdgecronWorker<Env> {
+  const routerOf = options.router ?? ((env: Env): RouterOptions => {
+    const token = (env as EdgecronEnv).EDGECRON_TOKEN;
+    return token === undefined ? {} : { token };
+  });
+  // Workers hand every event of an isolate the same env object; a new object (another
+  // binding set, as in tests) gets its own scheduler.
+  const built = new WeakMap<Env, Promise<Built>>();
+  const build = (env: Env): Promise<Built> => {
+    let pending = built.get(env);
+    if (pending === undefined) {
+      pending = (async () => {
+        const scheduler = typeof source === "function" ? await source(env) : source;
+        await scheduler.store.init();
+        return { scheduler, app: undefined };
+      })();
+      built.set(env, pending);
+      pending.catch(() => built.delete(env));
+    }
+    return pending;
+  };
+  return {
+    async fetch(request, env) {
+      try {
+        const b = await build(env);
+        b.app ??= options.app ? options.app(b.scheduler, env) : appFor(b.scheduler, { router: routerOf(env) });
+        return await b.app.fetch(request);
+      } catch (error) {
+        // A missing binding (no EDGECRON_TOKEN, no LIBSQL_URL) is a deployment error:
+        // say which, without a stack trace.
+        const body = error instanceof SchedulerError
+          ? { error: { code: error.code, message: error.message } }
+          : { error: { code: "internal", message: "edgecron worker failed; see the worker logs" } };
+        console.error("edgecron: fetch failed:", error);
+        return Response.json(body, { status: 500 });
+      }
+    },
+    scheduled(controller, env, ctx) {
+      // The slot time is the trigger's, not the clock's: a late or repeated delivery
+      // still names the same minute, so claims dedupe it.
+      const done = build(env).then(({ scheduler }) => scheduler.tick(controller.scheduledTime)).then(() => {});
+      ctx.waitUntil(done);
+      return done;
+    },
+  };
+}

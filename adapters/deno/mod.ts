@@ -1,0 +1,113 @@
+/**
+ * edgecron on Deno and Deno Deploy: one `Deno.cron` trigger (every minute by default)
+ * calls `scheduler.tick()`, and `Deno.serve` serves the router.
+ *
+ * Deno.cron hands its handler no slot time, so the tick reads the scheduler's clock;
+ * claims make a double delivery (or two isolates firing at once) harmless.
+ *
+ * @module
+ */
+import type { Scheduler, TickReport } from "../../src/engine/types.ts";
+import { type AppOptions, appFor } from "../_app.ts";
+import { createShutdown, type ShutdownOptions } from "../_lifecycle.ts";
+
+/** Options of `serveDeno`. */
+export interface DenoServeOptions extends AppOptions, ShutdownOptions {
+  /** The `Deno.cron` schedule that triggers ticks; default `"* * * * *"`. */
+  trigger?: string;
+  /** The `Deno.cron` name; default `"edgecron tick"`. */
+  name?: string;
+  /** `Deno.serve` options, or false to serve nothing; default `{ port: 8787 }` (Deno Deploy ignores the port). */
+  serve?: false | { port?: number; hostname?: string };
+  /**
+   * Also run timer mode, for a long-lived `deno run` process whose jobs fire more often
+   * than the trigger; default false (Deno Deploy isolates are not long-lived).
+   */
+  timer?: boolean;
+  /**
+   * Tick once as soon as the store is ready; default true. It registers new jobs with the
+   * store (a job never runs slots from before the store first saw it, so without this the
+   * first trigger after a deploy would only register them) and catches up on slots missed
+   * while no isolate ran.
+   */
+  tickOnStart?: boolean;
+  /** Stop gracefully on SIGINT/SIGTERM and exit 0 (local processes); default true. */
+  signals?: boolean;
+  /** Called after every triggered tick. */
+  onTick?: (report: TickReport) => void;
+  /** Called once listening. */
+  onListen?: (info: { url: string; port: number }) => void;
+}
+
+/** What `serveDeno` started. */
+export interface DenoHandle {
+  /** Resolves when the store is initialised. */
+  ready: Promise<void>;
+  /** The HTTP server, unless `serve: false`. */
+  server: Deno.HttpServer | undefined;
+  /** The graceful stop (idempotent). */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Registers the `Deno.cron` trigger and serves the router. Call it at the top level of
+ * your main module, synchronously: Deno Deploy discovers cron triggers while the module
+ * loads.
+ *
+ * @throws `Error` when `Deno.cron` is missing (run with `--unstable-cron` before Deno 2.1)
+ * @example
+ * const scheduler = createScheduler().job("cleanup", { schedule: "0 3 * * *", run: cleanup });
+ * serveDeno(scheduler, { token: Deno.env.get("EDGECRON_TOKEN") });
+ */
+export function serveDeno(scheduler: Scheduler, options: DenoServeOptions = {}): DenoHandle {
+  const { trigger = "* * * * *", name = "edgecron tick", timer = false, signals = true, tickOnStart = true } = options;
+  if (typeof Deno.cron !== "function") {
+    throw new Error("edgecron/deno: Deno.cron is not available; run with --unstable-cron (or deploy to Deno Deploy)");
+  }
+  const tick = async (): Promise<void> => {
+    const report = await scheduler.tick();
+    options.onTick?.(report);
+  };
+  const ready = scheduler.store.init();
+  Deno.cron(name, trigger, async () => {
+    await ready;
+    await tick();
+  });
+  if (tickOnStart) void ready.then(tick);
+
+  const app = appFor(scheduler, options);
+  const serveOptions = options.serve === false ? undefined : { port: 8787, ...options.serve };
+  const server = serveOptions === undefined ? undefined : Deno.serve({
+    ...serveOptions,
+    onListen: ({ hostname, port }) => {
+      const host = hostname === "0.0.0.0" || hostname === "::" ? "localhost" : hostname;
+      options.onListen?.({ url: `http://${host}:${port}`, port });
+    },
+  }, async (request) => {
+    await ready;
+    return app.fetch(request);
+  });
+  if (timer) void ready.then(() => scheduler.start());
+
+  const shutdown = createShutdown(scheduler, () => server?.shutdown(), {
+    ...options,
+    onError: (step, error) => console.error(`edgecron: ${step} failed:`, error),
+  });
+  if (signals) {
+    let signalled = false;
+    const onSignal = (signal: Deno.Signal): void => {
+      if (signalled) Deno.exit(1);
+      signalled = true;
+      console.error(`edgecron: ${signal}: stopping (runs settle, then the store closes)`);
+      void shutdown().then(() => Deno.exit(0));
+    };
+    for (const signal of ["SIGINT", "SIGTERM"] as const) {
+      try {
+        Deno.addSignalListener(signal, () => onSignal(signal));
+      } catch {
+        // Deno Deploy and Windows (SIGTERM) refuse some listeners; the platform stops us.
+      }
+    }
+  }
+  return { ready, server, shutdown };
+}

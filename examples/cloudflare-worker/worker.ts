@@ -1,0 +1,32 @@
+/**
+ * edgecron on Cloudflare Workers: `npx wrangler dev` here, or `npm run build` and load
+ * `dist/worker.mjs`. The Cron Trigger in wrangler.toml ticks every minute.
+ *
+ * Bindings: EDGECRON_TOKEN (secret), LIBSQL_URL and LIBSQL_AUTH_TOKEN (Turso or sqld;
+ * without them each isolate keeps its own memory store: fine for a demo, but only
+ * libSQL gives exactly-once across isolates and survives isolate restarts).
+ * In your own worker, import from "edgecron" and "edgecron/cloudflare".
+ */
+import { createScheduler } from "../../src/mod.ts";
+import { cloudflareWorker, libsqlFromEnv, type LibsqlEnv } from "../../adapters/cloudflare/mod.ts";
+
+interface Env extends LibsqlEnv {
+  EDGECRON_TOKEN?: string;
+}
+
+export default cloudflareWorker((env: Env) =>
+  createScheduler(env.LIBSQL_URL ? { store: libsqlFromEnv(env) } : {})
+    .job("purge-expired", {
+      schedule: "* * * * *",
+      description: "Deletes expired upload links",
+      timeout: "30s",
+      run: ({ slot }) => console.log(`ran purge-expired slot=${new Date(slot).toISOString()}`),
+    })
+    .job("daily-digest", {
+      schedule: "0 8 * * *",
+      timezone: "Europe/Paris",
+      description: "Sends the 08:00 Paris digest",
+      retries: { attempts: 2 },
+      run: ({ slot }) => console.log(`ran daily-digest slot=${new Date(slot).toISOString()}`),
+    })
+);

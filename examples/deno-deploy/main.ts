@@ -1,0 +1,39 @@
+/**
+ * edgecron on Deno Deploy (or `deno run --unstable-cron -A examples/deno-deploy/main.ts`).
+ * One Deno.cron trigger ticks every minute; the router serves on port 8787 locally.
+ *
+ * Env: EDGECRON_TOKEN (default: random, printed), PORT (local runs; default 8787),
+ * LIBSQL_URL and LIBSQL_AUTH_TOKEN (share claims across isolates and regions;
+ * default: in memory, one isolate only).
+ * In your own app, import from "jsr:@edgecron/edgecron" and its "/deno" subpath.
+ */
+import { createClient } from "@libsql/client/web";
+import { createScheduler } from "../../src/mod.ts";
+import { libsqlStore } from "../../src/store/libsql.ts";
+import { serveDeno } from "../../adapters/deno/mod.ts";
+
+const url = Deno.env.get("LIBSQL_URL");
+const token = Deno.env.get("EDGECRON_TOKEN") ?? crypto.randomUUID();
+// The web client speaks HTTP: no native code, which Deno Deploy cannot load.
+const scheduler = createScheduler(
+  url ? { store: libsqlStore({ client: createClient({ url, authToken: Deno.env.get("LIBSQL_AUTH_TOKEN") ?? "" }) }) } : {},
+)
+  .job("sync-feeds", {
+    schedule: "* * * * *",
+    description: "Pulls partner feeds every minute",
+    timeout: "50s",
+    run: ({ slot }) => console.log(`ran sync-feeds slot=${new Date(slot).toISOString()}`),
+  })
+  .job("nightly-cleanup", {
+    schedule: "30 2 * * *",
+    timezone: "America/New_York",
+    description: "Archives old rows (02:30 New York; 03:30 on spring-forward day)",
+    run: ({ slot }) => console.log(`ran nightly-cleanup slot=${new Date(slot).toISOString()}`),
+  });
+
+serveDeno(scheduler, {
+  token,
+  serve: { port: Number(Deno.env.get("PORT") ?? 8787) },
+  onListen: ({ url }) => console.log(`edgecron: dashboard and API on ${url}\nedgecron: token ${token}`),
+  onTick: (report) => console.log(`tick ${new Date(report.now).toISOString()} ok=${report.ok}`),
+});

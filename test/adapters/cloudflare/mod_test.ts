@@ -1,0 +1,114 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { cloudflareWorker, type ExecutionContext, libsqlFromEnv } from "../../../adapters/cloudflare/mod.ts";
+import { createScheduler } from "../../../src/mod.ts";
+import type { Scheduler } from "../../../src/engine/types.ts";
+import { SchedulerError } from "../../../src/core/errors.ts";
+
+const MINUTE = 60_000;
+const T0 = Date.UTC(2030, 0, 1, 0, 0); // fixed instants, far from the wall clock
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+
+interface Env {
+  EDGECRON_TOKEN?: string;
+}
+
+/** An ExecutionContext that keeps what the worker handed to waitUntil. */
+function context(): ExecutionContext & { waited: Promise<unknown>[] } {
+  const waited: Promise<unknown>[] = [];
+  return { waited, waitUntil: (p) => void waited.push(p) };
+}
+
+function counting(): { make: (env: Env) => Scheduler; made: Env[]; runs: number[] } {
+  const made: Env[] = [];
+  const runs: number[] = [];
+  return {
+    made,
+    runs,
+    make: (env) => {
+      made.push(env);
+      return createScheduler({ logger: quiet }).job("minutely", { schedule: "* * * * *", run: ({ slot }) => void runs.push(slot) });
+    },
+  };
+}
+
+const controller = (scheduledTime: number) => ({ scheduledTime, cron: "* * * * *" });
+
+describe("cloudflareWorker", () => {
+  it("ticks with controller.scheduledTime inside ctx.waitUntil, once per slot", async () => {
+    const { make, runs } = counting();
+    const worker = cloudflareWorker(make);
+    const env: Env = { EDGECRON_TOKEN: "t" };
+    for (const i of [0, 1, 1, 2, 1]) {
+      const ctx = context();
+      await worker.scheduled(controller(T0 + i * MINUTE), env, ctx);
+      assert.equal(ctx.waited.length, 1, "the tick is handed to waitUntil");
+      await ctx.waited[0];
+    }
+    // T0 registers the job (it never runs slots from before the store saw it).
+    assert.deepEqual(runs, [T0 + MINUTE, T0 + 2 * MINUTE]);
+  });
+
+  it("builds the scheduler once per env object and shares it between fetch and scheduled", async () => {
+    const { make, made } = counting();
+    const worker = cloudflareWorker(make);
+    const env: Env = { EDGECRON_TOKEN: "t" };
+    await worker.scheduled(controller(T0), env, context());
+    const res = await worker.fetch(new Request("http://w/health", { headers: { authorization: "Bearer t" } }), env, context());
+    assert.equal(res.status, 200);
+    assert.equal(((await res.json()) as { lastTick: number }).lastTick, T0, "fetch sees the scheduler scheduled() ticked");
+    assert.equal(made.length, 1);
+    await worker.scheduled(controller(T0), { EDGECRON_TOKEN: "t" }, context());
+    assert.equal(made.length, 2, "another env object gets its own scheduler");
+  });
+
+  it("accepts a ready scheduler instead of a factory", async () => {
+    const runs: number[] = [];
+    const scheduler = createScheduler({ logger: quiet }).job("j", { schedule: "* * * * *", run: ({ slot }) => void runs.push(slot) });
+    const worker = cloudflareWorker<Env>(scheduler);
+    await worker.scheduled(controller(T0), {}, context());
+    await worker.scheduled(controller(T0 + MINUTE), {}, context());
+    assert.deepEqual(runs, [T0 + MINUTE]);
+  });
+
+  it("does not cache a failed build: the next event tries again", async () => {
+    let calls = 0;
+    const worker = cloudflareWorker((_env: Env) => {
+      calls += 1;
+      if (calls === 1) throw new Error("binding not ready");
+      return createScheduler({ logger: quiet });
+    });
+    const env: Env = { EDGECRON_TOKEN: "t" };
+    await assert.rejects(worker.scheduled(controller(T0), env, context()), /binding not ready/);
+    await worker.scheduled(controller(T0), env, context());
+    assert.equal(calls, 2);
+  });
+
+  it("answers 500 with the configuration error, not a stack, when EDGECRON_TOKEN is missing", async () => {
+    const worker = cloudflareWorker(counting().make);
+    const res = await worker.fetch(new Request("http://w/health"), {}, context());
+    assert.equal(res.status, 500);
+    const body = await res.json() as { error: { code: string; message: string } };
+    assert.equal(body.error.code, "invalid-spec");
+    assert.match(body.error.message, /router\.token: required/);
+    assert.doesNotMatch(JSON.stringify(body), /\bat .*\.ts:\d+/);
+  });
+
+  it("takes router options from env through the router option", async () => {
+    const worker = cloudflareWorker(counting().make, { router: () => ({ public: true }) });
+    const res = await worker.fetch(new Request("http://w/health"), {}, context());
+    assert.equal(res.status, 200);
+  });
+});
+
+describe("libsqlFromEnv", () => {
+  it("throws invalid-spec naming env.LIBSQL_URL when the binding is missing", () => {
+    assert.throws(() => libsqlFromEnv({}), (e: unknown) =>
+      e instanceof SchedulerError && e.code === "invalid-spec" && e.path === "env.LIBSQL_URL" && /LIBSQL_URL/.test(e.message));
+  });
+
+  it("builds a store over the web client from the bindings without connecting", () => {
+    const store = libsqlFromEnv({ LIBSQL_URL: "libsql://example.invalid", LIBSQL_AUTH_TOKEN: "secret" });
+    assert.equal(typeof store.claim, "function");
+  });
+});

@@ -123,7 +123,11 @@ describe("dashboard job page", () => {
 
   it("answers 404 for an unknown job and 400 for a name with control characters", async () => {
     const f = setup();
-    assert.equal((await f.call("GET", "/ui/jobs/nope")).status, 404);
+    const missing = await f.call("GET", "/ui/jobs/nope");
+    assert.equal(missing.status, 404);
+    const html = await missing.text();
+    assert.equal(html.match(/<html/g)?.length, 1, "one document");
+    assert.match(html, /No job named <b>nope<\/b>/);
     const bad = await f.call("GET", "/ui/jobs/a%1Bb");
     assert.equal(bad.status, 400);
     assert.equal(((await bad.json()) as { error: { path: string } }).error.path, "params.name");

@@ -102,6 +102,10 @@ describe("dashboard forms (CSRF)", () => {
     assert.equal((await f.scheduler.get("hourly"))!.paused, true);
     await post(f, "/ui/jobs/hourly/resume", cookie, { csrf, back: "job" });
     assert.equal((await f.scheduler.get("hourly"))!.paused, false);
+    const gone = await post(f, "/ui/jobs/nope/pause", cookie, { csrf, back: "home" });
+    assert.equal(gone.headers.get("location"), "/?done=pause&job=nope&result=unknown-job");
+    const html = await (await f.call("GET", gone.headers.get("location")!, { auth: false, headers: { cookie } })).text();
+    assert.match(html, /data-notice="unknown-job">Could not pause <b>nope<\/b>: unknown job</);
   });
 
   it("refuses a missing, wrong or other session's CSRF token and cross-site posts (403)", async () => {

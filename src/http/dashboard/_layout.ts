@@ -52,3 +52,8 @@ export function refusedPage(title: string, home: string, message: string): Html 
 <html lang="en"><head><meta charset="utf-8"><title>Refused · ${title}</title><style>${raw(STYLES)}</style></head>
 <body><main><div class="notice bad" role="alert">${message}</div><p><a href="${home}">Back to the dashboard</a></p></main></body></html>`;
 }
+
+/** The body of the job page for a name that matches no job. */
+export function notFound(home: string, name: string): Html {
+  return html`<div class="notice bad" role="alert">No job named <b>${name}</b>.</div><p><a href="${home}">Back to all jobs</a></p>`;
+}

@@ -21,9 +21,13 @@ const GOOD = new Set(["ok", "paused", "resumed"]);
 function noticeBox(notice: Notice | undefined): Html | "" {
   if (notice === undefined) return "";
   const { action, job, result } = notice;
-  const text = action === "run"
-    ? (/^[a-z]+$/.test(result) ? html`Ran <b>${job}</b>: ${statusBadge(result)}` : html`Did not run <b>${job}</b>: ${result.replace(/-/g, " ")}`)
-    : html`<b>${job}</b> ${result}`;
+  const why = result.replace(/-/g, " ");
+  let text: Html;
+  if (action === "run") {
+    text = /^[a-z]+$/.test(result) ? html`Ran <b>${job}</b>: ${statusBadge(result)}` : html`Did not run <b>${job}</b>: ${why}`;
+  } else {
+    text = result === "paused" || result === "resumed" ? html`<b>${job}</b> ${result}` : html`Could not ${action} <b>${job}</b>: ${why}`;
+  }
   return html`<div class="notice ${GOOD.has(result) ? "good" : "bad"}" role="status" data-notice="${result}">${text}</div>`;
 }
 

@@ -13,7 +13,7 @@ import { readForm } from "../_body.ts";
 import { basePath, homePath, type RouterContext, requireAuth } from "../_context.ts";
 import { validate } from "../_errors.ts";
 import { NameSchema } from "../_schemas.ts";
-import { layout, loginPage, refusedPage } from "./_layout.ts";
+import { layout, loginPage, notFound, refusedPage } from "./_layout.ts";
 import { jobHref, type JobView } from "./_job.ts";
 import { jobPage, type Notice, overviewPage } from "./pages.ts";
 
@@ -97,7 +97,7 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
     const info = await scheduler.get(name, { next: JOB_NEXT });
     const { csrf, chrome: ch } = await chrome(c, base, now);
     if (info === undefined) {
-      return c.html(await layout(ch, "Not found", refusedPage(rc.title, homePath(base), `No job named "${name}".`)), 404);
+      return c.html(await layout(ch, "Not found", notFound(homePath(base), name)), 404);
     }
     const history = await scheduler.runs(name, before === undefined ? { limit: HISTORY_LIMIT } : { limit: HISTORY_LIMIT, before });
     const last = history.at(-1);

@@ -85,19 +85,22 @@ function measure(exprs: string[], run: (exprIndex: number, after: number) => unk
   return median(rates);
 }
 
+/** How often each peer returns the same next() as edgecron, and the first difference. */
 function agreement(exprs: string[], tz: string): string {
-  let same = 0, total = 0;
   const fns = LIBS.map((lib) => exprs.map((e) => lib.parsed(e, tz)));
+  const same = LIBS.map(() => 0);
+  let first = "";
   for (let i = 0; i < exprs.length; i++) {
     for (const after of STARTS) {
-      const [ours, ...peers] = fns.map((f) => f[i]!(after));
-      for (const p of peers) {
-        total++;
-        if (p === ours) same++;
-      }
+      const got = fns.map((f) => f[i]!(after));
+      got.forEach((t, k) => {
+        if (t === got[0]) same[k]!++;
+        else if (first === "") first = `; first difference: ${LIBS[k]!.name} "${exprs[i]}" after ${new Date(after).toISOString()} -> ${new Date(t ?? 0).toISOString()}, edgecron ${new Date(got[0] ?? 0).toISOString()}`;
+      });
     }
   }
-  return `${same}/${total}`;
+  const total = exprs.length * STARTS.length;
+  return `croner ${same[1]}/${total}, cron-parser ${same[2]}/${total}${first}`;
 }
 
 const fmt = (n: number): string => (n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : n.toFixed(0));
@@ -105,7 +108,7 @@ const fmt = (n: number): string => (n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >=
 /** Prints the core benchmark table. */
 export async function benchCore(): Promise<void> {
   console.log("\n## core: next() per second (median of 7 rounds; 128 fixed start instants per expression)\n");
-  console.log("| corpus | mode | edgecron | croner | cron-parser | ×croner | ×cron-parser | results agree (with croner, cron-parser) |");
+  console.log("| corpus | mode | edgecron | croner | cron-parser | ×croner | ×cron-parser | same next() as edgecron |");
   console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |");
   for (const { name, exprs, tz } of CORPORA) {
     const agree = agreement(exprs, tz);

@@ -3,7 +3,7 @@
  * Dashboard and API on http://localhost:8787; the token is printed at start.
  *
  * Env: EDGECRON_TOKEN (default: random, printed), EDGECRON_DB (default: in memory;
- * e.g. `file:edgecron.db`), PORT (default 8787), HEARTBEAT (default "1s").
+ * e.g. `file:edgecron.db`), PORT (default 8787), HEARTBEAT (default "5s"; the tests use "1s").
  * In your own app, import from "edgecron", "edgecron/libsql" and "edgecron/bun".
  */
 import process from "node:process";
@@ -15,8 +15,8 @@ const db = process.env.EDGECRON_DB;
 const token = process.env.EDGECRON_TOKEN ?? crypto.randomUUID();
 const scheduler = createScheduler(db ? { store: libsqlStore({ url: db }) } : {})
   .job("heartbeat", {
-    schedule: { every: process.env.HEARTBEAT ?? "1s" },
-    catchUp: { mode: "all", window: "10s" },
+    schedule: { every: process.env.HEARTBEAT ?? "5s" },
+    catchUp: { mode: "all", window: "1m" },
     run: ({ slot }) => console.log(`ran heartbeat slot=${new Date(slot).toISOString()}`),
   })
   .job("warm-cache", {

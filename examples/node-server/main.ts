@@ -3,7 +3,7 @@
  * Dashboard and API on http://localhost:8787; the token is printed at start.
  *
  * Env: EDGECRON_TOKEN (default: random, printed), EDGECRON_DB (default
- * `file:edgecron.db`), PORT (default 8787), HEARTBEAT (default "1s").
+ * `file:edgecron.db`), PORT (default 8787), HEARTBEAT (default "5s"; the tests use "1s").
  * In your own app, import from "edgecron", "edgecron/libsql" and "edgecron/node".
  */
 import process from "node:process";
@@ -14,9 +14,9 @@ import { serveNode } from "../../adapters/node/mod.ts";
 const token = process.env.EDGECRON_TOKEN ?? crypto.randomUUID();
 const scheduler = createScheduler({ store: libsqlStore({ url: process.env.EDGECRON_DB ?? "file:edgecron.db" }) })
   .job("heartbeat", {
-    schedule: { every: process.env.HEARTBEAT ?? "1s" },
+    schedule: { every: process.env.HEARTBEAT ?? "5s" },
     description: "Proves the scheduler is alive",
-    catchUp: { mode: "all", window: "10s" },
+    catchUp: { mode: "all", window: "1m" },
     run: ({ slot }) => console.log(`ran heartbeat slot=${new Date(slot).toISOString()}`),
   })
   .job("purge-sessions", {

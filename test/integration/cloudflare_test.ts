@@ -107,7 +107,7 @@ describe("Cloudflare example worker on workerd (memory store, one isolate)", () 
     assert.equal((await jobOf(mf, "purge-expired")).counters.ok, runs.filter((r) => r.status === "ok").length);
   });
 
-  it("serves the router: health, the job list with next slots, auth required", async () => {
+  it("serves the router: health, the job list with next slots, the dashboard, auth required", async () => {
     const health = await api<{ ok: boolean; jobs: number }>(mf, "/health");
     assert.equal(health.status, 200);
     assert.equal(health.body.jobs, 2);
@@ -116,6 +116,10 @@ describe("Cloudflare example worker on workerd (memory store, one isolate)", () 
     const digest = jobs.body.jobs.find((j) => j.name === "daily-digest");
     assert.equal(digest?.timezone, "Europe/Paris");
     assert.ok((digest?.next.length ?? 0) > 0);
+    const page = await mf.dispatchFetch("http://worker.test/", { headers: { authorization: `Bearer ${TOKEN}` } });
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get("content-type") ?? "", /text\/html/);
+    assert.match(await page.text(), /purge-expired[\s\S]*daily-digest|daily-digest[\s\S]*purge-expired/, "the dashboard lists both jobs");
     assert.equal((await api(mf, "/jobs", { token: null })).status, 401);
     assert.equal((await api(mf, "/jobs", { token: "wrong" })).status, 401);
   });

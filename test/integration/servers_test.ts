@@ -73,7 +73,7 @@ for (const server of servers) {
       assert.match(example.output(), new RegExp(`token ${TOKEN}`));
     });
 
-    it("answers /health and /jobs, and refuses a request without the token", async () => {
+    it("answers /health, /jobs and the dashboard, and refuses a request without the token", async () => {
       const health = await getJson<{ ok: boolean; store: string; jobs: number; running: boolean }>(`http://127.0.0.1:${port}/health`, TOKEN);
       assert.equal(health.status, 200);
       assert.equal(health.body.store, "ok");
@@ -85,6 +85,9 @@ for (const server of servers) {
       const denied = await fetch(`http://127.0.0.1:${port}/jobs`);
       assert.equal(denied.status, 401);
       await denied.body?.cancel();
+      const page = await fetch(`http://127.0.0.1:${port}/`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      assert.equal(page.status, 200);
+      assert.match(await page.text(), /heartbeat/, "the dashboard lists the jobs");
     });
 
     it("runs the 1-second job every second", async () => {

@@ -35,7 +35,7 @@ main{max-width:1180px;margin:0 auto;padding:20px 24px 48px}
 button{font:inherit;font-size:13px;font-weight:600;padding:6px 12px;border-radius:6px;border:1px solid var(--line);background:var(--card);color:var(--ink);cursor:pointer}
 button:hover{border-color:var(--accent)}
 button.primary{background:var(--accent);color:var(--accent-ink);border-color:var(--accent)}
-.facts{display:grid;grid-template-columns:repeat(auto-fit,minmax(190px,1fr));gap:10px 18px;margin:12px 0 8px}
+.facts{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:10px 18px;margin:12px 0 8px}
 @media (min-width:1100px){.facts{grid-template-columns:1.1fr .8fr 1.5fr 1.5fr 1.3fr}}
 .next li{white-space:nowrap}
 .facts dt{font-size:11px;text-transform:uppercase;letter-spacing:.05em;color:var(--muted);margin:0 0 2px}
@@ -64,4 +64,7 @@ table.runs td.err{color:var(--error);max-width:420px;overflow-wrap:anywhere}
 .login input{width:100%;font:inherit;padding:8px 10px;border-radius:6px;border:1px solid var(--line);background:var(--bg);color:var(--ink);margin:4px 0 12px}
 .pager{display:flex;justify-content:flex-end;margin:10px 0}
 h2.section{font-size:15px;margin:26px 0 10px}
+.timeline-wrap{overflow-x:auto}
+@media (max-width:640px){header.top{flex-wrap:wrap;padding:10px 14px;gap:8px 12px}header.top .meta{order:3;width:100%;font-size:12px;gap:10px}
+main{padding:14px 12px 32px}.job{padding:14px 12px 10px}svg.timeline{min-width:620px}table.runs{display:block;overflow-x:auto}}
 `;

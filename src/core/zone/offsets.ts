@@ -37,6 +37,8 @@ const MIN_TABLE_YEAR = -271_000;
 const MAX_TABLE_YEAR = 275_000;
 const MAX_YEARS_PER_ZONE = 512;
 const MAX_ZONES = 128;
+// Longer than any transition's shift, so a gap or overlap window never straddles it.
+const LOOK_BACK = 3 * DAY_SECONDS;
 
 function offsetSeconds(epochSeconds: number, id: string): number {
   const zdt = Temporal.Instant.fromEpochMilliseconds(epochSeconds * 1000).toZonedDateTimeISO(id);
@@ -49,6 +51,15 @@ function yearSegments(id: string, year: number): Segment[] {
   let offset = offsetSeconds(start, id);
   let prevOffset = offsetSeconds(start - 1, id);
   let from = start;
+  // A transition shortly before New Year (Kiritimati skipped 1994-12-31) still shapes the
+  // first instants of this year: start the year's first segment at that transition.
+  if (prevOffset === offset && offsetSeconds(start - LOOK_BACK, id) !== offset) {
+    const before = Temporal.Instant.fromEpochMilliseconds(start * 1000).toZonedDateTimeISO(id).getTimeZoneTransition("previous");
+    if (before !== null) {
+      from = Math.floor(before.epochMilliseconds / 1000);
+      prevOffset = offsetSeconds(from - 1, id);
+    }
+  }
   const segments: Segment[] = [];
   let zdt: ReturnType<typeof Temporal.Instant.prototype.toZonedDateTimeISO> | null =
     Temporal.Instant.fromEpochMilliseconds(start * 1000).toZonedDateTimeISO(id);

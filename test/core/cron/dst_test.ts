@@ -56,10 +56,10 @@ const cases: Case[] = [
   ["Troll gap shifts by 2 hours", "Antarctica/Troll", "30 1 * * *", "2026-03-28T12:00:00Z", ["2026-03-29T03:30:00+02:00", "2026-03-30T01:30:00+02:00"]],
   ["Troll gap hourly keeps elapsed time", "Antarctica/Troll", "0 * * * *", "2026-03-29T00:30:00Z", ["2026-03-29T01:00:00Z", "2026-03-29T02:00:00Z", "2026-03-29T03:00:00Z"]],
   ["Troll overlap once", "Antarctica/Troll", "30 2 * * *", "2026-10-24T12:00:00Z", ["2026-10-25T02:30:00+02:00", "2026-10-26T02:30:00+00:00"]],
+  // Kiritimati skipped 1994-12-31 (-10 -> +14 at 1994-12-31T10:00Z): the gap straddles New Year in UTC.
+  ["Kiritimati: a skipped day across New Year", "Pacific/Kiritimati", "0 23 31 12 *", "1994-12-01T00:00:00Z", ["1995-01-01T09:00:00Z", "1995-12-31T09:00:00Z"]],
   ["Troll overlap hourly", "Antarctica/Troll", "0 * * * *", "2026-10-24T22:30:00Z", ["2026-10-25T01:00:00+02:00", "2026-10-25T02:00:00+02:00", "2026-10-25T01:00:00+00:00", "2026-10-25T02:00:00+00:00", "2026-10-25T03:00:00+00:00"]],
-];
-
-describe("DST: next()", () => {
+];, () => {
   for (const [title, zone, expression, after, fires] of cases) {
     it(`${zone}: ${title} (${expression})`, () => {
       const s = cron(expression, { timezone: zone });

@@ -169,3 +169,15 @@ describe("Cloudflare example worker on workerd (libSQL over HTTP, two isolates)"
     assert.ok(db.pipelines() > 0);
   });
 });
+
+describe("the example worker type-checks (the adapter types the Workers APIs it uses: no workers-types download)", () => {
+  it("tsc -p examples/cloudflare-worker/tsconfig.json reports no error", () => {
+    const res = spawnSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, "-p", "examples/cloudflare-worker/tsconfig.json"], {
+      cwd: root,
+      encoding: "utf8",
+      timeout: 300_000,
+    });
+    assert.equal(res.status, 0, res.stdout);
+    assert.equal(res.stdout.trim(), "");
+  });
+});

@@ -59,7 +59,9 @@ const cases: Case[] = [
   // Kiritimati skipped 1994-12-31 (-10 -> +14 at 1994-12-31T10:00Z): the gap straddles New Year in UTC.
   ["Kiritimati: a skipped day across New Year", "Pacific/Kiritimati", "0 23 31 12 *", "1994-12-01T00:00:00Z", ["1995-01-01T09:00:00Z", "1995-12-31T09:00:00Z"]],
   ["Troll overlap hourly", "Antarctica/Troll", "0 * * * *", "2026-10-24T22:30:00Z", ["2026-10-25T01:00:00+02:00", "2026-10-25T02:00:00+02:00", "2026-10-25T01:00:00+00:00", "2026-10-25T02:00:00+00:00", "2026-10-25T03:00:00+00:00"]],
-];, () => {
+];
+
+describe("DST: next()", () => {
   for (const [title, zone, expression, after, fires] of cases) {
     it(`${zone}: ${title} (${expression})`, () => {
       const s = cron(expression, { timezone: zone });

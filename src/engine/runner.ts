@@ -3,8 +3,8 @@
  * recorded with a compare-and-set `update()`, retries with doubling backoff.
  */
 import type { AttemptKey, Outcome } from "../store/types.ts";
-import { countersOf, type EngineState } from "./_state.ts";
-import { errorText, safeLogger } from "./events.ts";
+import { countersOf, type EngineState, storeFailed } from "./_state.ts";
+import { errorText, jobLabel, safeLogger } from "./events.ts";
 import type { ResolvedJob } from "./spec.ts";
 
 type AttemptResult = { status: "ok" } | { status: "error" | "timeout"; error: string; stopped: boolean };
@@ -62,10 +62,9 @@ export async function runSlot(
       if (!renewed) return undefined;
     }
   } catch (e) {
-    state.log.error(`could not record the outcome of job ${JSON.stringify(job.name)}; its lease will expire`, {
-      slot,
-      error: errorText(e),
-    });
+    // The row stays `running`; once its lease ends any node records it `abandoned`.
+    state.log.error(`${jobLabel(job.name)}: could not record the outcome of slot ${slot}; its lease will expire`);
+    storeFailed(state, errorText(e));
     return undefined;
   }
 }

@@ -72,3 +72,47 @@ describe("timer mode", () => {
     assert.equal(s.clock.pending().filter((t) => t.at <= s.clock.now() + MIN).length, 0);
   });
 });
+
+describe("stop()", () => {
+  it("resolves at the deadline when a handler ignores its abort, leaving the row running for another node", async () => {
+    const s = setup({ start: T0 });
+    let signal: AbortSignal | undefined;
+    s.scheduler.job("stubborn", {
+      schedule: "* * * * *",
+      run: (ctx) => {
+        signal = ctx.signal;
+        return new Promise(() => {});
+      },
+    });
+    s.scheduler.start();
+    await s.clock.set(T0 + MIN);
+    assert.ok(signal !== undefined);
+    let resolved = false;
+    const stopping = s.scheduler.stop({ grace: "1s", deadline: "3s" }).then(() => (resolved = true));
+    await s.clock.advance(SEC);
+    assert.equal(signal.aborted, true);
+    assert.equal(resolved, false);
+    await s.clock.advance(2 * SEC);
+    await stopping;
+    assert.equal(resolved, true);
+    const [row] = await s.store.runs("stubborn");
+    assert.equal(row!.status, "running");
+    assert.equal(s.clock.pending().some((t) => t.at <= s.clock.now() + MIN), false);
+  });
+
+  it("resolves at once when nothing runs, and the scheduler can start again", async () => {
+    const s = setup({ start: T0 });
+    const slots: number[] = [];
+    s.scheduler.job("x", { schedule: "* * * * *", run: (ctx) => void slots.push(ctx.slot) });
+    s.scheduler.start();
+    await s.clock.settle();
+    await s.scheduler.stop();
+    await s.clock.set(T0 + 3 * MIN);
+    assert.deepEqual(slots, []);
+    s.scheduler.start();
+    await s.clock.set(T0 + 4 * MIN);
+    // Restart ticks at once: latest catch-up runs 00:03, records 00:01-00:02 missed, then 00:04 on time.
+    assert.deepEqual(slots, [T0 + 3 * MIN, T0 + 4 * MIN]);
+    await s.scheduler.stop();
+  });
+});

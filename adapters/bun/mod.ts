@@ -49,7 +49,8 @@ export interface BunServerHandle {
 /**
  * Initialises the store, starts timer mode and serves the router with `Bun.serve`.
  *
- * @throws `Error` when not running on Bun; whatever `store.init()` throws
+ * @throws `Error` when not running on Bun; {SchedulerError} `invalid-spec` without a token
+ * or `router: { public: true }`, `store-error` when `store.init()` fails.
  * @example
  * const scheduler = createScheduler().job("tick", { schedule: { every: "1m" }, run: () => {} });
  * await serveBun(scheduler, { token: Bun.env.EDGECRON_TOKEN });

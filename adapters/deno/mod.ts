@@ -54,7 +54,8 @@ export interface DenoHandle {
  * your main module, synchronously: Deno Deploy discovers cron triggers while the module
  * loads.
  *
- * @throws `Error` when `Deno.cron` is missing (run with `--unstable-cron` before Deno 2.1)
+ * @throws `Error` when `Deno.cron` is missing (`deno run` without `--unstable-cron`);
+ * {SchedulerError} `invalid-spec` without a token or `router: { public: true }`.
  * @example
  * const scheduler = createScheduler().job("cleanup", { schedule: "0 3 * * *", run: cleanup });
  * serveDeno(scheduler, { token: Deno.env.get("EDGECRON_TOKEN") });

@@ -38,7 +38,9 @@ export interface NodeServer {
 /**
  * Initialises the store, starts timer mode and serves the router.
  *
- * @throws whatever `store.init()` throws (a `SchedulerError` with code `store-error`)
+ * @throws {SchedulerError} `invalid-spec` (`router.token: required …`) without a token or
+ * `router: { public: true }`; `store-error` when `store.init()` fails; the listen error
+ * (`EADDRINUSE`) when the port is taken.
  * @example
  * const scheduler = createScheduler({ store: libsqlStore({ url: "file:edgecron.db" }) })
  *   .job("report", { schedule: "0 9 * * MON-FRI", timezone: "Europe/Berlin", run: sendReport });

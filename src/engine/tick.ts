@@ -7,6 +7,7 @@ import { allJobs, countersOf, type EngineState, findJob, storeFailed, track } fr
 import { syncDefs } from "./data_jobs.ts";
 import { errorText, jobLabel } from "./events.ts";
 import { planSlots } from "./plan.ts";
+import { reapExpired } from "./reap.ts";
 import { runSlot } from "./runner.ts";
 import type { ResolvedJob } from "./spec.ts";
 import type { JobTickReport, TickReport } from "./types.ts";
@@ -103,7 +104,9 @@ export async function startTick(state: EngineState, now: number): Promise<Starte
       const counters = countersOf(state, job);
       if (outcome === "won") {
         r.won.push(slot);
-        won.set(job, [...(won.get(job) ?? []), slot]);
+        const slots = won.get(job);
+        if (slots === undefined) won.set(job, [slot]);
+        else slots.push(slot);
         state.emit({ type: "claimed", job, slot });
       } else if (outcome === "lost") {
         r.lost.push(slot);
@@ -149,38 +152,6 @@ async function runInOrder(state: EngineState, job: ResolvedJob, slots: number[],
     r.run.push(slot);
     record(r, slot, await runSlot(state, job, slot, 1));
   }
-}
-
-/**
- * Records every `running` row whose lease has ended as `abandoned` (only when the
- * snapshot shows one, so a normal tick costs no extra round trip) and re-claims the
- * ones of jobs this node knows with retries left. Returns the re-claimed rows.
- */
-async function reapExpired(
-  state: EngineState,
-  snapshot: TickSnapshot,
-  now: number,
-  jobReport: (name: string) => JobTickReport,
-): Promise<{ job: ResolvedJob; row: RunRecord }[]> {
-  const expired = snapshot.running.some((row) => row.leaseUntil !== null && row.leaseUntil < now);
-  if (!expired) return [];
-  const reaped = await state.store.reap(now);
-  const reclaimed: { job: ResolvedJob; row: RunRecord }[] = [];
-  for (const row of reaped) {
-    const job = findJob(state, row.job);
-    const paused = snapshot.jobs[row.job]?.paused === true;
-    const retry = job !== undefined && job.enabled && !paused && row.attempt <= job.retries.attempts;
-    let willRetry = false;
-    if (retry) {
-      const leaseUntil = now + job.timeoutMs + state.leaseGraceMs;
-      willRetry = await state.store.reclaim({ job: row.job, slot: row.slot, attempt: row.attempt }, state.node, now, leaseUntil);
-      if (willRetry) reclaimed.push({ job, row });
-    }
-    countersOf(state, row.job).abandoned++;
-    jobReport(row.job).abandoned.push(row.slot);
-    state.emit({ type: "abandoned", job: row.job, slot: row.slot, attempt: row.attempt, node: row.node, willRetry });
-  }
-  return reclaimed;
 }
 
 /** Wraps up: `settled` waits for the runs, then emits `tick` and prunes (at most hourly). */

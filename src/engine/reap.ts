@@ -1,0 +1,38 @@
+/** Reaping: running claims whose lease ended become `abandoned`, and are re-run when retries are left. */
+import type { RunRecord, TickSnapshot } from "../store/types.ts";
+import { countersOf, type EngineState, findJob } from "./_state.ts";
+import type { ResolvedJob } from "./spec.ts";
+import type { JobTickReport } from "./types.ts";
+
+/**
+ * Records every `running` row whose lease has ended as `abandoned` (only when the
+ * snapshot shows one, so a normal tick costs no extra round trip) and re-claims the
+ * ones of jobs this node knows (enabled, not paused) with retries left, at once: the
+ * lease's end already stood for the backoff. Returns the re-claimed rows.
+ */
+export async function reapExpired(
+  state: EngineState,
+  snapshot: TickSnapshot,
+  now: number,
+  jobReport: (name: string) => JobTickReport,
+): Promise<{ job: ResolvedJob; row: RunRecord }[]> {
+  const expired = snapshot.running.some((row) => row.leaseUntil !== null && row.leaseUntil < now);
+  if (!expired) return [];
+  const reaped = await state.store.reap(now);
+  const reclaimed: { job: ResolvedJob; row: RunRecord }[] = [];
+  for (const row of reaped) {
+    const job = findJob(state, row.job);
+    const paused = snapshot.jobs[row.job]?.paused === true;
+    const retry = job !== undefined && job.enabled && !paused && row.attempt <= job.retries.attempts;
+    let willRetry = false;
+    if (retry) {
+      const leaseUntil = now + job.timeoutMs + state.leaseGraceMs;
+      willRetry = await state.store.reclaim({ job: row.job, slot: row.slot, attempt: row.attempt }, state.node, now, leaseUntil);
+      if (willRetry) reclaimed.push({ job, row });
+    }
+    countersOf(state, row.job).abandoned++;
+    jobReport(row.job).abandoned.push(row.slot);
+    state.emit({ type: "abandoned", job: row.job, slot: row.slot, attempt: row.attempt, node: row.node, willRetry });
+  }
+  return reclaimed;
+}

@@ -95,7 +95,7 @@ describe("dashboard in a browser", { skip: existsSync(CHROMIUM) ? false : `${CHR
 
     const sync = page.locator('section.job[data-job="sync-inventory"]');
     assert.equal(await sync.locator(".last-outcome .status").textContent(), "error");
-    assert.ok(await sync.locator("svg.timeline rect.s-error").count() >= 20, "the timeline shows the failed slots");
+    assert.equal(await sync.locator("svg.timeline path.s-error").getAttribute("data-count"), "24", "the timeline shows the failed slots");
 
     upstreamUp = true;
     await Promise.all([page.waitForURL(/done=run/), sync.getByRole("button", { name: "Run now" }).click()]);
@@ -121,6 +121,7 @@ describe("dashboard in a browser", { skip: existsSync(CHROMIUM) ? false : `${CHR
     assert.ok(rows.includes("ok") && rows.includes("error"), rows.join(","));
     assert.equal(await page.locator("h2.section + p code").first().textContent(), "POST https://partner.example/health");
     assert.equal(await page.locator("ol.next li").count(), 10);
+    assert.equal(await page.locator("svg.timeline rect.s-ok").count(), 9, "one mark per run on a job's page");
     await page.screenshot({ path: `${ARTIFACTS}dashboard-job.png`, fullPage: true });
     await context.close();
   });

@@ -70,6 +70,6 @@ ${info.description ? html`<p class="desc">${info.description}</p>` : ""}
 <div><dt>Last outcome</dt><dd class="last-outcome">${last ? html`${statusBadge(last.status)} <span class="sub">${formatInstant(last.slot)} · ${relative(last.finishedAt ?? last.slot, cc.now)}</span>${last.error ? html`<div class="sub" title="${last.error}">${last.error.length > 90 ? `${last.error.slice(0, 87)}...` : last.error}</div>` : ""}` : html`<span class="sub">never ran</span>`}</dd></div>
 <div><dt>Counters (this node)</dt><dd class="counters"><span><b>${c.runs}</b> runs</span><span><b>${c.ok}</b> ok</span><span><b>${c.errors}</b> errors</span><span><b>${c.timeouts}</b> timeouts</span><span><b>${c.skipped}</b> skipped</span><span><b>${c.missed}</b> missed</span><span><b>${c.lost}</b> lost</span><span><b>${c.abandoned}</b> abandoned</span></dd></div>
 </dl>
-<div class="timeline-wrap">${timeline({ now: cc.now, zone: info.timezone, past: view.past, future: view.future })}</div>
+<div class="timeline-wrap">${timeline({ now: cc.now, zone: info.timezone, past: view.past, future: view.future, detail: cc.back === "job" })}</div>
 </section>`;
 }

@@ -18,6 +18,7 @@ export interface FieldDef {
 const MONTH_NAMES = { JAN: 1, FEB: 2, MAR: 3, APR: 4, MAY: 5, JUN: 6, JUL: 7, AUG: 8, SEP: 9, OCT: 10, NOV: 11, DEC: 12 };
 const DAY_NAMES = { SUN: 0, MON: 1, TUE: 2, WED: 3, THU: 4, FRI: 5, SAT: 6 };
 
+/** The six fields, in expression order (`second` only in 6-field expressions). */
 export const SECOND: FieldDef = { name: "second", min: 0, max: 59, maxWritten: 59 };
 export const MINUTE: FieldDef = { name: "minute", min: 0, max: 59, maxWritten: 59 };
 export const HOUR: FieldDef = { name: "hour", min: 0, max: 23, maxWritten: 23 };

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import fc from "fast-check";
 import { every } from "../../src/core/every.ts";
 import { schedule } from "../../src/core/schedule.ts";
+import { Temporal } from "../../src/core/temporal.ts";
 import { assertSchedulerError, iso, ms } from "./_helpers.ts";
 
 describe("every(): fixed grid", () => {
@@ -97,5 +99,50 @@ describe("every(): bad input", () => {
     assertSchedulerError(() => every("1h", { anchor: "25:00" }), "invalid-instant");
     assertSchedulerError(() => every("1h", { anchor: "2026-01-01T00:00:00" }), "invalid-instant");
     assertSchedulerError(() => every("1h", { anchor: "09:30", timezone: "Nowhere/Land" }), "invalid-timezone");
+  });
+});
+
+describe("every(): against an oracle", () => {
+  const zones = ["UTC", "America/New_York", "Australia/Lord_Howe", "Antarctica/Troll", "America/Santiago", "Pacific/Chatham"];
+  const intervals = [60_000, 900_000, 3_600_000, 7_200_000, 21_600_000, 86_400_000];
+
+  it("fixed grids: next is the first grid point after, prev the last before", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1000, max: 10 ** 9 }), fc.integer({ min: -(10 ** 13), max: 10 ** 13 }), fc.integer({ min: -(10 ** 13), max: 10 ** 13 }), (interval, anchor, t) => {
+        const s = every(interval, { anchor });
+        const next = s.next(t)!;
+        const prev = s.prev(t)!;
+        assert.ok(next > t && next - t <= interval && (next - anchor) % interval === 0);
+        assert.ok(prev < t && t - prev <= interval && (prev - anchor) % interval === 0);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("\"HH:MM\" anchors: each local day's slots start at the anchor mapped like Temporal \"compatible\"", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...zones),
+        fc.constantFrom(...intervals),
+        fc.integer({ min: 0, max: 23 }),
+        fc.integer({ min: 0, max: 59 }),
+        fc.integer({ min: ms("2026-01-01T00:00:00Z"), max: ms("2027-01-01T00:00:00Z") }),
+        (zone, interval, hour, minute, t) => {
+          const anchorOf = (date: Temporal.PlainDate): number =>
+            date.toPlainDateTime({ hour, minute }).toZonedDateTime(zone, { disambiguation: "compatible" }).epochMilliseconds;
+          const today = Temporal.Instant.fromEpochMilliseconds(t).toZonedDateTimeISO(zone).toPlainDate();
+          const slots: number[] = [];
+          for (let d = -2; d <= 2; d++) {
+            const start = anchorOf(today.add({ days: d }));
+            const end = anchorOf(today.add({ days: d + 1 }));
+            for (let x = start; x < end; x += interval) slots.push(x);
+          }
+          const s = every(interval, { anchor: `${hour}:${String(minute).padStart(2, "0")}`, timezone: zone });
+          assert.equal(s.next(t), slots.find((x) => x > t));
+          assert.equal(s.prev(t), slots.filter((x) => x < t).pop());
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { every } from "../../src/core/every.ts";
 import { schedule } from "../../src/core/schedule.ts";
 import { Temporal } from "../../src/core/temporal.ts";
+import type { TemporalTypes } from "../../src/core/temporal.ts";
 import { assertSchedulerError, iso, ms } from "./_helpers.ts";
 
 describe("every(): fixed grid", () => {
@@ -128,7 +129,7 @@ describe("every(): against an oracle", () => {
         fc.integer({ min: 0, max: 59 }),
         fc.integer({ min: ms("2026-01-01T00:00:00Z"), max: ms("2027-01-01T00:00:00Z") }),
         (zone, interval, hour, minute, t) => {
-          const anchorOf = (date: Temporal.PlainDate): number =>
+          const anchorOf = (date: TemporalTypes.PlainDate): number =>
             date.toPlainDateTime({ hour, minute }).toZonedDateTime(zone, { disambiguation: "compatible" }).epochMilliseconds;
           const today = Temporal.Instant.fromEpochMilliseconds(t).toZonedDateTimeISO(zone).toPlainDate();
           const slots: number[] = [];

@@ -31,7 +31,7 @@ function run(label, cmd, args, parse, env = {}) {
   const res = spawnSync(cmd, args, {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", ...env },
+    env: { ...process.env, NO_COLOR: "1", ...env },
     maxBuffer: 256 * 1024 * 1024,
   });
   const out = `${res.stdout ?? ""}${res.stderr ?? ""}`;
@@ -65,9 +65,21 @@ const nodeCounts = (out) => {
   const failed = num(/^# fail (\d+)$/m, out);
   return passed === undefined || failed === undefined ? undefined : { passed, failed: failed + (num(/^# cancelled (\d+)$/m, out) ?? 0) };
 };
+// Deno counts a describe() as one test whose it()s are steps; count leaves (a test or
+// step with no steps under it) so the three runtimes report comparable numbers.
 const denoCounts = (out) => {
-  const m = /(?:ok|FAILED) \| (\d+) passed(?: \(\d+ steps?\))? \| (\d+) failed/.exec(out);
-  return m ? { passed: Number(m[1]), failed: Number(m[2]) } : undefined;
+  if (!/(?:ok|FAILED) \| \d+ passed(?: \(\d+ steps?\))? \| \d+ failed/.test(out)) return undefined;
+  const rows = [...out.matchAll(/^( *)\S.* \.\.\. (ok|FAILED|ignored)\b/gm)].map((m) => ({ depth: m[1].length, status: m[2] }));
+  const counts = { passed: 0, failed: 0 };
+  rows.forEach((row, i) => {
+    const next = rows[i + 1];
+    if (next && next.depth > row.depth) return;
+    if (row.status === "ok") counts.passed++;
+    else if (row.status === "FAILED") counts.failed++;
+  });
+  const m = /(?:ok|FAILED) \| \d+ passed(?: \(\d+ steps?\))? \| (\d+) failed/.exec(out);
+  if (counts.failed === 0 && m && Number(m[1]) > 0) counts.failed = Number(m[1]);
+  return counts;
 };
 const bunCounts = (out) => {
   const passed = num(/^\s*(\d+) pass$/m, out);

@@ -26,7 +26,7 @@ describe("adapters/deno type-checks with deno check (no download: Deno ships its
       timeout: 180_000,
     });
     assert.equal(res.status, 0, `${res.stdout}${res.stderr}`);
-    assert.match(res.stderr, /Check .*adapters\/deno\/mod\.ts/);
+    assert.match(res.stderr.replace(/\x1b\[[0-9;]*m/g, ""), /Check .*adapters\/deno\/mod\.ts/);
   });
 });
 

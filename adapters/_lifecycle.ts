@@ -48,3 +48,61 @@ export function createShutdown(
     return done;
   };
 }
+
+/** The options the long-lived server adapters (Node, Bun) share. */
+export interface ServerOptions extends ShutdownOptions {
+  /** Default 8787; 0 picks a free port. */
+  port?: number;
+  /** Default: all interfaces. */
+  hostname?: string;
+  /** Run timer mode (`scheduler.start()`); default true. */
+  timer?: boolean;
+  /** Signals that trigger the graceful stop; default `["SIGINT", "SIGTERM"]`, `[]` for none. */
+  signals?: ("SIGINT" | "SIGTERM" | "SIGHUP")[];
+  /** Exit the process (code 0) after a signal-triggered stop; default true. */
+  exit?: boolean;
+  /** Called once listening; default prints nothing. */
+  onListen?: (info: { url: string; port: number }) => void;
+}
+
+/** A running server. */
+export interface ServerHandle {
+  url: string;
+  port: number;
+  /** The graceful stop (idempotent): scheduler, then HTTP server, then store. */
+  shutdown(): Promise<void>;
+}
+
+/** The slice of a process object signal handling needs (Node's and Bun's `process`). */
+export interface SignalTarget {
+  on(signal: string, listener: (signal: string) => void): unknown;
+  off(signal: string, listener: (signal: string) => void): unknown;
+  exit(code: number): void;
+}
+
+/**
+ * Runs `shutdown()` on the first of `signals`, then exits 0 when `exit`; a second signal
+ * while runs settle exits 1 at once (the operator insists). Reports on stderr via `log`.
+ */
+export function bindSignals(
+  target: SignalTarget,
+  shutdown: () => Promise<void>,
+  options: { signals: readonly string[]; exit: boolean; log: (line: string) => void },
+): void {
+  const { signals, exit, log } = options;
+  let signalled = false;
+  const onSignal = (signal: string): void => {
+    if (signalled) {
+      log(`edgecron: ${signal} again, exiting now`);
+      target.exit(1);
+      return;
+    }
+    signalled = true;
+    log(`edgecron: ${signal}: stopping (runs settle, then the store closes)`);
+    void shutdown().then(() => {
+      for (const s of signals) target.off(s, onSignal);
+      if (exit) target.exit(0);
+    });
+  };
+  for (const signal of signals) target.on(signal, onSignal);
+}

@@ -7,7 +7,7 @@
 import process from "node:process";
 import type { Scheduler } from "../../src/engine/types.ts";
 import { type AppOptions, appFor } from "../_app.ts";
-import { createShutdown, type ShutdownOptions } from "../_lifecycle.ts";
+import { bindSignals, createShutdown, type ServerHandle, type ServerOptions } from "../_lifecycle.ts";
 
 /**
  * The slice of Bun's API this adapter uses, typed here so that checking it needs no
@@ -22,29 +22,11 @@ interface BunRuntime {
   serve(options: { port?: number; hostname?: string; fetch(request: Request): Response | Promise<Response> }): BunServer;
 }
 
-/** Options of `serveBun`. */
-export interface BunServeOptions extends AppOptions, ShutdownOptions {
-  /** Default 8787; 0 picks a free port. */
-  port?: number;
-  /** Default: all interfaces. */
-  hostname?: string;
-  /** Run timer mode (`scheduler.start()`); default true. */
-  timer?: boolean;
-  /** Signals that trigger the graceful stop; default `["SIGINT", "SIGTERM"]`, `[]` for none. */
-  signals?: ("SIGINT" | "SIGTERM" | "SIGHUP")[];
-  /** Exit the process (code 0) after a signal-triggered stop; default true. */
-  exit?: boolean;
-  /** Called once listening. */
-  onListen?: (info: { url: string; port: number }) => void;
-}
+/** Options of `serveBun`: the router (`token`, `router`, `app`), the server and the graceful stop. */
+export interface BunServeOptions extends AppOptions, ServerOptions {}
 
 /** A running server. */
-export interface BunServerHandle {
-  url: string;
-  port: number;
-  /** The graceful stop (idempotent): scheduler, then HTTP server, then store. */
-  shutdown(): Promise<void>;
-}
+export type BunServerHandle = ServerHandle;
 
 /**
  * Initialises the store, starts timer mode and serves the router with `Bun.serve`.
@@ -69,19 +51,7 @@ export async function serveBun(scheduler: Scheduler, options: BunServeOptions = 
     ...options,
     onError: (step, error) => console.error(`edgecron: ${step} failed:`, error),
   });
-  let signalled = false;
-  const onSignal = (signal: string): void => {
-    if (signalled) {
-      console.error(`edgecron: ${signal} again, exiting now`);
-      process.exit(1);
-    }
-    signalled = true;
-    console.error(`edgecron: ${signal}: stopping (runs settle, then the store closes)`);
-    void shutdown().then(() => {
-      if (exit) process.exit(0);
-    });
-  };
-  for (const signal of signals) process.on(signal, onSignal);
+  bindSignals(process, shutdown, { signals, exit, log: (line) => console.error(line) });
   options.onListen?.({ url, port: server.port });
   return { url, port: server.port, shutdown };
 }

@@ -9,31 +9,13 @@ import type { AddressInfo } from "node:net";
 import process from "node:process";
 import type { Scheduler } from "../../src/engine/types.ts";
 import { type AppOptions, appFor } from "../_app.ts";
-import { createShutdown, type ShutdownOptions } from "../_lifecycle.ts";
+import { bindSignals, createShutdown, type ServerHandle, type ServerOptions } from "../_lifecycle.ts";
 
-/** Options of `serveNode`. */
-export interface NodeServeOptions extends AppOptions, ShutdownOptions {
-  /** Default 8787; 0 picks a free port. */
-  port?: number;
-  /** Default: all interfaces. */
-  hostname?: string;
-  /** Run timer mode (`scheduler.start()`); default true. */
-  timer?: boolean;
-  /** Signals that trigger the graceful stop; default `["SIGINT", "SIGTERM"]`, `[]` for none. */
-  signals?: NodeJS.Signals[];
-  /** Exit the process (code 0) after a signal-triggered stop; default true. */
-  exit?: boolean;
-  /** Called once listening; default prints nothing. */
-  onListen?: (info: { url: string; port: number }) => void;
-}
+/** Options of `serveNode`: the router (`token`, `router`, `app`), the server and the graceful stop. */
+export interface NodeServeOptions extends AppOptions, ServerOptions {}
 
 /** A running server. */
-export interface NodeServer {
-  url: string;
-  port: number;
-  /** The graceful stop (idempotent): scheduler, then HTTP server, then store. */
-  shutdown(): Promise<void>;
-}
+export type NodeServer = ServerHandle;
 
 /**
  * Initialises the store, starts timer mode and serves the router.
@@ -67,21 +49,7 @@ export async function serveNode(scheduler: Scheduler, options: NodeServeOptions 
     ...options,
     onError: (step, error) => console.error(`edgecron: ${step} failed:`, error),
   });
-  let signalled = false;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (signalled) {
-      // A second signal while settling: the operator insists.
-      console.error(`edgecron: ${signal} again, exiting now`);
-      process.exit(1);
-    }
-    signalled = true;
-    console.error(`edgecron: ${signal}: stopping (runs settle, then the store closes)`);
-    void shutdown().then(() => {
-      for (const s of signals) process.off(s, onSignal);
-      if (exit) process.exit(0);
-    });
-  };
-  for (const signal of signals) process.on(signal, onSignal);
+  bindSignals(process, shutdown, { signals, exit, log: (line) => console.error(line) });
   options.onListen?.({ url, port: address.port });
   return { url, port: address.port, shutdown };
 }

@@ -57,7 +57,6 @@ export async function startTick(state: EngineState, now: number): Promise<Starte
     return failed(e);
   }
 
-  // Jobs learned from this snapshot's defs have no state in it yet; the next tick plans them.
   const requests: ClaimRequest[] = [];
   const batch = crypto.randomUUID();
   for (const job of allJobs(state)) {

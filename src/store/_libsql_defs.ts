@@ -38,9 +38,16 @@ export function libsqlDefs(op: LibsqlRunner): Pick<Store, "listDefs" | "getDef" 
             ON CONFLICT (name) DO NOTHING RETURNING version`
         : `UPDATE edgecron_defs SET spec = :spec, version = version + 1, updated_at = :now
             WHERE name = :name AND version = :expected RETURNING version`;
-      const [written, current] = await op("putDef", (c) =>
+      const [written, , current] = await op("putDef", (c) =>
         c.batch([
           bind(write, { name, spec: text, now, expected: expected ?? 0 }),
+          // A definition's life starts when it is stored, not when some node first ticks.
+          bind(
+            `INSERT INTO edgecron_jobs (name, first_seen, paused)
+              SELECT name, :now, 0 FROM edgecron_defs WHERE name = :name
+              ON CONFLICT (name) DO NOTHING`,
+            { name, now },
+          ),
           { sql: "SELECT version FROM edgecron_defs WHERE name = ?", args: [name] },
         ], "write"));
       const version = written?.rows[0]?.version;

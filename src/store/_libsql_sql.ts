@@ -68,7 +68,8 @@ export function snapshotStatements(names: readonly string[], now: number): InSta
   return [
     bind(
       `INSERT INTO edgecron_jobs (name, first_seen, paused)
-        SELECT DISTINCT value, :now, 0 FROM json_each(:names) WHERE true
+        SELECT value, :now, 0 FROM (SELECT value FROM json_each(:names) UNION SELECT name FROM edgecron_defs)
+        WHERE true
         ON CONFLICT (name) DO NOTHING`,
       { names: list, now },
     ),
@@ -82,7 +83,7 @@ export function snapshotStatements(names: readonly string[], now: number): InSta
 export const jobStatesSql = `SELECT j.name, j.first_seen, j.paused,
     (SELECT MAX(r.slot) FROM edgecron_runs r WHERE r.job = j.name AND r.kind = 'scheduled') AS watermark
   FROM edgecron_jobs j
-  WHERE j.name IN (SELECT value FROM json_each(:names))`;
+  WHERE j.name IN (SELECT value FROM json_each(:names) UNION SELECT name FROM edgecron_defs)`;
 
 const PATCH_COLUMNS = {
   status: "status",

@@ -16,7 +16,7 @@ import {
 } from "./_validate.ts";
 import { createMemoryDefs } from "./_memory_defs.ts";
 import { createRunTable, publicRecord, type Row } from "./_memory_runs.ts";
-import type { ClaimResult, JobState, RunRecord, StatusCounts, Store, TickSnapshot } from "./types.ts";
+import type { ClaimResult, JobDef, JobState, RunRecord, StatusCounts, Store, TickSnapshot } from "./types.ts";
 
 /** Options of `createMemoryStore`. */
 export interface MemoryStoreOptions {
@@ -102,7 +102,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       checkNames(names, "snapshot.names");
       checkInstant(now, "snapshot.now");
       const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs: defs.sorted(), running: [] };
-      for (const name of names) {
+      for (const name of new Set([...names, ...snapshot.defs.map((d) => d.name)])) {
         snapshot.jobs[name] = { ...ensureJob(name, now) };
         const watermark = table.watermark(name);
         if (watermark !== undefined) snapshot.watermarks[name] = watermark;
@@ -234,6 +234,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     },
 
     ...defs.methods,
+
+    async putDef(name, spec, now, options): Promise<JobDef> {
+      const def = await defs.methods.putDef(name, spec, now, options);
+      // A definition's life starts when it is stored, not when some node first ticks.
+      ensureJob(name, now);
+      return def;
+    },
 
     async prune(before): Promise<number> {
       guard("prune");

@@ -99,9 +99,12 @@ export interface JobDef {
 
 /** Everything a tick needs to plan, read in ONE round trip. */
 export interface TickSnapshot {
-  /** Per job name asked for (after `ensureJobs` semantics: unknown names are inserted with firstSeen = now). */
+  /**
+   * Per job name asked for and per data-defined job (unknown names are inserted with
+   * firstSeen = now; `putDef` already inserts a new definition's state at define time).
+   */
   jobs: Record<string, JobState>;
-  /** Newest recorded `scheduled` slot per job name asked for; absent when none. */
+  /** Newest recorded `scheduled` slot per job in `jobs`; absent when none. */
   watermarks: Record<string, number>;
   /** Every data-defined job. */
   defs: JobDef[];
@@ -130,7 +133,7 @@ export interface Store {
   /** Releases connections. */
   close(): Promise<void>;
 
-  /** Inserts missing job names with firstSeen = now, then reads the planning state; one round trip. */
+  /** Inserts missing job names (asked for or data-defined) with firstSeen = now, then reads the planning state; one round trip. */
   snapshot(names: readonly string[], now: number): Promise<TickSnapshot>;
 
   /** Applies a batch of claims atomically, in order, in one round trip. Results in request order. */

@@ -177,7 +177,22 @@ export function storeContract(name: string, make: () => Promise<Store>): void {
         const snap = await store.snapshot(["a"], T0 + 5 * MIN);
         assert.deepEqual(snap.running.map((r) => r.job).sort(), ["a", "x"]);
         assert.deepEqual(snap.defs.map((d) => [d.name, d.version, d.spec]), [["hook", 1, { schedule: "* * * * *" }]]);
-        assert.deepEqual(Object.keys(snap.jobs), ["a"]);
+        assert.deepEqual(Object.keys(snap.jobs).sort(), ["a", "hook"]);
+      }));
+
+    it("a definition's state starts at define time and comes with every snapshot, asked for or not", () =>
+      withStore(async (store) => {
+        await store.putDef("hook", { schedule: "* * * * *" }, T0);
+        await store.claim([request("hook", T0 + MIN, { batch: "t" })]);
+        const snap = await store.snapshot([], T0 + 5 * MIN);
+        assert.deepEqual(snap.jobs, { hook: { name: "hook", firstSeen: T0, paused: false } });
+        assert.deepEqual(snap.watermarks, { hook: T0 + MIN });
+        // A refused put (stale version) is no definition: it starts no state.
+        await rejectsWith(store.putDef("other", {}, T0 + MIN, { ifVersion: 3 }), "conflict");
+        assert.deepEqual(Object.keys((await store.snapshot([], T0 + 6 * MIN)).jobs), ["hook"]);
+        // Re-putting keeps the original start.
+        await store.putDef("hook", { schedule: "*/5 * * * *" }, T0 + 7 * MIN);
+        assert.equal((await store.snapshot([], T0 + 8 * MIN)).jobs["hook"]?.firstSeen, T0);
       }));
 
     it("update() is a compare-and-set on the running attempt", () =>

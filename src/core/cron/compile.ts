@@ -1,29 +1,24 @@
 /**
- * Turns parsed fields into lookup tables for stepping: next/previous allowed value of
- * each time field, next/previous allowed month, and the 28 day masks. All value tables
- * share one small Int8Array so that compiling costs two allocations.
+ * Turns parsed fields into what stepping reads: the time fields as bit masks with
+ * their first and last values, the months as bits, and the fire days of each month
+ * shape, computed on first use (most schedules only ever see a few shapes).
  */
-import { dayMaskTable } from "./days.ts";
+import { assertFires, dayMask, fullMask, maskIndex } from "./days.ts";
 import type { DayMatch } from "../types.ts";
 import type { CronFields } from "./parse.ts";
+import type { DomSet, DowSet } from "./sets.ts";
 
-// Offsets into `CompiledCron.table`. `NEXT_*[v]`: smallest allowed value >= v (one extra
-// slot past the max holds -1); `PREV_*[v]`: largest allowed value <= v; -1 means none.
-export const NEXT_SECOND = 0;
-export const NEXT_MINUTE = 61;
-export const NEXT_HOUR = 122;
-export const PREV_SECOND = 147;
-export const PREV_MINUTE = 207;
-export const PREV_HOUR = 267;
-/** `NEXT_MONTH + m` / `PREV_MONTH + m` for m in 1..12. */
-export const NEXT_MONTH = 291;
-export const PREV_MONTH = 304;
-const TABLE_SIZE = 317;
-
-/** Lookup tables of one schedule. */
+/** What stepping needs of one schedule. */
 export interface CompiledCron {
-  /** Value tables at the offsets above. */
-  readonly table: Int8Array;
+  /** Seconds and minutes as two 30-bit words each (bit v, then bit v - 30). */
+  readonly secondLo: number;
+  readonly secondHi: number;
+  readonly minuteLo: number;
+  readonly minuteHi: number;
+  /** Hours as bits (`1 << hour`). */
+  readonly hours: number;
+  /** Months as bits (`1 << month`). */
+  readonly months: number;
   readonly firstMinute: number;
   readonly firstSecond: number;
   readonly lastMinute: number;
@@ -31,24 +26,66 @@ export interface CompiledCron {
   /** Seconds of day of the first and last allowed time. */
   readonly firstTime: number;
   readonly lastTime: number;
-  /** Fire days per month shape, indexed by `maskIndex(length, firstWeekday)`. */
-  readonly dayMasks: Int32Array;
   /** The hour field allows all 24 hours: a repeated hour fires twice (elapsed time). */
   readonly allHours: boolean;
+  readonly dom: DomSet;
+  readonly dow: DowSet;
+  readonly dayMatch: DayMatch;
+  /**
+   * Memo of fire days per month shape at `maskIndex(length, firstWeekday)`, -1 until
+   * computed; null when every day fires. A plain array: allocating a typed array costs
+   * more than the rest of parsing.
+   */
+  readonly dayMemo: number[] | null;
 }
 
-function fill(table: Int8Array, set: readonly number[], size: number, next: number, prev: number): void {
-  let last = -1;
-  for (let v = 0; v < size; v++) {
-    if (set[v] === 1) last = v;
-    table[prev + v] = last;
+/** Lowest set bit of a non-zero 32-bit mask. */
+export function lowestBit(mask: number): number {
+  return 31 - Math.clz32(mask & -mask);
+}
+
+/** Highest set bit of a non-zero 32-bit mask. */
+export function highestBit(mask: number): number {
+  return 31 - Math.clz32(mask);
+}
+
+/** Smallest value >= v (0 <= v <= 60) in a 0..59 set held as two 30-bit words, or -1. */
+export function next60(lo: number, hi: number, v: number): number {
+  if (v < 30) {
+    const m = lo & (-1 << v);
+    if (m !== 0) return lowestBit(m);
+    v = 30;
   }
-  let first = -1;
-  table[next + size] = -1;
-  for (let v = size - 1; v >= 0; v--) {
-    if (set[v] === 1) first = v;
-    table[next + v] = first;
+  const m = hi & (-1 << (v - 30));
+  return m === 0 ? -1 : 30 + lowestBit(m);
+}
+
+/** Largest value <= v (-1 <= v <= 59) in a 0..59 set held as two 30-bit words, or -1. */
+export function prev60(lo: number, hi: number, v: number): number {
+  if (v >= 30) {
+    const m = hi & ((2 << (v - 30)) - 1);
+    if (m !== 0) return 30 + highestBit(m);
+    v = 29;
   }
+  if (v < 0) return -1;
+  const m = lo & ((2 << v) - 1);
+  return m === 0 ? -1 : highestBit(m);
+}
+
+/**
+ * The fire days of a month of `length` days starting on weekday `first`, as bits
+ * (`1 << (day - 1)`).
+ */
+export function monthDays(c: CompiledCron, length: number, first: number): number {
+  const memo = c.dayMemo;
+  if (memo === null) return fullMask(length);
+  const i = maskIndex(length, first);
+  const known = memo[i]!;
+  if (known >= 0) return known;
+  const mask = dayMask(c.dom, c.dow, c.dayMatch, length, first);
+  // The memo belongs to this compiled schedule and caches a pure function of it.
+  memo[i] = mask;
+  return mask;
 }
 
 /**
@@ -57,25 +94,31 @@ function fill(table: Int8Array, set: readonly number[], size: number, next: numb
  * @throws {SchedulerError} `invalid-cron` when the day fields can never fire in the months
  */
 export function compileCron(fields: CronFields, dayMatch: DayMatch): CompiledCron {
-  const dayMasks = dayMaskTable(fields.dom, fields.dow, fields.month, dayMatch, fields.texts);
-  const table = new Int8Array(TABLE_SIZE);
-  fill(table, fields.second, 60, NEXT_SECOND, PREV_SECOND);
-  fill(table, fields.minute, 60, NEXT_MINUTE, PREV_MINUTE);
-  fill(table, fields.hour, 24, NEXT_HOUR, PREV_HOUR);
-  const months = [0];
-  for (let m = 1; m <= 12; m++) months.push((fields.month >> m) & 1);
-  fill(table, months, 13, NEXT_MONTH, PREV_MONTH);
-  const firstSecond = table[NEXT_SECOND]!, firstMinute = table[NEXT_MINUTE]!, firstHour = table[NEXT_HOUR]!;
-  const lastSecond = table[PREV_SECOND + 59]!, lastMinute = table[PREV_MINUTE + 59]!, lastHour = table[PREV_HOUR + 23]!;
-  return {
-    table,
+  const { second, minute, hours, dom, dow } = fields;
+  // Second, minute and hour sets are never empty: every term names at least one value.
+  const firstSecond = next60(second.lo, second.hi, 0), firstMinute = next60(minute.lo, minute.hi, 0);
+  const lastSecond = prev60(second.lo, second.hi, 59), lastMinute = prev60(minute.lo, minute.hi, 59);
+  const compiled: CompiledCron = {
+    secondLo: second.lo,
+    secondHi: second.hi,
+    minuteLo: minute.lo,
+    minuteHi: minute.hi,
+    hours,
+    months: fields.month,
     firstMinute,
     firstSecond,
     lastMinute,
     lastSecond,
-    firstTime: firstHour * 3600 + firstMinute * 60 + firstSecond,
-    lastTime: lastHour * 3600 + lastMinute * 60 + lastSecond,
-    dayMasks,
-    allHours: fields.hour.every((v) => v === 1),
+    firstTime: lowestBit(hours) * 3600 + firstMinute * 60 + firstSecond,
+    lastTime: highestBit(hours) * 3600 + lastMinute * 60 + lastSecond,
+    allHours: hours === 0xffffff,
+    dom,
+    dow,
+    dayMatch,
+    dayMemo: dom.any && dow.any ? null : new Array<number>(28).fill(-1),
   };
+  if (compiled.dayMemo !== null) {
+    assertFires((length, first) => monthDays(compiled, length, first), fields.month, dow.any, dayMatch, fields.texts);
+  }
+  return compiled;
 }

@@ -1,10 +1,10 @@
 /**
  * Which days of a month fire: a month's day mask depends only on its length (28–31)
- * and the weekday of its first day, so a schedule precomputes all 28 masks once.
+ * and the weekday of its first day, so a schedule needs at most 28 masks.
  */
 import { fail } from "./fields.ts";
 import type { DayMatch } from "../types.ts";
-import type { DomSet, DowSet } from "./parse.ts";
+import type { DomSet, DowSet } from "./sets.ts";
 
 /** Index into a day-mask table: `(daysInMonth - 28) * 7 + weekdayOfFirst`. */
 export function maskIndex(monthLength: number, firstWeekday: number): number {
@@ -15,7 +15,8 @@ function bit(day: number): number {
   return 1 << (day - 1);
 }
 
-function fullMask(length: number): number {
+/** Every day of a month of `length` days. */
+export function fullMask(length: number): number {
   return length === 31 ? 0x7fffffff : bit(length + 1) - 1;
 }
 
@@ -72,31 +73,24 @@ export function dayMask(dom: DomSet, dow: DowSet, dayMatch: DayMatch, length: nu
 const LENGTHS: readonly (readonly number[])[] = [[], [31], [28, 29], [31], [30], [31], [30], [31], [31], [30], [31], [30], [31]];
 
 /**
- * All 28 day masks of a schedule, after checking that some selected month has a fire day.
+ * Checks that some selected month has a fire day; `monthDays(length, firstWeekday)`
+ * gives a month shape's fire days.
  *
  * @throws {SchedulerError} `invalid-cron: day-of-month 30 never occurs in month 2`
  */
-export function dayMaskTable(
-  dom: DomSet,
-  dow: DowSet,
+export function assertFires(
+  monthDays: (length: number, first: number) => number,
   months: number,
+  anyDow: boolean,
   dayMatch: DayMatch,
-  texts: { dom: string; month: string; dow: string },
-): Int32Array {
-  const table = new Int32Array(28);
-  if (dom.any && dow.any) {
-    for (let i = 0; i < 28; i++) table[i] = fullMask(28 + Math.floor(i / 7));
-    return table;
-  }
-  for (let length = 28; length <= 31; length++) {
-    for (let first = 0; first < 7; first++) table[maskIndex(length, first)] = dayMask(dom, dow, dayMatch, length, first);
-  }
+  texts: { readonly dom: string; readonly month: string; readonly dow: string },
+): void {
   for (let m = 1; m <= 12; m++) {
     if ((months & (1 << m)) === 0) continue;
     for (const length of LENGTHS[m]!) {
-      for (let first = 0; first < 7; first++) if (table[maskIndex(length, first)] !== 0) return table;
+      for (let first = 0; first < 7; first++) if (monthDays(length, first) !== 0) return;
     }
   }
-  if (dow.any || dayMatch === "or") fail(`day-of-month ${texts.dom} never occurs in month ${texts.month}`);
+  if (anyDow || dayMatch === "or") fail(`day-of-month ${texts.dom} never occurs in month ${texts.month}`);
   fail(`day-of-month ${texts.dom} and day-of-week ${texts.dow} never meet in month ${texts.month} (dayMatch "and")`);
 }

@@ -1,6 +1,7 @@
 /**
  * The numeric cron fields: names, ranges and the parser of one term
- * (`*`, `N`, `A-B`, `*\/S`, `A-B/S`, `N/S`).
+ * (`*`, `N`, `A-B`, `*\/S`, `A-B/S`, `N/S`). Terms are read in place, by index into
+ * the field's text, so a valid expression is parsed without slicing or regexes.
  */
 import { quote, SchedulerError } from "../errors.ts";
 
@@ -26,8 +27,6 @@ export const DAY_OF_MONTH: FieldDef = { name: "day-of-month", min: 1, max: 31, m
 export const MONTH: FieldDef = { name: "month", min: 1, max: 12, maxWritten: 12, names: MONTH_NAMES };
 export const DAY_OF_WEEK: FieldDef = { name: "day-of-week", min: 0, max: 6, maxWritten: 7, names: DAY_NAMES };
 
-const DIGITS = /^\d+$/;
-
 /** Throws the one error type of the grammar. */
 export function fail(message: string): never {
   throw new SchedulerError("invalid-cron", message);
@@ -41,60 +40,90 @@ function rangeText(def: FieldDef): string {
 }
 
 /**
- * Parses one value of a field: digits (leading zeros allowed) or a name, any case.
+ * The number written in `text[start, end)`: one or more ASCII digits (leading zeros
+ * allowed), else -1.
+ *
+ * @example digitsAt("*\/15", 2, 4) // 15
+ */
+export function digitsAt(text: string, start: number, end: number): number {
+  if (start >= end) return -1;
+  let value = 0;
+  for (let i = start; i < end; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    value = value * 10 + d;
+  }
+  return value;
+}
+
+/**
+ * Parses the value `text[start, end)` of a term `text[termStart, termEnd)`: digits or a
+ * name, any case.
  *
  * @throws {SchedulerError} `invalid-cron: minute must be 0-59, got "61"`
  */
-export function parseValue(def: FieldDef, text: string, term: string): number {
-  let value: number | undefined;
-  if (DIGITS.test(text)) value = Number(text);
-  else if (def.names !== undefined && text.length === 3) value = def.names[text.toUpperCase()];
+export function valueAt(def: FieldDef, text: string, start: number, end: number, termStart: number, termEnd: number): number {
+  let value: number | undefined = digitsAt(text, start, end);
+  if (value < 0) value = def.names !== undefined && end - start === 3 ? def.names[text.slice(start, end).toUpperCase()] : undefined;
   if (value === undefined || value < def.min || value > def.maxWritten) {
-    const shown = text === term ? quote(text) : `${quote(text)} in ${quote(term)}`;
+    const shown = start === termStart && end === termEnd
+      ? quote(text.slice(start, end))
+      : `${quote(text.slice(start, end))} in ${quote(text.slice(termStart, termEnd))}`;
     fail(`${def.name} must be ${rangeText(def)}, got ${shown}`);
   }
   return value;
 }
 
-/** A term as `from..to` by `step` (inclusive); day-of-week may say 7 for Sunday. */
-export interface TermRange {
-  readonly from: number;
-  readonly to: number;
-  readonly step: number;
+/** Packs a term's range; read back with {@link rangeFrom}, {@link rangeTo}, {@link rangeStep}. */
+function packRange(from: number, to: number, step: number): number {
+  return from | (to << 6) | (step << 12);
+}
+
+/** First value of a packed term range. */
+export function rangeFrom(range: number): number {
+  return range & 63;
+}
+
+/** Last value (inclusive) of a packed term range; below the first for an empty range. */
+export function rangeTo(range: number): number {
+  return (range >> 6) & 63;
+}
+
+/** Step of a packed term range. */
+export function rangeStep(range: number): number {
+  return range >> 12;
 }
 
 /**
- * The range one term stands for.
+ * The range the term `text[start, end)` stands for, packed into one integer (no
+ * allocation per term): `from..to` by `step`; day-of-week may say 7 for Sunday.
  *
  * @throws {SchedulerError} `invalid-cron` for malformed terms, reversed ranges, bad steps
+ * @example rangeStep(termRangeAt(MINUTE, "*\/15", 0, 4)) // 15
  */
-export function termRange(def: FieldDef, term: string): TermRange {
-  if (term === "") fail(`${def.name} has an empty term`);
-  const slash = term.indexOf("/");
-  const base = slash < 0 ? term : term.slice(0, slash);
+export function termRangeAt(def: FieldDef, text: string, start: number, end: number): number {
+  if (start === end) fail(`${def.name} has an empty term`);
+  let slash = text.indexOf("/", start);
+  if (slash >= end) slash = -1;
+  const baseEnd = slash < 0 ? end : slash;
   let step = 1;
   if (slash >= 0) {
-    const stepText = term.slice(slash + 1);
     const limit = def.max - def.min + 1;
-    if (!DIGITS.test(stepText)) fail(`${def.name} step must be a number 1-${limit}, got ${quote(term)}`);
-    step = Number(stepText);
-    if (step < 1 || step > limit) fail(`${def.name} step must be 1-${limit}, got ${quote(stepText)} in ${quote(term)}`);
-  }
-  let from: number;
-  let to: number;
-  if (base === "*") {
-    from = def.min;
-    to = def.max;
-  } else {
-    const dash = base.indexOf("-");
-    if (dash < 0) {
-      from = parseValue(def, base, term);
-      to = slash < 0 ? from : def.max;
-    } else {
-      from = parseValue(def, base.slice(0, dash), term);
-      to = parseValue(def, base.slice(dash + 1), term);
-      if (from > to) fail(`${def.name} range ${quote(base)} is reversed`);
+    step = digitsAt(text, slash + 1, end);
+    if (step < 0) fail(`${def.name} step must be a number 1-${limit}, got ${quote(text.slice(start, end))}`);
+    if (step < 1 || step > limit) {
+      fail(`${def.name} step must be 1-${limit}, got ${quote(text.slice(slash + 1, end))} in ${quote(text.slice(start, end))}`);
     }
   }
-  return { from, to, step };
+  if (baseEnd - start === 1 && text.charCodeAt(start) === 42) return packRange(def.min, def.max, step);
+  let dash = text.indexOf("-", start);
+  if (dash >= baseEnd) dash = -1;
+  if (dash < 0) {
+    const from = valueAt(def, text, start, baseEnd, start, end);
+    return packRange(from, slash < 0 ? from : def.max, step);
+  }
+  const from = valueAt(def, text, start, dash, start, end);
+  const to = valueAt(def, text, dash + 1, baseEnd, start, end);
+  if (from > to) fail(`${def.name} range ${quote(text.slice(start, baseEnd))} is reversed`);
+  return packRange(from, to, step);
 }

@@ -3,41 +3,21 @@
  * day-of-week`) or 6 (leading `second`), nicknames, `?`, `L`, `LW`, `nW`, `nL`, `n#k`.
  */
 import { quote } from "../errors.ts";
-import { DAY_OF_MONTH, DAY_OF_WEEK, fail, HOUR, MINUTE, MONTH, parseValue, SECOND, termRange } from "./fields.ts";
-import type { FieldDef } from "./fields.ts";
+import { fail, HOUR, MINUTE, MONTH, SECOND } from "./fields.ts";
+import { domSet, dowSet, set60, smallSet } from "./sets.ts";
+import type { Bits60, DomSet, DowSet } from "./sets.ts";
 
 /** Longest expression accepted; guards against pathological input. */
 export const MAX_EXPRESSION_LENGTH = 1024;
-
-/** Day-of-month set: plain days as bits (`1 << (day - 1)`) plus the `L`/`W` forms. */
-export interface DomSet {
-  readonly days: number;
-  readonly last: boolean;
-  readonly lastWeekday: boolean;
-  /** `nW` days as bits (`1 << (n - 1)`). */
-  readonly nearest: number;
-  /** The field is exactly `*` or `?`. */
-  readonly any: boolean;
-}
-
-/** Day-of-week set: weekdays as bits (`1 << weekday`, 0 = Sunday) plus `nL` and `n#k`. */
-export interface DowSet {
-  readonly days: number;
-  /** `nL`: last such weekday of the month, as bits. */
-  readonly last: number;
-  /** `n#k`: index k-1 holds the weekdays wanted as the k-th of the month. */
-  readonly nth: readonly number[];
-  readonly any: boolean;
-}
 
 /** The parsed form of a cron expression. */
 export interface CronFields {
   /** The expression trimmed, whitespace collapsed, a nickname in lower case, no `+`. */
   readonly normalized: string;
-  /** Flags: `second[v] === 1` when v is allowed. */
-  readonly second: readonly number[];
-  readonly minute: readonly number[];
-  readonly hour: readonly number[];
+  readonly second: Bits60;
+  readonly minute: Bits60;
+  /** Hours as bits (`1 << hour`). */
+  readonly hours: number;
   /** Months as bits (`1 << month`). */
   readonly month: number;
   readonly dom: DomSet;
@@ -58,105 +38,89 @@ const NICKNAMES: Readonly<Record<string, string>> = {
   "@hourly": "0 * * * *",
 };
 
-function terms(def: FieldDef, text: string): string[] {
-  const list = text.split(",");
-  if (list.includes("")) fail(`${def.name} has an empty term in ${quote(text)}`);
-  return list;
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 127) return false;
+  return true;
 }
 
-function flags(def: FieldDef, text: string, size: number): number[] {
-  const set = new Array<number>(size).fill(0);
-  if (text === "?") fail(`${def.name} cannot be "?" (only day-of-month and day-of-week can)`);
-  for (const term of terms(def, text)) {
-    const { from, to, step } = termRange(def, term);
-    for (let v = from; v <= to; v += step) set[v] = 1;
+// The ASCII characters `\s` matches: tab, line feed, vertical tab, form feed, return, space.
+function isAsciiSpace(code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13);
+}
+
+/** `text.split(/\s+/)` of a trimmed text; by hand for ASCII, where `\s` is six characters. */
+function splitFields(text: string): string[] {
+  if (text === "") return [];
+  if (!isAscii(text)) return text.split(/\s+/);
+  const parts: string[] = [];
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (!isAsciiSpace(text.charCodeAt(i))) continue;
+    if (i > start) parts.push(text.slice(start, i));
+    start = i + 1;
   }
-  return set;
+  parts.push(text.slice(start));
+  return parts;
 }
 
-function monthBits(text: string): number {
-  let bits = 0;
-  const set = flags(MONTH, text, 13);
-  for (let m = 1; m <= 12; m++) if (set[m] === 1) bits |= 1 << m;
-  return bits;
-}
-
-const NEAREST = /^(\d+)W$/;
-
-function parseDom(text: string): DomSet {
-  if (text === "*" || text === "?") return { days: 0x7fffffff, last: false, lastWeekday: false, nearest: 0, any: true };
-  let days = 0, nearest = 0, last = false, lastWeekday = false;
-  for (const term of terms(DAY_OF_MONTH, text)) {
-    if (term === "L") last = true;
-    else if (term === "LW") lastWeekday = true;
-    else if (NEAREST.test(term)) nearest |= 1 << (parseValue(DAY_OF_MONTH, term.slice(0, -1), term) - 1);
-    else {
-      const { from, to, step } = termRange(DAY_OF_MONTH, term);
-      for (let v = from; v <= to; v += step) days |= 1 << (v - 1);
-    }
+function expandNickname(text: string, lower: string): string {
+  const nick = NICKNAMES[lower];
+  if (nick === undefined) {
+    const hint = /^@every\s/i.test(text) ? `; for intervals use every() or schedule(${quote(text)})` : "";
+    fail(`unknown nickname ${quote(text)}, expected one of ${Object.keys(NICKNAMES).join(" ")}${hint}`);
   }
-  return { days, last, lastWeekday, nearest, any: false };
-}
-
-function parseDow(text: string): DowSet {
-  if (text === "*" || text === "?") return { days: 0x7f, last: 0, nth: [0, 0, 0, 0, 0], any: true };
-  let days = 0, last = 0;
-  const nth = [0, 0, 0, 0, 0];
-  for (const term of terms(DAY_OF_WEEK, text)) {
-    const hash = term.indexOf("#");
-    if (hash >= 0) {
-      const day = parseValue(DAY_OF_WEEK, term.slice(0, hash), term) % 7;
-      const k = term.slice(hash + 1);
-      if (!/^[1-5]$/.test(k)) fail(`day-of-week "#" must be followed by 1-5, got ${quote(term)}`);
-      nth[Number(k) - 1]! |= 1 << day;
-    } else if (term.length > 1 && term.endsWith("L")) {
-      last |= 1 << (parseValue(DAY_OF_WEEK, term.slice(0, -1), term) % 7);
-    } else {
-      const { from, to, step } = termRange(DAY_OF_WEEK, term);
-      for (let v = from; v <= to; v += step) days |= 1 << (v % 7);
-    }
-  }
-  return { days, last, nth, any: false };
+  return nick;
 }
 
 /**
  * Parses a cron expression. Pure; never loops on input size beyond its length.
  *
  * @throws {SchedulerError} `invalid-cron` naming the field and quoting the text
- * @example parseCron("*\/15 9-17 * * MON-FRI").minute[15] // 1
+ * @example parseCron("*\/15 9-17 * * MON-FRI").hours // bits 9..17
  */
 export function parseCron(expression: unknown): CronFields {
   if (typeof expression !== "string") fail(`expression must be a string, got ${quote(expression)}`);
   if (expression.length > MAX_EXPRESSION_LENGTH) {
     fail(`expression is too long (${expression.length} characters, at most ${MAX_EXPRESSION_LENGTH}): ${quote(expression)}`);
   }
-  let text = expression.trim();
-  let nickname: string | undefined;
-  if (text.startsWith("@")) {
-    const nick = NICKNAMES[text.toLowerCase()];
-    if (nick === undefined) {
-      const hint = /^@every\s/i.test(text) ? `; for intervals use every() or schedule(${quote(text)})` : "";
-      fail(`unknown nickname ${quote(text)}, expected one of ${Object.keys(NICKNAMES).join(" ")}${hint}`);
-    }
-    nickname = text.toLowerCase();
-    text = nick;
+  const trimmed = expression.trim();
+  const nickname = trimmed.charCodeAt(0) === 64 ? trimmed.toLowerCase() : undefined;
+  const text = nickname === undefined ? trimmed : expandNickname(trimmed, nickname);
+  const parts = splitFields(text);
+  const count = parts.length;
+  if (count !== 5 && count !== 6) {
+    fail(`expected 5 or 6 fields (second? minute hour day-of-month month day-of-week), got ${count} in ${quote(expression)}`);
   }
-  const parts = text === "" ? [] : text.split(/\s+/);
-  if (parts.length !== 5 && parts.length !== 6) {
-    fail(`expected 5 or 6 fields (second? minute hour day-of-month month day-of-week), got ${parts.length} in ${quote(expression)}`);
-  }
-  const [sec, min, hour, dom, month, dowText] = parts.length === 6 ? parts as string[] : ["0", ...parts as string[]];
-  const plusAnd = dowText!.startsWith("+");
-  const dow = plusAnd ? dowText!.slice(1) : dowText!;
+  const at = count - 5;
+  const dowText = parts[at + 4]!;
+  const plusAnd = dowText.charCodeAt(0) === 43;
+  const dow = plusAnd ? dowText.slice(1) : dowText;
   return {
-    normalized: nickname ?? [...parts.slice(0, -1), dow].join(" "),
-    second: flags(SECOND, sec!, 60),
-    minute: flags(MINUTE, min!, 60),
-    hour: flags(HOUR, hour!, 24),
-    month: monthBits(month!),
-    dom: parseDom(dom!),
-    dow: parseDow(dow),
+    normalized: nickname ?? normalize(text, parts, dow),
+    second: set60(SECOND, at === 1 ? parts[0]! : "0"),
+    minute: set60(MINUTE, parts[at]!),
+    hours: smallSet(HOUR, parts[at + 1]!),
+    month: smallSet(MONTH, parts[at + 3]!),
+    dom: domSet(parts[at + 2]!),
+    dow: dowSet(dow),
     plusAnd,
-    texts: { dom: dom!, month: month!, dow },
+    texts: { dom: parts[at + 2]!, month: parts[at + 3]!, dow },
   };
+}
+
+// Fields joined by single spaces, `+` dropped; the text itself when it is already so.
+function normalize(text: string, parts: readonly string[], dow: string): string {
+  if (dow === parts[parts.length - 1] && isSingleSpaced(text, parts)) return text;
+  return [...parts.slice(0, -1), dow].join(" ");
+}
+
+function isSingleSpaced(text: string, parts: readonly string[]): boolean {
+  let length = parts.length - 1;
+  for (const part of parts) length += part.length;
+  if (length !== text.length) return false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code > 127 || (code >= 9 && code <= 13)) return false;
+  }
+  return true;
 }

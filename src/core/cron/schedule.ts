@@ -125,8 +125,14 @@ export function cron(expression: string, options: CronOptions = {}): Schedule {
       const t = prevIn(compiled, stepZone, Math.ceil(before / 1000) - 1);
       return t === -Infinity ? null : t * 1000;
     },
-    toString: () => cronText(spec),
-    toJSON: () => ({ ...spec }),
+    // Method syntax: bundlers that keep function names (esbuild keepNames, as tsx runs it)
+    // wrap arrow properties in a per-object defineProperty call, which costs more than parsing.
+    toString(): string {
+      return cronText(spec);
+    },
+    toJSON(): ScheduleSpec {
+      return { ...spec };
+    },
   });
 }
 

@@ -1,13 +1,12 @@
 /**
  * Steps wall-clock time (seconds since 1970-01-01T00:00 local) to the next or previous
- * matching second, whole fields at a time: months and days by table and bitmask, the
- * time of day by lookup. The cost is bounded by the 400-year Gregorian cycle, never by
+ * matching second, whole fields at a time: months, days and the time of day by bit
+ * masks (lowest or highest set bit at or past a value). The cost is bounded by the 400-year Gregorian cycle, never by
  * the distance in minutes.
  */
 import { civilDay, civilFromDays, civilMonth, civilYear, DAY_SECONDS, daysFromCivil, daysInMonth, weekday } from "../civil.ts";
-import { NEXT_HOUR, NEXT_MINUTE, NEXT_MONTH, NEXT_SECOND, PREV_HOUR, PREV_MINUTE, PREV_MONTH, PREV_SECOND } from "./compile.ts";
+import { highestBit, lowestBit, monthDays, next60, prev60 } from "./compile.ts";
 import type { CompiledCron } from "./compile.ts";
-import { maskIndex } from "./days.ts";
 
 /** Years outside 1..9999 are not searched. */
 export const MIN_YEAR = 1;
@@ -15,49 +14,70 @@ export const MAX_YEAR = 9999;
 // The calendar repeats every 400 years: 4 800 months bound any search.
 const MAX_MONTHS = 4_812;
 
+// Smallest allowed hour >= h (0 <= h <= 24), or -1.
+function nextHour(c: CompiledCron, h: number): number {
+  const m = c.hours & (-1 << h);
+  return m === 0 ? -1 : lowestBit(m);
+}
+
+// Largest allowed hour <= h (-1 <= h <= 23), or -1.
+function prevHour(c: CompiledCron, h: number): number {
+  const m = h < 0 ? 0 : c.hours & ((2 << h) - 1);
+  return m === 0 ? -1 : highestBit(m);
+}
+
+// Smallest allowed month >= m (1 <= m <= 12), or -1.
+function nextMonth(c: CompiledCron, m: number): number {
+  const bits = c.months & (-1 << m);
+  return bits === 0 ? -1 : lowestBit(bits);
+}
+
+// Largest allowed month <= m (1 <= m <= 12), or -1.
+function prevMonth(c: CompiledCron, m: number): number {
+  const bits = c.months & ((2 << m) - 1);
+  return bits === 0 ? -1 : highestBit(bits);
+}
+
 function timeAtOrAfter(c: CompiledCron, sod: number): number {
-  const t = c.table;
   const h = Math.floor(sod / 3600);
   const mi = Math.floor((sod % 3600) / 60);
   const s = sod % 60;
-  let H = t[NEXT_HOUR + h]!;
+  let H = nextHour(c, h);
   if (H < 0) return -1;
   if (H > h) return H * 3600 + c.firstMinute * 60 + c.firstSecond;
-  let M = t[NEXT_MINUTE + mi]!;
+  let M = next60(c.minuteLo, c.minuteHi, mi);
   if (M > mi) return H * 3600 + M * 60 + c.firstSecond;
   if (M === mi) {
-    const S = t[NEXT_SECOND + s]!;
+    const S = next60(c.secondLo, c.secondHi, s);
     if (S >= 0) return H * 3600 + M * 60 + S;
-    M = t[NEXT_MINUTE + mi + 1]!;
+    M = next60(c.minuteLo, c.minuteHi, mi + 1);
     if (M >= 0) return H * 3600 + M * 60 + c.firstSecond;
   }
-  H = t[NEXT_HOUR + h + 1]!;
+  H = nextHour(c, h + 1);
   return H < 0 ? -1 : H * 3600 + c.firstMinute * 60 + c.firstSecond;
 }
 
 function timeAtOrBefore(c: CompiledCron, sod: number): number {
-  const t = c.table;
   const h = Math.floor(sod / 3600);
   const mi = Math.floor((sod % 3600) / 60);
   const s = sod % 60;
-  let H = t[PREV_HOUR + h]!;
+  let H = prevHour(c, h);
   if (H < 0) return -1;
   if (H < h) return H * 3600 + c.lastMinute * 60 + c.lastSecond;
-  let M = t[PREV_MINUTE + mi]!;
+  let M = prev60(c.minuteLo, c.minuteHi, mi);
   if (M >= 0 && M < mi) return H * 3600 + M * 60 + c.lastSecond;
   if (M === mi) {
-    const S = t[PREV_SECOND + s]!;
+    const S = prev60(c.secondLo, c.secondHi, s);
     if (S >= 0) return H * 3600 + M * 60 + S;
-    M = mi > 0 ? t[PREV_MINUTE + mi - 1]! : -1;
+    M = prev60(c.minuteLo, c.minuteHi, mi - 1);
     if (M >= 0) return H * 3600 + M * 60 + c.lastSecond;
   }
-  H = h > 0 ? t[PREV_HOUR + h - 1]! : -1;
+  H = prevHour(c, h - 1);
   return H < 0 ? -1 : H * 3600 + c.lastMinute * 60 + c.lastSecond;
 }
 
 /** Smallest matching wall second >= `wall`, or `Infinity`. */
 export function nextWall(c: CompiledCron, wall: number): number {
-  const t = c.table;
   const days = Math.floor(wall / DAY_SECONDS);
   let sod = wall - days * DAY_SECONDS;
   const packed = civilFromDays(days);
@@ -66,18 +86,18 @@ export function nextWall(c: CompiledCron, wall: number): number {
     y = MIN_YEAR, m = 1, d = 1, sod = 0;
   }
   for (let i = 0; i < MAX_MONTHS; i++) {
-    const nm = t[NEXT_MONTH + m]!;
+    const nm = nextMonth(c, m);
     if (nm !== m) {
       if (nm < 0) {
         y++;
-        m = t[NEXT_MONTH + 1]!;
+        m = lowestBit(c.months);
       } else m = nm;
       d = 1;
       sod = 0;
     }
     if (y > MAX_YEAR) return Infinity;
     const first = daysFromCivil(y, m, 1);
-    let mask = c.dayMasks[maskIndex(daysInMonth(y, m), weekday(first))]! & (-1 << (d - 1));
+    let mask = monthDays(c, daysInMonth(y, m), weekday(first)) & (-1 << (d - 1));
     if (mask !== 0) {
       let day = 32 - Math.clz32(mask & -mask);
       if (day !== d) return (first + day - 1) * DAY_SECONDS + c.firstTime;
@@ -101,7 +121,6 @@ export function nextWall(c: CompiledCron, wall: number): number {
 
 /** Largest matching wall second <= `wall`, or `-Infinity`. */
 export function prevWall(c: CompiledCron, wall: number): number {
-  const t = c.table;
   const days = Math.floor(wall / DAY_SECONDS);
   let sod = wall - days * DAY_SECONDS;
   const packed = civilFromDays(days);
@@ -110,18 +129,18 @@ export function prevWall(c: CompiledCron, wall: number): number {
     y = MAX_YEAR, m = 12, d = 31, sod = DAY_SECONDS - 1;
   }
   for (let i = 0; i < MAX_MONTHS; i++) {
-    const pm = t[PREV_MONTH + m]!;
+    const pm = prevMonth(c, m);
     if (pm !== m) {
       if (pm < 0) {
         y--;
-        m = t[PREV_MONTH + 12]!;
+        m = highestBit(c.months);
       } else m = pm;
       d = daysInMonth(y, m);
       sod = DAY_SECONDS - 1;
     }
     if (y < MIN_YEAR) return -Infinity;
     const first = daysFromCivil(y, m, 1);
-    let mask = c.dayMasks[maskIndex(daysInMonth(y, m), weekday(first))]! & (d >= 31 ? -1 : (1 << d) - 1);
+    let mask = monthDays(c, daysInMonth(y, m), weekday(first)) & (d >= 31 ? -1 : (1 << d) - 1);
     if (mask !== 0) {
       let day = 32 - Math.clz32(mask);
       if (day !== d) return (first + day - 1) * DAY_SECONDS + c.lastTime;

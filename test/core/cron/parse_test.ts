@@ -157,3 +157,26 @@ describe("cron() normalisation", () => {
     assert.equal(cron("* * * * *", { timezone: "america/new_york" }).timezone, "America/New_York");
   });
 });
+
+describe("cron() field splitting", () => {
+  const cases: Array<[string, string]> = [
+    ["0\t9 * * MON", "0 9 * * MON"],
+    ["0 9 * *\nMON", "0 9 * * MON"],
+    ["0\u00a09 * * MON", "0 9 * * MON"],
+    ["0\u30009\u2003* * MON", "0 9 * * MON"],
+    ["\ufeff0 9 * * MON\u2028", "0 9 * * MON"],
+    ["0 9 * * +MON", "0 9 * * MON"],
+    ["0 0 9 * * MON", "0 0 9 * * MON"],
+  ];
+  for (const [expression, normalized] of cases) {
+    it(`splits ${JSON.stringify(expression)} on whitespace`, () => {
+      assert.equal(cron(expression).toJSON().cron, normalized);
+      assert.equal(iso(cron(expression).next(ms(AFTER))), "2026-01-05T09:00:00.000Z");
+    });
+  }
+
+  it("keeps characters that are not whitespace inside a field", () => {
+    assertSchedulerError(() => cron("0 9 * * MON\u180e"), "invalid-cron", 'invalid-cron: day-of-week must be 0-7 or SUN-SAT, got "MON\u180e"');
+    assertSchedulerError(() => cron("0 9 * * \u0000"), "invalid-cron", 'invalid-cron: day-of-week must be 0-7 or SUN-SAT, got "\\u0000"');
+  });
+});

@@ -65,11 +65,16 @@ export function createEmitter(
   };
 }
 
-/** The readable text of anything thrown. */
+/** The readable text of anything thrown; never throws itself. */
 export function errorText(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  if (typeof error === "string") return error;
-  return safeJson(error);
+  try {
+    if (error instanceof Error) return String(error.message || error.name);
+    if (typeof error === "string") return error;
+    return safeJson(error);
+  } catch {
+    // A value whose getters or conversions throw must not turn a failed run into a crash.
+    return "unprintable thrown value";
+  }
 }
 
 function safeJson(value: unknown): string {

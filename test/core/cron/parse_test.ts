@@ -165,12 +165,12 @@ describe("cron() field splitting", () => {
     ["0\u00a09 * * MON", "0 9 * * MON"],
     ["0\u30009\u2003* * MON", "0 9 * * MON"],
     ["\ufeff0 9 * * MON\u2028", "0 9 * * MON"],
-    ["0 9 * * +MON", "0 9 * * MON"],
+    ["0 9 * * +MON", "0 9 * * +MON"],
     ["0 0 9 * * MON", "0 0 9 * * MON"],
   ];
-  for (const [expression, normalized] of cases) {
+  for (const [expression, text] of cases) {
     it(`splits ${JSON.stringify(expression)} on whitespace`, () => {
-      assert.equal(cron(expression).toJSON().cron, normalized);
+      assert.equal(cron(expression).toString(), text);
       assert.equal(iso(cron(expression).next(ms(AFTER))), "2026-01-05T09:00:00.000Z");
     });
   }

@@ -7,6 +7,7 @@ import { parseDuration } from "../core/duration.ts";
 import { schedule as toSchedule } from "../core/mod.ts";
 import type { Schedule, ScheduleSpec } from "../core/types.ts";
 import type { JobDef } from "../store/types.ts";
+import { guardSchedule } from "./schedule_guard.ts";
 import { checkName, dataJobSchema, jobSchema, parseOrThrow, policySchema } from "./_schema.ts";
 import type { CatchUpMode, DataJobSpec, JobPolicy, JobSpec, RunContext, WebhookTarget } from "./types.ts";
 
@@ -133,7 +134,7 @@ function buildSchedule(name: string, input: unknown, timezone: string | undefine
         { path: `jobs.${name}.timezone` },
       );
     }
-    return input;
+    return guardSchedule(name, input);
   }
   try {
     return toSchedule(input as string | ScheduleSpec, timezone === undefined ? {} : { timezone });

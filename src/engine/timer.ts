@@ -42,7 +42,8 @@ export function createTimerLoop(state: EngineState, tick: (now: number) => Promi
   let planning: Promise<unknown> = Promise.resolve();
 
   const arm = (): void => {
-    if (!running) return;
+    // A wake from before a stop()/start() pair may finish after the new one armed: one timer only.
+    if (!running || handle !== undefined) return;
     const now = state.clock.now();
     const jobs = allJobs(state).filter((j) => j.enabled);
     armedMs = timerDelay(now, nextWake(jobs.map((j) => j.schedule), now));

@@ -7,7 +7,8 @@ import type { JobTickReport } from "./types.ts";
 /**
  * Records every `running` row whose lease has ended as `abandoned` (only when the
  * snapshot shows one, so a normal tick costs no extra round trip) and re-claims the
- * ones of jobs this node knows (enabled, not paused) with retries left, at once: the
+ * ones of jobs this node knows (enabled, not paused) with retries left, at once (for
+ * overlap-skip jobs only while no other run of the job is live): the
  * lease's end already stood for the backoff. Returns the re-claimed rows.
  */
 export async function reapExpired(
@@ -27,7 +28,9 @@ export async function reapExpired(
     let willRetry = false;
     if (retry) {
       const leaseUntil = now + job.timeoutMs + state.leaseGraceMs;
-      willRetry = await state.store.reclaim({ job: row.job, slot: row.slot, attempt: row.attempt }, state.node, now, leaseUntil);
+      // The overlap check rides with the reclaim: a re-run must not start beside a live run of the job.
+      const key = { job: row.job, slot: row.slot, attempt: row.attempt };
+      willRetry = await state.store.reclaim(key, state.node, now, leaseUntil, { overlap: job.overlap });
       if (willRetry) reclaimed.push({ job, row });
     }
     countersOf(state, row.job).abandoned++;

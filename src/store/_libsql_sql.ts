@@ -137,20 +137,25 @@ export function reapStatement(now: number, error: string): InStatement {
   );
 }
 
-/** `reclaim()`: the next attempt of a finished, retryable row. */
+/** `reclaim()`: the next attempt of a finished, retryable row; with `skip`, only while no other run of the job is live. */
 export function reclaimStatement(
   key: { job: string; slot: number; attempt: number },
   node: string,
   now: number,
   leaseUntil: number,
+  overlap: "skip" | "allow" = "allow",
 ): InStatement {
   return bind(
     `UPDATE edgecron_runs
       SET status = 'running', attempt = attempt + 1, node = :node, batch = :batch,
         started_at = :now, finished_at = NULL, lease_until = :lease, error = NULL
       WHERE job = :job AND slot = :slot AND attempt = :attempt AND status IN ('abandoned', 'error', 'timeout')
+        AND NOT (:overlap = 'skip' AND EXISTS (
+          SELECT 1 FROM edgecron_runs o WHERE o.job = :job AND o.status = 'running' AND o.lease_until > :now
+        ))
       RETURNING attempt`,
     {
+      overlap,
       node,
       batch: `reclaim:${node}:${key.attempt + 1}`,
       now,

@@ -80,13 +80,20 @@ export function checkUpdate(key: AttemptKey, patch: Partial<RunRecord>): void {
 }
 
 /** Checks the arguments of `reclaim()`. */
-export function checkReclaim(key: { job: string; slot: number; attempt: number }, node: string, now: number, leaseUntil: number): void {
+export function checkReclaim(
+  key: { job: string; slot: number; attempt: number },
+  node: string,
+  now: number,
+  leaseUntil: number,
+  options: { overlap?: "skip" | "allow" } = {},
+): "skip" | "allow" {
   checkText(key?.job, "reclaim.key.job");
   checkInstant(key.slot, "reclaim.key.slot");
   checkInstant(key.attempt, "reclaim.key.attempt");
   checkText(node, "reclaim.node");
   checkInstant(now, "reclaim.now");
   checkInstant(leaseUntil, "reclaim.leaseUntil");
+  return options?.overlap === undefined ? "allow" : checkOneOf(options.overlap, ["skip", "allow"], "reclaim.options.overlap");
 }
 
 /** Resolves a `runs()` query: limit defaults to 50 and is capped at 1000. */

@@ -148,9 +148,9 @@ export function libsqlStore(options: LibsqlStoreOptions = {}): Store {
       return (result?.rows ?? []).map(runRecord);
     },
 
-    async reclaim(key, node, now, leaseUntil): Promise<boolean> {
-      checkReclaim(key, node, now, leaseUntil);
-      const [result] = await op("reclaim", (c) => c.batch([reclaimStatement(key, node, now, leaseUntil)], "write"));
+    async reclaim(key, node, now, leaseUntil, options): Promise<boolean> {
+      const overlap = checkReclaim(key, node, now, leaseUntil, options);
+      const [result] = await op("reclaim", (c) => c.batch([reclaimStatement(key, node, now, leaseUntil, overlap)], "write"));
       return (result?.rows.length ?? 0) > 0;
     },
 

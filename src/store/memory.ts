@@ -162,12 +162,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       });
     },
 
-    async reclaim(key, node, now, leaseUntil): Promise<boolean> {
+    async reclaim(key, node, now, leaseUntil, options): Promise<boolean> {
       guard("reclaim");
-      checkReclaim(key, node, now, leaseUntil);
+      const overlap = checkReclaim(key, node, now, leaseUntil, options);
       const row = table.get(key.job, key.slot);
       const retryable = row?.status === "abandoned" || row?.status === "error" || row?.status === "timeout";
       if (row === undefined || !retryable || row.attempt !== key.attempt) return false;
+      if (overlap === "skip" && hasLiveRun(key.job, now, "")) return false;
       const attempt = key.attempt + 1;
       table.put({
         ...row,

@@ -157,8 +157,17 @@ export interface Store {
    * Re-claims a finished slot for another attempt: turns the row from `abandoned`
    * (or `error`/`timeout`) at `attempt` into `running` at `attempt + 1` held by `node`.
    * Returns false when another node did it first or the row changed.
+   * With `overlap: "skip"` (default `"allow"`) it also returns false, changing nothing,
+   * while the job has another live `running` row (leaseUntil > now), decided in the same
+   * statement as the update, as `claim()` decides its overlap check.
    */
-  reclaim(key: { job: string; slot: number; attempt: number }, node: string, now: number, leaseUntil: number): Promise<boolean>;
+  reclaim(
+    key: { job: string; slot: number; attempt: number },
+    node: string,
+    now: number,
+    leaseUntil: number,
+    options?: { overlap?: "skip" | "allow" },
+  ): Promise<boolean>;
 
   /** One row, or undefined. */
   getRun(job: string, slot: number): Promise<RunRecord | undefined>;

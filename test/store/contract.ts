@@ -287,6 +287,33 @@ export function storeContract(name: string, make: () => Promise<Store>): void {
         assert.deepEqual(outcomes(next), ["skipped"]);
       }));
 
+    it("reclaim() with overlap skip refuses while another run of the job is live, in the same statement", () =>
+      withStore(async (store) => {
+        await store.claim([request("a", T0, { leaseUntil: T0 + MIN })]);
+        await store.reap(T0 + 2 * MIN);
+        await store.claim([request("a", T0 + 2 * MIN, { batch: "t2", now: T0 + 2 * MIN, leaseUntil: T0 + 5 * MIN })]);
+        await store.claim([request("b", T0 + 2 * MIN, { batch: "t2", now: T0 + 2 * MIN, leaseUntil: T0 + 5 * MIN })]);
+        const key = { job: "a", slot: T0, attempt: 1 };
+        const now = T0 + 3 * MIN;
+        assert.equal(await store.reclaim(key, "node-b", now, now + MIN, { overlap: "skip" }), false);
+        assert.equal((await store.getRun("a", T0))?.status, "abandoned", "a refused reclaim changes nothing");
+        // Another job's live run never blocks; a lease that has ended no longer blocks.
+        assert.equal(await store.reclaim(key, "node-b", T0 + 5 * MIN, T0 + 6 * MIN, { overlap: "skip" }), true);
+        assert.equal((await store.getRun("a", T0))?.attempt, 2);
+        await rejectsWith(store.reclaim(key, "n", now, now, { overlap: "never" as "skip" }), "invalid-spec", /"never"/);
+      }));
+
+    it("reclaim() with overlap allow (the default) re-runs beside a live run", () =>
+      withStore(async (store) => {
+        await store.claim([request("a", T0, { leaseUntil: T0 + MIN })]);
+        await store.reap(T0 + 2 * MIN);
+        await store.claim([request("a", T0 + 2 * MIN, { batch: "t2", now: T0 + 2 * MIN, leaseUntil: T0 + 5 * MIN })]);
+        const now = T0 + 3 * MIN;
+        assert.equal(await store.reclaim({ job: "a", slot: T0, attempt: 1 }, "node-b", now, now + MIN, { overlap: "allow" }), true);
+        await store.update({ job: "a", slot: T0, attempt: 2, node: "node-b" }, { status: "error", finishedAt: now, leaseUntil: null });
+        assert.equal(await store.reclaim({ job: "a", slot: T0, attempt: 2 }, "node-c", now, now + MIN), true);
+      }));
+
     it("runs() pages newest first with limit and before", () =>
       withStore(async (store) => {
         const slots = Array.from({ length: 60 }, (_, i) => T0 + i * MIN);

@@ -35,7 +35,7 @@ export async function runSlot(
       if (result.status === "ok") {
         counters.ok++;
         state.emit({ type: "succeeded", job: job.name, slot, attempt: current, durationMs: now - started });
-        const recorded = await store.update(key, { status: "ok", finishedAt: now, leaseUntil: null, error: null });
+        const recorded = await writeOutcome(state, key, { status: "ok", finishedAt: now, leaseUntil: null, error: null });
         return recorded ? "ok" : undefined;
       }
       const willRetry = current <= job.retries.attempts && !result.stopped && !state.stopping;
@@ -48,7 +48,7 @@ export async function runSlot(
       }
       if (!willRetry) {
         const patch = { status: result.status, finishedAt: now, leaseUntil: null, error: result.error };
-        return (await store.update(key, patch)) ? result.status : undefined;
+        return (await writeOutcome(state, key, patch)) ? result.status : undefined;
       }
       // Retry k waits backoff * 2^(k-1); the lease covers the wait and the next attempt.
       const delay = job.retries.backoffMs * 2 ** (current - 1);
@@ -66,6 +66,34 @@ export async function runSlot(
     state.log.error(`${jobLabel(job.name)}: could not record the outcome of slot ${slot}; its lease will expire`);
     storeFailed(state, errorText(e));
     return undefined;
+  }
+}
+
+type FinalPatch = { status: Outcome; finishedAt: number; leaseUntil: null; error: string | null };
+
+/**
+ * Records a run's final outcome. A failed write is retried (250 ms, doubling) for up to
+ * the lease grace, which exists for exactly this bookkeeping after the timeout: giving
+ * up at once would leave the row `running`, to be reaped and, with retries left,
+ * re-run elsewhere although the handler already finished. After a failed write the
+ * row is read back, since the write may have landed before its answer was lost.
+ * Rejects with the last store error when the grace runs out.
+ */
+async function writeOutcome(state: EngineState, key: AttemptKey, patch: FinalPatch): Promise<boolean> {
+  const deadline = state.clock.now() + state.leaseGraceMs;
+  let failed = false;
+  for (let wait = 250;; wait *= 2) {
+    try {
+      if (await state.store.update(key, patch)) return true;
+      if (!failed) return false;
+      const row = await state.store.getRun(key.job, key.slot);
+      return row?.status === patch.status && row.attempt === key.attempt && row.node === key.node;
+    } catch (e) {
+      if (state.clock.now() + wait > deadline) throw e;
+      failed = true;
+      state.log.warn(`${jobLabel(key.job)}: recording slot ${key.slot} failed; retrying`, { error: errorText(e) });
+      await sleep(state, wait);
+    }
   }
 }
 
@@ -138,6 +166,7 @@ function sleep(state: EngineState, ms: number): Promise<void> {
     const wake = new AbortController();
     wake.signal.addEventListener("abort", () => {
       state.clock.clearTimeout(handle);
+      state.controllers.delete(wake);
       resolve();
     });
     state.controllers.add(wake);

@@ -27,7 +27,7 @@ export async function reapExpired(
     const retry = job !== undefined && job.enabled && !paused && row.attempt <= job.retries.attempts;
     let willRetry = false;
     if (retry) {
-      const leaseUntil = now + job.timeoutMs + state.leaseGraceMs;
+      const leaseUntil = Math.max(now, state.clock.now()) + job.timeoutMs + state.leaseGraceMs;
       // The overlap check rides with the reclaim: a re-run must not start beside a live run of the job.
       const key = { job: row.job, slot: row.slot, attempt: row.attempt };
       willRetry = await state.store.reclaim(key, state.node, now, leaseUntil, { overlap: job.overlap });

@@ -172,3 +172,18 @@ function sleep(state: EngineState, ms: number): Promise<void> {
     state.controllers.add(wake);
   });
 }
+
+/**
+ * Hands back claims this node won but will not start because the scheduler is
+ * stopping: their leases end now, so the next tick on any node records them
+ * `abandoned` (re-running them when retries are left) instead of the job being
+ * blocked on every node until a catch-up queue's staggered leases run out.
+ * Never rejects: a failed write leaves the lease to end on its own.
+ */
+export async function releaseQueued(state: EngineState, job: ResolvedJob, slots: readonly number[]): Promise<void> {
+  const now = state.clock.now();
+  for (const slot of slots) {
+    const key: AttemptKey = { job: job.name, slot, attempt: 1, node: state.node };
+    await state.store.update(key, { leaseUntil: now }).catch(() => false);
+  }
+}

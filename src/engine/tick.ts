@@ -8,7 +8,7 @@ import { syncDefs } from "./data_jobs.ts";
 import { errorText, jobLabel } from "./events.ts";
 import { planSlots } from "./plan.ts";
 import { reapExpired } from "./reap.ts";
-import { runSlot } from "./runner.ts";
+import { releaseQueued, runSlot } from "./runner.ts";
 import type { ResolvedJob } from "./spec.ts";
 import type { JobTickReport, TickReport } from "./types.ts";
 
@@ -59,6 +59,9 @@ export async function startTick(state: EngineState, now: number): Promise<Starte
 
   const requests: ClaimRequest[] = [];
   const batch = crypto.randomUUID();
+  // Leases count from the clock: `now` may be a late trigger's scheduled time, and a
+  // lease ending before the run's timeout would let another node reap and re-run it.
+  const leaseFrom = Math.max(now, state.clock.now());
   for (const job of allJobs(state)) {
     const js = snapshot.jobs[job.name];
     if (!job.enabled || js === undefined) continue;
@@ -86,7 +89,7 @@ export async function startTick(state: EngineState, now: number): Promise<Starte
     const base = { job: job.name, kind: "scheduled", node: state.node, batch, now, overlap: job.overlap } as const;
     for (const slot of plan.missed) requests.push({ ...base, slot, status: "missed", leaseUntil: now });
     // Won slots of one job run one after another: the i-th lease covers the i runs before it.
-    plan.run.forEach((slot, i) => requests.push({ ...base, slot, status: "running", leaseUntil: now + (i + 1) * lease }));
+    plan.run.forEach((slot, i) => requests.push({ ...base, slot, status: "running", leaseUntil: leaseFrom + (i + 1) * lease }));
     r.planned.push(...[...plan.missed, ...plan.run].sort((a, b) => a - b));
   }
 
@@ -140,7 +143,7 @@ function record(r: JobTickReport, slot: number, outcome: string | undefined): vo
 /** Runs one job's won slots oldest first, renewing each later slot's lease as it starts. */
 async function runInOrder(state: EngineState, job: ResolvedJob, slots: number[], r: JobTickReport): Promise<void> {
   for (const [i, slot] of slots.entries()) {
-    if (state.stopping) return;
+    if (state.stopping) return releaseQueued(state, job, slots.slice(i));
     if (i > 0) {
       const now = state.clock.now();
       const key = { job: job.name, slot, attempt: 1, node: state.node };

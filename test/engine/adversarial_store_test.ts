@@ -1,0 +1,139 @@
+// Adversarial: store failures at each step, leases that end too soon, and re-runs that
+// would break the overlap policy. Every slot must end with one final row, run once.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { createMemoryStore } from "../../src/store/memory.ts";
+import { faultyStore } from "./_faulty.ts";
+import { deferred, MIN, ofType, rows, SEC, setup, T0, tally, tickAt } from "./_helpers.ts";
+
+describe("adversarial: store failures", () => {
+  it("a failed write of an ok outcome is retried within the lease grace: the row ends ok and the slot never runs twice", async () => {
+    const store = faultyStore();
+    const s = setup({ store });
+    const runs: number[] = [];
+    s.scheduler.job("once", { schedule: "* * * * *", timeout: "10s", retries: { attempts: 2 }, run: (ctx) => void runs.push(ctx.slot) });
+    await tickAt(s, T0);
+    store.failNext("update");
+    await s.clock.set(T0 + MIN);
+    const pending = s.scheduler.tick();
+    await s.clock.advance(5 * SEC);
+    assert.equal((await pending).jobs["once"]!.outcomes[T0 + MIN], "ok");
+    for (let i = 2; i <= 4; i++) await tickAt(s, T0 + i * MIN);
+    assert.deepEqual(runs, [T0 + MIN, T0 + 2 * MIN, T0 + 3 * MIN, T0 + 4 * MIN]);
+    assert.deepEqual(tally(await rows(s.store, "once")), { ok: 4 });
+  });
+
+  it("an outcome write failing past the lease leaves the slot abandoned, never lost, never re-run without retries", async () => {
+    const store = faultyStore();
+    const s = setup({ store });
+    const runs: number[] = [];
+    s.scheduler.job("once", { schedule: "* * * * *", timeout: "10s", run: (ctx) => void runs.push(ctx.slot) });
+    await tickAt(s, T0);
+    store.failNext("update", 1000);
+    await s.clock.set(T0 + MIN);
+    const pending = s.scheduler.tick();
+    await s.clock.advance(20 * SEC);
+    assert.equal((await pending).jobs["once"]!.outcomes[T0 + MIN], undefined);
+    store.failNext("update", -1000);
+    await tickAt(s, T0 + 2 * MIN);
+    const [first] = await rows(s.store, "once");
+    assert.equal(first!.status, "abandoned");
+    assert.deepEqual(runs, [T0 + MIN, T0 + 2 * MIN]);
+  });
+
+  for (const method of ["snapshot", "claim", "reap", "reclaim"] as const) {
+    it(`${method}() failing once: the tick fails closed, and afterwards every slot has one final row`, async () => {
+      const store = faultyStore();
+      const s = setup({ store, start: T0 - MIN });
+      const runs: string[] = [];
+      s.scheduler.job("j", { schedule: "* * * * *", timeout: "10s", retries: { attempts: 1 }, run: (ctx) => void runs.push(`${ctx.slot}/${ctx.attempt}`) });
+      await tickAt(s, T0 - MIN);
+      // A dead node's claim on T0 whose lease ends at T0+30s, so the next tick reaps it.
+      await store.claim([{ job: "j", slot: T0, kind: "scheduled", status: "running", overlap: "skip", node: "dead", batch: "d", now: T0, leaseUntil: T0 + 30 * SEC }]);
+      store.failNext(method);
+      const failed = await tickAt(s, T0 + MIN);
+      assert.equal(failed.ok, false);
+      for (let i = 2; i <= 3; i++) await tickAt(s, T0 + i * MIN);
+      const all = await rows(s.store, "j");
+      assert.equal(all.filter((r) => r.status === "running").length, 0);
+      assert.deepEqual(all.map((r) => r.slot), [T0, T0 + MIN, T0 + 2 * MIN, T0 + 3 * MIN]);
+      assert.equal(new Set(runs).size, runs.length, "no attempt ran twice");
+      assert.ok(ofType(s.events, "store-error").length >= 1);
+    });
+  }
+});
+
+describe("adversarial: leases", () => {
+  it("a tick given a late `now` (a late platform trigger) leases from the clock, so a slow run is not reaped and re-run", async () => {
+    const store = createMemoryStore();
+    const a = setup({ store, node: "a" });
+    const b = setup({ store, node: "b", clock: a.clock });
+    const runs: string[] = [];
+    for (const s of [a, b]) {
+      s.scheduler.job("slow", { schedule: "* * * * *", timeout: "30s", retries: { attempts: 1 }, run: async (ctx) => {
+        runs.push(`${s.scheduler.node}:${ctx.attempt}`);
+        await new Promise<void>((resolve) => s.clock.setTimeout(resolve, 28 * SEC));
+      } });
+    }
+    await tickAt(a, T0);
+    await a.clock.set(T0 + MIN + 10 * SEC);
+    const late = a.scheduler.tick(T0 + MIN); // delivered 10 s after its scheduled time
+    await a.clock.advance(27 * SEC);
+    const other = b.scheduler.tick(); // another node ticks while the run is still within its timeout
+    await a.clock.advance(40 * SEC);
+    await Promise.all([late, other]);
+    assert.deepEqual(runs, ["a:1"]);
+    assert.equal((await store.getRun("slow", T0 + MIN))!.status, "ok");
+  });
+
+  it("a reaped claim is not re-run while another run of an overlap-skip job is live (manual run beside a dead node's row)", async () => {
+    const s = setup({ start: T0 - MIN });
+    let live = 0;
+    let peak = 0;
+    const gate = deferred();
+    s.scheduler.job("single", { schedule: "0 * * * *", retries: { attempts: 1 }, run: async () => {
+      peak = Math.max(peak, ++live);
+      await gate.promise;
+      live--;
+    } });
+    await tickAt(s, T0 - MIN);
+    await s.store.claim([{ job: "single", slot: T0, kind: "scheduled", status: "running", overlap: "skip", node: "dead", batch: "d", now: T0, leaseUntil: T0 + SEC }]);
+    await s.clock.set(T0 + MIN);
+    const manual = s.scheduler.run("single", { mode: "force" });
+    await s.clock.settle();
+    const tick = s.scheduler.tick();
+    await s.clock.settle();
+    gate.resolve();
+    await Promise.all([manual, tick]);
+    assert.equal(peak, 1);
+    const row = await s.store.getRun("single", T0);
+    assert.equal(row!.status, "abandoned");
+    assert.deepEqual(ofType(s.events, "abandoned").map((e) => e.willRetry), [false]);
+  });
+
+  it("stop() in the middle of a catch-up queue releases the queued claims: another node reaps them and runs its next slot", async () => {
+    const store = createMemoryStore();
+    const a = setup({ store, node: "a" });
+    const b = setup({ store, node: "b", clock: a.clock });
+    const ran: string[] = [];
+    const started = deferred();
+    a.scheduler.job("q", { schedule: "* * * * *", catchUp: { mode: "all" }, run: (ctx) => {
+      ran.push(`a:${ctx.slot}`);
+      started.resolve();
+      return new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)));
+    } });
+    b.scheduler.job("q", { schedule: "* * * * *", catchUp: { mode: "all" }, run: (ctx) => void ran.push(`b:${ctx.slot}`) });
+    await tickAt(a, T0);
+    await a.clock.set(T0 + 3 * MIN);
+    const ticking = a.scheduler.tick(); // claims 00:01, 00:02, 00:03; runs 00:01
+    await started.promise;
+    const stopping = a.scheduler.stop({ grace: "1s", deadline: "5s" });
+    await a.clock.advance(SEC);
+    await Promise.all([stopping, ticking]);
+    await tickAt(b, T0 + 4 * MIN);
+    await tickAt(b, T0 + 5 * MIN);
+    assert.deepEqual(ran, [`a:${T0 + MIN}`, `b:${T0 + 4 * MIN}`, `b:${T0 + 5 * MIN}`]);
+    const all = await rows(store, "q");
+    assert.deepEqual(all.map((r) => r.status), ["error", "abandoned", "abandoned", "ok", "ok"]);
+  });
+});

@@ -1,6 +1,7 @@
 /** Manual runs: `scheduler.run(name, { mode })`, always through a claim. */
 import { countersOf, type EngineState, findJob, storeCall, track } from "./_state.ts";
 import { resolveDef } from "./data_jobs.ts";
+import { planSlots } from "./plan.ts";
 import { runSlot } from "./runner.ts";
 import type { ManualRunResult } from "./types.ts";
 
@@ -10,7 +11,9 @@ import type { ManualRunResult } from "./types.ts";
  * - `"force"`: claims slot = now with kind `manual` (allowed while paused: it is an
  *   explicit operator action);
  * - `"due"`: claims the newest scheduled slot at or before now that no node has
- *   recorded yet (`not due` when there is none, `paused` while paused).
+ *   recorded yet (`not due` when there is none, `paused` while paused), and records
+ *   the older unrecorded slots inside the catch-up window `missed` in the same batch:
+ *   the due slot moves the watermark past them, so no tick would ever plan them.
  *
  * Never a second concurrent run: refused with `already running` while any node holds a
  * live claim on the job, and the claim itself carries the overlap check.
@@ -32,6 +35,7 @@ export async function manualRun(state: EngineState, name: string, mode: "force" 
   if (live) return { ok: false, job: name, reason: "already running" };
 
   let slot = now;
+  let older: number[] = [];
   if (mode === "due") {
     const js = snapshot.jobs[name];
     if (js?.paused === true) return { ok: false, job: name, reason: "paused" };
@@ -39,21 +43,24 @@ export async function manualRun(state: EngineState, name: string, mode: "force" 
     const lower = snapshot.watermarks[name] ?? js?.firstSeen ?? now;
     if (due === null || due <= lower) return { ok: false, job: name, reason: "not due" };
     slot = due;
+    const from = Math.max(lower, now - job.catchUp.windowMs);
+    const catchUp = { ...job.catchUp, mode: "latest", windowMs: Number.POSITIVE_INFINITY } as const;
+    older = planSlots({ schedule: job.schedule, catchUp, now: slot, watermark: from, firstSeen: from, paused: false }).missed;
   }
 
   const leaseUntil = now + job.timeoutMs + state.leaseGraceMs;
-  const [claim] = await storeCall(state, () =>
-    state.store.claim([{
-      job: name,
-      slot,
-      kind: mode === "force" ? "manual" : "scheduled",
-      status: "running",
-      overlap: "skip",
-      node: state.node,
-      batch: crypto.randomUUID(),
-      now,
-      leaseUntil,
-    }]));
+  const base = { job: name, overlap: "skip", node: state.node, batch: crypto.randomUUID(), now, leaseUntil } as const;
+  const results = await storeCall(state, () =>
+    state.store.claim([
+      ...older.map((s) => ({ ...base, slot: s, kind: "scheduled", status: "missed" } as const)),
+      { ...base, slot, kind: mode === "force" ? "manual" : "scheduled", status: "running" },
+    ]));
+  for (const r of results.slice(0, -1)) {
+    if (r.outcome !== "missed") continue;
+    countersOf(state, name).missed++;
+    state.emit({ type: "missed", job: name, slot: r.slot });
+  }
+  const claim = results.at(-1);
   if (claim?.outcome === "skipped") {
     countersOf(state, name).skipped++;
     state.emit({ type: "skipped", job: name, slot });

@@ -1,16 +1,42 @@
 /** Clocks: the system clock and a manual clock that tests (and simulations) drive. */
 import type { Clock } from "./types.ts";
 
+/** The longest delay a Web timer honours; longer ones fire at once in Node, Deno and Bun. */
+const MAX_HOST_DELAY = 2_147_483_647;
+
+/** A timer longer than the host allows, re-armed in steps; `id` is the host timer now pending. */
+class ChainedTimer {
+  id: ReturnType<typeof setTimeout>;
+  constructor(id: ReturnType<typeof setTimeout>) {
+    this.id = id;
+  }
+}
+
 /**
- * The system clock: `Date.now()` and the global Web-standard timers.
+ * The system clock: `Date.now()` and the global Web-standard timers. A delay beyond
+ * 2^31 - 1 ms (about 24.8 days: a `timeout: "30d"`, a long retry backoff) is waited
+ * in steps, since the hosts would otherwise fire it at once.
  *
  * @example createScheduler({ clock: systemClock() })
  */
 export function systemClock(): Clock {
   return {
     now: () => Date.now(),
-    setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms),
-    clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof setTimeout>),
+    setTimeout(fn, ms) {
+      if (!(ms > MAX_HOST_DELAY)) return globalThis.setTimeout(fn, ms);
+      const due = Date.now() + ms;
+      const timer = new ChainedTimer(globalThis.setTimeout(step, MAX_HOST_DELAY));
+      function step(): void {
+        const left = due - Date.now();
+        if (left > 0) timer.id = globalThis.setTimeout(step, Math.min(left, MAX_HOST_DELAY));
+        else fn();
+      }
+      return timer;
+    },
+    clearTimeout(handle) {
+      const id = handle instanceof ChainedTimer ? handle.id : handle;
+      globalThis.clearTimeout(id as ReturnType<typeof setTimeout>);
+    },
   };
 }
 

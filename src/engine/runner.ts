@@ -7,6 +7,13 @@ import { countersOf, type EngineState, storeFailed } from "./_state.ts";
 import { errorText, jobLabel, safeLogger } from "./events.ts";
 import type { ResolvedJob } from "./spec.ts";
 
+/**
+ * The longest wait before a retry: the longest delay a Web timer honours (about 24.8
+ * days). Doubling goes past it after a few dozen retries, and past safe-integer
+ * leases soon after.
+ */
+export const MAX_BACKOFF_MS = 2_147_483_647;
+
 type AttemptResult = { status: "ok" } | { status: "error" | "timeout"; error: string; stopped: boolean };
 
 /**
@@ -50,8 +57,8 @@ export async function runSlot(
         const patch = { status: result.status, finishedAt: now, leaseUntil: null, error: result.error };
         return (await writeOutcome(state, key, patch)) ? result.status : undefined;
       }
-      // Retry k waits backoff * 2^(k-1); the lease covers the wait and the next attempt.
-      const delay = job.retries.backoffMs * 2 ** (current - 1);
+      // Retry k waits backoff * 2^(k-1), at most MAX_BACKOFF_MS; the lease covers the wait and the next attempt.
+      const delay = Math.min(job.retries.backoffMs * 2 ** (current - 1), MAX_BACKOFF_MS);
       const leaseUntil = now + delay + job.timeoutMs + state.leaseGraceMs;
       if (!(await store.update(key, { attempt: current + 1, leaseUntil, error: result.error }))) return undefined;
       await sleep(state, delay);

@@ -44,7 +44,7 @@ export interface CatchUpSpec {
 export interface RetrySpec {
   /** Extra attempts after the first (0 = no retries). */
   attempts: number;
-  /** Delay before retry k (1-based), doubled each time from this base; default `"1s"`. */
+  /** Delay before retry k (1-based), doubled each time from this base (at most 2^31-1 ms, about 24.8 days); default `"1s"`. */
   backoff?: string | number;
 }
 

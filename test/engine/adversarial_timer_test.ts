@@ -136,6 +136,17 @@ describe("adversarial: clock jumps", () => {
     assert.deepEqual([counts.missed, counts.ok, counts.running], [3600, 2, 0]);
   });
 
+  it("latest over more than 10 000 slots in the window records the newest 10 000 and logs how many it could not", async () => {
+    const s = setup();
+    s.scheduler.job("sec", { schedule: { every: "1s" }, catchUp: { mode: "latest", window: "1d" }, run: () => {} });
+    await tickAt(s, T0);
+    const report = await tickAt(s, T0 + 6 * HOUR);
+    assert.deepEqual(report.jobs["sec"]!.run, [T0 + 6 * HOUR]);
+    assert.equal(report.jobs["sec"]!.missed.length, 9_999);
+    assert.equal(report.jobs["sec"]!.missed[0], T0 + 6 * HOUR - 9_999 * SEC);
+    assert.ok(s.logger.lines.includes(`warn job "sec": ${6 * 3600 - 10_000} slots too far behind to plan were not recorded`), s.logger.lines.join("\n"));
+  });
+
   it("catchUp all over more than 10 000 slots runs them oldest first over several ticks, none twice, none lost", async () => {
     const s = setup();
     const slots: number[] = [];

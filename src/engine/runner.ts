@@ -194,3 +194,24 @@ export async function releaseQueued(state: EngineState, job: ResolvedJob, slots:
     await state.store.update(key, { leaseUntil: now }).catch(() => false);
   }
 }
+
+/**
+ * Starts a slot that waited in this node's catch-up queue: renews its lease from now
+ * and resolves with attempt 1. When its staggered lease ran out first (the runs before
+ * it took longer, with retries) a tick recorded it `abandoned` without a re-run, since
+ * this node's earlier slot was still live; it is re-claimed here when the job has
+ * retries left, resolving with attempt 2. Undefined when the slot is no longer this
+ * node's to run or the store failed (its lease then ends on its own). Never rejects.
+ */
+export async function startQueued(state: EngineState, job: ResolvedJob, slot: number): Promise<number | undefined> {
+  const now = state.clock.now();
+  const leaseUntil = now + job.timeoutMs + state.leaseGraceMs;
+  try {
+    if (await state.store.update({ job: job.name, slot, attempt: 1, node: state.node }, { startedAt: now, leaseUntil })) return 1;
+    if (job.retries.attempts < 1) return undefined;
+    const key = { job: job.name, slot, attempt: 1 };
+    return (await state.store.reclaim(key, state.node, now, leaseUntil, { overlap: job.overlap })) ? 2 : undefined;
+  } catch {
+    return undefined;
+  }
+}

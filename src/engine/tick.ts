@@ -8,7 +8,7 @@ import { syncDefs } from "./data_jobs.ts";
 import { errorText, jobLabel } from "./events.ts";
 import { planSlots } from "./plan.ts";
 import { reapExpired } from "./reap.ts";
-import { releaseQueued, runSlot } from "./runner.ts";
+import { releaseQueued, runSlot, startQueued } from "./runner.ts";
 import type { ResolvedJob } from "./spec.ts";
 import type { JobTickReport, TickReport } from "./types.ts";
 
@@ -144,15 +144,10 @@ function record(r: JobTickReport, slot: number, outcome: string | undefined): vo
 async function runInOrder(state: EngineState, job: ResolvedJob, slots: number[], r: JobTickReport): Promise<void> {
   for (const [i, slot] of slots.entries()) {
     if (state.stopping) return releaseQueued(state, job, slots.slice(i));
-    if (i > 0) {
-      const now = state.clock.now();
-      const key = { job: job.name, slot, attempt: 1, node: state.node };
-      const lease = { startedAt: now, leaseUntil: now + job.timeoutMs + state.leaseGraceMs };
-      const held = await state.store.update(key, lease).catch(() => false);
-      if (!held) continue;
-    }
+    const attempt = i === 0 ? 1 : await startQueued(state, job, slot);
+    if (attempt === undefined) continue;
     r.run.push(slot);
-    record(r, slot, await runSlot(state, job, slot, 1));
+    record(r, slot, await runSlot(state, job, slot, attempt));
   }
 }
 

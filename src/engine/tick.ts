@@ -8,7 +8,8 @@ import { syncDefs } from "./data_jobs.ts";
 import { errorText, jobLabel } from "./events.ts";
 import { planSlots } from "./plan.ts";
 import { reapExpired } from "./reap.ts";
-import { releaseQueued, runSlot, startQueued } from "./runner.ts";
+import { releaseQueued, startQueued } from "./queue.ts";
+import { runSlot } from "./runner.ts";
 import type { ResolvedJob } from "./spec.ts";
 import type { JobTickReport, TickReport } from "./types.ts";
 

@@ -47,7 +47,16 @@ export function findJob(state: EngineState, name: string): ResolvedJob | undefin
 
 /** Every known job: code jobs first, then data jobs not shadowed by a code job. */
 export function allJobs(state: EngineState): ResolvedJob[] {
-  return [...state.code.values(), ...[...state.data.values()].filter((j) => !state.code.has(j.name))];
+  const jobs = [...state.code.values()];
+  for (const job of state.data.values()) if (!state.code.has(job.name)) jobs.push(job);
+  return jobs;
+}
+
+/** The names of every known job, in the order of {@link allJobs}. */
+export function jobNames(state: EngineState): string[] {
+  const names = [...state.code.keys()];
+  for (const name of state.data.keys()) if (!state.code.has(name)) names.push(name);
+  return names;
 }
 
 /** Records a store failure for `health()`. */

@@ -3,7 +3,7 @@
  * any, one `claim()` batch for every job, then the won slots run.
  */
 import type { ClaimRequest, RunRecord, TickSnapshot } from "../store/types.ts";
-import { allJobs, countersOf, type EngineState, findJob, storeFailed, track } from "./_state.ts";
+import { allJobs, countersOf, type EngineState, findJob, jobNames, storeFailed, track } from "./_state.ts";
 import { syncDefs } from "./data_jobs.ts";
 import { errorText, jobLabel } from "./events.ts";
 import { planSlots } from "./plan.ts";
@@ -41,7 +41,7 @@ export async function startTick(state: EngineState, now: number): Promise<Starte
   };
   state.lastTick = now;
 
-  const names = [...new Set([...state.code.keys(), ...state.data.keys()])];
+  const names = jobNames(state);
   let snapshot: TickSnapshot;
   try {
     snapshot = await state.store.snapshot(names, now);
@@ -63,6 +63,7 @@ export async function startTick(state: EngineState, now: number): Promise<Starte
   // Leases count from the clock: `now` may be a late trigger's scheduled time, and a
   // lease ending before the run's timeout would let another node reap and re-run it.
   const leaseFrom = Math.max(now, state.clock.now());
+  const node = state.node;
   for (const job of allJobs(state)) {
     const js = snapshot.jobs[job.name];
     if (!job.enabled || js === undefined) continue;
@@ -84,14 +85,20 @@ export async function startTick(state: EngineState, now: number): Promise<Starte
     if (plan.dropped > 0) {
       state.log.warn(`${jobLabel(job.name)}: ${plan.dropped} slots too far behind to plan were not recorded`, { now });
     }
-    if (plan.run.length + plan.missed.length === 0) continue;
+    const { run, missed } = plan;
+    if (run.length + missed.length === 0) continue;
     const r = jobReport(job.name);
     const lease = job.timeoutMs + state.leaseGraceMs;
-    const base = { job: job.name, kind: "scheduled", node: state.node, batch, now, overlap: job.overlap } as const;
-    for (const slot of plan.missed) requests.push({ ...base, slot, status: "missed", leaseUntil: now });
+    const { name, overlap } = job;
+    // Request literals, not a spread of a shared base: a spread copies key by key per slot.
+    for (const slot of missed) {
+      requests.push({ job: name, kind: "scheduled", node, batch, now, overlap, slot, status: "missed", leaseUntil: now });
+    }
     // Won slots of one job run one after another: the i-th lease covers the i runs before it.
-    plan.run.forEach((slot, i) => requests.push({ ...base, slot, status: "running", leaseUntil: leaseFrom + (i + 1) * lease }));
-    r.planned.push(...[...plan.missed, ...plan.run].sort((a, b) => a - b));
+    for (let i = 0; i < run.length; i++) {
+      requests.push({ job: name, kind: "scheduled", node, batch, now, overlap, slot: run[i]!, status: "running", leaseUntil: leaseFrom + (i + 1) * lease });
+    }
+    r.planned.push(...ascending(missed, run));
   }
 
   const won = new Map<string, number[]>();
@@ -135,6 +142,18 @@ export async function startTick(state: EngineState, now: number): Promise<Starte
     if (job !== undefined) runs.push(track(state, runInOrder(state, job, slots, jobReport(name))));
   }
   return finish(state, report, runs);
+}
+
+/** A job's planned slots ascending; plans come sorted, so copying and sorting are the rare case. */
+function ascending(missed: readonly number[], run: readonly number[]): readonly number[] {
+  if (missed.length === 0 && isAscending(run)) return run;
+  const all = [...missed, ...run];
+  return isAscending(all) ? all : all.sort((a, b) => a - b);
+}
+
+function isAscending(slots: readonly number[]): boolean {
+  for (let i = 1; i < slots.length; i++) if (!(slots[i - 1]! <= slots[i]!)) return false;
+  return true;
 }
 
 function record(r: JobTickReport, slot: number, outcome: string | undefined): void {

@@ -35,11 +35,19 @@ function consoleLine(level: Level, message: string, fields?: Record<string, unkn
  * fixed fields to every line (the run context's logger adds job, slot, attempt).
  */
 export function safeLogger(inner: Logger, extra?: Record<string, unknown>): Logger {
+  // Method syntax: name-keeping bundlers (esbuild keepNames, as tsx runs) wrap arrow
+  // properties in a defineProperty call, and a run context builds one of these per attempt.
   return {
     debug: inner.debug === DROPPED ? DROPPED : (m, f) => callSafely(inner, "debug", extra, m, f),
-    info: (m, f) => callSafely(inner, "info", extra, m, f),
-    warn: (m, f) => callSafely(inner, "warn", extra, m, f),
-    error: (m, f) => callSafely(inner, "error", extra, m, f),
+    info(m, f) {
+      callSafely(inner, "info", extra, m, f);
+    },
+    warn(m, f) {
+      callSafely(inner, "warn", extra, m, f);
+    },
+    error(m, f) {
+      callSafely(inner, "error", extra, m, f);
+    },
   };
 }
 

@@ -60,8 +60,9 @@ export function planSlots(input: PlanInput): Plan {
     case "all":
       return { run: slots, missed: [], dropped };
     case "latest":
-      return slots.length === 0
-        ? { run: [], missed: [], dropped }
+      // One slot due is the common case: it runs, and `slots` is already the run list.
+      return slots.length <= 1
+        ? { run: slots, missed: [], dropped }
         : { run: slots.slice(-1), missed: slots.slice(0, -1), dropped };
     case "none":
       return {

@@ -82,21 +82,25 @@ export function nextWall(c: CompiledCron, wall: number): number {
   let sod = wall - days * DAY_SECONDS;
   const packed = civilFromDays(days);
   let y = civilYear(packed), m = civilMonth(packed), d = civilDay(packed);
+  // Day number of the 1st of month m while the search is still in the starting month.
+  let first = y < MIN_YEAR ? daysFromCivil(MIN_YEAR, 1, 1) : days - d + 1;
   if (y < MIN_YEAR) {
     y = MIN_YEAR, m = 1, d = 1, sod = 0;
   }
   for (let i = 0; i < MAX_MONTHS; i++) {
-    const nm = nextMonth(c, m);
-    if (nm !== m) {
-      if (nm < 0) {
-        y++;
-        m = lowestBit(c.months);
-      } else m = nm;
-      d = 1;
-      sod = 0;
+    if (i > 0 || ((c.months >> m) & 1) === 0) {
+      const nm = nextMonth(c, m);
+      if (nm !== m) {
+        if (nm < 0) {
+          y++;
+          m = lowestBit(c.months);
+        } else m = nm;
+        d = 1;
+        sod = 0;
+      }
+      first = daysFromCivil(y, m, 1);
     }
     if (y > MAX_YEAR) return Infinity;
-    const first = daysFromCivil(y, m, 1);
     let mask = monthDays(c, daysInMonth(y, m), weekday(first)) & (-1 << (d - 1));
     if (mask !== 0) {
       let day = 32 - Math.clz32(mask & -mask);

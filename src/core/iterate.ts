@@ -16,33 +16,31 @@ export const MAX_RUNS = 100_000;
  *   `invalid-spec` for a count that is not an integer in 0..100000
  */
 export function scheduleMethods(core: ScheduleCore): Schedule {
-  const nextRuns = (afterMs: number, n: number): number[] => {
-    if (!Number.isInteger(n) || n < 0 || n > MAX_RUNS) {
-      throw new SchedulerError("invalid-spec", `n: expected an integer 0-${MAX_RUNS}, got ${quote(n)}`, { path: "n" });
-    }
-    const out: number[] = [];
-    let t: number | null = toEpochMs(afterMs, { field: "after" });
-    while (out.length < n && (t = core.next(t)) !== null) out.push(t);
-    return out;
-  };
-  const between = (fromMs: number, toMs: number): Iterable<number> => {
-    const from = toEpochMs(fromMs, { field: "from" });
-    const to = toEpochMs(toMs, { field: "to" });
-    return {
-      *[Symbol.iterator](): Iterator<number> {
-        let t: number | null = from;
-        while ((t = core.next(t)) !== null && t <= to) yield t;
-      },
-    };
-  };
   return {
     kind: core.kind,
     timezone: core.timezone,
     next: core.next,
     prev: core.prev,
-    nextRuns,
-    between,
+    nextRuns(afterMs: number, n: number): number[] {
+      if (!Number.isInteger(n) || n < 0 || n > MAX_RUNS) {
+        throw new SchedulerError("invalid-spec", `n: expected an integer 0-${MAX_RUNS}, got ${quote(n)}`, { path: "n" });
+      }
+      const out: number[] = [];
+      let t: number | null = toEpochMs(afterMs, { field: "after" });
+      while (out.length < n && (t = core.next(t)) !== null) out.push(t);
+      return out;
+    },
+    between(fromMs: number, toMs: number): Iterable<number> {
+      const from = toEpochMs(fromMs, { field: "from" });
+      const to = toEpochMs(toMs, { field: "to" });
+      return { [Symbol.iterator]: () => fires(core.next, from, to) };
+    },
     toString: core.toString,
     toJSON: core.toJSON,
   };
+}
+
+function* fires(next: (after: number) => number | null, from: number, to: number): Generator<number> {
+  let t: number | null = from;
+  while ((t = next(t)) !== null && t <= to) yield t;
 }

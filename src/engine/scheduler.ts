@@ -4,6 +4,7 @@ import { parseDuration } from "../core/duration.ts";
 import { createMemoryStore } from "../store/memory.ts";
 import { checkName } from "./_schema.ts";
 import { allJobs, countersOf, type EngineState, storeCall } from "./_state.ts";
+import { withDeadline } from "./store_deadline.ts";
 import { systemClock } from "./clock.ts";
 import { consoleLogger, createEmitter, errorText, jobLabel, logEvent, safeLogger } from "./events.ts";
 import { describeJobs } from "./info.ts";
@@ -22,14 +23,15 @@ import { deliverWebhook } from "./webhook.ts";
  * Options (all optional): `store` (default `createMemoryStore()`), `node` (default a
  * random UUID), `clock` (default the system clock), `logger` (default `consoleLogger()`),
  * `onEvent`, `defaults` (policy defaults for every job), `fetch` and `webhookSecret`
- * (webhook delivery of data-defined jobs), `leaseGrace` (default `"30s"`), `retention`
- * (default `"7d"`, never shorter than the longest catch-up window).
+ * (webhook delivery of data-defined jobs), `leaseGrace` (default `"30s"`), `storeTimeout`
+ * (default `"30s"`: a store call that has not answered by then fails as `store-error`),
+ * `retention` (default `"7d"`, never shorter than the longest catch-up window).
  *
  * `tick(now)` resolves when every run it started has its outcome recorded, so a
  * platform trigger that awaits it (`ctx.waitUntil(scheduler.tick())`) keeps the
  * isolate alive for them. Timer mode does not wait for runs before re-arming.
  *
- * @throws {SchedulerError} `invalid-spec` for bad `defaults`, `leaseGrace` or `retention`;
+ * @throws {SchedulerError} `invalid-spec` for bad `defaults`, `leaseGrace`, `storeTimeout` or `retention`;
  * `invalid-name` for a bad `node`.
  * @example
  * const scheduler = createScheduler({ store: libsqlStore({ url: "file:edgecron.db" }) })
@@ -53,8 +55,14 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
   const clock = options.clock ?? systemClock();
   const at = (field: string) => ({ code: "invalid-spec", field, path: field });
 
+  const store = options.store ?? createMemoryStore();
+  const storeTimeoutMs = options.storeTimeout === undefined
+    ? 30_000
+    : options.storeTimeout === Infinity
+    ? Infinity
+    : parseDuration(options.storeTimeout, { ...at("storeTimeout"), min: 1 });
   const state: EngineState = {
-    store: options.store ?? createMemoryStore(),
+    store: withDeadline(store, clock, storeTimeoutMs),
     clock,
     node,
     log,
@@ -104,7 +112,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
 
   const scheduler: Scheduler = {
     node,
-    store: state.store,
+    store,
     job(name, spec) {
       const job = resolveJob(name, spec, state.defaults);
       if (state.code.has(name)) {

@@ -184,6 +184,11 @@ export interface SchedulerOptions {
   webhookSecret?: string;
   /** Lease grace beyond a job's timeout; default `"30s"`. */
   leaseGrace?: string | number;
+  /**
+   * How long any store call may take before it fails as `store-error` (the tick fails
+   * closed and the next one retries); default `"30s"`, `Infinity` for no deadline.
+   */
+  storeTimeout?: string | number;
   /** Run history retention; default `"7d"`, never shorter than the longest catch-up window. */
   retention?: string | number;
 }

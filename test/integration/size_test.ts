@@ -14,7 +14,7 @@ test("the edge bundles stay within their gzipped budgets (Workers 100 KB with th
   const results = (await measure()) as Measured[];
   assert.deepEqual(results.map((r) => r.file).sort(), ["dist/deno-deploy.mjs", "dist/worker.mjs"]);
   for (const r of results) {
-    console.log(`# size: ${r.file} ${(r.gzipped / 1024).toFixed(1)} KB gzipped of ${(r.budget / 1024).toFixed(1)} KB`);
+    console.log(`size: ${r.file} ${(r.gzipped / 1024).toFixed(1)} KB gzipped of ${(r.budget / 1024).toFixed(1)} KB`);
     assert.ok(r.gzipped <= r.budget, `${r.file}: ${r.gzipped} bytes gzipped, budget ${r.budget}`);
   }
   // The Workers bundle carries everything itself: nothing is left for the platform to fetch.

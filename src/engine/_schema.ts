@@ -3,7 +3,8 @@ import * as v from "valibot";
 import { quote, SchedulerError } from "../core/errors.ts";
 import { tryParseDuration } from "../core/duration.ts";
 
-const NAME = /^[A-Za-z0-9._:-]{1,128}$/;
+/** Job names (and node ids): 1–128 characters of `[A-Za-z0-9._:-]`, so never a control character. */
+export const JOB_NAME = /^[A-Za-z0-9._:-]{1,128}$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 const got = (issue: { input: unknown }): string => quote(typeof issue.input === "object" ? JSON.stringify(issue.input) : issue.input);
@@ -105,7 +106,7 @@ export const dataJobSchema = strict({
  * @throws {SchedulerError} `invalid-name: job name must be 1-128 characters of A-Z a-z 0-9 . _ : -, got "a b"`
  */
 export function checkName(name: unknown): string {
-  if (typeof name !== "string" || !NAME.test(name)) {
+  if (typeof name !== "string" || !JOB_NAME.test(name)) {
     throw new SchedulerError(
       "invalid-name",
       `job name must be 1-128 characters of A-Z a-z 0-9 . _ : -, got ${quote(typeof name === "string" ? name : String(name))}`,

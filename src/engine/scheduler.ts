@@ -2,7 +2,7 @@
 import { quote, SchedulerError } from "../core/errors.ts";
 import { parseDuration } from "../core/duration.ts";
 import { createMemoryStore } from "../store/memory.ts";
-import { checkName } from "./_schema.ts";
+import { checkName, JOB_NAME } from "./_schema.ts";
 import { allJobs, countersOf, type EngineState, storeCall } from "./_state.ts";
 import { withDeadline } from "./store_deadline.ts";
 import { systemClock } from "./clock.ts";
@@ -46,7 +46,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     listener(event);
   };
   const node = options.node ?? crypto.randomUUID();
-  if (typeof node !== "string" || !/^[A-Za-z0-9._:-]{1,128}$/.test(node)) {
+  if (typeof node !== "string" || !JOB_NAME.test(node)) {
     throw new SchedulerError("invalid-name", `node: expected 1-128 characters of A-Z a-z 0-9 . _ : -, got ${quote(String(node))}`, {
       path: "node",
     });

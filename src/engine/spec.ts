@@ -9,6 +9,8 @@ import type { Schedule, ScheduleSpec } from "../core/types.ts";
 import type { JobDef } from "../store/types.ts";
 import { guardSchedule } from "./schedule_guard.ts";
 import { checkName, dataJobSchema, jobSchema, parseOrThrow, policySchema } from "./_schema.ts";
+
+export { JOB_NAME } from "./_schema.ts";
 import type { CatchUpMode, DataJobSpec, JobPolicy, JobSpec, RunContext, WebhookTarget } from "./types.ts";
 
 /** A job after validation: every policy field filled in, durations in ms. */

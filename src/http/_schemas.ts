@@ -6,8 +6,8 @@
 import * as v from "valibot";
 import { tryParseDuration } from "../core/duration.ts";
 import { quote } from "../core/errors.ts";
+import { JOB_NAME } from "../engine/spec.ts";
 
-const JOB_NAME = /^[A-Za-z0-9._:-]{1,128}$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
 const RESERVED_HEADERS = /^(?:edgecron-.*|host|content-length|transfer-encoding|connection)$/i;
 

@@ -12,6 +12,7 @@ import { SESSION_COOKIE, sameOrigin } from "../_auth.ts";
 import { readForm } from "../_body.ts";
 import { basePath, homePath, type RouterContext, requireAuth } from "../_context.ts";
 import { validate } from "../_errors.ts";
+import { JOB_NAME } from "../../engine/spec.ts";
 import { NameSchema } from "../_schemas.ts";
 import { layout, loginPage, notFound, refusedPage } from "./_layout.ts";
 import { jobHref, type JobView } from "./_job.ts";
@@ -30,7 +31,7 @@ function noticeFrom(c: Context): Notice | undefined {
   const job = c.req.query("job");
   const result = c.req.query("result");
   if ((action !== "run" && action !== "pause" && action !== "resume") || job === undefined || result === undefined) return undefined;
-  if (!/^[A-Za-z0-9._:-]{1,128}$/.test(job) || !OUTCOME.test(result)) return undefined;
+  if (!JOB_NAME.test(job) || !OUTCOME.test(result)) return undefined;
   return { action, job, result };
 }
 

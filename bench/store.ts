@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { createMemoryStore } from "../src/store/memory.ts";
-import { libsqlStore } from "../src/store/libsql.ts";
+import { createMemoryStore } from "../src/store/memory/mod.ts";
+import { libsqlStore } from "../src/store/libsql/mod.ts";
 import type { ClaimRequest, Store } from "../src/store/types.ts";
 
 const T0 = Date.UTC(2026, 0, 1);

@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { cron } from "../src/core/mod.ts";
 import { createScheduler, planSlots } from "../src/engine/mod.ts";
-import { createMemoryStore } from "../src/store/memory.ts";
-import { libsqlStore } from "../src/store/libsql.ts";
+import { createMemoryStore } from "../src/store/memory/mod.ts";
+import { libsqlStore } from "../src/store/libsql/mod.ts";
 import type { Store } from "../src/store/types.ts";
 
 const T0 = Date.UTC(2030, 0, 1);

@@ -15,5 +15,5 @@ if (existsSync(bundle)) {
     process.stderr.write("edgecron: dist/cli.mjs is missing; run `npm run build`\n");
     process.exit(2);
   }
-  await import(new URL("../adapters/node/cli_main.ts", import.meta.url).href);
+  await import(new URL("../cli/main.ts", import.meta.url).href);
 }

@@ -61,7 +61,7 @@ export const bundles = {
   cli: {
     ...common,
     minify: false,
-    entryPoints: ["adapters/node/cli_main.ts"],
+    entryPoints: ["cli/main.ts"],
     outfile: "dist/cli.mjs",
     platform: "node",
     target: "node20",

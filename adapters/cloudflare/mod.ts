@@ -9,7 +9,7 @@ import { createClient } from "@libsql/client/web";
 import { SchedulerError } from "../../src/core/errors.ts";
 import type { Scheduler } from "../../src/engine/types.ts";
 import type { RouterOptions } from "../../src/http/mod.ts";
-import { libsqlStore } from "../../src/store/libsql.ts";
+import { libsqlStore } from "../../src/store/libsql/mod.ts";
 import type { Store } from "../../src/store/types.ts";
 import { appFor, type FetchHandler } from "../_app.ts";
 

@@ -8,7 +8,7 @@
  */
 import process from "node:process";
 import { createScheduler } from "../../src/mod.ts";
-import { libsqlStore } from "../../src/store/libsql.ts";
+import { libsqlStore } from "../../src/store/libsql/mod.ts";
 import { serveBun } from "../../adapters/bun/mod.ts";
 
 const db = process.env.EDGECRON_DB;

@@ -9,7 +9,7 @@
  */
 import { createClient } from "@libsql/client/web";
 import { createScheduler } from "../../src/mod.ts";
-import { libsqlStore } from "../../src/store/libsql.ts";
+import { libsqlStore } from "../../src/store/libsql/mod.ts";
 import { serveDeno } from "../../adapters/deno/mod.ts";
 
 const url = Deno.env.get("LIBSQL_URL");

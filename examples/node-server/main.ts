@@ -8,7 +8,7 @@
  */
 import process from "node:process";
 import { createScheduler } from "../../src/mod.ts";
-import { libsqlStore } from "../../src/store/libsql.ts";
+import { libsqlStore } from "../../src/store/libsql/mod.ts";
 import { serveNode } from "../../adapters/node/mod.ts";
 
 const token = process.env.EDGECRON_TOKEN ?? crypto.randomUUID();

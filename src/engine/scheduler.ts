@@ -1,7 +1,7 @@
 /** `createScheduler()`: the job registry and the public API over tick, timer and store. */
 import { quote, SchedulerError } from "../core/errors.ts";
 import { parseDuration } from "../core/duration.ts";
-import { createMemoryStore } from "../store/memory.ts";
+import { createMemoryStore } from "../store/memory/mod.ts";
 import { checkName, JOB_NAME } from "./_schema.ts";
 import { allJobs, countersOf, type EngineState, storeCall } from "./_state.ts";
 import { withDeadline } from "./store_deadline.ts";

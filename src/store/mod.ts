@@ -4,8 +4,8 @@
  *
  * @module
  */
-export { createMemoryStore } from "./memory.ts";
-export type { MemoryStore, MemoryStoreOptions } from "./memory.ts";
+export { createMemoryStore } from "./memory/mod.ts";
+export type { MemoryStore, MemoryStoreOptions } from "./memory/mod.ts";
 export type {
   AttemptKey,
   ClaimOutcome,

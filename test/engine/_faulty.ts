@@ -1,6 +1,6 @@
 /** A memory store whose methods can be made to fail a given number of times, for fault tests. */
 import { SchedulerError } from "../../src/core/errors.ts";
-import { createMemoryStore, type MemoryStore } from "../../src/store/memory.ts";
+import { createMemoryStore, type MemoryStore } from "../../src/store/memory/mod.ts";
 import type { Store } from "../../src/store/types.ts";
 
 type Method = Exclude<keyof Store, "close">;

@@ -2,7 +2,7 @@
 import { createManualClock, type ManualClock } from "../../src/engine/clock.ts";
 import { createScheduler } from "../../src/engine/scheduler.ts";
 import type { Logger, Scheduler, SchedulerEvent, SchedulerOptions, TickReport } from "../../src/engine/types.ts";
-import { createMemoryStore, type MemoryStore } from "../../src/store/memory.ts";
+import { createMemoryStore, type MemoryStore } from "../../src/store/memory/mod.ts";
 import type { RunRecord, Store } from "../../src/store/types.ts";
 
 /** 2030-01-01T00:00:00Z: a fixed instant on every minute, hour and day boundary. */

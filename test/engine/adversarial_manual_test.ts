@@ -1,7 +1,7 @@
 // Adversarial: manual runs, pause/resume and data-defined jobs racing scheduled ticks.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { createMemoryStore } from "../../src/store/memory.ts";
+import { createMemoryStore } from "../../src/store/memory/mod.ts";
 import { deferred, MIN, rows, SEC, setup, T0, tally, tickAt } from "./_helpers.ts";
 
 /** Every row's slot, and whether each slot in `expected` has exactly one row. */

@@ -1,7 +1,7 @@
 // Adversarial: catch-up, overlap, timeouts and retries pulling against each other.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { createMemoryStore } from "../../src/store/memory.ts";
+import { createMemoryStore } from "../../src/store/memory/mod.ts";
 import { faultyStore } from "./_faulty.ts";
 import { MIN, ofType, rows, SEC, setup, T0, tally, tickAt } from "./_helpers.ts";
 

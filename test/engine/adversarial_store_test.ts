@@ -2,7 +2,7 @@
 // would break the overlap policy. Every slot must end with one final row, run once.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { createMemoryStore } from "../../src/store/memory.ts";
+import { createMemoryStore } from "../../src/store/memory/mod.ts";
 import { faultyStore } from "./_faulty.ts";
 import { deferred, MIN, ofType, rows, SEC, setup, T0, tally, tickAt } from "./_helpers.ts";
 

@@ -2,7 +2,7 @@
 // timer wakes overlapping manual ticks, and clocks that jump.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { createMemoryStore } from "../../src/store/memory.ts";
+import { createMemoryStore } from "../../src/store/memory/mod.ts";
 import type { Store } from "../../src/store/types.ts";
 import { deferred, HOUR, MIN, ofType, rows, SEC, setup, T0, tally, tickAt } from "./_helpers.ts";
 

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SchedulerError } from "../../src/core/errors.ts";
-import { createMemoryStore } from "../../src/store/memory.ts";
+import { createMemoryStore } from "../../src/store/memory/mod.ts";
 import { MIN, rows, setup, T0, tickAt } from "./_helpers.ts";
 
 function fetchSpy(status = 200) {

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { createMemoryStore } from "../../src/store/memory.ts";
+import { createMemoryStore } from "../../src/store/memory/mod.ts";
 import type { Store } from "../../src/store/types.ts";
 import { HOUR, MIN, setup, T0, tickAt } from "./_helpers.ts";
 

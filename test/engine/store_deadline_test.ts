@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { SchedulerError } from "../../src/core/errors.ts";
 import { createManualClock } from "../../src/engine/clock.ts";
 import { withDeadline } from "../../src/engine/store_deadline.ts";
-import { createMemoryStore, type MemoryStore } from "../../src/store/memory.ts";
+import { createMemoryStore, type MemoryStore } from "../../src/store/memory/mod.ts";
 import { MIN, ofType, rows, setup, T0 } from "./_helpers.ts";
 
 /** A memory store whose `snapshot` never answers while `hung` is set. */

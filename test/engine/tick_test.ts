@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { createMemoryStore } from "../../src/store/memory.ts";
+import { createMemoryStore } from "../../src/store/memory/mod.ts";
 import { deferred, HOUR, MIN, ofType, rows, setup, T0, tally, tickAt } from "./_helpers.ts";
 
 const OUTAGE_END = T0 + MIN + 3 * HOUR;

@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { libsqlStore } from "../../src/store/libsql.ts";
+import { libsqlStore } from "../../src/store/libsql/mod.ts";
 import type { RunRecord } from "../../src/store/types.ts";
 import type { SchedulerEvent } from "../../src/engine/types.ts";
 

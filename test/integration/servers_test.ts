@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { libsqlStore } from "../../src/store/libsql.ts";
+import { libsqlStore } from "../../src/store/libsql/mod.ts";
 import { type Example, freePort, getJson, startExample } from "../adapters/_process.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));

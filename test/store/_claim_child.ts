@@ -1,7 +1,7 @@
 // A child process for the libSQL contention test: claims the same slots as its
 // siblings on one file, one write transaction per slot, and prints what it won.
 // Usage: <runtime> _claim_child.ts <db url> <node id> <slot count>
-import { libsqlStore } from "../../src/store/libsql.ts";
+import { libsqlStore } from "../../src/store/libsql/mod.ts";
 
 const argv = typeof Deno === "object" ? Deno.args : process.argv.slice(2);
 const [url = "", node = "child", count = "100"] = argv;

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SchedulerError } from "../../src/core/errors.ts";
-import { createMemoryStore } from "../../src/store/memory.ts";
+import { createMemoryStore } from "../../src/store/memory/mod.ts";
 import { request, storeContract } from "./contract.ts";
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { EXIT, runCli, USAGE } from "../../../adapters/node/cli.ts";
+import { EXIT, runCli, USAGE } from "../../cli/cli.ts";
 
 const NOW = Date.UTC(2026, 2, 7, 12, 0, 0); // Sat 2026-03-07 12:00Z, the day before New York springs forward
 

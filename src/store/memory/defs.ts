@@ -1,6 +1,6 @@
 /** The data-defined-job half of the memory store: versioned definitions in a Map. */
-import { checkInstant, checkText, checkVersion, specText, versionConflict } from "./_validate.ts";
-import type { JobDef, Store } from "./types.ts";
+import { checkInstant, checkText, checkVersion, specText, versionConflict } from "../_validate.ts";
+import type { JobDef, Store } from "../types.ts";
 
 // Specs are kept and handed out as fresh JSON copies, as the libSQL store does,
 // so a caller mutating a returned spec never changes the stored one.

@@ -3,8 +3,8 @@
  * statement, so no other writer can slip a running row in between them.
  */
 import type { InStatement, Row } from "@libsql/client";
-import { bind, COLUMNS } from "./_libsql_sql.ts";
-import type { ClaimOutcome, ClaimRequest, ClaimResult } from "./types.ts";
+import { bind, COLUMNS } from "./sql.ts";
+import type { ClaimOutcome, ClaimRequest, ClaimResult } from "../types.ts";
 
 /**
  * A whole claim batch as ONE statement: the requests go in as one JSON array, each

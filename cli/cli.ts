@@ -1,15 +1,15 @@
 /**
  * The `edgecron` command line: `next`, `validate` and `explain` for cron expressions.
  * Pure of the process: arguments, output and the current instant are passed in, so the
- * same code runs under tests on Node, Deno and Bun; `cli_main.ts` binds it to `process`.
+ * same code runs under tests on Node, Deno and Bun; `main.ts` binds it to `process`.
  *
  * @module
  */
 import cronstrue from "cronstrue";
-import { SchedulerError } from "../../src/core/errors.ts";
-import { cron } from "../../src/mod.ts";
-import type { Schedule } from "../../src/core/types.ts";
-import { formatFire, type FireText, pointAtField } from "./cli_format.ts";
+import { SchedulerError } from "../src/core/errors.ts";
+import { cron } from "../src/mod.ts";
+import type { Schedule } from "../src/core/types.ts";
+import { formatFire, type FireText, pointAtField } from "./format.ts";
 
 /** Exit codes: 0 ok, 1 the expression (or zone) is invalid, 2 usage error. */
 export const EXIT = { ok: 0, invalid: 1, usage: 2 } as const;

@@ -3,7 +3,7 @@
  * retrying lock contention, and turning every driver failure into a `store-error`.
  */
 import type { Client } from "@libsql/client";
-import { quote, SchedulerError } from "../core/errors.ts";
+import { quote, SchedulerError } from "../../core/errors.ts";
 
 /** Options of `libsqlStore`: a URL to connect to, or a client you own. */
 export type LibsqlStoreOptions =

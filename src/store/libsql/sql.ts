@@ -4,8 +4,8 @@
  * `json_each`, so a tick over 10 000 jobs never hits SQLite's bound-parameter limit.
  */
 import type { InStatement, Row } from "@libsql/client";
-import { quote, SchedulerError } from "../core/errors.ts";
-import type { AttemptKey, JobDef, RunRecord, RunStatus } from "./types.ts";
+import { quote, SchedulerError } from "../../core/errors.ts";
+import type { AttemptKey, JobDef, RunRecord, RunStatus } from "../types.ts";
 
 /** The run columns, in `RunRecord` order. */
 export const COLUMNS = "job, slot, kind, status, attempt, node, claimed_at, started_at, finished_at, lease_until, error";

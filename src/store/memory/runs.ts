@@ -3,7 +3,7 @@
  * tick needs kept up to date on every write (running rows per job, newest scheduled
  * slot per job), so planning never scans a job's whole history.
  */
-import type { RunRecord } from "./types.ts";
+import type { RunRecord } from "../types.ts";
 
 /** A row plus the claim batch that wrote it (the overlap check needs it; callers never see it). */
 export type Row = RunRecord & { batch: string };

@@ -1,5 +1,5 @@
 /** Text helpers of the `edgecron` CLI: fire times in a zone and in UTC, error pointers. */
-import { Temporal } from "../../src/core/temporal.ts";
+import { Temporal } from "../src/core/temporal.ts";
 
 /** One fire time as the CLI prints it. */
 export interface FireText {

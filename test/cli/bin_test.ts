@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const root = fileURLToPath(new URL("../../../", import.meta.url));
+const root = fileURLToPath(new URL("../../", import.meta.url));
 
 /** Runs the published entry point the way `npx edgecron` does: plain Node on bin/edgecron.mjs. */
 function edgecron(...args: string[]): { status: number | null; stdout: string; stderr: string } {

@@ -1,8 +1,8 @@
 /** The data-defined-job methods of the libSQL store. */
 import type { Client } from "@libsql/client";
-import { bind, jobDef } from "./_libsql_sql.ts";
-import { checkInstant, checkText, checkVersion, specText, versionConflict } from "./_validate.ts";
-import type { JobDef, Store } from "./types.ts";
+import { bind, jobDef } from "./sql.ts";
+import { checkInstant, checkText, checkVersion, specText, versionConflict } from "../_validate.ts";
+import type { JobDef, Store } from "../types.ts";
 
 /** Runs `fn` on the ready client with busy retry and error mapping (the store's `op`). */
 export type LibsqlRunner = <T>(operation: string, fn: (client: Client) => Promise<T>) => Promise<T>;

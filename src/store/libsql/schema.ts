@@ -3,7 +3,7 @@
  * them safely when several processes start at once.
  */
 import type { Client, InStatement } from "@libsql/client";
-import { SchedulerError } from "../core/errors.ts";
+import { SchedulerError } from "../../core/errors.ts";
 
 /** One schema step. Steps are applied in order, each exactly once per database. */
 interface Migration {

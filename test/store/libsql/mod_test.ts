@@ -6,11 +6,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createClient } from "@libsql/client";
-import { SchedulerError } from "../../src/core/errors.ts";
-import { libsqlStore } from "../../src/store/libsql.ts";
-import { bind, jobStatesSql } from "../../src/store/_libsql_sql.ts";
-import { SCHEMA_VERSION } from "../../src/store/_libsql_schema.ts";
-import { request, storeContract } from "./contract.ts";
+import { SchedulerError } from "../../../src/core/errors.ts";
+import { libsqlStore } from "../../../src/store/libsql/mod.ts";
+import { bind, jobStatesSql } from "../../../src/store/libsql/sql.ts";
+import { SCHEMA_VERSION } from "../../../src/store/libsql/schema.ts";
+import { request, storeContract } from "../contract.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "edgecron-libsql-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -110,7 +110,7 @@ describe("libsqlStore connections", () => {
 
   it("three processes claiming the same 150 slots on one file: no busy errors, each slot won once", async () => {
     const url = freshUrl();
-    const child = fileURLToPath(new URL("./_claim_child.ts", import.meta.url));
+    const child = fileURLToPath(new URL("../_claim_child.ts", import.meta.url));
     const runtime = runtimeCommand(child);
     const outputs = await Promise.all(["p1", "p2", "p3"].map((node) => runChild(runtime, [url, node, "150"])));
     const results = outputs.map((text) => JSON.parse(text.trim().split("\n").pop() ?? "{}") as { won: number[]; errors: string[] });

@@ -1,7 +1,7 @@
 /**
  * The in-memory `Store`: the default for a single process, and the engine's test double.
  */
-import { SchedulerError } from "../core/errors.ts";
+import { SchedulerError } from "../../core/errors.ts";
 import {
   checkBoolean,
   checkClaims,
@@ -13,10 +13,10 @@ import {
   LEASE_EXPIRED,
   resolveRunQuery,
   zeroCounts,
-} from "./_validate.ts";
-import { createMemoryDefs } from "./_memory_defs.ts";
-import { createRunTable, publicRecord, type Row } from "./_memory_runs.ts";
-import type { ClaimResult, JobDef, JobState, RunRecord, StatusCounts, Store, TickSnapshot } from "./types.ts";
+} from "../_validate.ts";
+import { createMemoryDefs } from "./defs.ts";
+import { createRunTable, publicRecord, type Row } from "./runs.ts";
+import type { ClaimResult, JobDef, JobState, RunRecord, StatusCounts, Store, TickSnapshot } from "../types.ts";
 
 /** Options of `createMemoryStore`. */
 export interface MemoryStoreOptions {

@@ -5,11 +5,11 @@
  * @module
  */
 import type { Client } from "@libsql/client";
-import { SchedulerError } from "../core/errors.ts";
-import { type LibsqlStoreOptions, resolveLibsqlOptions, withRetry } from "./_libsql_client.ts";
-import { libsqlDefs } from "./_libsql_defs.ts";
-import { migrate } from "./_libsql_schema.ts";
-import { claimOutcomes, claimStatement, claimsStatement } from "./_libsql_claims.ts";
+import { SchedulerError } from "../../core/errors.ts";
+import { type LibsqlStoreOptions, resolveLibsqlOptions, withRetry } from "./client.ts";
+import { libsqlDefs } from "./defs.ts";
+import { migrate } from "./schema.ts";
+import { claimOutcomes, claimStatement, claimsStatement } from "./claims.ts";
 import {
   COLUMNS,
   countsStatement,
@@ -22,7 +22,7 @@ import {
   runsStatement,
   snapshotStatements,
   updateStatement,
-} from "./_libsql_sql.ts";
+} from "./sql.ts";
 import {
   checkBoolean,
   checkClaims,
@@ -34,10 +34,10 @@ import {
   LEASE_EXPIRED,
   resolveRunQuery,
   zeroCounts,
-} from "./_validate.ts";
-import type { ClaimResult, RunRecord, RunStatus, StatusCounts, Store, TickSnapshot } from "./types.ts";
+} from "../_validate.ts";
+import type { ClaimResult, RunRecord, RunStatus, StatusCounts, Store, TickSnapshot } from "../types.ts";
 
-export type { LibsqlStoreOptions } from "./_libsql_client.ts";
+export type { LibsqlStoreOptions } from "./client.ts";
 
 /**
  * Creates a `Store` on libSQL. Every `claim()` call is one atomic write batch (one

@@ -3,29 +3,35 @@
  * inverse of `toJSON()` and `toString()`.
  */
 import { at } from "./at.ts";
-import { cron } from "./cron/schedule.ts";
+import { cron } from "./cron/cron.ts";
 import { quote, SchedulerError } from "./errors.ts";
 import { every } from "./every.ts";
+import type { CronOptions } from "./cron/cron.ts";
 import type { Schedule, ScheduleSpec } from "./types.ts";
 
 /** Options of {@link schedule}. */
 export interface ScheduleOptions {
   /** Zone for inputs that name none (cron strings and specs without `timezone`); default `"UTC"`. */
   timezone?: string;
+  /** The key `H` hashes (the job's name) for cron inputs that carry none; no default. */
+  hashKey?: string;
+  /** `"aws"` reads a cron string as EventBridge's 6 fields; default `"cron"`. `cron(...)` text is always AWS. */
+  format?: "cron" | "aws";
 }
 
 const ISO_START = /^[+-]?\d{4,6}-\d{2}-\d{2}T/i;
 const TZ_PREFIX = /^(?:CRON_TZ|TZ)=(\S+)\s+/;
 const EVERY = /^@every\s+(\S+)(?:\s+from\s+(\S+))?$/i;
+const AWS_WRAPPED = /^cron\((.*)\)$/s;
 
 function isSchedule(input: object): input is Schedule {
   const s = input as Partial<Schedule>;
   return typeof s.next === "function" && typeof s.prev === "function" && typeof s.toJSON === "function";
 }
 
-function fromText(input: string, timezone: string | undefined): Schedule {
+function fromText(input: string, options: ScheduleOptions): Schedule {
   let text = input.trim();
-  let zone = timezone;
+  let zone = options.timezone;
   const prefix = TZ_PREFIX.exec(text);
   if (prefix !== null) {
     zone = prefix[1];
@@ -40,17 +46,31 @@ function fromText(input: string, timezone: string | undefined): Schedule {
     return every(m[1]!, m[2] === undefined ? opts : { ...opts, anchor: m[2] });
   }
   if (ISO_START.test(text)) return at(text);
-  return cron(text, opts);
+  const aws = AWS_WRAPPED.exec(text);
+  return cron(aws === null ? text : aws[1]!, cronOptions(opts, options, aws === null ? options.format : "aws"));
+}
+
+function cronOptions(
+  base: { timezone?: string },
+  options: ScheduleOptions,
+  format: "cron" | "aws" | undefined,
+): CronOptions {
+  const out: CronOptions = { ...base };
+  if (options.hashKey !== undefined) out.hashKey = options.hashKey;
+  if (format !== undefined) out.format = format;
+  return out;
 }
 
 /**
  * Turns any schedule input into a `Schedule`: a cron string (optionally prefixed with
- * `CRON_TZ=<zone> `), `"@every 15m [from <anchor>]"`, an ISO instant, a `ScheduleSpec`
- * (`{ cron, timezone?, dayMatch? }`, `{ every, anchor?, timezone? }`, `{ at }`), or a
- * `Schedule` (returned as is). `schedule(s.toJSON())` and `schedule(s.toString())` give
+ * `CRON_TZ=<zone> `; `cron(...)` around it means the AWS form), `"@every 15m [from
+ * <anchor>]"`, an ISO instant, a `ScheduleSpec` (`{ cron, timezone?, dayMatch?,
+ * hashKey?, format? }`, `{ every, anchor?, timezone? }`, `{ at }`), or a `Schedule`
+ * (returned as is). `schedule(s.toJSON())` and `schedule(s.toString(), { hashKey })` give
  * back an equal schedule.
  *
- * Options: `timezone` (default `"UTC"`) for inputs that name no zone.
+ * Options: `timezone` (default `"UTC"`) for inputs that name no zone; `hashKey` (no
+ * default) for cron inputs with `H`; `format` (default `"cron"`, or `"aws"`).
  *
  * @throws {SchedulerError} `invalid-spec` for an unrecognised shape, plus the codes of
  *   `cron()`, `every()` and `at()`
@@ -59,7 +79,7 @@ function fromText(input: string, timezone: string | undefined): Schedule {
  */
 export function schedule(input: string | ScheduleSpec | Schedule, options: ScheduleOptions = {}): Schedule {
   const { timezone } = options;
-  if (typeof input === "string") return fromText(input, timezone);
+  if (typeof input === "string") return fromText(input, options);
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     throw new SchedulerError("invalid-spec", `schedule: expected a cron string, a spec or a Schedule, got ${quote(input)}`);
   }
@@ -69,7 +89,10 @@ export function schedule(input: string | ScheduleSpec | Schedule, options: Sched
   const opts = zone === undefined ? {} : { timezone: zone };
   if ("cron" in spec) {
     const dayMatch = spec.dayMatch as "or" | "and" | undefined;
-    return cron(spec.cron as string, dayMatch === undefined ? opts : { ...opts, dayMatch });
+    const keyed = spec.hashKey === undefined ? options : { ...options, hashKey: spec.hashKey as string };
+    const out = cronOptions(opts, keyed, (spec.format ?? options.format) as "cron" | "aws" | undefined);
+    if (dayMatch !== undefined) out.dayMatch = dayMatch;
+    return cron(spec.cron as string, out);
   }
   if ("every" in spec) {
     const anchor = spec.anchor as number | string | undefined;

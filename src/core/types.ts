@@ -5,7 +5,7 @@ export type DayMatch = "or" | "and";
 
 /** A serialisable schedule spec; `schedule(spec)` turns it back into a `Schedule`. */
 export type ScheduleSpec =
-  | { cron: string; timezone?: string; dayMatch?: DayMatch }
+  | { cron: string; timezone?: string; dayMatch?: DayMatch; hashKey?: string; format?: "cron" | "aws" }
   | { every: string; anchor?: number | string; timezone?: string }
   | { at: number };
 

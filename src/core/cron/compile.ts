@@ -3,7 +3,9 @@
  * their first and last values, the months as bits, and the fire days of each month
  * shape, computed on first use (most schedules only ever see a few shapes).
  */
+import { daysFromCivil, daysInMonth, weekday } from "../civil.ts";
 import { assertFires, dayMask, fullMask, maskIndex } from "./days.ts";
+import { fail } from "./fields.ts";
 import type { DayMatch } from "../types.ts";
 import type { CronFields } from "./parse.ts";
 import type { DomSet, DowSet } from "./sets.ts";
@@ -31,6 +33,8 @@ export interface CompiledCron {
   readonly dom: DomSet;
   readonly dow: DowSet;
   readonly dayMatch: DayMatch;
+  /** Allowed years, ascending, or null for every year. */
+  readonly years: readonly number[] | null;
   /**
    * Memo of fire days per month shape at `maskIndex(length, firstWeekday)`, -1 until
    * computed; null when every day fires. A plain array: allocating a typed array costs
@@ -115,10 +119,22 @@ export function compileCron(fields: CronFields, dayMatch: DayMatch): CompiledCro
     dom,
     dow,
     dayMatch,
+    years: fields.years,
     dayMemo: dom.any && dow.any ? null : new Array<number>(28).fill(-1),
   };
   if (compiled.dayMemo !== null) {
     assertFires((length, first) => monthDays(compiled, length, first), fields.month, dow.any, dayMatch, fields.texts);
   }
+  if (fields.years !== null) assertFiresInYears(compiled, fields.years, fields.texts);
   return compiled;
+}
+
+// With a year field, some allowed year must hold a fire day: "0 0 29 2 * 2027" never fires.
+function assertFiresInYears(c: CompiledCron, years: readonly number[], texts: CronFields["texts"]): void {
+  for (const y of years) {
+    for (let m = 1; m <= 12; m++) {
+      if (((c.months >> m) & 1) !== 0 && monthDays(c, daysInMonth(y, m), weekday(daysFromCivil(y, m, 1))) !== 0) return;
+    }
+  }
+  fail(`never fires: day-of-month ${texts.dom}, month ${texts.month} and day-of-week ${texts.dow} meet in no year of ${texts.year}`);
 }

@@ -1,5 +1,6 @@
-export { cron, cronText } from "./schedule.ts";
-export type { CronOptions } from "./schedule.ts";
+export { cron, cronText } from "./cron.ts";
+export type { CronOptions } from "./cron.ts";
 export { MAX_EXPRESSION_LENGTH, parseCron } from "./parse.ts";
-export type { CronFields } from "./parse.ts";
+export type { CronFields, ParseOptions } from "./parse.ts";
+export { fieldHash, fnv1a32 } from "./hash.ts";
 export type { Bits60, DomSet, DowSet } from "./sets.ts";

@@ -14,6 +14,18 @@ export const MAX_YEAR = 9999;
 // The calendar repeats every 400 years: 4 800 months bound any search.
 const MAX_MONTHS = 4_812;
 
+// Smallest allowed year >= y, or -1.
+function nextYear(years: readonly number[], y: number): number {
+  for (const v of years) if (v >= y) return v;
+  return -1;
+}
+
+// Largest allowed year <= y, or -1.
+function prevYear(years: readonly number[], y: number): number {
+  for (let i = years.length - 1; i >= 0; i--) if (years[i]! <= y) return years[i]!;
+  return -1;
+}
+
 // Smallest allowed hour >= h (0 <= h <= 24), or -1.
 function nextHour(c: CompiledCron, h: number): number {
   const m = c.hours & (-1 << h);
@@ -101,6 +113,14 @@ export function nextWall(c: CompiledCron, wall: number): number {
       first = daysFromCivil(y, m, 1);
     }
     if (y > MAX_YEAR) return Infinity;
+    if (c.years !== null) {
+      const ny = nextYear(c.years, y);
+      if (ny < 0) return Infinity;
+      if (ny !== y) {
+        y = ny, m = lowestBit(c.months), d = 1, sod = 0;
+        first = daysFromCivil(y, m, 1);
+      }
+    }
     let mask = monthDays(c, daysInMonth(y, m), weekday(first)) & (-1 << (d - 1));
     if (mask !== 0) {
       let day = 32 - Math.clz32(mask & -mask);
@@ -143,6 +163,11 @@ export function prevWall(c: CompiledCron, wall: number): number {
       sod = DAY_SECONDS - 1;
     }
     if (y < MIN_YEAR) return -Infinity;
+    if (c.years !== null) {
+      const py = prevYear(c.years, y);
+      if (py < 0) return -Infinity;
+      if (py !== y) y = py, m = highestBit(c.months), d = daysInMonth(y, m), sod = DAY_SECONDS - 1;
+    }
     const first = daysFromCivil(y, m, 1);
     let mask = monthDays(c, daysInMonth(y, m), weekday(first)) & (d >= 31 ? -1 : (1 << d) - 1);
     if (mask !== 0) {

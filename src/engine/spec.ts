@@ -139,7 +139,7 @@ function buildSchedule(name: string, input: unknown, timezone: string | undefine
     return guardSchedule(name, input);
   }
   try {
-    return toSchedule(input as string | ScheduleSpec, timezone === undefined ? {} : { timezone });
+    return toSchedule(input as string | ScheduleSpec, timezone === undefined ? { hashKey: name } : { timezone, hashKey: name });
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     const zoneField = timezone !== undefined && e instanceof SchedulerError && e.code === "invalid-timezone" &&

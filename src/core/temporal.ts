@@ -14,7 +14,4 @@ const native = (globalThis as unknown as { Temporal?: TemporalNamespace }).Tempo
 export const Temporal: TemporalNamespace = native ??
   (await import("@js-temporal/polyfill")).Temporal;
 
-/** True when the runtime provides Temporal itself. */
-export const nativeTemporal: boolean = native !== undefined;
-
 export type { PolyfillTemporal as TemporalTypes };

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { fieldHash } from "../../src/core/cron/mod.ts";
+import { createMemoryStore } from "../../src/store/memory/mod.ts";
 import { HOUR, MIN, rows, setup, T0, tally, tickAt } from "./_helpers.ts";
 
 describe("engine: a schedule whose next() returns null", () => {
@@ -47,5 +48,18 @@ describe("engine: H hashes the job's name", () => {
       assert.deepEqual(ran.get(name), [T0 + (minute === 0 ? 60 : minute) * MIN], name);
       assert.equal((await s.scheduler.get(name))!.schedule, "H * * * *");
     }
+  });
+});
+
+describe("engine: H in a data-defined job", () => {
+  it("another node reading the stored definition computes the same slot", async () => {
+    const store = createMemoryStore();
+    const a = setup({ store, node: "a" });
+    const b = setup({ store, node: "b", clock: a.clock });
+    const info = await a.scheduler.define("hashed-hook", { schedule: "H * * * *", target: { url: "https://example.test/h" } });
+    const minute = fieldHash("hashed-hook", "minute") % 60;
+    assert.equal(info.next[0], T0 + (minute === 0 ? 60 : minute) * MIN);
+    await b.scheduler.tick();
+    assert.deepEqual((await b.scheduler.get("hashed-hook"))!.next.slice(0, 1), info.next.slice(0, 1));
   });
 });

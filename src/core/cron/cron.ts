@@ -49,8 +49,8 @@ export function cron(expression: string, options: CronOptions = {}): Schedule {
   if (typeof options !== "object" || options === null) {
     throw new SchedulerError("invalid-cron", `options: expected an object, got ${quote(options)}`);
   }
+  const fields = parseCron(expression, options);
   const { hashKey, format } = options;
-  const fields = parseCron(expression, { hashKey, format });
   const given = options.dayMatch ?? "or";
   if (given !== "or" && given !== "and") {
     throw new SchedulerError("invalid-cron", `dayMatch must be "or" or "and", got ${quote(given)}`, { path: "dayMatch" });

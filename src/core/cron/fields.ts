@@ -87,26 +87,26 @@ export function valueAt(def: FieldDef, text: string, start: number, end: number,
 }
 
 /**
- * Packs a term's range (values and step below 4096, so years fit) into one number below
- * 2^36; read back with {@link rangeFrom}, {@link rangeTo}, {@link rangeStep}.
+ * Packs a term's range into one 32-bit integer (values below 4096, so years fit; step
+ * below 256); read back with {@link rangeFrom}, {@link rangeTo}, {@link rangeStep}.
  */
 function packRange(from: number, to: number, step: number): number {
-  return from + to * 4096 + step * 16_777_216;
+  return from | (to << 12) | (step << 24);
 }
 
 /** First value of a packed term range. */
 export function rangeFrom(range: number): number {
-  return range % 4096;
+  return range & 4095;
 }
 
 /** Last value (inclusive) of a packed term range. */
 export function rangeTo(range: number): number {
-  return Math.floor(range / 4096) % 4096;
+  return (range >>> 12) & 4095;
 }
 
 /** Step of a packed term range. */
 export function rangeStep(range: number): number {
-  return Math.floor(range / 16_777_216);
+  return range >>> 24;
 }
 
 function stepAt(def: FieldDef, text: string, slash: number, start: number, end: number, limit: number): number {

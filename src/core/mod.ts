@@ -1,5 +1,5 @@
 export { at } from "./at.ts";
-export { cron } from "./cron/mod.ts";
+export { cron, resolveCron } from "./cron/mod.ts";
 export type { CronOptions } from "./cron/mod.ts";
 export { formatDuration, parseDuration, tryParseDuration } from "./duration.ts";
 export { quote, SchedulerError } from "./errors.ts";

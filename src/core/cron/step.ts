@@ -1,8 +1,8 @@
 /**
  * Steps wall-clock time (seconds since 1970-01-01T00:00 local) to the next or previous
  * matching second, whole fields at a time: months, days and the time of day by bit
- * masks (lowest or highest set bit at or past a value). The cost is bounded by the 400-year Gregorian cycle, never by
- * the distance in minutes.
+ * masks (lowest or highest set bit at or past a value); a year field skips whole years.
+ * The cost is bounded by the 400-year Gregorian cycle, never by the distance in minutes.
  */
 import { civilDay, civilFromDays, civilMonth, civilYear, DAY_SECONDS, daysFromCivil, daysInMonth, weekday } from "../civil.ts";
 import { highestBit, lowestBit, monthDays, next60, prev60 } from "./compile.ts";

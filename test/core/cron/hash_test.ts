@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { cron, fieldHash, fnv1a32 } from "../../../src/core/cron/mod.ts";
+import { cron, fieldHash, fnv1a32, resolveCron } from "../../../src/core/cron/mod.ts";
 import { schedule } from "../../../src/core/schedule.ts";
 import { assertSchedulerError, iso, ms } from "../_helpers.ts";
 
@@ -153,5 +153,27 @@ describe("H: stable across processes", () => {
       assert.equal(d.getUTCMinutes(), reference(`job-${i}`, "minute") % 60);
       assert.equal(d.getUTCHours(), 8 + (reference(`job-${i}`, "hour") % 10));
     }
+  });
+});
+
+describe("H: resolveCron()", () => {
+  it("replaces H terms with the values they stand for, and the result fires the same", () => {
+    assert.equal(resolveCron("H H(1-4) * * *", { hashKey: "backup" }), `${reference("backup", "minute") % 60} ${1 + (reference("backup", "hour") % 4)} * * *`);
+    assert.equal(resolveCron("H/15  * * * THU", { hashKey: "backup" }), `${reference("backup", "minute") % 15}-59/15 * * * THU`);
+    assert.equal(resolveCron("0 0 0 * * +H 2027", { hashKey: "k" }), `0 0 0 * * +${reference("k", "day-of-week") % 7} 2027`);
+    assert.equal(resolveCron("@daily"), "@daily");
+    for (const expr of ["H H * * *", "H/7 H(8-17)/3 * * 1-5", "H 0 H * *", "H 9 ? * 2 *"]) {
+      for (const key of KEYS) {
+        const options = expr.endsWith("2 *") ? { hashKey: key, format: "aws" as const } : { hashKey: key };
+        const resolved = resolveCron(expr, options);
+        assert.ok(!resolved.includes("H"), resolved);
+        const aws = "format" in options ? { format: "aws" as const } : {};
+        assert.deepEqual(cron(resolved, aws).nextRuns(AFTER, 6), cron(expr, options).nextRuns(AFTER, 6), `${expr} ${key}`);
+      }
+    }
+  });
+
+  it("refuses what cron() refuses", () => {
+    assertSchedulerError(() => resolveCron("H * * * *"), "invalid-cron");
   });
 });

@@ -150,7 +150,7 @@ describe("the installed copy, from each runtime", () => {
     });
     const code = readFileSync(outfile);
     console.log(`worker bundle from the installed package: ${code.length} B minified, ${gzipSync(code, { level: 9 }).length} B gzipped`);
-    const mf = new Miniflare({ modules: true, modulesRoot: dir, scriptPath: outfile, compatibilityDate: "2025-09-01", bindings: { EDGECRON_TOKEN: "t" } });
+    const mf = new Miniflare({ modules: true, modulesRoot: dir, scriptPath: outfile, cf: false, compatibilityDate: "2025-09-01", bindings: { EDGECRON_TOKEN: "t" } });
     try {
       const worker = await mf.getWorker() as unknown as { scheduled(o: { scheduledTime: Date; cron: string }): Promise<{ outcome: string }> };
       // The first event registers the job (a job never runs slots from before the store saw it).

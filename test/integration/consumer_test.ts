@@ -105,7 +105,7 @@ describe("the installed copy, from each runtime", () => {
   });
 
   it("tsc --noEmit with NodeNext and with bundler resolution: index.ts is clean, bad.ts's misspelt option fails", () => {
-    for (const config of ["tsconfig.json", "tsconfig.bundler.json"]) {
+    for (const config of ["tsconfig.nodenext.json", "tsconfig.bundler.json"]) {
       const res = sh(bin("tsc"), ["-p", config], app);
       const errors = res.out.split("\n").filter((line) => line.includes("error TS"));
       assert.equal(errors.length, 1, `${config}: exactly one error expected:\n${res.out}`);

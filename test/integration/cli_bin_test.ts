@@ -1,3 +1,4 @@
+// The published bin on plain Node, on a fresh tsc build (integration: it builds and spawns, once, on Node).
 import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";

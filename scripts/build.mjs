@@ -79,9 +79,9 @@ function* files(dir) {
 /**
  * Compiles src/, adapters/ and cli/ with tsc into dist/. tsc rewrites relative `.ts`
  * imports to `.js` in the JavaScript (rewriteRelativeImportExtensions) but keeps them in
- * the declarations; they are rewritten here too, so TypeScript projects without
- * `allowImportingTsExtensions` (and older compilers) read the .d.ts files. `.ts"` and
- * `.js"` have the same length, so the declaration maps stay exact.
+ * the declarations. TypeScript 7 reads those, but TypeScript 5 and other tools that read
+ * .d.ts files expect the `.js` a consumer imports, so they are rewritten here too. `.ts"`
+ * and `.js"` have the same length, so the declaration maps stay exact.
  * The Deno adapter's declarations need Deno's types: `deno types` writes them to .tmp/.
  */
 export function buildLib() {

@@ -1,6 +1,6 @@
 /**
- * Entry point of the `edgecron` binary: binds `runCli` to `process`. Bundled to
- * `dist/cli.mjs` by `scripts/build.mjs`; `bin/edgecron.mjs` loads it.
+ * Entry point of the `edgecron` binary: binds `runCli` to `process`. Compiled to
+ * `dist/cli/main.js` by `scripts/build.mjs lib`; `bin/edgecron.mjs` loads it.
  *
  * @module
  */

@@ -1,13 +1,18 @@
 #!/usr/bin/env node
-// `npm run build`: esbuild bundles in dist/.
+// `npm run build`: the npm package's compiled code, then the example bundles, in dist/.
+//   dist/src, dist/adapters, dist/cli
+//                         `lib`: what package.json `exports` and `bin` point at, one
+//                         ESM .js, .js.map, .d.ts and .d.ts.map per source file, made by
+//                         tsc (tsconfig.build.json). `npm pack` runs it (prepack).
 //   dist/worker.mjs       the Cloudflare example worker: workerd conditions, Temporal
 //                         polyfill and the libSQL web client bundled in.
 //   dist/deno-deploy.mjs  the Deno Deploy example: Temporal is native there, so the
 //                         polyfill stays an `npm:` import that is never evaluated; the
 //                         libSQL web client stays an `npm:` import Deno Deploy installs.
-//   dist/cli.mjs          the `edgecron` CLI for Node 20 (dependencies left external).
-// `node scripts/build.mjs worker` builds only the named bundles.
-import { readFileSync, writeFileSync } from "node:fs";
+// `node scripts/build.mjs lib worker` builds only the named outputs.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { build } from "esbuild";
 import { minify } from "terser";
 import { fileURLToPath } from "node:url";
@@ -58,16 +63,48 @@ export const bundles = {
     ],
     shrink: true,
   },
-  cli: {
-    ...common,
-    minify: false,
-    entryPoints: ["cli/main.ts"],
-    outfile: "dist/cli.mjs",
-    platform: "node",
-    target: "node20",
-    packages: "external",
-  },
 };
+
+/** The folders `lib` writes (package.json `files` publishes them). */
+export const LIB_DIRS = ["dist/src", "dist/adapters", "dist/cli"];
+
+function* files(dir) {
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) yield* files(path);
+    else yield path;
+  }
+}
+
+/**
+ * Compiles src/, adapters/ and cli/ with tsc into dist/. tsc rewrites relative `.ts`
+ * imports to `.js` in the JavaScript (rewriteRelativeImportExtensions) but keeps them in
+ * the declarations. TypeScript 7 reads those, but TypeScript 5 and other tools that read
+ * .d.ts files expect the `.js` a consumer imports, so they are rewritten here too. `.ts"`
+ * and `.js"` have the same length, so the declaration maps stay exact.
+ * The Deno adapter's declarations need Deno's types: `deno types` writes them to .tmp/.
+ */
+export function buildLib() {
+  const bin = (name) => join(root, "node_modules", ".bin", name);
+  const denoTypes = join(root, ".tmp", "deno.d.ts");
+  if (!existsSync(denoTypes)) {
+    mkdirSync(join(root, ".tmp"), { recursive: true });
+    const types = spawnSync(bin("deno"), ["types"], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+    if (types.status !== 0) throw new Error(`deno types failed: ${types.stderr}`);
+    writeFileSync(denoTypes, types.stdout);
+  }
+  for (const dir of LIB_DIRS) rmSync(join(root, dir), { recursive: true, force: true });
+  const tsc = spawnSync(bin("tsc"), ["-p", "tsconfig.build.json"], { cwd: root, encoding: "utf8" });
+  if (tsc.status !== 0) throw new Error(`tsc -p tsconfig.build.json failed:\n${tsc.stdout}${tsc.stderr}`);
+  for (const dir of LIB_DIRS) {
+    for (const file of files(join(root, dir))) {
+      if (!file.endsWith(".d.ts")) continue;
+      const text = readFileSync(file, "utf8");
+      const fixed = text.replace(/((?:from |import\()["']\.{1,2}\/[^"']*)\.ts(["'])/g, "$1.js$2");
+      if (fixed !== text) writeFileSync(file, fixed);
+    }
+  }
+}
 
 /**
  * A second minification pass with terser for the edge bundles, whose size is budgeted:
@@ -87,11 +124,15 @@ async function shrinkFile(file) {
 }
 
 /** Builds the named bundles (all by default); resolves to esbuild's results by name. */
-export async function buildAll(names = Object.keys(bundles)) {
+export async function buildAll(names = ["lib", ...Object.keys(bundles)]) {
   const results = {};
   for (const name of names) {
+    if (name === "lib") {
+      buildLib();
+      continue;
+    }
     const options = bundles[name];
-    if (!options) throw new Error(`unknown bundle "${name}"; known: ${Object.keys(bundles).join(", ")}`);
+    if (!options) throw new Error(`unknown output "${name}"; known: lib, ${Object.keys(bundles).join(", ")}`);
     const { shrink, ...esbuildOptions } = options;
     results[name] = await build(esbuildOptions);
     if (shrink) await shrinkFile(options.outfile);
@@ -100,9 +141,8 @@ export async function buildAll(names = Object.keys(bundles)) {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const names = process.argv.slice(2);
-  await buildAll(names.length > 0 ? names : undefined);
-  for (const name of names.length > 0 ? names : Object.keys(bundles)) {
-    console.log(`built ${bundles[name].outfile}`);
-  }
+  const args = process.argv.slice(2);
+  const names = args.length > 0 ? args : ["lib", ...Object.keys(bundles)];
+  await buildAll(names);
+  for (const name of names) console.log(`built ${name === "lib" ? LIB_DIRS.join(", ") : bundles[name].outfile}`);
 }

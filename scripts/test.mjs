@@ -31,7 +31,8 @@ function run(label, cmd, args, parse, env = {}) {
   const res = spawnSync(cmd, args, {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, NO_COLOR: "1", ...env },
+    // Miniflare would otherwise try to download Cloudflare's request.cf data (network).
+    env: { CLOUDFLARE_CF_FETCH_ENABLED: "false", ...process.env, NO_COLOR: "1", ...env },
     maxBuffer: 256 * 1024 * 1024,
   });
   const out = `${res.stdout ?? ""}${res.stderr ?? ""}`;

@@ -1,7 +1,11 @@
 /**
- * edgecron: cron for the edge. The portable entry point: schedules, the engine and
- * the in-memory store. `edgecron/libsql`, `edgecron/hono` and the runtime adapters
- * are separate subpaths.
+ * edgecron: cron for the edge. The portable entry point: schedules, the scheduler, the
+ * in-memory store, `SchedulerError` and the types an application uses.
+ *
+ * Other subpaths: `edgecron/libsql` (the libSQL store), `edgecron/hono` (HTTP API and
+ * dashboard), `edgecron/webhook` (signing and verifying webhook deliveries),
+ * `edgecron/store` (the `Store` port, for store authors), `edgecron/testing` (the manual
+ * clock), and the runtime adapters `edgecron/node`, `/bun`, `/deno`, `/cloudflare`.
  *
  * @module
  */
@@ -10,7 +14,7 @@ export { formatDuration, parseDuration, tryParseDuration } from "./core/duration
 export type { DayMatch, Schedule, ScheduleSpec } from "./core/types.ts";
 export { assertTimeZone, at, cron, every, schedule, toEpochMs } from "./core/mod.ts";
 export type { CronOptions, EveryOptions, InstantInput, ScheduleOptions } from "./core/mod.ts";
-export { consoleLogger, createManualClock, createScheduler, MAX_TIMER_MS, planSlots, systemClock, timerDelay } from "./engine/mod.ts";
+export { consoleLogger, createScheduler, systemClock } from "./engine/mod.ts";
 export type {
   CatchUpMode,
   CatchUpSpec,
@@ -23,7 +27,6 @@ export type {
   JobSpec,
   JobTickReport,
   Logger,
-  ManualClock,
   ManualRunResult,
   RetrySpec,
   RunContext,
@@ -33,24 +36,5 @@ export type {
   TickReport,
   WebhookTarget,
 } from "./engine/mod.ts";
-export { signPayload, verifySignature } from "./engine/signature.ts";
-export type { VerifyOptions, VerifyResult } from "./engine/signature.ts";
 export { createMemoryStore } from "./store/mod.ts";
-export type {
-  AttemptKey,
-  ClaimOutcome,
-  ClaimRequest,
-  ClaimResult,
-  JobDef,
-  JobState,
-  MemoryStore,
-  MemoryStoreOptions,
-  Outcome,
-  RunKind,
-  RunQuery,
-  RunRecord,
-  RunStatus,
-  StatusCounts,
-  Store,
-  TickSnapshot,
-} from "./store/mod.ts";
+export type { MemoryStore, MemoryStoreOptions, RunKind, RunQuery, RunRecord, RunStatus, StatusCounts, Store } from "./store/mod.ts";

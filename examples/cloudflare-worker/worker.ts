@@ -1,6 +1,8 @@
 /**
- * edgecron on Cloudflare Workers: `npx wrangler dev` here, or `npm run build` and load
- * `dist/worker.mjs`. The Cron Trigger in wrangler.toml ticks every minute.
+ * edgecron on Cloudflare Workers. Locally: `npm run dev:worker` (wrangler dev with
+ * --test-scheduled), then `curl "http://localhost:8787/__scheduled?cron=*+*+*+*+*"` fires
+ * the Cron Trigger (see the README). Or `npm run build` and load `dist/worker.mjs`.
+ * The Cron Trigger in wrangler.toml ticks every minute.
  *
  * Bindings: EDGECRON_TOKEN (secret), LIBSQL_URL and LIBSQL_AUTH_TOKEN (Turso or sqld;
  * without them each isolate keeps its own memory store: fine for a demo, but only

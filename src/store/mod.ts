@@ -1,6 +1,7 @@
 /**
- * The `Store` port and the in-memory store. `libsqlStore` is its own subpath
- * (`edgecron/libsql`) so a memory-only user never loads `@libsql/client`.
+ * `edgecron/store`: the `Store` port (the types a store implements) and the in-memory
+ * store. `libsqlStore` is its own subpath (`edgecron/libsql`) so a memory-only user
+ * never loads `@libsql/client`.
  *
  * @module
  */

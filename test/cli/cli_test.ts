@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { EXIT, runCli, USAGE } from "../../cli/cli.ts";
+import { COMMAND_HELP, EXIT, runCli, USAGE, VERSION } from "../../cli/cli.ts";
 
 const NOW = Date.UTC(2026, 2, 7, 12, 0, 0); // Sat 2026-03-07 12:00Z, the day before New York springs forward
 
@@ -126,8 +126,8 @@ describe("edgecron usage errors", () => {
   const cases: [string, string[], RegExp][] = [
     ["no command", [], /missing command/],
     ["an unknown command", ["when", "* * * * *"], /unknown command "when"/],
-    ["a missing expression", ["next"], /next needs a cron expression/],
-    ["an unquoted expression", ["next", "0", "9", "*", "*", "*"], /quote the expression/],
+    ["a missing expression", ["next"], /next needs a schedule/],
+    ["an unquoted expression", ["next", "0", "9", "*", "*", "*"], /quote the schedule/],
     ["a bad -n", ["next", "* * * * *", "-n", "0"], /-n must be a whole number from 1 to 1000, got "0"/],
     ["a non-numeric -n", ["next", "* * * * *", "-n", "many"], /got "many"/],
     ["a missing --tz value", ["next", "* * * * *", "--tz"], /--tz needs a value/],
@@ -140,19 +140,80 @@ describe("edgecron usage errors", () => {
       assert.equal(code, EXIT.usage);
       assert.equal(out, "");
       assert.match(err, message);
-      assert.ok(err.endsWith(USAGE), "prints the usage");
+      assert.equal(err.split("\n").length, 1, "one line, not the whole usage");
+      assert.match(err, /^edgecron: .*\(see "edgecron (--help|help next)"\)$/);
     });
   }
+
+  it("points a usage error in a known command to that command's help", () => {
+    assert.equal(cli("next", "* * * * *", "-n", "0").err, 'edgecron: -n must be a whole number from 1 to 1000, got "0" (see "edgecron help next")');
+    assert.equal(cli("when").err, 'edgecron: unknown command "when"; expected next, validate, explain (see "edgecron --help")');
+  });
 
   it("prints a JSON usage error with --json", () => {
     const { code, out } = cli("next", "--json");
     assert.equal(code, EXIT.usage);
-    assert.deepEqual(json(out), { ok: false, code: "usage", message: 'next needs a cron expression, e.g. edgecron next "*/5 * * * *"' });
+    assert.deepEqual(json(out), { ok: false, code: "usage", message: 'next needs a schedule, e.g. edgecron next "*/5 * * * *"' });
   });
 
   it("--help prints the usage and exits 0", () => {
     const { code, out } = cli("--help");
     assert.equal(code, EXIT.ok);
     assert.equal(out, USAGE);
+  });
+});
+
+describe("edgecron help and --version", () => {
+  it("--version and -v print the package version", () => {
+    assert.deepEqual(cli("--version"), { code: EXIT.ok, out: VERSION, err: "" });
+    assert.deepEqual(cli("-v"), { code: EXIT.ok, out: VERSION, err: "" });
+    assert.match(VERSION, /^\d+\.\d+\.\d+/);
+  });
+
+  it("help <command> and <command> --help print that command's page", () => {
+    for (const command of ["next", "validate", "explain"] as const) {
+      assert.deepEqual(cli("help", command), { code: EXIT.ok, out: COMMAND_HELP[command], err: "" });
+      assert.deepEqual(cli(command, "--help"), { code: EXIT.ok, out: COMMAND_HELP[command], err: "" });
+      assert.ok(COMMAND_HELP[command].startsWith(`edgecron ${command} "<schedule>"`));
+    }
+    assert.deepEqual(cli("help"), { code: EXIT.ok, out: USAGE, err: "" });
+  });
+
+  it("help for an unknown command is a usage error", () => {
+    const { code, err } = cli("help", "nxet");
+    assert.equal(code, EXIT.usage);
+    assert.equal(err, 'edgecron: no help for "nxet"; commands: next, validate, explain (see "edgecron --help")');
+  });
+});
+
+describe("schedules as schedule() accepts them", () => {
+  it("next reads a CRON_TZ= prefix as the zone, over --tz", () => {
+    const { code, out } = cli("next", "CRON_TZ=America/New_York 30 2 * * *", "--tz", "Asia/Tokyo", "-n", "1");
+    assert.equal(code, EXIT.ok);
+    assert.deepEqual(out.split("\n"), [
+      "next 1 fire time in America/New_York and UTC:",
+      "  Sun 2026-03-08 03:30:00 -04:00   = 2026-03-08T07:30:00Z",
+    ]);
+  });
+
+  it("next and explain accept @every with an anchor", () => {
+    const next = cli("next", "@every 15m", "-n", "2", "--json");
+    assert.equal(next.code, EXIT.ok);
+    assert.deepEqual((json(next.out).next as { utc: string }[]).map((f) => f.utc), ["2026-03-07T12:15:00Z", "2026-03-07T12:30:00Z"]);
+    const explain = cli("explain", "@every 90m from 2026-03-07T00:10:00Z", "-n", "1");
+    assert.equal(explain.code, EXIT.ok);
+    assert.deepEqual(explain.out.split("\n"), ["@every 1h30m from 2026-03-07T00:10:00.000Z (UTC)", "next 1 fire time in UTC:", "  Sat 2026-03-07 12:10:00 +00:00"]);
+  });
+
+  it("explain describes the cron part of a CRON_TZ= schedule in words, in that zone", () => {
+    const { out } = cli("explain", "CRON_TZ=Europe/Paris 0 8 * * 1-5", "-n", "1");
+    assert.equal(out.split("\n")[0], "At 08:00, Monday through Friday (Europe/Paris)");
+  });
+
+  it("an invalid @every is exit 1 with the library's error code", () => {
+    const { code, out } = cli("validate", "@every soon", "--json");
+    assert.equal(code, EXIT.invalid);
+    assert.equal(json(out).ok, false);
+    assert.match(String(json(out).code), /^invalid-/);
   });
 });

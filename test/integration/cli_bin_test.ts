@@ -1,3 +1,4 @@
+// The published bin on plain Node, on a fresh tsc build (integration: it builds and spawns, once, on Node).
 import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -11,9 +12,9 @@ function edgecron(...args: string[]): { status: number | null; stdout: string; s
   return { status: res.status, stdout: res.stdout, stderr: res.stderr };
 }
 
-describe("bin/edgecron.mjs (the npx entry point, on the esbuild bundle)", () => {
+describe("bin/edgecron.mjs (the npx entry point, on the compiled dist/cli)", () => {
   before(() => {
-    const build = spawnSync("node", ["scripts/build.mjs", "cli"], { cwd: root, encoding: "utf8", timeout: 60_000 });
+    const build = spawnSync("node", ["scripts/build.mjs", "lib"], { cwd: root, encoding: "utf8", timeout: 120_000 });
     assert.equal(build.status, 0, build.stderr);
   });
 
@@ -32,9 +33,15 @@ describe("bin/edgecron.mjs (the npx entry point, on the esbuild bundle)", () => 
     assert.match(stderr, /^invalid: invalid-cron: .*hour.*"25"/);
   });
 
-  it("exits 2 on a usage error", () => {
+  it("exits 2 on a usage error, with one line pointing to --help", () => {
     const { status, stderr } = edgecron("nxet", "* * * * *");
     assert.equal(status, 2);
-    assert.match(stderr, /unknown command "nxet"/);
+    assert.equal(stderr, 'edgecron: unknown command "nxet"; expected next, validate, explain (see "edgecron --help")\n');
+  });
+
+  it("--version prints the version", () => {
+    const { status, stdout } = edgecron("--version");
+    assert.equal(status, 0);
+    assert.match(stdout, /^\d+\.\d+\.\d+\n$/);
   });
 });

@@ -1,0 +1,78 @@
+/** Argument parsing of the `edgecron` command: flags, the command and its schedule. */
+import { type Command, COMMANDS } from "./usage.ts";
+
+/** A parsed command line that runs a command. */
+export interface Args {
+  command: Command;
+  expression: string;
+  timezone: string;
+  count: number;
+  from: number | undefined;
+  json: boolean;
+}
+
+/** What the command line asks for: a command, help (overall or for one command) or the version. */
+export type Request = Args | { help: Command | undefined } | { version: true };
+
+/** A command line that does not parse; `command` is set when the command itself was understood. */
+export class UsageError extends Error {
+  /** The command whose help page the error points to, if known. */
+  readonly command: Command | undefined;
+  constructor(message: string, command?: Command) {
+    super(message);
+    this.command = command;
+  }
+}
+
+const isCommand = (name: string | undefined): name is Command => (COMMANDS as readonly (string | undefined)[]).includes(name);
+
+/**
+ * Parses the arguments after the program name.
+ *
+ * @throws {UsageError} naming the first thing that is wrong.
+ * @example parseArgs(["next", "@every 15m", "-n", "2"]).count // 2
+ */
+export function parseArgs(argv: readonly string[]): Request {
+  const positional: string[] = [];
+  let timezone = "UTC";
+  let count = 5;
+  let from: number | undefined;
+  let json = false;
+  let help = false;
+  const known = argv.find((a) => isCommand(a));
+  const command = isCommand(known) ? known : undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const value = (): string => {
+      const v = inline ?? argv[++i];
+      if (v === undefined) throw new UsageError(`${flag} needs a value`, command);
+      return v;
+    };
+    if (flag === "-h" || flag === "--help") help = true;
+    else if (flag === "-v" || flag === "--version") return { version: true };
+    else if (flag === "--json") json = true;
+    else if (flag === "--tz" || flag === "--timezone") timezone = value();
+    else if (flag === "-n" || flag === "--count") {
+      const text = value();
+      count = Number(text);
+      if (!/^\d+$/.test(text) || count < 1 || count > 1000) throw new UsageError(`-n must be a whole number from 1 to 1000, got ${JSON.stringify(text)}`, command);
+    } else if (flag === "--from") {
+      const text = value();
+      from = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
+      if (!Number.isFinite(from)) throw new UsageError(`--from must be an ISO instant or epoch ms, got ${JSON.stringify(text)}`, command);
+    } else if (flag.startsWith("-") && flag.length > 1 && !/^-\d/.test(flag)) throw new UsageError(`unknown option ${JSON.stringify(flag)}`, command);
+    else positional.push(arg);
+  }
+  const [first, expression, ...extra] = positional;
+  if (first === "help" || (help && (first === undefined || isCommand(first)))) {
+    const topic = first === "help" ? expression : first;
+    if (topic !== undefined && !isCommand(topic)) throw new UsageError(`no help for ${JSON.stringify(topic)}; commands: ${COMMANDS.join(", ")}`);
+    return { help: topic };
+  }
+  if (first === undefined) throw new UsageError("missing command");
+  if (!isCommand(first)) throw new UsageError(`unknown command ${JSON.stringify(first)}; expected ${COMMANDS.join(", ")}`);
+  if (expression === undefined) throw new UsageError(`${first} needs a schedule, e.g. edgecron ${first} "*/5 * * * *"`, first);
+  if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])} (quote the schedule: "0 9 * * MON-FRI")`, first);
+  return { command: first, expression, timezone, count, from, json };
+}

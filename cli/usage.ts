@@ -1,0 +1,73 @@
+/** Help texts of the `edgecron` command: the overview and one page per command. */
+
+/** The commands the CLI knows. */
+export const COMMANDS = ["next", "validate", "explain"] as const;
+
+/** One of `COMMANDS`. */
+export type Command = (typeof COMMANDS)[number];
+
+const SCHEDULE_TEXT = `  <schedule>  what schedule() accepts: 5 fields (minute hour day-of-month month
+              day-of-week), 6 with a leading second, a nickname such as @daily,
+              "CRON_TZ=Europe/Paris 0 8 * * *" (the prefix sets the zone), or
+              "@every 15m [from ANCHOR]"`;
+
+const OPTIONS = {
+  tz: "  --tz        IANA zone the schedule is read in when it names none (default UTC)",
+  n: "  -n          how many fire times to print, 1-1000 (default 5)",
+  from: "  --from      an ISO instant (2026-03-08T00:00:00Z) or epoch ms (default now)",
+  json: "  --json      print one JSON object on stdout",
+};
+
+/** The overview `edgecron --help` prints. */
+export const USAGE = `edgecron: cron schedules from the command line
+
+Usage:
+  edgecron next "<schedule>" [--tz ZONE] [-n N] [--from INSTANT] [--json]
+  edgecron validate "<schedule>" [--tz ZONE] [--json]
+  edgecron explain "<schedule>" [--tz ZONE] [-n N] [--from INSTANT] [--json]
+  edgecron help <command>
+  edgecron --version
+
+${SCHEDULE_TEXT}
+${OPTIONS.tz}
+${OPTIONS.n}
+${OPTIONS.from}
+${OPTIONS.json}
+
+Exit codes: 0 ok, 1 the schedule is invalid, 2 usage error.`;
+
+/** `edgecron help <command>`: what the command does, its arguments and an example. */
+export const COMMAND_HELP: Readonly<Record<Command, string>> = {
+  next: `edgecron next "<schedule>" [--tz ZONE] [-n N] [--from INSTANT] [--json]
+
+Prints the next fire times, in the schedule's zone and in UTC.
+
+${SCHEDULE_TEXT}
+${OPTIONS.tz}
+${OPTIONS.n}
+${OPTIONS.from}
+${OPTIONS.json}
+
+Example: edgecron next "CRON_TZ=America/New_York 30 2 * * *" -n 3`,
+  validate: `edgecron validate "<schedule>" [--tz ZONE] [--json]
+
+Checks a schedule; exits 1 and points at the offending field when it is invalid.
+
+${SCHEDULE_TEXT}
+${OPTIONS.tz}
+${OPTIONS.json}
+
+Example: edgecron validate "0 9 * * MON-FRI"`,
+  explain: `edgecron explain "<schedule>" [--tz ZONE] [-n N] [--from INSTANT] [--json]
+
+Says the schedule in words, notes surprises (day-of-month OR day-of-week), and prints
+the next fire times.
+
+${SCHEDULE_TEXT}
+${OPTIONS.tz}
+${OPTIONS.n}
+${OPTIONS.from}
+${OPTIONS.json}
+
+Example: edgecron explain "@every 15m" -n 2`,
+};

@@ -1,0 +1,168 @@
+// The package as a user gets it: `npm pack` (which builds, through prepack), the tarball
+// installed into a temporary project OUTSIDE the repository, then that installed copy used
+// from Node, tsc (NodeNext and bundler), Bun, Deno (node_modules and deno.json links) and
+// a Cloudflare Worker bundled like wrangler bundles it, on workerd through Miniflare.
+// The project's files are in fixtures/consumer/. Sizes are printed for the release notes.
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { build } from "esbuild";
+import { Miniflare } from "miniflare";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const fixtures = fileURLToPath(new URL("fixtures/consumer/", import.meta.url));
+const bin = (name: string): string => join(root, "node_modules", ".bin", name);
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string; exports: Record<string, { types: string; default: string }> };
+
+interface Result {
+  status: number | null;
+  stdout: string;
+  /** stdout and stderr, for messages. */
+  out: string;
+}
+
+function sh(cmd: string, args: string[], cwd: string, timeout = 60_000): Result {
+  const res = spawnSync(cmd, args, { cwd, encoding: "utf8", timeout, env: { ...process.env, NO_COLOR: "1" } });
+  return { status: res.status, stdout: res.stdout ?? "", out: `${res.stdout ?? ""}${res.stderr ?? ""}${res.error ? String(res.error) : ""}` };
+}
+
+/** Runs a command that must succeed and print one JSON line last. */
+function json(cmd: string, args: string[], cwd: string): Record<string, unknown> {
+  const res = sh(cmd, args, cwd);
+  assert.equal(res.status, 0, `${cmd} ${args.join(" ")}:\n${res.out}`);
+  const last = res.stdout.trim().split("\n").filter((line) => line.startsWith("{")).at(-1) ?? "";
+  return JSON.parse(last) as Record<string, unknown>;
+}
+
+interface PackInfo {
+  filename: string;
+  size: number;
+  unpackedSize: number;
+  files: { path: string; size: number }[];
+}
+
+let dir = "";
+let app = "";
+let packed: PackInfo;
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), "edgecron-consumer-"));
+  const pack = sh("npm", ["pack", "--json", "--pack-destination", dir], root, 120_000);
+  assert.equal(pack.status, 0, pack.out);
+  // prepack's build prints first; npm's JSON report is the rest.
+  packed = (JSON.parse(pack.stdout.slice(pack.stdout.search(/^\[/m))) as PackInfo[])[0] as PackInfo;
+  app = join(dir, "app");
+  cpSync(fixtures, app, { recursive: true });
+  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+  const install = sh("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", join(dir, packed.filename)], app, 120_000);
+  assert.equal(install.status, 0, install.out);
+  console.log(`packed ${packed.filename}: ${packed.files.length} files, ${packed.size} B, unpacked ${packed.unpackedSize} B`);
+});
+after(() => {
+  if (dir !== "") rmSync(dir, { recursive: true, force: true });
+});
+
+describe("the packed tarball", () => {
+  it("holds compiled JS, declarations and both maps for every export, and no repository-only files", () => {
+    const paths = new Set(packed.files.map((f) => f.path));
+    for (const [subpath, target] of Object.entries(pkg.exports)) {
+      for (const file of [target.types, `${target.types}.map`, target.default, `${target.default}.map`]) {
+        assert.ok(paths.has(file.slice(2)), `${subpath}: ${file} is not in the tarball`);
+      }
+    }
+    for (const file of ["LICENSE", "CHANGELOG.md", "README.md", "deno.json", "bin/edgecron.mjs", "dist/cli/main.js"]) {
+      assert.ok(paths.has(file), `${file} is not in the tarball`);
+    }
+    const stray = [...paths].filter((p) => /^(test|scripts|bench|examples|\.ci)\/|tsconfig|_test\.ts$/.test(p));
+    assert.deepEqual(stray, []);
+  });
+
+  it("installs with no lifecycle script and only runtime dependencies", () => {
+    const installed = JSON.parse(readFileSync(join(app, "node_modules/edgecron/package.json"), "utf8")) as Record<string, Record<string, string>>;
+    const scripts = Object.keys(installed.scripts ?? {});
+    assert.deepEqual(scripts.filter((s) => /^(pre|post)?install$|^prepare$/.test(s)), []);
+    for (const dev of ["deno", "bun", "miniflare", "playwright-core", "wrangler", "tsx"]) {
+      assert.equal(installed.dependencies?.[dev], undefined, dev);
+    }
+  });
+
+  it("runs the published bin on plain Node", () => {
+    const res = sh(join(app, "node_modules/.bin/edgecron"), ["--version"], app);
+    assert.equal(res.status, 0, res.out);
+    assert.equal(res.out.trim(), pkg.version);
+  });
+});
+
+describe("the installed copy, from each runtime", () => {
+  it("node index.mjs: a schedule, libsqlStore on a file: database, edgecronRouter answering", () => {
+    const out = json(process.execPath, ["index.mjs"], app);
+    assert.deepEqual(out, { digest: "2026-03-02T07:00:00.000Z", ran: ["2026-03-01T07:00:00.000Z"], rows: ["ok"], status: 200, ok: 1 });
+  });
+
+  it("tsc --noEmit with NodeNext and with bundler resolution: index.ts is clean, bad.ts's misspelt option fails", () => {
+    for (const config of ["tsconfig.nodenext.json", "tsconfig.bundler.json"]) {
+      const res = sh(bin("tsc"), ["-p", config], app);
+      const errors = res.out.split("\n").filter((line) => line.includes("error TS"));
+      assert.equal(errors.length, 1, `${config}: exactly one error expected:\n${res.out}`);
+      assert.match(errors[0] ?? "", /^bad\.ts\(4,\d+\): error TS2561: .*'timezon' does not exist in type 'JobSpec'/, config);
+      assert.notEqual(res.status, 0);
+    }
+  });
+
+  const expected = { paris: "2026-03-01T07:00:00.000Z", ok: true, ran: 1, verified: true, code: "invalid-cron" };
+
+  it("bun index.ts", () => {
+    assert.deepEqual(json(bin("bun"), ["index.ts"], app), expected);
+  });
+
+  it("deno run and deno check through node_modules (nodeModulesDir)", () => {
+    assert.deepEqual(json(bin("deno"), ["run", "-A", "index.ts"], app), expected);
+    const check = sh(bin("deno"), ["check", "index.ts"], app);
+    assert.equal(check.status, 0, check.out);
+  });
+
+  it("deno run and deno check through the package's deno.json (links, no import map)", () => {
+    const denoApp = join(app, "deno-app");
+    assert.deepEqual(json(bin("deno"), ["run", "-A", "main.ts"], denoApp), { ok: true, status: 200, tokyo: "2026-03-02T00:00:00.000Z" });
+    const check = sh(bin("deno"), ["check", "main.ts"], denoApp);
+    assert.equal(check.status, 0, check.out);
+  });
+
+  it("a Worker importing edgecron/cloudflare, bundled like wrangler, records a scheduled event on workerd", async () => {
+    const outfile = join(dir, "worker.mjs");
+    await build({
+      absWorkingDir: app,
+      entryPoints: ["worker.ts"],
+      outfile,
+      bundle: true,
+      format: "esm",
+      minify: true,
+      target: "es2022",
+      platform: "neutral",
+      conditions: ["workerd", "worker", "browser"],
+      mainFields: ["browser", "module", "main"],
+      logLevel: "warning",
+    });
+    const code = readFileSync(outfile);
+    console.log(`worker bundle from the installed package: ${code.length} B minified, ${gzipSync(code, { level: 9 }).length} B gzipped`);
+    const mf = new Miniflare({ modules: true, modulesRoot: dir, scriptPath: outfile, cf: false, compatibilityDate: "2025-09-01", bindings: { EDGECRON_TOKEN: "t" } });
+    try {
+      const worker = await mf.getWorker() as unknown as { scheduled(o: { scheduledTime: Date; cron: string }): Promise<{ outcome: string }> };
+      // The first event registers the job (a job never runs slots from before the store saw it).
+      const minute = Math.floor(Date.now() / 60_000) * 60_000;
+      for (const time of [minute - 120_000, minute - 60_000]) {
+        assert.equal((await worker.scheduled({ scheduledTime: new Date(time), cron: "* * * * *" })).outcome, "ok");
+      }
+      const res = await mf.dispatchFetch("http://worker.test/jobs/minutely/runs", { headers: { authorization: "Bearer t" } });
+      const body = await res.json() as { runs: { slot: number; status: string }[] };
+      assert.deepEqual(body.runs.map((r) => [r.slot, r.status]), [[minute - 60_000, "ok"]]);
+    } finally {
+      await mf.dispose();
+    }
+  });
+});

@@ -27,6 +27,15 @@ export interface KvContext {
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * SQLite lock contention under a local KV file shared by several processes: the
+ * statement did nothing, so reading again and retrying is safe.
+ */
+export function isBusy(error: unknown): boolean {
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === "string" && /database is locked|SQLITE_BUSY|database is busy/i.test(message);
+}
+
 /** Creates the context over a KV (or a promise of one, opened by the caller). */
 export function createContext(source: KvLike | Promise<KvLike>, keys: Keys, isClosed: () => boolean): KvContext {
   let callTimeout = 10_000;
@@ -36,19 +45,37 @@ export function createContext(source: KvLike | Promise<KvLike>, keys: Keys, isCl
 
   const op = async <T>(operation: string, fn: (kv: KvLike) => Promise<T>): Promise<T> => {
     if (isClosed()) throw new SchedulerError("store-error", "deno-kv: the store is closed");
-    try {
-      return await fn(await opened);
-    } catch (error) {
-      if (error instanceof SchedulerError) throw error;
-      const text = error instanceof Error ? error.message : String(error);
-      throw new SchedulerError("store-error", `deno-kv: ${operation} failed: ${text}`, { cause: error });
+    // Every commit runs inside `retry`, which handles contention itself; what reaches
+    // here busy is a plain read (or an idempotent set), safe to run again.
+    for (let round = 0;; round += 1) {
+      try {
+        return await fn(await opened);
+      } catch (error) {
+        if (isBusy(error) && round < 50) {
+          await pause(Math.min(2 ** round, 50) * Math.random());
+          continue;
+        }
+        throw storeError(operation, error);
+      }
     }
+  };
+
+  const storeError = (operation: string, error: unknown): SchedulerError => {
+    if (error instanceof SchedulerError) return error;
+    const text = error instanceof Error ? error.message : String(error);
+    return new SchedulerError("store-error", `deno-kv: ${operation} failed: ${text}`, { cause: error });
   };
 
   const retry = async <T>(operation: string, attempt: (round: number) => Promise<T | Conflict>): Promise<T> => {
     const deadline = Date.now() + callTimeout;
     for (let round = 0; round < 200; round += 1) {
-      const result = await attempt(round);
+      let result: T | Conflict;
+      try {
+        result = await attempt(round);
+      } catch (error) {
+        if (!isBusy(error)) throw error;
+        result = CONFLICT;
+      }
       if (result !== CONFLICT) return result;
       if (Date.now() > deadline) break;
       // Contending writers spread out; the first retries are immediate.

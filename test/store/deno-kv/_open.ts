@@ -24,11 +24,16 @@ export const skipReason: string | false = denoKv !== undefined
 const dir = mkdtempSync(join(tmpdir(), "edgecron-kv-"));
 let files = 0;
 
-/** Opens a new KV file. */
-export function openKv(): Promise<KvLike> {
+/** Opens a new KV file, or `path` again (a second handle, as another process would). */
+export function openKv(path = newKvPath()): Promise<KvLike> {
   if (denoKv === undefined) throw new Error(String(skipReason));
+  return denoKv.openKv(path);
+}
+
+/** A path for a new KV file in this run's temporary directory. */
+export function newKvPath(): string {
   files += 1;
-  return denoKv.openKv(join(dir, `kv-${files}.db`));
+  return join(dir, `kv-${files}.db`);
 }
 
 /**

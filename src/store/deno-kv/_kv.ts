@@ -84,7 +84,10 @@ export interface Keys {
   /** Copy of a running row, kept while it runs: the overlap check, reap and snapshot read only these. */
   live(job: string, slot: number): KvKey;
   lives(job?: string): KvKey;
-  /** Bumped by every write that changes a job's running rows; claims and reclaims that depend on them check it. */
+  /**
+   * The count of a job's running rows, rewritten (new versionstamp) by every write that
+   * changes them; claims and reclaims that depend on them check its versionstamp.
+   */
   ver(job: string): KvKey;
   mark(job?: string): KvKey;
   count(job: string, status?: RunStatus): KvKey;

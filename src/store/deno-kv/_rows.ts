@@ -1,6 +1,7 @@
 /**
  * Row writes of the Deno KV store. Every change to a run row goes through `stageRow`,
- * which keeps the row, its running copy, the job's running-set version and the status
+ * which keeps the row, its running copy, the job's running-set version (a count of its
+ * running rows, rewritten on every change to them) and the status
  * counters in step inside ONE atomic operation.
  */
 import { CONFLICT, type Conflict, type KvContext } from "./_context.ts";
@@ -34,7 +35,10 @@ export function stageRow(atomic: KvAtomic, ctx: KvContext, before: Row | undefin
   const wasRunning = before?.status === "running";
   if (after.status === "running") atomic.set(keys.live(after.job, after.slot), after);
   else if (wasRunning) atomic.delete(keys.live(after.job, after.slot));
-  if (wasRunning || after.status === "running") atomic.sum(keys.ver(after.job), 1n);
+  // The version key counts the job's running rows; even a +0 gives it a new versionstamp.
+  if (wasRunning || after.status === "running") {
+    atomic.sum(keys.ver(after.job), wasRunning === (after.status === "running") ? 0n : wasRunning ? MINUS_ONE : 1n);
+  }
   if (before === undefined && after.kind === "scheduled") atomic.max(keys.mark(after.job), markValue(after.slot));
   if (before?.status !== after.status) {
     if (before !== undefined) atomic.sum(keys.count(after.job, before.status), MINUS_ONE);

@@ -4,7 +4,7 @@
  */
 import { CONFLICT, type KvContext } from "./_context.ts";
 import { applyRows, fitError, stageRow } from "./_rows.ts";
-import { listAll, publicRecord, type Row } from "./_kv.ts";
+import { counterValue, listAll, publicRecord, type Row } from "./_kv.ts";
 import { LEASE_EXPIRED } from "../_validate.ts";
 import type { AttemptKey, LeaseRenewal, ReclaimRequest, RunPatch, RunRecord, RunUpdate } from "../types.ts";
 
@@ -71,7 +71,7 @@ export function reclaimOne(ctx: KvContext, request: ReclaimRequest, overlap: "sk
       const row = (current?.value ?? undefined) as Row | undefined;
       const retryable = row?.status === "abandoned" || row?.status === "error" || row?.status === "timeout";
       if (row === undefined || !retryable || row.attempt !== attempt) return false;
-      if (overlap === "skip") {
+      if (overlap === "skip" && counterValue(version!.value) > 0) {
         const live = await listAll(kv, { prefix: keys.lives(job) });
         if (live.some((e) => ((e.value as Row).leaseUntil ?? -Infinity) > now)) return false;
       }

@@ -6,7 +6,7 @@
  * changes those rows bumps in the same atomic operation.
  */
 import { CONFLICT, type Conflict, type KvContext } from "./_context.ts";
-import { CHECKS_PER_COMMIT, getAll, type KvLike, listAll, markValue, type Row } from "./_kv.ts";
+import { CHECKS_PER_COMMIT, counterValue, getAll, type KvLike, listAll, markValue, type Row } from "./_kv.ts";
 import type { ClaimOutcome, ClaimRequest, ClaimResult, RunStatus } from "../types.ts";
 
 /**
@@ -69,7 +69,10 @@ async function claimChunk(
   // The versions first, the running rows after: a version unchanged at commit proves
   // no running row of that job changed since it was read, so the rows read after it are current.
   const versions = await getAll(kv, overlapJobs.map((job) => keys.ver(job)));
-  const listed = await Promise.all(overlapJobs.map((job) => listAll(kv, { prefix: keys.lives(job) })));
+  // A job whose count of running rows is zero has none to list.
+  const listed = await Promise.all(
+    overlapJobs.map((job, k) => (counterValue(versions[k]!.value) > 0 ? listAll(kv, { prefix: keys.lives(job) }) : [])),
+  );
   const live = new Map<string, Row[]>(overlapJobs.map((job, k) => [job, listed[k]!.map((e) => e.value as Row)]));
   // The first attempt assumes every slot is free; a failed check reads which are taken.
   const existing = round === 0 ? undefined : await getAll(kv, indexes.map((i) => keys.run(requests[i]!.job, requests[i]!.slot)));
@@ -78,7 +81,7 @@ async function claimChunk(
   const decided = new Map<number, ClaimOutcome>();
   const taken = new Set<string>();
   const checkedJobs = new Set<string>();
-  const bumped = new Set<string>();
+  const started = new Map<string, number>();
   const marks = new Map<string, number>();
   const counts = new Map<string, Map<RunStatus, number>>();
   indexes.forEach((i, k) => {
@@ -115,7 +118,7 @@ async function claimChunk(
     atomic.set(key, row);
     if (running) {
       atomic.set(keys.live(r.job, r.slot), row);
-      bumped.add(r.job);
+      started.set(r.job, (started.get(r.job) ?? 0) + 1);
       const rows = live.get(r.job);
       if (rows === undefined) live.set(r.job, [row]);
       else rows.push(row);
@@ -130,7 +133,7 @@ async function claimChunk(
     overlapJobs.forEach((job, k) => {
       if (checkedJobs.has(job)) atomic.check({ key: keys.ver(job), versionstamp: versions[k]!.versionstamp });
     });
-    for (const job of bumped) atomic.sum(keys.ver(job), 1n);
+    for (const [job, n] of started) atomic.sum(keys.ver(job), BigInt(n));
     for (const [job, slot] of marks) atomic.max(keys.mark(job), markValue(slot));
     for (const [job, byStatus] of counts) {
       for (const [status, n] of byStatus) atomic.sum(keys.count(job, status), BigInt(n));

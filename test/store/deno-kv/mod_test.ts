@@ -98,6 +98,17 @@ describe("kvStore (Deno KV)", { skip: skipReason }, () => {
       assert.deepEqual(view.none, { last: undefined, counts: { running: 0, ok: 0, error: 0, timeout: 0, skipped: 0, missed: 0, abandoned: 0 }, recent: [] });
     }));
 
+  it("a tick of 1000 jobs with 128-character names fits KV's per-commit key and size limits", () =>
+    using(async (store) => {
+      const names = Array.from({ length: 1000 }, (_, i) => `${String(i).padStart(4, "0")}-${"x".repeat(123)}`);
+      const now = T0;
+      const results = await store.claim(names.map((job) => request(job, T0, { batch: "tick", now, node: "n".repeat(128) })));
+      assert.ok(results.every((r, i) => r.outcome === "won" && r.job === names[i]));
+      const reaped = await store.reap(T0 + 11 * MIN);
+      assert.equal(reaped.length, 1000);
+      assert.equal(await store.prune(T0 + 1), 1000);
+    }));
+
   it("settings are shared through the KV", () =>
     using(async (store) => {
       assert.equal(await store.getSetting("epoch"), undefined);

@@ -22,7 +22,7 @@ const ROWS_PER_COMMIT = 48;
 
 /** Cuts an error text to what a KV value can hold. */
 export const fitError = (error: string | null): string | null =>
-  error === null || error.length <= MAX_ERROR_CHARS ? error : `${error.slice(0, MAX_ERROR_CHARS - 20)}… (cut for Deno KV)`;
+  error === null || error.length <= MAX_ERROR_CHARS ? error : `${error.slice(0, MAX_ERROR_CHARS - 20)}… (cut: KV value limit)`;
 
 /**
  * Adds the mutations that turn `before` (undefined: a new row) into `after`: the row,

@@ -49,7 +49,7 @@ export function kvDefs(
       checkInstant(now, "putDef.now");
       const text = specText(spec);
       if (new TextEncoder().encode(text).length > MAX_SPEC_BYTES) {
-        throw new SchedulerError("invalid-spec", `putDef.spec: ${quote(name)} is over ${MAX_SPEC_BYTES} bytes of JSON, more than one Deno KV value holds`, {
+        throw new SchedulerError("invalid-spec", `putDef.spec: ${quote(name)} is over ${MAX_SPEC_BYTES} bytes of JSON, more than one KV value holds`, {
           path: "spec",
         });
       }

@@ -48,7 +48,7 @@ export interface KvStoreOptions {
 export function kvStore(kv: KvLike | Promise<KvLike>, options: KvStoreOptions = {}): Store {
   const isKv = (value: unknown): boolean => typeof (value as KvLike | null)?.atomic === "function";
   if (!(kv instanceof Promise) && !isKv(kv)) {
-    throw new SchedulerError("invalid-spec", `kvStore: expected a Deno.Kv (from Deno.openKv()), got ${quote(kv)}`);
+    throw new SchedulerError("invalid-spec", `kvStore: expected a KV handle (from openKv()), got ${quote(kv)}`);
   }
   const prefix = options.prefix ?? ["edgecron"];
   if (!Array.isArray(prefix)) {

@@ -90,6 +90,7 @@ export interface Keys {
    */
   ver(job: string): KvKey;
   mark(job?: string): KvKey;
+  /** Rows of a job per final status (running rows are counted by `ver`). */
   count(job: string, status?: RunStatus): KvKey;
   counts(): KvKey;
   job(name?: string): KvKey;

@@ -40,9 +40,10 @@ export function stageRow(atomic: KvAtomic, ctx: KvContext, before: Row | undefin
     atomic.sum(keys.ver(after.job), wasRunning === (after.status === "running") ? 0n : wasRunning ? MINUS_ONE : 1n);
   }
   if (before === undefined && after.kind === "scheduled") atomic.max(keys.mark(after.job), markValue(after.slot));
+  // Running rows are counted by the version key; the counters hold the final statuses.
   if (before?.status !== after.status) {
-    if (before !== undefined) atomic.sum(keys.count(after.job, before.status), MINUS_ONE);
-    atomic.sum(keys.count(after.job, after.status), 1n);
+    if (before !== undefined && !wasRunning) atomic.sum(keys.count(after.job, before.status), MINUS_ONE);
+    if (after.status !== "running") atomic.sum(keys.count(after.job, after.status), 1n);
   }
 }
 

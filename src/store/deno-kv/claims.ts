@@ -124,9 +124,12 @@ async function claimChunk(
       else rows.push(row);
     }
     if (r.kind === "scheduled") marks.set(r.job, Math.max(marks.get(r.job) ?? r.slot, r.slot));
-    let byStatus = counts.get(r.job);
-    if (byStatus === undefined) counts.set(r.job, (byStatus = new Map()));
-    byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+    if (!running) {
+      // The version key already counts running rows.
+      let byStatus = counts.get(r.job);
+      if (byStatus === undefined) counts.set(r.job, (byStatus = new Map()));
+      byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+    }
     decided.set(i, running ? "won" : status === "skipped" ? "skipped" : "missed");
   });
   if (taken.size > 0) {

@@ -87,12 +87,13 @@ export async function lastFinished(kv: KvLike, ctx: KvContext, job: string): Pro
   return undefined;
 }
 
-/** A job's status counters (kept by every row write). */
+/** A job's row counts by status (counters kept by every row write). */
 export async function countsOf(kv: KvLike, ctx: KvContext, job: string): Promise<StatusCounts> {
   const counts = zeroCounts();
-  for (const entry of await listAll(kv, { prefix: ctx.keys.count(job) })) {
-    counts[lastString(entry.key) as RunStatus] = counterValue(entry.value);
-  }
+  const [finished, running] = await Promise.all([listAll(kv, { prefix: ctx.keys.count(job) }), kv.get(ctx.keys.ver(job))]);
+  for (const entry of finished) counts[lastString(entry.key) as RunStatus] = counterValue(entry.value);
+  // Running rows are counted by the job's running-set version key.
+  counts.running = counterValue(running.value);
   return counts;
 }
 

@@ -4,7 +4,7 @@
  *
  * Env: EDGECRON_TOKEN (default: random, printed), PORT (local runs; default 8787).
  * Claims go to Deno KV, the app's own database on Deno Deploy, shared by every isolate:
- * exactly-once with no configuration (locally: `--unstable-kv`, a file next to the app).
+ * exactly-once with no configuration (locally: `--unstable-kv`; Deno keeps the file in its cache).
  * Set LIBSQL_URL (and LIBSQL_AUTH_TOKEN) to use libSQL / Turso instead.
  * In your own app, import from "jsr:@edgecron/edgecron" and its "/deno" subpath.
  */

@@ -13,7 +13,7 @@ import { pruneAll } from "./prune.ts";
 import { countsOf, define, lastFinished, newestRows, overviewOf, planningState } from "./reads.ts";
 import { checkClaims, checkInstant, checkNames, checkReclaim, checkText, checkUpdate, resolveRunQuery } from "../_validate.ts";
 import { quote, SchedulerError } from "../../core/errors.ts";
-import type { RunRecord, StatusCounts, Store } from "../types.ts";
+import type { ClaimResult, JobOverview, RunRecord, StatusCounts, Store, TickSnapshot } from "../types.ts";
 
 export type { KvAtomic, KvKey, KvKeyPart, KvLike, KvListed, KvMaybe, KvSelector } from "./_kv.ts";
 
@@ -68,18 +68,18 @@ export function kvStore(kv: KvLike | Promise<KvLike>, options: KvStoreOptions = 
 
     setCallTimeout: ctx.setCallTimeout,
 
-    async snapshot(names, now) {
+    async snapshot(names, now): Promise<TickSnapshot> {
       checkNames(names, "snapshot.names");
       checkInstant(now, "snapshot.now");
       return planningState(ctx, names, now);
     },
 
-    async read(names) {
+    async read(names): Promise<TickSnapshot> {
       checkNames(names, "read.names");
       return planningState(ctx, names, undefined);
     },
 
-    async claim(requests) {
+    async claim(requests): Promise<ClaimResult[]> {
       checkClaims(requests);
       return requests.length === 0 ? [] : claimAll(ctx, requests);
     },
@@ -154,7 +154,7 @@ export function kvStore(kv: KvLike | Promise<KvLike>, options: KvStoreOptions = 
       return result;
     },
 
-    async overview(names, query) {
+    async overview(names, query): Promise<Record<string, JobOverview>> {
       checkNames(names, "overview.names");
       return overviewOf(ctx, names, query);
     },

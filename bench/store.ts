@@ -2,6 +2,7 @@
 // and 1000 (one `claim()` call = one batch = one round trip). Each claim is a
 // different job's slot with `overlap: "skip"`, as in a tick over many jobs, so every
 // insert also runs the overlap check. Runnable alone: `npx tsx bench/store.ts`.
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,7 +14,7 @@ import type { ClaimRequest, Store } from "../src/store/types.ts";
 const T0 = Date.UTC(2026, 0, 1);
 
 /** Claims `total` slots in calls of `size` and returns claims per second. */
-async function claimsPerSecond(store: Store, size: number, total: number, tag: string): Promise<number> {
+export async function claimsPerSecond(store: Store, size: number, total: number, tag: string): Promise<number> {
   const calls = Math.ceil(total / size);
   const batches: ClaimRequest[][] = Array.from({ length: calls }, (_, k) =>
     Array.from({ length: size }, (_, j) => ({
@@ -62,4 +63,22 @@ export async function benchStore(): Promise<void> {
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await benchStore();
+/**
+ * Prints claims/s for Deno KV on a file, same table format. KV lives inside the Deno
+ * runtime, so a deno process runs `bench/kv_store.ts` and prints the row.
+ */
+export async function benchKvStore(): Promise<void> {
+  const root = new URL("..", import.meta.url).pathname;
+  const res = spawnSync(join(root, "node_modules/.bin/deno"), ["run", "-A", "--unstable-kv", join(root, "bench/kv_store.ts")], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1" },
+  });
+  if (res.status !== 0) throw new Error(`bench: deno-kv failed: ${res.stdout}${res.stderr}`);
+  process.stdout.write(res.stdout);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  await benchStore();
+  await benchKvStore();
+}

@@ -105,7 +105,7 @@ if (runtimes.includes("node")) {
   run("node", process.execPath, ["--import", "tsx", "--test", "--test-concurrency=1", ...unit], nodeCounts);
 }
 if (runtimes.includes("deno")) {
-  run("deno", bin("deno"), ["test", "-A", "--no-check", "--unstable-cron", ...unit], denoCounts);
+  run("deno", bin("deno"), ["test", "-A", "--no-check", "--unstable-cron", "--unstable-kv", ...unit], denoCounts);
 }
 if (runtimes.includes("bun")) {
   run("bun", bin("bun"), ["test", ...unit.map((f) => `./${f}`)], bunCounts);

@@ -8,6 +8,11 @@
  * @module
  */
 import type { Scheduler, TickReport } from "../../src/engine/types.ts";
+import { createClient } from "@libsql/client/web";
+import { kvStore, type KvLike } from "../../src/store/deno-kv/mod.ts";
+import { libsqlStore } from "../../src/store/libsql/mod.ts";
+import { createMemoryStore } from "../../src/store/memory/mod.ts";
+import type { Store } from "../../src/store/types.ts";
 import { type AppOptions, appFor } from "../_app.ts";
 import { createShutdown, type ShutdownOptions } from "../_lifecycle.ts";
 
@@ -111,4 +116,32 @@ export function serveDeno(scheduler: Scheduler, options: DenoServeOptions = {}):
     }
   }
   return { ready, server, shutdown };
+}
+
+/** Options of `denoStore`. */
+export interface DenoStoreOptions {
+  /** Passed to `Deno.openKv(path)`; default: the platform's KV (on Deno Deploy, the app's own database). */
+  kvPath?: string;
+}
+
+/**
+ * The shared store for a Deno app, with zero configuration: libSQL when `LIBSQL_URL` is
+ * set (with `LIBSQL_AUTH_TOKEN`; HTTP client, no native code), otherwise Deno KV from
+ * `Deno.openKv()`, which every isolate of a Deno Deploy app shares, so each slot runs
+ * once. Where KV is unavailable (`deno run` without `--unstable-kv`) it warns and falls
+ * back to an in-memory store, which is per process and not exactly-once.
+ *
+ * @example
+ * const scheduler = createScheduler({ store: denoStore() }).job("report", { schedule: "0 8 * * 1", run });
+ * serveDeno(scheduler, { token: Deno.env.get("EDGECRON_TOKEN") });
+ */
+export function denoStore(options: DenoStoreOptions = {}): Store {
+  const url = Deno.env.get("LIBSQL_URL");
+  if (url) return libsqlStore({ client: createClient({ url, authToken: Deno.env.get("LIBSQL_AUTH_TOKEN") ?? "" }) });
+  const openKv = (Deno as unknown as { openKv?: (path?: string) => Promise<KvLike> }).openKv;
+  if (typeof openKv !== "function") {
+    console.error("edgecron: Deno KV is unavailable (run with --unstable-kv); using an in-memory store, not shared between processes");
+    return createMemoryStore();
+  }
+  return kvStore(openKv.call(Deno, options.kvPath), { closeKv: true });
 }

@@ -2,22 +2,17 @@
  * edgecron on Deno Deploy (or `deno run --unstable-cron -A examples/deno-deploy/main.ts`).
  * One Deno.cron trigger ticks every minute; the router serves on port 8787 locally.
  *
- * Env: EDGECRON_TOKEN (default: random, printed), PORT (local runs; default 8787),
- * LIBSQL_URL and LIBSQL_AUTH_TOKEN (share claims across isolates and regions;
- * default: in memory, one isolate only).
+ * Env: EDGECRON_TOKEN (default: random, printed), PORT (local runs; default 8787).
+ * Claims go to Deno KV, the app's own database on Deno Deploy, shared by every isolate:
+ * exactly-once with no configuration (locally: `--unstable-kv`; Deno keeps the file in its cache).
+ * Set LIBSQL_URL (and LIBSQL_AUTH_TOKEN) to use libSQL / Turso instead.
  * In your own app, import from "jsr:@edgecron/edgecron" and its "/deno" subpath.
  */
-import { createClient } from "@libsql/client/web";
 import { createScheduler } from "../../src/mod.ts";
-import { libsqlStore } from "../../src/store/libsql/mod.ts";
-import { serveDeno } from "../../adapters/deno/mod.ts";
+import { denoStore, serveDeno } from "../../adapters/deno/mod.ts";
 
-const url = Deno.env.get("LIBSQL_URL");
 const token = Deno.env.get("EDGECRON_TOKEN") ?? crypto.randomUUID();
-// The web client speaks HTTP: no native code, which Deno Deploy cannot load.
-const scheduler = createScheduler(
-  url ? { store: libsqlStore({ client: createClient({ url, authToken: Deno.env.get("LIBSQL_AUTH_TOKEN") ?? "" }) }) } : {},
-)
+const scheduler = createScheduler({ store: denoStore() })
   .job("sync-feeds", {
     schedule: "* * * * *",
     description: "Pulls partner feeds every minute",

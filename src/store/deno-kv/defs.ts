@@ -1,0 +1,108 @@
+/**
+ * Data-defined jobs, job flags and shared settings on Deno KV. Definitions keep their
+ * spec as JSON text (as the SQL stores do) with a version for compare-and-set.
+ */
+import { CONFLICT, type KvContext } from "./_context.ts";
+import { type KvLike, listAll } from "./_kv.ts";
+import { checkBoolean, checkInstant, checkText, checkVersion, specText, versionConflict } from "../_validate.ts";
+import { quote, SchedulerError } from "../../core/errors.ts";
+import type { JobDef, Store } from "../types.ts";
+
+interface StoredDef {
+  spec: string;
+  version: number;
+  updatedAt: number;
+}
+
+// A KV value holds at most 64 KiB; a spec is stored as text inside one.
+const MAX_SPEC_BYTES = 60_000;
+
+const toDef = (name: string, stored: StoredDef): JobDef => ({
+  name,
+  spec: JSON.parse(stored.spec),
+  version: stored.version,
+  updatedAt: stored.updatedAt,
+});
+
+/** Every definition, sorted by name (KV key order is code-unit order for ASCII names). */
+export async function readDefs(kv: KvLike, ctx: KvContext): Promise<JobDef[]> {
+  const entries = await listAll(kv, { prefix: ctx.keys.def() });
+  return entries.map((e) => toDef(String(e.key[e.key.length - 1]), e.value as StoredDef));
+}
+
+/** The definition, pause and setting methods of the KV store. */
+export function kvDefs(
+  ctx: KvContext,
+): Pick<Store, "listDefs" | "getDef" | "putDef" | "deleteDef" | "setPaused" | "getSetting" | "putSetting"> {
+  const { keys } = ctx;
+  return {
+    listDefs: (): Promise<JobDef[]> => ctx.op("listDefs", (kv) => readDefs(kv, ctx)),
+
+    async getDef(name): Promise<JobDef | undefined> {
+      checkText(name, "getDef.name");
+      const entry = await ctx.op("getDef", (kv) => kv.get(keys.def(name)));
+      return entry.versionstamp === null ? undefined : toDef(name, entry.value as StoredDef);
+    },
+
+    async putDef(name, spec, now, options = {}): Promise<JobDef> {
+      checkText(name, "putDef.name");
+      checkInstant(now, "putDef.now");
+      const text = specText(spec);
+      if (new TextEncoder().encode(text).length > MAX_SPEC_BYTES) {
+        throw new SchedulerError("invalid-spec", `putDef.spec: ${quote(name)} is over ${MAX_SPEC_BYTES} bytes of JSON, more than one KV value holds`, {
+          path: "spec",
+        });
+      }
+      const expected = options.ifVersion === undefined ? undefined : checkVersion(options.ifVersion, "putDef.ifVersion");
+      const version = await ctx.op("putDef", (kv) =>
+        ctx.retry("putDef", async () => {
+          const [def, state] = await kv.getMany([keys.def(name), keys.job(name)]);
+          const current = def!.versionstamp === null ? 0 : (def!.value as StoredDef).version;
+          if (expected !== undefined && expected !== current) throw versionConflict(name, current, expected);
+          const atomic = kv.atomic().check(def!, state!);
+          atomic.set(keys.def(name), { spec: text, version: current + 1, updatedAt: now } satisfies StoredDef);
+          // A definition's life starts when it is stored, not when some node first ticks.
+          if (state!.versionstamp === null) atomic.set(keys.job(name), { firstSeen: now, paused: false });
+          return (await atomic.commit()).ok ? current + 1 : CONFLICT;
+        }));
+      return { name, spec: JSON.parse(text), version, updatedAt: now };
+    },
+
+    async deleteDef(name): Promise<boolean> {
+      checkText(name, "deleteDef.name");
+      return ctx.op("deleteDef", (kv) =>
+        ctx.retry("deleteDef", async () => {
+          const def = await kv.get(keys.def(name));
+          if (def.versionstamp === null) return false;
+          return (await kv.atomic().check(def).delete(keys.def(name)).commit()).ok ? true : CONFLICT;
+        }));
+    },
+
+    async setPaused(name, paused, now): Promise<void> {
+      checkText(name, "setPaused.name");
+      checkBoolean(paused, "setPaused.paused");
+      checkInstant(now, "setPaused.now");
+      await ctx.op("setPaused", (kv) =>
+        ctx.retry("setPaused", async () => {
+          const state = await kv.get(keys.job(name));
+          const firstSeen = state.versionstamp === null ? now : (state.value as { firstSeen: number }).firstSeen;
+          const atomic = kv.atomic().check(state).set(keys.job(name), { firstSeen, paused });
+          return (await atomic.commit()).ok ? undefined : CONFLICT;
+        }));
+    },
+
+    async getSetting(key): Promise<string | undefined> {
+      checkText(key, "getSetting.key");
+      const entry = await ctx.op("getSetting", (kv) => kv.get(keys.setting(key)));
+      return entry.versionstamp === null ? undefined : String(entry.value);
+    },
+
+    async putSetting(key, value): Promise<void> {
+      checkText(key, "putSetting.key");
+      if (typeof value !== "string") {
+        throw new SchedulerError("invalid-spec", `putSetting.value: expected a string, got ${quote(value)}`, { path: "putSetting.value" });
+      }
+      await ctx.op("putSetting", (kv) => kv.atomic().set(keys.setting(key), value).commit());
+    },
+  };
+}

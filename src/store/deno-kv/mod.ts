@@ -1,0 +1,169 @@
+/**
+ * The Deno KV `Store` (`edgecron/deno-kv`): exactly-once claims on the database Deno
+ * Deploy gives every app, with no configuration.
+ *
+ * @module
+ */
+import { createContext } from "./_context.ts";
+import { keysUnder, type KvKey, type KvLike, publicRecord, type Row } from "./_kv.ts";
+import { claimAll } from "./claims.ts";
+import { reapAll, reclaimOne, renewAll, updateAll } from "./attempts.ts";
+import { kvDefs } from "./defs.ts";
+import { pruneAll } from "./prune.ts";
+import { countsOf, define, lastFinished, newestRows, overviewOf, planningState } from "./reads.ts";
+import { checkClaims, checkInstant, checkNames, checkReclaim, checkText, checkUpdate, resolveRunQuery } from "../_validate.ts";
+import { quote, SchedulerError } from "../../core/errors.ts";
+import type { ClaimResult, JobOverview, RunRecord, StatusCounts, Store, TickSnapshot } from "../types.ts";
+
+export type { KvAtomic, KvKey, KvKeyPart, KvLike, KvListed, KvMaybe, KvSelector } from "./_kv.ts";
+
+/** Options of `kvStore`. */
+export interface KvStoreOptions {
+  /** The key prefix every entry lives under; default `["edgecron"]`. Lets several schedulers share one KV. */
+  prefix?: KvKey;
+  /** Whether `close()` closes the KV; default false (whoever opened it closes it). */
+  closeKv?: boolean;
+}
+
+/**
+ * Creates a `Store` on Deno KV, for a `Deno.Kv` from `Deno.openKv()` (or a promise of
+ * one). A claim commits its row with a check that the `(job, slot)` key is absent, so
+ * two isolates, processes or regions can never both win a slot; the overlap check and
+ * lease reclaim also check a per-job version of the running rows in the same commit.
+ * Claims of one call are batched up to Deno KV's atomic limits (100 checks per commit)
+ * and commit in parallel; results are in request order.
+ *
+ * Options: `prefix` (default `["edgecron"]`), `closeKv` (default false).
+ *
+ * Limits of the medium: an `error` text is kept up to 2000 characters, a definition's
+ * spec up to 60 000 bytes of JSON (one KV value holds 64 KiB).
+ *
+ * @throws {SchedulerError} `invalid-spec` at once for a value that is not a KV. Methods
+ * reject with `store-error` when KV fails, and with `invalid-*` codes for bad arguments.
+ *
+ * @example
+ * import { kvStore } from "edgecron/deno-kv";
+ * const scheduler = createScheduler({ store: kvStore(await Deno.openKv()) });
+ */
+export function kvStore(kv: KvLike | Promise<KvLike>, options: KvStoreOptions = {}): Store {
+  const isKv = (value: unknown): boolean => typeof (value as KvLike | null)?.atomic === "function";
+  if (!(kv instanceof Promise) && !isKv(kv)) {
+    throw new SchedulerError("invalid-spec", `kvStore: expected a KV handle (from openKv()), got ${quote(kv)}`);
+  }
+  const prefix = options.prefix ?? ["edgecron"];
+  if (!Array.isArray(prefix)) {
+    throw new SchedulerError("invalid-spec", `kvStore.prefix: expected an array of key parts, got ${quote(prefix)}`, { path: "prefix" });
+  }
+  let closed = false;
+  const ctx = createContext(kv, keysUnder(prefix), () => closed);
+
+  return {
+    init: (): Promise<void> => ctx.op("init", async () => undefined),
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      if (options.closeKv === true) (await Promise.resolve(kv).catch(() => undefined))?.close();
+    },
+
+    setCallTimeout: ctx.setCallTimeout,
+
+    async snapshot(names, now): Promise<TickSnapshot> {
+      checkNames(names, "snapshot.names");
+      checkInstant(now, "snapshot.now");
+      return planningState(ctx, names, now);
+    },
+
+    async read(names): Promise<TickSnapshot> {
+      checkNames(names, "read.names");
+      return planningState(ctx, names, undefined);
+    },
+
+    async claim(requests): Promise<ClaimResult[]> {
+      checkClaims(requests);
+      return requests.length === 0 ? [] : claimAll(ctx, requests);
+    },
+
+    async update(key, patch): Promise<boolean> {
+      checkUpdate(key, patch);
+      const [held] = await updateAll(ctx, [{ key, patch }]);
+      return held === true;
+    },
+
+    async updateMany(writes): Promise<boolean[]> {
+      if (!Array.isArray(writes)) {
+        throw new SchedulerError("invalid-spec", `updateMany: expected an array of updates, got ${quote(writes)}`);
+      }
+      for (const write of writes) checkUpdate(write?.key, write?.patch);
+      return writes.length === 0 ? [] : updateAll(ctx, writes);
+    },
+
+    async renew(items, now): Promise<boolean[]> {
+      checkInstant(now, "renew.now");
+      if (!Array.isArray(items)) {
+        throw new SchedulerError("invalid-spec", `renew: expected an array of leases, got ${quote(items)}`);
+      }
+      items.forEach((item, i) => {
+        checkUpdate(item, {});
+        checkInstant(item.leaseUntil, `renew[${i}].leaseUntil`);
+      });
+      return items.length === 0 ? [] : renewAll(ctx, items, now);
+    },
+
+    async reap(now): Promise<RunRecord[]> {
+      checkInstant(now, "reap.now");
+      return reapAll(ctx, now);
+    },
+
+    async reclaim(request): Promise<boolean> {
+      const options = request?.overlap === undefined ? {} : { overlap: request.overlap };
+      const overlap = checkReclaim(request, request?.node, request?.now, request?.leaseUntil, options);
+      return reclaimOne(ctx, request, overlap);
+    },
+
+    async getRun(job, slot): Promise<RunRecord | undefined> {
+      checkText(job, "getRun.job");
+      checkInstant(slot, "getRun.slot");
+      const entry = await ctx.op("getRun", (db) => db.get(ctx.keys.run(job, slot)));
+      return entry.versionstamp === null ? undefined : publicRecord(entry.value as Row);
+    },
+
+    async runs(job, query): Promise<RunRecord[]> {
+      checkText(job, "runs.job");
+      const { limit, before } = resolveRunQuery(query);
+      return ctx.op("runs", (db) => newestRows(db, ctx, job, limit, { before }));
+    },
+
+    async lastOutcomes(names): Promise<Record<string, RunRecord>> {
+      checkNames(names, "lastOutcomes.jobs");
+      const unique = [...new Set(names)];
+      const rows = await ctx.op("lastOutcomes", (db) => Promise.all(unique.map((name) => lastFinished(db, ctx, name))));
+      const result: Record<string, RunRecord> = {};
+      unique.forEach((name, i) => {
+        if (rows[i] !== undefined) define(result, name, rows[i]);
+      });
+      return result;
+    },
+
+    async counts(names): Promise<Record<string, StatusCounts>> {
+      checkNames(names, "counts.jobs");
+      const unique = [...new Set(names)];
+      const counts = await ctx.op("counts", (db) => Promise.all(unique.map((name) => countsOf(db, ctx, name))));
+      const result: Record<string, StatusCounts> = {};
+      unique.forEach((name, i) => define(result, name, counts[i]!));
+      return result;
+    },
+
+    async overview(names, query): Promise<Record<string, JobOverview>> {
+      checkNames(names, "overview.names");
+      return overviewOf(ctx, names, query);
+    },
+
+    ...kvDefs(ctx),
+
+    async prune(before): Promise<number> {
+      checkInstant(before, "prune.before");
+      return pruneAll(ctx, before);
+    },
+  };
+}

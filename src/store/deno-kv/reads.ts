@@ -1,0 +1,128 @@
+/**
+ * The read side of the Deno KV store: planning state, rows, outcomes, counts and the
+ * overview. Reads never write; `snapshot()` is `read()` plus the job-state inserts.
+ */
+import { CONFLICT, type KvContext } from "./_context.ts";
+import { counterValue, getAll, type KvLike, lastString, listAll, markSlot, publicRecord, type Row } from "./_kv.ts";
+import { readDefs } from "./defs.ts";
+import { checkInstant, MAX_RUNS_LIMIT, zeroCounts } from "../_validate.ts";
+import { quote, SchedulerError } from "../../core/errors.ts";
+import type { JobOverview, JobState, RunRecord, RunStatus, StatusCounts, TickSnapshot } from "../types.ts";
+
+/** Sets an own property, even one named `__proto__` (job names are user data). */
+export function define<T>(target: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+interface StoredState {
+  firstSeen: number;
+  paused: boolean;
+}
+
+/** `read()` when `insertAt` is undefined; `snapshot()` (missing states inserted with firstSeen = insertAt) otherwise. */
+export function planningState(ctx: KvContext, names: readonly string[], insertAt: number | undefined): Promise<TickSnapshot> {
+  const { keys } = ctx;
+  return ctx.op(insertAt === undefined ? "read" : "snapshot", (kv) =>
+    ctx.retry("snapshot", async () => {
+      const defs = await readDefs(kv, ctx);
+      const all = [...new Set([...names, ...defs.map((d) => d.name)])];
+      const states = await getAll(kv, all.map((name) => keys.job(name)));
+      const missing = all.filter((_, i) => states[i]!.versionstamp === null);
+      if (insertAt !== undefined && missing.length > 0) {
+        // At most 96 checks per commit; a conflict (another node inserted first) reads again.
+        for (let i = 0; i < missing.length; i += 96) {
+          const atomic = kv.atomic();
+          for (const name of missing.slice(i, i + 96)) {
+            atomic.check({ key: keys.job(name), versionstamp: null });
+            atomic.set(keys.job(name), { firstSeen: insertAt, paused: false } satisfies StoredState);
+          }
+          if (!(await atomic.commit()).ok) return CONFLICT;
+        }
+        return CONFLICT;
+      }
+      const known = all.filter((_, i) => states[i]!.versionstamp !== null);
+      const [marks, running] = await Promise.all([
+        getAll(kv, known.map((name) => keys.mark(name))),
+        listAll(kv, { prefix: keys.lives() }),
+      ]);
+      const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs, running: running.map((e) => publicRecord(e.value as Row)) };
+      all.forEach((name, i) => {
+        const state = states[i]!.value as StoredState | null;
+        if (state !== null) define(snapshot.jobs, name, { name, firstSeen: state.firstSeen, paused: state.paused });
+      });
+      known.forEach((name, i) => {
+        if (marks[i]!.versionstamp !== null) define(snapshot.watermarks, name, markSlot(marks[i]!.value));
+      });
+      return snapshot;
+    }));
+}
+
+/** A job's rows newest first, from `from` (inclusive) or before `before` (exclusive). */
+export async function newestRows(
+  kv: KvLike,
+  ctx: KvContext,
+  job: string,
+  limit: number,
+  range: { before?: number | undefined; from?: number | undefined } = {},
+): Promise<RunRecord[]> {
+  const prefix = ctx.keys.runs(job);
+  const selector = range.before !== undefined
+    ? { prefix, end: ctx.keys.run(job, range.before) }
+    : range.from !== undefined
+    ? { prefix, start: ctx.keys.run(job, range.from) }
+    : { prefix };
+  const rows: RunRecord[] = [];
+  for await (const entry of kv.list(selector, { reverse: true, limit, batchSize: Math.min(limit, 1000) })) {
+    rows.push(publicRecord(entry.value as Row));
+  }
+  return rows;
+}
+
+/** The newest finished row of a job: walks newest first past the (few) running rows. */
+export async function lastFinished(kv: KvLike, ctx: KvContext, job: string): Promise<RunRecord | undefined> {
+  for await (const entry of kv.list({ prefix: ctx.keys.runs(job) }, { reverse: true, batchSize: 20 })) {
+    const row = entry.value as Row;
+    if (row.status !== "running") return publicRecord(row);
+  }
+  return undefined;
+}
+
+/** A job's row counts by status (counters kept by every row write). */
+export async function countsOf(kv: KvLike, ctx: KvContext, job: string): Promise<StatusCounts> {
+  const counts = zeroCounts();
+  const [finished, running] = await Promise.all([listAll(kv, { prefix: ctx.keys.count(job) }), kv.get(ctx.keys.ver(job))]);
+  for (const entry of finished) counts[lastString(entry.key) as RunStatus] = counterValue(entry.value);
+  // Running rows are counted by the job's running-set version key.
+  counts.running = counterValue(running.value);
+  return counts;
+}
+
+/** `overview()`: last outcome, counts and recent rows per job, read in parallel. */
+export function overviewOf(
+  ctx: KvContext,
+  names: readonly string[],
+  query: { since: number; perJob?: number },
+): Promise<Record<string, JobOverview>> {
+  const since = checkInstant(query?.since, "overview.since");
+  const perJob = query.perJob ?? 50;
+  if (!Number.isSafeInteger(perJob) || perJob < 1) {
+    throw new SchedulerError("invalid-spec", `overview.perJob: expected a positive integer, got ${quote(perJob)}`, {
+      path: "overview.perJob",
+    });
+  }
+  const limit = Math.min(perJob, MAX_RUNS_LIMIT);
+  return ctx.op("overview", async (kv) => {
+    const unique = [...new Set(names)];
+    const parts = await Promise.all(unique.map(async (name): Promise<JobOverview> => {
+      const [last, counts, recent] = await Promise.all([
+        lastFinished(kv, ctx, name),
+        countsOf(kv, ctx, name),
+        newestRows(kv, ctx, name, limit, { from: since }),
+      ]);
+      return { last, counts, recent };
+    }));
+    const result: Record<string, JobOverview> = {};
+    unique.forEach((name, i) => define(result, name, parts[i]!));
+    return result;
+  });
+}

@@ -7,6 +7,7 @@
  */
 import { createClient } from "@libsql/client/web";
 import { SchedulerError } from "../../src/core/errors.ts";
+import { runAheadUntil } from "../../src/engine/run_ahead.ts";
 import type { Scheduler } from "../../src/engine/types.ts";
 import type { RouterOptions } from "../../src/http/mod.ts";
 import { libsqlStore } from "../../src/store/libsql/mod.ts";
@@ -129,8 +130,11 @@ export function cloudflareWorker<Env extends object = EdgecronEnv>(
     },
     scheduled(controller, env, ctx) {
       // The slot time is the trigger's, not the clock's: a late or repeated delivery
-      // still names the same minute, so claims dedupe it.
-      const done = build(env).then(({ scheduler }) => scheduler.tick(controller.scheduledTime)).then(() => {});
+      // still names the same minute, so claims dedupe it. Then run ahead to the
+      // trigger's next fire, so sub-minute slots run at their time under waitUntil.
+      const now = controller.scheduledTime;
+      const until = runAheadUntil(controller.cron, now);
+      const done = build(env).then(({ scheduler }) => scheduler.tick(now, { until })).then(() => {});
       ctx.waitUntil(done);
       return done;
     },

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { runAheadUntil } from "../../src/engine/run_ahead.ts";
 import type { Scheduler, TickReport } from "../../src/engine/types.ts";
 import { createClient } from "@libsql/client/web";
 import { kvStore, type KvLike } from "../../src/store/deno-kv/mod.ts";
@@ -70,8 +71,10 @@ export function serveDeno(scheduler: Scheduler, options: DenoServeOptions = {}):
   if (typeof Deno.cron !== "function") {
     throw new Error("edgecron/deno: Deno.cron is not available; run with --unstable-cron (or deploy to Deno Deploy)");
   }
+  // Run ahead to the trigger's next fire, so sub-minute slots run at their time while
+  // the handler is awaited (the tick itself reads the scheduler's clock).
   const tick = async (): Promise<void> => {
-    const report = await scheduler.tick();
+    const report = await scheduler.tick(undefined, { until: runAheadUntil(trigger, Date.now()) });
     options.onTick?.(report);
   };
   const ready = scheduler.store.init();

@@ -13,6 +13,7 @@ import { dataSpecJson, resolveDataJob, resolveDefaults, resolveJob } from "./spe
 import { stopRuns } from "./stop.ts";
 import { type StartedTick, startTick } from "./tick.ts";
 import { createTimerLoop } from "./timer.ts";
+import { runAhead } from "./run_ahead.ts";
 import type { RunContext, Scheduler, SchedulerEvent, SchedulerOptions, TickReport } from "./types.ts";
 import { deliverWebhook } from "./webhook.ts";
 
@@ -109,6 +110,9 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     }
   };
   const timer = createTimerLoop(state, begin);
+  // Run-ahead loops in flight (platform triggers); stop() aborts them.
+  const aheads = new Set<AbortController>();
+  const runAheadOn = options.runAhead ?? true;
 
   const scheduler: Scheduler = {
     node,
@@ -122,12 +126,23 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       countersOf(state, name);
       return scheduler;
     },
-    async tick(now) {
-      const started = await begin(now ?? clock.now());
-      return started.settled;
+    async tick(now, opts = {}) {
+      const at = now ?? clock.now();
+      const started = await begin(at);
+      if (opts.until === undefined || !runAheadOn || opts.until <= at) return started.settled;
+      const controller = new AbortController();
+      aheads.add(controller);
+      const deps = { clock, begin, signal: controller.signal, schedules: () => allJobs(state).filter((job) => job.enabled).map((job) => job.schedule) };
+      try {
+        const [report] = await Promise.all([started.settled, runAhead(deps, at, opts.until)]);
+        return report;
+      } finally {
+        aheads.delete(controller);
+      }
     },
     start: () => timer.start(),
     async stop(opts = {}) {
+      for (const controller of aheads) controller.abort();
       await timer.stop();
       await stopRuns(state, {
         graceMs: parseDuration(opts.grace ?? "10s", at("grace")),

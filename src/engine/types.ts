@@ -189,6 +189,11 @@ export interface SchedulerOptions {
    * closed and the next one retries); default `"30s"`, `Infinity` for no deadline.
    */
   storeTimeout?: string | number;
+  /**
+   * Run-ahead for platform triggers that fire once a minute: `tick(now, { until })`
+   * runs the sub-minute slots before `until`. Default true; false runs only `now`'s slots.
+   */
+  runAhead?: boolean;
   /** Run history retention; default `"7d"`, never shorter than the longest catch-up window. */
   retention?: string | number;
 }
@@ -198,8 +203,13 @@ export interface Scheduler {
   readonly store: Store;
   /** Registers a code-defined job; throws `SchedulerError` (`invalid-spec`, `invalid-name`) naming the field path. Returns the scheduler. */
   job(name: string, spec: JobSpec): Scheduler;
-  /** Plans, claims and runs due slots. Never rejects: store failures are in the report. */
-  tick(now?: number): Promise<TickReport>;
+  /**
+   * Plans, claims and runs due slots. Never rejects: store failures are in the report.
+   * With `until` (a platform trigger's minute end), it then runs ahead: it ticks again at
+   * each slot in `(now, until)` as its time comes, claiming each only when due, and
+   * resolves when those runs are recorded too (the returned report is the first tick's).
+   */
+  tick(now?: number, options?: { until?: number }): Promise<TickReport>;
   /** Timer mode. */
   start(): void;
   /** Stops arming, aborts running handlers after `grace` (default "10s"), resolves when runs settled or `deadline` (default "30s") passed. */

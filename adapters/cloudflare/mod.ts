@@ -103,7 +103,7 @@ export function cloudflareWorker<Env extends object = EdgecronEnv>(
     if (pending === undefined) {
       pending = (async () => {
         const scheduler = typeof source === "function" ? await source(env) : source;
-        await scheduler.store.init();
+        await scheduler.ready();
         return { scheduler, app: undefined };
       })();
       built.set(env, pending);

@@ -69,7 +69,7 @@ export function serveDeno(scheduler: Scheduler, options: DenoServeOptions = {}):
     const report = await scheduler.tick();
     options.onTick?.(report);
   };
-  const ready = scheduler.store.init();
+  const ready = scheduler.ready();
   Deno.cron(name, trigger, async () => {
     await ready;
     await tick();

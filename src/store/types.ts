@@ -133,6 +133,9 @@ export interface Store {
   /** Releases connections. */
   close(): Promise<void>;
 
+  /** Optional: the caller's deadline per call, in ms (the scheduler passes its storeTimeout). A store bounds its internal retries by it, so no retry outlives the call that started it. */
+  setCallTimeout?(ms: number): void;
+
   /** Inserts missing job names (asked for or data-defined) with firstSeen = now, then reads the planning state; one round trip. */
   snapshot(names: readonly string[], now: number): Promise<TickSnapshot>;
 

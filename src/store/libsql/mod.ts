@@ -5,8 +5,8 @@
  * @module
  */
 import type { Client } from "@libsql/client";
-import { SchedulerError } from "../../core/errors.ts";
-import { type LibsqlStoreOptions, resolveLibsqlOptions, withRetry } from "./client.ts";
+import { type LibsqlStoreOptions, resolveLibsqlOptions } from "./client.ts";
+import { libsqlConnection } from "./connection.ts";
 import { libsqlDefs } from "./defs.ts";
 import { migrate } from "./schema.ts";
 import { claimOutcomes, claimStatement, claimsStatement } from "./claims.ts";
@@ -64,27 +64,16 @@ export type { LibsqlStoreOptions } from "./client.ts";
  * await store.putDef("ping", { schedule: "*\/5 * * * *" }, Date.now());
  */
 export function libsqlStore(options: LibsqlStoreOptions = {}): Store {
-  const resolved = resolveLibsqlOptions(options);
-  let client: Promise<Client> | undefined;
+  const connection = libsqlConnection(resolveLibsqlOptions(options));
   let ready: Promise<void> | undefined;
-  let closed = false;
 
-  const connect = (): Promise<Client> => {
-    if (closed) return Promise.reject(new SchedulerError("store-error", "libsql: the store is closed"));
-    client ??= resolved.open().catch((error: unknown) => {
-      client = undefined;
-      throw error;
-    });
-    return client;
-  };
-  const prepare = async (): Promise<void> => {
-    const c = await connect();
+  const prepare = async (c: Client): Promise<void> => {
     // WAL lets readers run beside the one writer; the mode is stored in the file.
     if (c.protocol === "file") await c.execute("PRAGMA journal_mode = WAL");
     await migrate(c);
   };
   const ensureReady = (): Promise<void> => {
-    ready ??= withRetry("init", prepare).catch((error: unknown) => {
+    ready ??= connection.run("init", prepare).catch((error: unknown) => {
       ready = undefined;
       throw error;
     });
@@ -92,7 +81,7 @@ export function libsqlStore(options: LibsqlStoreOptions = {}): Store {
   };
   const op = async <T>(operation: string, fn: (c: Client) => Promise<T>): Promise<T> => {
     await ensureReady();
-    return withRetry(operation, async () => fn(await connect()));
+    return connection.run(operation, fn);
   };
   const one = async (operation: string, sql: string, args: (string | number)[]): Promise<RunRecord[]> =>
     op(operation, async (c) => (await c.execute({ sql, args })).rows.map(runRecord));
@@ -100,12 +89,9 @@ export function libsqlStore(options: LibsqlStoreOptions = {}): Store {
   return {
     init: ensureReady,
 
-    async close(): Promise<void> {
-      if (closed) return;
-      closed = true;
-      const opened = await client?.catch(() => undefined);
-      if (resolved.owned) opened?.close();
-    },
+    close: () => connection.close(),
+
+    setCallTimeout: (ms: number): void => connection.setCallTimeout(ms),
 
     async snapshot(names, now): Promise<TickSnapshot> {
       checkNames(names, "snapshot.names");

@@ -32,8 +32,7 @@ export async function startQueued(state: EngineState, job: ResolvedJob, slot: nu
   try {
     if (await state.store.update({ job: job.name, slot, attempt: 1, node: state.node }, { startedAt: now, leaseUntil })) return 1;
     if (job.retries.attempts < 1) return undefined;
-    const key = { job: job.name, slot, attempt: 1 };
-    return (await state.store.reclaim(key, state.node, now, leaseUntil, { overlap: job.overlap })) ? 2 : undefined;
+    return (await state.store.reclaim({ job: job.name, slot, attempt: 1, node: state.node, now, leaseUntil, overlap: job.overlap })) ? 2 : undefined;
   } catch {
     return undefined;
   }

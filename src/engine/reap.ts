@@ -29,8 +29,7 @@ export async function reapExpired(
     if (retry) {
       const leaseUntil = Math.max(now, state.clock.now()) + job.timeoutMs + state.leaseGraceMs;
       // The overlap check rides with the reclaim: a re-run must not start beside a live run of the job.
-      const key = { job: row.job, slot: row.slot, attempt: row.attempt };
-      willRetry = await state.store.reclaim(key, state.node, now, leaseUntil, { overlap: job.overlap });
+      willRetry = await state.store.reclaim({ job: row.job, slot: row.slot, attempt: row.attempt, node: state.node, now, leaseUntil, overlap: job.overlap });
       if (willRetry) reclaimed.push({ job, row });
     }
     countersOf(state, row.job).abandoned++;

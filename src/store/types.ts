@@ -80,6 +80,33 @@ export interface AttemptKey {
   node: string;
 }
 
+/** A running attempt's new lease end, for renew(). */
+export interface LeaseRenewal extends AttemptKey {
+  leaseUntil: number;
+}
+
+/** The fields update() may change on a running row. */
+export type RunPatch = Partial<Pick<RunRecord, "status" | "attempt" | "startedAt" | "leaseUntil" | "finishedAt" | "error">>;
+
+/** One compare-and-set of updateMany(). */
+export interface RunUpdate {
+  key: AttemptKey;
+  patch: RunPatch;
+}
+
+/** What reclaim() needs: the finished row's key, the new holder and its lease. */
+export interface ReclaimRequest {
+  job: string;
+  slot: number;
+  /** The attempt the row is at now; the reclaimed row is at attempt + 1. */
+  attempt: number;
+  node: string;
+  now: number;
+  leaseUntil: number;
+  /** Default "allow". */
+  overlap?: "skip" | "allow";
+}
+
 /** Per-job state the store keeps. */
 export interface JobState {
   name: string;
@@ -122,6 +149,16 @@ export interface RunQuery {
 /** Counts of rows by status for one job, over the retained history. */
 export type StatusCounts = Record<RunStatus, number>;
 
+/** One job's part of overview(). */
+export interface JobOverview {
+  /** The newest finished row (status other than running), if any. */
+  last: RunRecord | undefined;
+  /** Row counts by status over the retained history. */
+  counts: StatusCounts;
+  /** Rows with slot >= since, newest slot first, at most perJob. */
+  recent: RunRecord[];
+}
+
 /**
  * The storage port. Implementations: `createMemoryStore()`, `libsqlStore(...)`.
  * Every method may reject with a `SchedulerError` of code `store-error` when the
@@ -132,9 +169,6 @@ export interface Store {
   init(): Promise<void>;
   /** Releases connections. */
   close(): Promise<void>;
-
-  /** Optional: the caller's deadline per call, in ms (the scheduler passes its storeTimeout). A store bounds its internal retries by it, so no retry outlives the call that started it. */
-  setCallTimeout?(ms: number): void;
 
   /** Inserts missing job names (asked for or data-defined) with firstSeen = now, then reads the planning state; one round trip. */
   snapshot(names: readonly string[], now: number): Promise<TickSnapshot>;
@@ -148,29 +182,34 @@ export interface Store {
    * returns true; returns false when the row is no longer that running attempt
    * (for example it was reaped as `abandoned`).
    */
-  update(
-    key: AttemptKey,
-    patch: Partial<Pick<RunRecord, "status" | "attempt" | "startedAt" | "leaseUntil" | "finishedAt" | "error">>,
-  ): Promise<boolean>;
+  update(key: AttemptKey, patch: RunPatch): Promise<boolean>;
+
+  /**
+   * Read-only planning state, in one round trip: the same shape as snapshot(), but it
+   * NEVER writes (no job-state rows are inserted). Names the store has never seen are
+   * absent from `jobs` and `watermarks`.
+   */
+  read(names: readonly string[]): Promise<TickSnapshot>;
+
+  /**
+   * Extends running leases in ONE write (one batch / transaction). An item is renewed
+   * only while its row is still `running` at that attempt, held by that node, with a
+   * current leaseUntil >= now: a lease that has ended is never revived (it belongs to
+   * the reaper). Results in request order: true when renewed.
+   */
+  renew(items: readonly LeaseRenewal[], now: number): Promise<boolean[]>;
+
+  /**
+   * Group commit: applies many update() compare-and-sets in ONE write transaction.
+   * Results in request order, each what update() would have returned alone.
+   */
+  updateMany(writes: readonly RunUpdate[]): Promise<boolean[]>;
 
   /** Atomically marks every `running` row with leaseUntil < now as `abandoned`; returns the rows this call changed (status already `abandoned`). */
   reap(now: number): Promise<RunRecord[]>;
 
-  /**
-   * Re-claims a finished slot for another attempt: turns the row from `abandoned`
-   * (or `error`/`timeout`) at `attempt` into `running` at `attempt + 1` held by `node`.
-   * Returns false when another node did it first or the row changed.
-   * With `overlap: "skip"` (default `"allow"`) it also returns false, changing nothing,
-   * while the job has another live `running` row (leaseUntil > now), decided in the same
-   * statement as the update, as `claim()` decides its overlap check.
-   */
-  reclaim(
-    key: { job: string; slot: number; attempt: number },
-    node: string,
-    now: number,
-    leaseUntil: number,
-    options?: { overlap?: "skip" | "allow" },
-  ): Promise<boolean>;
+  /** (signature change) one request object instead of four positional arguments; same semantics as before. */
+  reclaim(request: ReclaimRequest): Promise<boolean>;
 
   /** One row, or undefined. */
   getRun(job: string, slot: number): Promise<RunRecord | undefined>;
@@ -180,6 +219,9 @@ export interface Store {
   lastOutcomes(jobs: readonly string[]): Promise<Record<string, RunRecord>>;
   /** Row counts by status per job. */
   counts(jobs: readonly string[]): Promise<Record<string, StatusCounts>>;
+
+  /** Last outcome, counts and recent rows for many jobs in ONE read; never writes. Names with no rows get { last: undefined, counts: all zero, recent: [] }. perJob defaults to 50, at most 1000. */
+  overview(names: readonly string[], query: { since: number; perJob?: number }): Promise<Record<string, JobOverview>>;
 
   /** Sets a job's paused flag (inserting its state with firstSeen = now if missing). */
   setPaused(name: string, paused: boolean, now: number): Promise<void>;
@@ -197,4 +239,7 @@ export interface Store {
 
   /** Deletes finished rows with slot < before; returns how many. */
   prune(before: number): Promise<number>;
+
+  /** Optional: the caller's deadline per call, in ms (the scheduler passes its storeTimeout). A store bounds its internal retries by it, so no retry outlives the call that started it. */
+  setCallTimeout?(ms: number): void;
 }

@@ -4,38 +4,11 @@
  *
  * @module
  */
-import type { Client } from "@libsql/client";
 import { type LibsqlStoreOptions, resolveLibsqlOptions } from "./client.ts";
 import { libsqlConnection } from "./connection.ts";
-import { libsqlDefs } from "./defs.ts";
-import { migrate } from "./schema.ts";
-import { claimOutcomes, claimStatement, claimsStatement } from "./claims.ts";
-import {
-  COLUMNS,
-  countsStatement,
-  isRunningStatement,
-  jobDef,
-  lastOutcomesStatement,
-  reapStatement,
-  reclaimStatement,
-  runRecord,
-  runsStatement,
-  snapshotStatements,
-  updateStatement,
-} from "./sql.ts";
-import {
-  checkBoolean,
-  checkClaims,
-  checkInstant,
-  checkNames,
-  checkReclaim,
-  checkText,
-  checkUpdate,
-  LEASE_EXPIRED,
-  resolveRunQuery,
-  zeroCounts,
-} from "../_validate.ts";
-import type { ClaimResult, RunRecord, RunStatus, StatusCounts, Store, TickSnapshot } from "../types.ts";
+import { libsqlExecutor } from "./executor.ts";
+import { createSqlStore } from "../sql/store.ts";
+import type { Store } from "../types.ts";
 
 export type { LibsqlStoreOptions } from "./client.ts";
 
@@ -64,131 +37,5 @@ export type { LibsqlStoreOptions } from "./client.ts";
  * await store.putDef("ping", { schedule: "*\/5 * * * *" }, Date.now());
  */
 export function libsqlStore(options: LibsqlStoreOptions = {}): Store {
-  const connection = libsqlConnection(resolveLibsqlOptions(options));
-  let ready: Promise<void> | undefined;
-
-  const prepare = async (c: Client): Promise<void> => {
-    // WAL lets readers run beside the one writer; the mode is stored in the file.
-    if (c.protocol === "file") await c.execute("PRAGMA journal_mode = WAL");
-    await migrate(c);
-  };
-  const ensureReady = (): Promise<void> => {
-    ready ??= connection.run("init", prepare).catch((error: unknown) => {
-      ready = undefined;
-      throw error;
-    });
-    return ready;
-  };
-  const op = async <T>(operation: string, fn: (c: Client) => Promise<T>): Promise<T> => {
-    await ensureReady();
-    return connection.run(operation, fn);
-  };
-  const one = async (operation: string, sql: string, args: (string | number)[]): Promise<RunRecord[]> =>
-    op(operation, async (c) => (await c.execute({ sql, args })).rows.map(runRecord));
-
-  return {
-    init: ensureReady,
-
-    close: () => connection.close(),
-
-    setCallTimeout: (ms: number): void => connection.setCallTimeout(ms),
-
-    async snapshot(names, now): Promise<TickSnapshot> {
-      checkNames(names, "snapshot.names");
-      checkInstant(now, "snapshot.now");
-      return op("snapshot", async (c) => {
-        const [, states, defs, running] = await c.batch(snapshotStatements(names, now), "write");
-        const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs: [], running: [] };
-        for (const row of states?.rows ?? []) {
-          const name = String(row.name);
-          snapshot.jobs[name] = { name, firstSeen: Number(row.first_seen), paused: Number(row.paused) === 1 };
-          if (row.watermark !== null && row.watermark !== undefined) snapshot.watermarks[name] = Number(row.watermark);
-        }
-        snapshot.defs = (defs?.rows ?? []).map(jobDef);
-        snapshot.running = (running?.rows ?? []).map(runRecord);
-        return snapshot;
-      });
-    },
-
-    async claim(requests): Promise<ClaimResult[]> {
-      checkClaims(requests);
-      if (requests.length === 0) return [];
-      // A tick sends one batch id: one statement. Mixed ids need one statement per claim.
-      const single = requests.every((r) => r.batch === requests[0]?.batch);
-      const statements = single ? [claimsStatement(requests)] : requests.map(claimStatement);
-      const results = await op("claim", (c) => c.batch(statements, "write"));
-      return claimOutcomes(requests, results.flatMap((result) => result.rows));
-    },
-
-    async update(key, patch): Promise<boolean> {
-      checkUpdate(key, patch);
-      const statement = updateStatement(key, patch);
-      if (statement === null) return op("update", async (c) => (await c.execute(isRunningStatement(key))).rows.length > 0);
-      const [result] = await op("update", (c) => c.batch([statement], "write"));
-      return (result?.rows.length ?? 0) > 0;
-    },
-
-    async reap(now): Promise<RunRecord[]> {
-      checkInstant(now, "reap.now");
-      const [result] = await op("reap", (c) => c.batch([reapStatement(now, LEASE_EXPIRED)], "write"));
-      return (result?.rows ?? []).map(runRecord);
-    },
-
-    async reclaim(key, node, now, leaseUntil, options): Promise<boolean> {
-      const overlap = checkReclaim(key, node, now, leaseUntil, options);
-      const [result] = await op("reclaim", (c) => c.batch([reclaimStatement(key, node, now, leaseUntil, overlap)], "write"));
-      return (result?.rows.length ?? 0) > 0;
-    },
-
-    async getRun(job, slot): Promise<RunRecord | undefined> {
-      checkText(job, "getRun.job");
-      checkInstant(slot, "getRun.slot");
-      const [row] = await one("getRun", `SELECT ${COLUMNS} FROM edgecron_runs WHERE job = ? AND slot = ?`, [job, slot]);
-      return row;
-    },
-
-    async runs(job, query): Promise<RunRecord[]> {
-      checkText(job, "runs.job");
-      const { limit, before } = resolveRunQuery(query);
-      return op("runs", async (c) => (await c.execute(runsStatement(job, limit, before))).rows.map(runRecord));
-    },
-
-    async lastOutcomes(names): Promise<Record<string, RunRecord>> {
-      checkNames(names, "lastOutcomes.jobs");
-      const rows = await op("lastOutcomes", async (c) => (await c.execute(lastOutcomesStatement(names))).rows);
-      return Object.fromEntries(rows.map((row) => [String(row.job), runRecord(row)]));
-    },
-
-    async counts(names): Promise<Record<string, StatusCounts>> {
-      checkNames(names, "counts.jobs");
-      const rows = await op("counts", async (c) => (await c.execute(countsStatement(names))).rows);
-      const result: Record<string, StatusCounts> = Object.fromEntries(names.map((name) => [name, zeroCounts()]));
-      for (const row of rows) {
-        const counts = result[String(row.job)];
-        if (counts) counts[String(row.status) as RunStatus] = Number(row.n);
-      }
-      return result;
-    },
-
-    async setPaused(name, paused, now): Promise<void> {
-      checkText(name, "setPaused.name");
-      checkBoolean(paused, "setPaused.paused");
-      checkInstant(now, "setPaused.now");
-      await op("setPaused", (c) =>
-        c.batch([{
-          sql: `INSERT INTO edgecron_jobs (name, first_seen, paused) VALUES (?, ?, ?)
-            ON CONFLICT (name) DO UPDATE SET paused = excluded.paused`,
-          args: [name, now, paused ? 1 : 0],
-        }], "write"));
-    },
-
-    ...libsqlDefs(op),
-
-    async prune(before): Promise<number> {
-      checkInstant(before, "prune.before");
-      const [result] = await op("prune", (c) =>
-        c.batch([{ sql: "DELETE FROM edgecron_runs WHERE status <> 'running' AND slot < ?", args: [before] }], "write"));
-      return result?.rowsAffected ?? 0;
-    },
-  };
+  return createSqlStore(libsqlExecutor(libsqlConnection(resolveLibsqlOptions(options))));
 }

@@ -30,10 +30,11 @@ interface WorkerResult {
   maxStall: number;
 }
 
-/** Runs a child to its end; `onLine` sees each stdout line as it comes. */
-function runChild(args: string[], onLine: (line: string) => void = () => {}): Promise<string> {
+/** Runs a child to its end; `onLine` sees each stdout line as it comes; `stop` writes "stop" to its stdin. */
+function runChild(args: string[], onLine: (line: string) => void = () => {}, stop?: Promise<void>): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", ...args], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
+    void stop?.then(() => child.stdin.end("stop\n"));
     let out = "";
     let err = "";
     child.stdout.on("data", (d: Buffer) => {
@@ -59,11 +60,9 @@ describe("store outage on a real SQLite lock", { timeout: 90_000 }, () => {
       const init = libsqlStore({ url: `file:${db}` });
       await init.init();
       await init.close();
+      // The timeline follows the lock as it really happened (a loaded machine boots
+      // children late): the workers stop AFTER_MS after the release.
       const startAt = Date.now() + BOOT_MS;
-      const stopAt = startAt + LOCK_AT + LOCK_MS + AFTER_MS;
-      const worker = (node: string) =>
-        runChild([WORKER, db, log, node, String(startAt), String(stopAt), String(BUSY_TIMEOUT), String(STORE_TIMEOUT)])
-          .then((line) => JSON.parse(line) as WorkerResult);
       let lockedAt = 0;
       let releasedAt = 0;
       const lock = new Promise<void>((resolve) => setTimeout(resolve, startAt + LOCK_AT - Date.now()))
@@ -73,6 +72,10 @@ describe("store outage on a real SQLite lock", { timeout: 90_000 }, () => {
             if (line === "released") releasedAt = Date.now();
           })
         );
+      const stop = lock.then(() => new Promise<void>((resolve) => setTimeout(resolve, AFTER_MS)));
+      const worker = (node: string) =>
+        runChild([WORKER, db, log, node, String(startAt), String(BUSY_TIMEOUT), String(STORE_TIMEOUT)], undefined, stop)
+          .then((line) => JSON.parse(line) as WorkerResult);
       const [a, b] = await Promise.all([worker("w-1"), worker("w-2"), lock]);
       assert.ok(a && b && lockedAt > 0 && releasedAt > lockedAt);
 

@@ -38,25 +38,48 @@ function storeError(operation: string, cause: unknown): SchedulerError {
   return new SchedulerError("store-error", `d1: ${operation} failed: ${text}`, { cause });
 }
 
-/** The D1 `SqlExecutor`: every write is one `db.batch()` (D1 runs a batch as one transaction). */
+/** A lock held by another connection: the batch (one transaction) wrote nothing. */
+const isBusy = (error: unknown): boolean => /SQLITE_BUSY|database is locked/i.test(String((error as Error | null)?.message ?? error));
+
+/** How long one call retries a locked database in all, in ms (bounded by the call timeout). */
+const BUSY_BUDGET = 5_000;
+
+/**
+ * The D1 `SqlExecutor`: every write is one `db.batch()` (D1 runs a batch as one
+ * transaction). Production D1 serialises writers itself; a local database that several
+ * processes share (Miniflare `d1Persist`) answers SQLITE_BUSY at once, so that is
+ * retried with async backoff, never past the call timeout or `close()`.
+ */
 function d1Executor(db: D1DatabaseLike): SqlExecutor {
   let closed = false;
+  let callTimeout = Infinity;
   const toResult = (r: D1ResultLike): SqlResult => ({ rows: r.results ?? [], changes: r.meta?.changes ?? 0 });
   const bound = (s: SqlStatement): D1PreparedStatementLike => db.prepare(s.sql).bind(...s.args);
+  const once = async (statements: readonly SqlStatement[], write: boolean): Promise<SqlResult[]> =>
+    // A lone read needs no transaction; every write is one batch, one transaction.
+    !write && statements.length === 1
+      ? [toResult(await bound(statements[0]!).all())]
+      : (await db.batch(statements.map(bound))).map(toResult);
   const run = async (operation: string, statements: readonly SqlStatement[], write: boolean): Promise<SqlResult[]> => {
-    if (closed) throw new SchedulerError("store-error", "d1: the store is closed");
-    try {
-      // A lone read needs no transaction; every write is one batch, one transaction.
-      if (!write && statements.length === 1) return [toResult(await bound(statements[0]!).all())];
-      return (await db.batch(statements.map(bound))).map(toResult);
-    } catch (error) {
-      throw storeError(operation, error);
+    const limit = Date.now() + Math.min(BUSY_BUDGET, callTimeout);
+    for (let attempt = 0;; attempt += 1) {
+      if (closed) throw new SchedulerError("store-error", "d1: the store is closed");
+      try {
+        return await once(statements, write);
+      } catch (error) {
+        const delay = Math.min(2 ** attempt, 50) * (0.5 + Math.random());
+        if (!isBusy(error) || Date.now() + delay > limit) throw storeError(operation, error);
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
     }
   };
   return {
     label: "d1",
     write: (operation, statements) => run(operation, statements, true),
     read: (operation, statements) => run(operation, statements, false),
+    setCallTimeout(ms: number): void {
+      callTimeout = ms;
+    },
     close: async () => {
       closed = true;
     },

@@ -65,3 +65,46 @@ if (onNode) {
     });
   });
 }
+
+describe("d1Store on a locked database", () => {
+  /** A binding whose batches answer SQLITE_BUSY `busy` times, then `ok` (or the real D1). */
+  const locked = (busy: number, ok: () => Promise<unknown[]>) => {
+    let calls = 0;
+    const db: D1DatabaseLike = {
+      prepare: () => ({ bind: () => db.prepare(""), all: async () => ({ results: [] }) }),
+      batch: async () => {
+        calls += 1;
+        if (calls <= busy) throw new Error("D1_ERROR: database is locked: SQLITE_BUSY");
+        return ok() as never;
+      },
+    };
+    return { db, calls: () => calls };
+  };
+
+  it("retries a busy batch (it wrote nothing) and succeeds once the lock is gone", async () => {
+    const { db, calls } = locked(3, async () => [{ results: [{ version: 1 }] }, { results: [{ version: 1 }] }]);
+    const store = d1Store(db);
+    await store.init();
+    assert.equal(calls(), 4);
+  });
+
+  it("stops retrying at the call timeout with a store-error naming the lock", async () => {
+    const { db } = locked(Infinity, async () => []);
+    const store = d1Store(db);
+    store.setCallTimeout?.(30);
+    await assert.rejects(store.init(), (e: unknown) => e instanceof SchedulerError && e.code === "store-error" && /SQLITE_BUSY/.test(e.message));
+  });
+
+  it("other D1 errors are not retried", async () => {
+    let calls = 0;
+    const db: D1DatabaseLike = {
+      prepare: () => ({ bind: () => db.prepare(""), all: async () => ({}) }),
+      batch: async () => {
+        calls += 1;
+        throw new Error("D1_ERROR: no such table: x");
+      },
+    };
+    await assert.rejects(d1Store(db).init(), /store-error: d1: init failed: D1_ERROR: no such table/);
+    assert.equal(calls, 1);
+  });
+});

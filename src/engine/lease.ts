@@ -91,8 +91,10 @@ export function createLease(deps: {
       if (!claim.lost && claim.leaseUntil < now) lose(claim, `lease ended at ${new Date(claim.leaseUntil).toISOString()} before the run finished`);
     }
   };
-  // A claim's renewal is due one heartbeat after its lease was last set to a full lease.
-  const dueOf = (claim: HeldClaim): number => claim.leaseUntil - policy.leaseMs + policy.heartbeatMs;
+  // A claim's renewal is due one heartbeat after its lease was last set to a full lease;
+  // never, once it reached its cap.
+  const dueOf = (claim: HeldClaim): number =>
+    claim.leaseUntil >= claim.capUntil ? Infinity : claim.leaseUntil - policy.leaseMs + policy.heartbeatMs;
   const setWatch = (at: number): void => {
     if (watchHandle !== undefined) clock.clearTimeout(watchHandle);
     watchHandle = undefined;
@@ -114,11 +116,11 @@ export function createLease(deps: {
     beatHandle = clock.setTimeout(() => {
       beatHandle = undefined;
       beatAt = Infinity;
-      void beat().finally(rearm);
+      void beat().finally(() => rearm(clock.now() + policy.heartbeatMs));
     }, Math.max(0, at - clock.now()));
   };
-  /** Both timers from every held claim (after a beat, a watch, a release). */
-  const rearm = (): void => {
+  /** Both timers from every held claim (after a beat, a watch, a release); no beat before `notBefore`. */
+  const rearm = (notBefore = -Infinity): void => {
     let watch = Infinity;
     let due = Infinity;
     for (const claim of tracker.claims()) {
@@ -126,6 +128,8 @@ export function createLease(deps: {
       if (claim.leaseUntil < watch) watch = claim.leaseUntil;
       if (dueOf(claim) < due) due = dueOf(claim);
     }
+    // After a beat (even a failed one) the next waits a heartbeat: a down store is not hammered.
+    if (due !== Infinity) due = Math.max(due, notBefore);
     if (watch !== watchAt) setWatch(watch);
     if (due !== beatAt) setBeat(due);
   };

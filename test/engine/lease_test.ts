@@ -135,7 +135,7 @@ describe("claims of unknown outcome (phantom claims)", () => {
     const claim = store.claim.bind(store);
     store.claim = async (requests) => {
       const results = await claim(requests);
-      if (late.on) await new Promise((resolve) => clock.setTimeout(resolve, lateMs));
+      if (late.on) await new Promise<void>((resolve) => clock.setTimeout(() => resolve(), lateMs));
       return results;
     };
     return { store, late };

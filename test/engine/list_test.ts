@@ -63,6 +63,8 @@ describe("list()", () => {
     const s = setup();
     let walks = 0;
     const schedule = {
+      kind: "cron" as const,
+      timezone: "UTC",
       next: (after: number) => Math.floor(after / HOUR) * HOUR + HOUR,
       prev: (before: number) => Math.ceil(before / HOUR) * HOUR - HOUR,
       nextRuns: (after: number, n: number) => Array.from({ length: n }, (_, i) => Math.floor(after / HOUR) * HOUR + (i + 1) * HOUR),

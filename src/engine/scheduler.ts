@@ -22,7 +22,7 @@ import type { Scheduler, SchedulerEvent, SchedulerOptions, TickReport } from "./
 import { deliverWebhook } from "./webhook.ts";
 
 /** Default `concurrency`: see README ("Capacity"). */
-export const DEFAULT_CONCURRENCY = 500;
+export const DEFAULT_CONCURRENCY = 200;
 
 /**
  * Creates a scheduler. Nothing runs until `tick()` is called (platform triggers) or
@@ -33,7 +33,7 @@ export const DEFAULT_CONCURRENCY = 500;
  * `onEvent`, `defaults` (policy defaults for every job), `fetch` and `webhookSecret`
  * (webhook delivery of data-defined jobs), `lease` (default `"15s"`), `heartbeat`
  * (default a third of the lease), `leaseGrace` (default `"30s"`), `concurrency`
- * (default 500), `storeTimeout` (default `"30s"`: a store call that has not answered by
+ * (default 200), `storeTimeout` (default `"30s"`: a store call that has not answered by
  * then fails as `store-error`), `retention` (default `"7d"`, never shorter than the
  * longest catch-up window).
  *
@@ -128,6 +128,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     onCapacity: (wake) => tracker.onSettle(() => {
       if (concurrency - tracker.running >= concurrency / 2) wake();
     }),
+    hasCapacity: () => concurrency - tracker.running >= concurrency / 2,
   }, begin);
 
   const scheduler: Scheduler = {

@@ -39,7 +39,15 @@ export interface TimerLoop {
  * every slot to one run.
  */
 export function createTimerLoop(
-  state: { clock: Clock; log: Logger; jobs: () => ResolvedJob[]; onCapacity: (listener: () => void) => void },
+  state: {
+    clock: Clock;
+    log: Logger;
+    jobs: () => ResolvedJob[];
+    /** Calls the listener when runs settle and at least half the capacity is free. */
+    onCapacity: (listener: () => void) => void;
+    /** Whether at least half the capacity is free now. */
+    hasCapacity: () => boolean;
+  },
   tick: (now: number) => Promise<StartedTick>,
 ): TimerLoop {
   let running = false;
@@ -54,8 +62,9 @@ export function createTimerLoop(
     const now = state.clock.now();
     const jobs = state.jobs().filter((j) => j.enabled);
     armedMs = timerDelay(now, nextWake(jobs.map((j) => j.schedule), now));
-    // Slots left for lack of capacity are still due: look again soon (or once a run ends).
-    if (deferred) armedMs = Math.min(armedMs, DEFERRED_RETRY_MS);
+    // Slots left for lack of capacity are still due: look again at once when this node has
+    // room (its claims lost to other nodes'), else once runs end or after a short delay.
+    if (deferred) armedMs = state.hasCapacity() ? 0 : Math.min(armedMs, DEFERRED_RETRY_MS);
     handle = state.clock.setTimeout(wake, armedMs);
   };
 

@@ -236,7 +236,7 @@ export interface SchedulerOptions {
   /** How often running leases are renewed; default a third of `lease`, at most half of it. */
   heartbeat?: string | number;
   /**
-   * Runs in flight on this node (running or queued claims); default 500. A tick claims
+   * Runs in flight on this node (a job's catch-up queue counts once); default 200. A tick claims
    * no more than the free capacity and leaves the rest to other nodes' ticks.
    */
   concurrency?: number;

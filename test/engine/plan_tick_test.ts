@@ -66,3 +66,27 @@ describe("concurrency", () => {
     assert.throws(() => setup({ concurrency: 1.5 }), /concurrency/);
   });
 });
+
+describe("concurrency in timer mode", () => {
+  it("a node at its capacity claims the rest of the minute as its runs end, in the same minute", async () => {
+    const s = setup({ start: T0 - MIN, concurrency: 2 });
+    const gates = new Map<string, () => void>();
+    const ran: string[] = [];
+    for (const name of ["a", "b", "c", "d"]) {
+      s.scheduler.job(name, { schedule: "* * * * *", run: (ctx) => {
+        ran.push(`${name}@${ctx.slot}`);
+        return new Promise<void>((resolve) => gates.set(name, resolve));
+      } });
+    }
+    s.scheduler.start();
+    await s.clock.set(T0);
+    assert.equal(ran.length, 2, "two runs in flight at most");
+    for (const resolve of [...gates.values()]) resolve();
+    await s.clock.advance(100);
+    assert.equal(ran.length, 4);
+    for (const resolve of [...gates.values()]) resolve();
+    await s.clock.settle();
+    assert.ok(ran.every((r) => r.endsWith(`@${T0}`)));
+    await s.scheduler.stop();
+  });
+});

@@ -7,8 +7,9 @@ import { systemClock } from "./clock.ts";
 import { consoleLogger, createEmitter, errorText, jobLabel, logEvent, safeLogger } from "./events.ts";
 import { createStoreHealth } from "./health.ts";
 import { createJobViews } from "./info.ts";
-import { createLease, type LeasePolicy } from "./lease.ts";
+import { createLease } from "./lease.ts";
 import { manualRun } from "./manual.ts";
+import { concurrencyOf, leasePolicy, mergeRounds, storeTimeoutOf } from "./options.ts";
 import { createOutcomeWriter } from "./outcomes.ts";
 import { createReconciler } from "./reconcile.ts";
 import { createJobRegistry } from "./registry.ts";
@@ -20,9 +21,6 @@ import { createTimerLoop } from "./timer.ts";
 import { createRunTracker } from "./tracker.ts";
 import type { Scheduler, SchedulerEvent, SchedulerOptions, TickReport } from "./types.ts";
 import { deliverWebhook } from "./webhook.ts";
-
-/** Default `concurrency`: see README ("Capacity"). */
-export const DEFAULT_CONCURRENCY = 200;
 
 /**
  * Creates a scheduler. Nothing runs until `tick()` is called (platform triggers) or
@@ -66,15 +64,8 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
   const at = (field: string) => ({ code: "invalid-spec", field, path: field });
   const defaults = resolveDefaults(options.defaults);
   const policy = leasePolicy(options, at);
-  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-  if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
-    throw new SchedulerError("invalid-spec", `concurrency: expected an integer >= 1, got ${quote(concurrency)}`, { path: "concurrency" });
-  }
-  const storeTimeoutMs = options.storeTimeout === undefined
-    ? 30_000
-    : options.storeTimeout === Infinity
-    ? Infinity
-    : parseDuration(options.storeTimeout, { ...at("storeTimeout"), min: 1 });
+  const concurrency = concurrencyOf(options);
+  const storeTimeoutMs = storeTimeoutOf(options, at);
   const retentionMs = parseDuration(options.retention ?? "7d", { ...at("retention"), min: 1 });
 
   const raw = options.store ?? createMemoryStore();
@@ -147,7 +138,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       while ((report.deferred ?? 0) > 0 && report.ok) {
         const next = await (await begin(clock.now())).settled;
         if (Object.keys(next.jobs).length === 0) break;
-        merge(first, next);
+        mergeRounds(first, next);
         report = next;
       }
       if (report !== first) {
@@ -224,29 +215,4 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     await store.setPaused(name, paused, clock.now());
   }
   return scheduler;
-}
-
-/** Resolves `lease`, `heartbeat` and `leaseGrace`. */
-function leasePolicy(options: SchedulerOptions, at: (field: string) => { code: string; field: string; path: string }): LeasePolicy {
-  const leaseMs = parseDuration(options.lease ?? "15s", { ...at("lease"), min: 2 });
-  const heartbeatMs = options.heartbeat === undefined
-    ? Math.max(1, Math.floor(leaseMs / 3))
-    : parseDuration(options.heartbeat, { ...at("heartbeat"), min: 1 });
-  if (heartbeatMs > leaseMs / 2) {
-    throw new SchedulerError("invalid-spec", `heartbeat: must be at most half of lease (${leaseMs}ms), got ${heartbeatMs}ms`, { path: "heartbeat" });
-  }
-  return { leaseMs, heartbeatMs, graceMs: parseDuration(options.leaseGrace ?? "30s", at("leaseGrace")) };
-}
-
-/** Adds a later round's job reports to the first round's. */
-function merge(into: TickReport, round: TickReport): void {
-  for (const [name, r] of Object.entries(round.jobs)) {
-    const target = into.jobs[name];
-    if (target === undefined) {
-      into.jobs[name] = r;
-      continue;
-    }
-    for (const key of ["planned", "won", "lost", "run", "skipped", "missed", "abandoned"] as const) target[key].push(...r[key]);
-    Object.assign(target.outcomes, r.outcomes);
-  }
 }

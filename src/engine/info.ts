@@ -68,12 +68,13 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
     const window = options.window;
     const since = window === undefined ? now + 1 : now - window;
     const overview = await store.overview(jobs.map((j) => j.name), { since, perJob: RECENT_PER_JOB });
+    const live = liveSince(snapshot, now);
     return jobs.map((job) => {
       const paused = snapshot.jobs[job.name]?.paused ?? false;
       const fires = job.enabled && !paused;
       const info = describeJob(job, registry, {
         paused,
-        runningSince: liveSince(snapshot, job.name, now),
+        runningSince: live.get(job.name),
         lastOutcome: overview[job.name]?.last,
         next: fires ? nextRuns(job, now, count) : [],
       });
@@ -125,10 +126,13 @@ function nextRuns(job: ResolvedJob, now: number, count: number): number[] {
   }
 }
 
-function liveSince(snapshot: TickSnapshot, name: string, now: number): number | undefined {
-  let since: number | undefined;
+/** The oldest slot of each job's live runs, one pass over the running rows. */
+function liveSince(snapshot: TickSnapshot, now: number): Map<string, number> {
+  const since = new Map<string, number>();
   for (const r of snapshot.running) {
-    if (r.job === name && r.leaseUntil !== null && r.leaseUntil >= now && (since === undefined || r.slot < since)) since = r.slot;
+    if (r.leaseUntil === null || r.leaseUntil < now) continue;
+    const seen = since.get(r.job);
+    if (seen === undefined || r.slot < seen) since.set(r.job, r.slot);
   }
   return since;
 }

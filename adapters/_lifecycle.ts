@@ -43,7 +43,7 @@ export function createShutdown(
       // manual run, and its outcome must reach the store before the store closes.
       await step("stop scheduler", () => scheduler.stop({ grace, deadline }));
       await step("close server", closeServer);
-      await step("close store", () => scheduler.store.close());
+      await step("close store", () => scheduler.close());
     })();
     return done;
   };

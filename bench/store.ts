@@ -1,5 +1,5 @@
-// Claims per second on the memory store and on a libSQL file, in batches of 1, 100
-// and 1000 (one `claim()` call = one batch = one round trip). Each claim is a
+// Claims per second on the memory store, a libSQL file and D1 (local, in Miniflare's
+// workerd), in batches of 1, 100 and 1000 (one `claim()` call = one batch = one round trip). Each claim is a
 // different job's slot with `overlap: "skip"`, as in a tick over many jobs, so every
 // insert also runs the overlap check. Runnable alone: `npx tsx bench/store.ts`.
 import { spawnSync } from "node:child_process";
@@ -9,6 +9,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createMemoryStore } from "../src/store/memory/mod.ts";
 import { libsqlStore } from "../src/store/libsql/mod.ts";
+import { type D1DatabaseLike, d1Store } from "../src/store/d1/mod.ts";
+import { Miniflare } from "miniflare";
 import type { ClaimRequest, Store } from "../src/store/types.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -36,7 +38,40 @@ export async function claimsPerSecond(store: Store, size: number, total: number,
   return (calls * size) / ((performance.now() - start) / 1000);
 }
 
-/** Prints claims/s for memory and libSQL (file) at batch sizes 1, 100 and 1000. */
+/** Measures one store at batch sizes 1, 100 and 1000 and prints its row. */
+async function printRow(name: string, store: Store, total: number): Promise<void> {
+  await store.init();
+  const cells: string[] = [];
+  for (const size of [1, 100, 1000]) {
+    // Warm-up pass first, so the numbers measure steady state, not JIT or file creation.
+    await claimsPerSecond(store, size, Math.min(total, size * 5), `warm-${size}`);
+    const rate = await claimsPerSecond(store, size, size === 1 ? total / 5 : total, `b${size}`);
+    cells.push(`${Math.round(rate).toLocaleString("en-US")}/s`.padEnd(12));
+  }
+  console.log(`${name.padEnd(12)} | ${cells.join(" | ")}`);
+  await store.close();
+}
+
+/**
+ * The D1 row: the real local D1 in workerd through Miniflare, driven from Node, so each
+ * call also crosses Miniflare's loopback hop (a Worker's own D1 calls do not).
+ */
+export async function benchD1Store(): Promise<void> {
+  const mf = new Miniflare({
+    modules: true,
+    script: "export default { fetch() { return new Response(''); } };",
+    compatibilityDate: "2025-09-01",
+    d1Databases: { DB: "bench" },
+  });
+  try {
+    const db = (await mf.getD1Database("DB")) as unknown as D1DatabaseLike;
+    await printRow("d1 (mf)", d1Store(db), 2_000);
+  } finally {
+    await mf.dispose();
+  }
+}
+
+/** Prints claims/s for memory, libSQL (file) and D1 at batch sizes 1, 100 and 1000. */
 export async function benchStore(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "edgecron-bench-"));
   try {
@@ -46,18 +81,8 @@ export async function benchStore(): Promise<void> {
     ];
     console.log("\nstore: claims per second (each claim a different job, overlap check on)");
     console.log("store        | batch 1      | batch 100    | batch 1000");
-    for (const [name, store, total] of stores) {
-      await store.init();
-      const cells: string[] = [];
-      for (const size of [1, 100, 1000]) {
-        // Warm-up pass first, so the numbers measure steady state, not JIT or file creation.
-        await claimsPerSecond(store, size, Math.min(total, size * 5), `warm-${size}`);
-        const rate = await claimsPerSecond(store, size, size === 1 ? total / 5 : total, `b${size}`);
-        cells.push(`${Math.round(rate).toLocaleString("en-US")}/s`.padEnd(12));
-      }
-      console.log(`${name.padEnd(12)} | ${cells.join(" | ")}`);
-      await store.close();
-    }
+    for (const [name, store, total] of stores) await printRow(name, store, total);
+    await benchD1Store();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

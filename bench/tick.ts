@@ -1,7 +1,10 @@
-// tick() for 1 000 and 10 000 jobs: planning alone; a whole tick on the memory store; a
-// whole tick on a libSQL file. "claims made" is the time from calling tick() until the
-// claim batch has returned (snapshot + reaping check + planning + one claim batch);
-// "runs recorded" adds running every (no-op) handler and recording its outcome.
+// tick() for 1 000 and 10 000 jobs: planning alone; a whole tick on the memory store and
+// on a libSQL file. "claims made" is the time from calling tick() until the claim batch
+// has returned; "recorded after last handler" is the time from the last handler
+// finishing to every outcome recorded, with group commit (one `updateMany` per group of
+// writes) and, in the same run, with the per-write path (the store's `updateMany`
+// hidden: one `update` transaction per outcome), and their ratio. Then the cost of one
+// heartbeat renewal of 10 000 running leases (one `store.renew`).
 // Runnable alone: `npx tsx bench/tick.ts`.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,6 +12,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { cron } from "../src/core/mod.ts";
 import { createScheduler, planSlots } from "../src/engine/mod.ts";
+import { planTick } from "../src/engine/plan_tick.ts";
+import { resolveJob } from "../src/engine/spec.ts";
 import { createMemoryStore } from "../src/store/memory/mod.ts";
 import { libsqlStore } from "../src/store/libsql/mod.ts";
 import type { Store } from "../src/store/types.ts";
@@ -40,29 +45,72 @@ function planningMs(n: number): number {
   return median(times.slice(2));
 }
 
+/** The whole tick plan: `planTick` over `n` resolved minutely jobs with one slot due each (what a tick does between its snapshot and its claim). */
+function planTickMs(n: number): number {
+  const jobs = Array.from({ length: n }, (_, i) => resolveJob(`job-${i}`, { schedule: `${i % 60} * * * * *`, run: () => {} }, {}));
+  const snapshot = { jobs: {} as Record<string, { name: string; firstSeen: number; paused: boolean }>, watermarks: {} as Record<string, number>, defs: [], running: [] };
+  const times: number[] = [];
+  for (let round = 0; round < 7; round++) {
+    const now = T0 + (round + 1) * MIN;
+    for (const job of jobs) {
+      snapshot.jobs[job.name] = { name: job.name, firstSeen: T0, paused: false };
+      snapshot.watermarks[job.name] = now - MIN;
+    }
+    const start = performance.now();
+    const plan = planTick(jobs, snapshot, { now, node: "n", batch: "b", leaseUntil: () => now + 15_000, capacity: n, offset: 0 });
+    times.push(performance.now() - start);
+    if (plan.requests.length !== n) throw new Error(`bench: planTick planned ${plan.requests.length}, expected ${n}`);
+  }
+  return median(times.slice(2));
+}
+
+/** The same store without `updateMany`: the scheduler then records each outcome with its own `update`. */
+function perWrite(store: Store): Store {
+  const { updateMany: _hidden, ...rest } = store;
+  return rest as Store;
+}
+
 /**
- * One whole tick with `n` minutely jobs on `store`: ms to claims made and to runs
- * recorded. System clock and timers (10 000 timeouts are what a real tick arms), with
- * explicit tick instants on minute boundaries just behind the wall clock.
+ * One whole tick with `n` minutely jobs on `store`: ms to claims made, and from the last
+ * handler finishing to every outcome recorded. System clock and timers, with explicit
+ * tick instants on minute boundaries just behind the wall clock.
  */
-async function tickMs(n: number, store: Store): Promise<{ claims: number; total: number }> {
+async function tickMs(n: number, store: Store): Promise<{ claims: number; recorded: number }> {
   const first = Math.floor(Date.now() / MIN) * MIN - 2 * MIN;
   let lastClaim = 0;
+  let lastHandler = 0;
   const scheduler = createScheduler({
     store,
     logger: silent,
+    concurrency: n,
     onEvent: (e) => {
       if (e.type === "claimed") lastClaim = performance.now();
     },
   });
-  for (let i = 0; i < n; i++) scheduler.job(`job-${i}`, { schedule: "* * * * *", run: () => {} });
+  for (let i = 0; i < n; i++) scheduler.job(`job-${i}`, { schedule: "* * * * *", run: () => void (lastHandler = performance.now()) });
   await scheduler.tick(first); // registers every job
   const start = performance.now();
   const report = await scheduler.tick(first + MIN);
-  const total = performance.now() - start;
-  const won = Object.values(report.jobs).reduce((k, r) => k + r.won.length, 0);
-  if (won !== n) throw new Error(`bench: won ${won} slots, expected ${n}`);
-  return { claims: lastClaim - start, total };
+  const done = performance.now();
+  const ok = Object.values(report.jobs).filter((r) => r.outcomes[first + MIN] === "ok").length;
+  if (ok !== n) throw new Error(`bench: ${ok} outcomes recorded ok, expected ${n}`);
+  return { claims: lastClaim - start, recorded: done - lastHandler };
+}
+
+/** One `renew()` of `n` running leases on `store`, in ms. */
+async function renewMs(n: number, store: Store): Promise<number> {
+  await store.init();
+  const now = Math.floor(Date.now() / MIN) * MIN;
+  const requests = Array.from({ length: n }, (_, i) => ({
+    job: `job-${i}`, slot: now, kind: "scheduled", status: "running", overlap: "skip", node: "n", batch: "b", now, leaseUntil: now + 15_000,
+  } as const));
+  await store.claim(requests);
+  const items = requests.map((r) => ({ job: r.job, slot: r.slot, attempt: 1, node: "n", leaseUntil: now + 20_000 }));
+  const start = performance.now();
+  const renewed = await store.renew(items, now + 5_000);
+  const ms = performance.now() - start;
+  if (renewed.filter(Boolean).length !== n) throw new Error("bench: not every lease was renewed");
+  return ms;
 }
 
 const fmt = (ms: number): string => `${ms < 10 ? ms.toFixed(2) : ms.toFixed(0)} ms`;
@@ -71,21 +119,33 @@ const rate = (n: number, ms: number): string => `${Math.round(n / (ms / 1000)).t
 /** Prints the tick figures. */
 export async function benchTick(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "edgecron-bench-tick-"));
+  let files = 0;
+  const file = (): Store => libsqlStore({ url: `file:${join(dir, `tick-${files++}.db`)}` });
   try {
-    console.log("\ntick(): N minutely jobs, one slot due each");
-    console.log("jobs   | planning alone | memory: claims made (claims/s) | memory: runs recorded | libSQL file: claims made (claims/s) | libSQL file: runs recorded");
+    console.log("\ntick(): N minutely jobs, one slot due each; outcomes recorded after the last handler, group commit vs per-write");
+    console.log("jobs   | planSlots / planTick | store       | claims made (claims/s)   | recorded: group commit | recorded: per-write | per-write / group");
     for (const n of [1_000, 10_000]) {
-      const plan = planningMs(n);
+      const plan = `${fmt(planningMs(n))} / ${fmt(planTickMs(n))}`;
       await tickMs(n, createMemoryStore()); // warm-up
-      const mem = await tickMs(n, createMemoryStore());
-      const lib = libsqlStore({ url: `file:${join(dir, `tick-${n}.db`)}` });
-      const file = await tickMs(n, lib);
-      await lib.close();
-      console.log(
-        `${String(n).padEnd(6)} | ${fmt(plan).padEnd(14)} | ${`${fmt(mem.claims)} (${rate(n, mem.claims)})`.padEnd(30)} | ` +
-          `${fmt(mem.total).padEnd(21)} | ${`${fmt(file.claims)} (${rate(n, file.claims)})`.padEnd(35)} | ${fmt(file.total)}`,
-      );
+      for (const [label, make] of [["memory", createMemoryStore], ["libSQL file", file]] as const) {
+        const grouped = make();
+        const g = await tickMs(n, grouped);
+        await grouped.close();
+        const single = make();
+        const p = await tickMs(n, perWrite(single));
+        await single.close();
+        console.log(
+          `${String(n).padEnd(6)} | ${plan.padEnd(19)} | ${label.padEnd(11)} | ${`${fmt(g.claims)} (${rate(n, g.claims)})`.padEnd(24)} | ` +
+            `${fmt(g.recorded).padEnd(22)} | ${fmt(p.recorded).padEnd(19)} | ${(p.recorded / g.recorded).toFixed(1)}x`,
+        );
+      }
     }
+    const n = 10_000;
+    const mem = await renewMs(n, createMemoryStore());
+    const lib = file();
+    const libMs = await renewMs(n, lib);
+    await lib.close();
+    console.log(`heartbeat: one renew() of ${n.toLocaleString("en-US")} running leases: memory ${fmt(mem)}, libSQL file ${fmt(libMs)}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -6,6 +6,7 @@
 //                         tsc (tsconfig.build.json). `npm pack` runs it (prepack).
 //   dist/worker.mjs       the Cloudflare example worker: workerd conditions, Temporal
 //                         polyfill and the libSQL web client bundled in.
+//   dist/worker-d1.mjs    the same on D1 (examples/cloudflare-worker/worker_d1.ts): no libSQL client.
 //   dist/deno-deploy.mjs  the Deno Deploy example: Temporal is native there, so the
 //                         polyfill stays an `npm:` import that is never evaluated; the
 //                         libSQL web client stays an `npm:` import Deno Deploy installs.
@@ -44,6 +45,17 @@ export const bundles = {
     // inlined by esbuild, so the top-level await resolves during module evaluation.
     // A scheduled event wants one request per batch, not a WebSocket: the HTTP-only
     // libSQL client (libsql:, https:) leaves the WebSocket client out of the bundle.
+    plugins: [libsqlHttpOnly, jsbiNative, base64Native, honoTiny],
+    shrink: true,
+  },
+  // The example worker on D1 alone: the same workerd build without the libSQL client.
+  "worker-d1": {
+    ...common,
+    entryPoints: ["examples/cloudflare-worker/worker_d1.ts"],
+    outfile: "dist/worker-d1.mjs",
+    platform: "neutral",
+    conditions: ["workerd", "worker", "browser", "import"],
+    mainFields: ["module", "main"],
     plugins: [libsqlHttpOnly, jsbiNative, base64Native, honoTiny],
     shrink: true,
   },

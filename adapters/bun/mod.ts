@@ -41,7 +41,7 @@ export async function serveBun(scheduler: Scheduler, options: BunServeOptions = 
   const { port = 8787, hostname, timer = true, signals = ["SIGINT", "SIGTERM"], exit = true } = options;
   const bun = (globalThis as { Bun?: BunRuntime }).Bun;
   if (bun === undefined) throw new Error("edgecron/bun: Bun.serve is not available; run this with bun");
-  await scheduler.store.init();
+  await scheduler.ready();
   const app = appFor(scheduler, options);
   const server = bun.serve({ port, ...(hostname === undefined ? {} : { hostname }), fetch: (request) => app.fetch(request) });
   const url = server.url.href.replace(/\/$/, "");

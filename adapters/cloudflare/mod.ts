@@ -11,6 +11,7 @@ import { runAheadUntil } from "../../src/engine/run_ahead.ts";
 import type { Scheduler } from "../../src/engine/types.ts";
 import type { RouterOptions } from "../../src/http/mod.ts";
 import { libsqlStore } from "../../src/store/libsql/mod.ts";
+import { d1Store, isD1Database } from "../../src/store/d1/mod.ts";
 import type { Store } from "../../src/store/types.ts";
 import { appFor, type FetchHandler } from "../_app.ts";
 
@@ -63,6 +64,22 @@ export function libsqlFromEnv(env: LibsqlEnv): Store {
   return libsqlStore({ client: createClient({ url, ...(authToken ? { authToken } : {}) }) });
 }
 
+/**
+ * The shared store a Worker's bindings offer: D1 when the binding named `binding`
+ * (default `DB`) is a D1 database, otherwise libSQL from `LIBSQL_URL`; undefined when
+ * there is neither (each isolate then keeps its own memory store: not exactly-once).
+ *
+ * @example
+ * const store = storeFromEnv(env); // or storeFromEnv(env, { binding: "JOBS_DB" })
+ * createScheduler(store ? { store } : {})
+ */
+export function storeFromEnv(env: object, options: { binding?: string } = {}): Store | undefined {
+  const bindings = env as LibsqlEnv & Record<string, unknown>;
+  const db = bindings[options.binding ?? "DB"];
+  if (isD1Database(db)) return d1Store(db);
+  return typeof bindings.LIBSQL_URL === "string" && bindings.LIBSQL_URL !== "" ? libsqlFromEnv(bindings) : undefined;
+}
+
 /** Options of `cloudflareWorker`. */
 export interface CloudflareOptions<Env> {
   /** Router options from the bindings; default `{ token: env.EDGECRON_TOKEN }`. */
@@ -104,7 +121,7 @@ export function cloudflareWorker<Env extends object = EdgecronEnv>(
     if (pending === undefined) {
       pending = (async () => {
         const scheduler = typeof source === "function" ? await source(env) : source;
-        await scheduler.store.init();
+        await scheduler.ready();
         return { scheduler, app: undefined };
       })();
       built.set(env, pending);

@@ -77,7 +77,7 @@ export function serveDeno(scheduler: Scheduler, options: DenoServeOptions = {}):
     const report = await scheduler.tick(undefined, { until: runAheadUntil(trigger, Date.now()) });
     options.onTick?.(report);
   };
-  const ready = scheduler.store.init();
+  const ready = scheduler.ready();
   Deno.cron(name, trigger, async () => {
     await ready;
     await tick();

@@ -30,7 +30,7 @@ export type NodeServer = ServerHandle;
  */
 export async function serveNode(scheduler: Scheduler, options: NodeServeOptions = {}): Promise<NodeServer> {
   const { port = 8787, hostname, timer = true, signals = ["SIGINT", "SIGTERM"], exit = true } = options;
-  await scheduler.store.init();
+  await scheduler.ready();
   const app = appFor(scheduler, options);
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: (request) => app.fetch(request), port, ...(hostname === undefined ? {} : { hostname }) }, () => resolve(s));

@@ -118,8 +118,13 @@ export function logEvent(log: Logger, event: SchedulerEvent): void {
     case "tick":
       if (log.debug === DROPPED) return;
       return log.debug(`tick at ${isoText(event.now)}`, { ok: event.report.ok, jobs: Object.keys(event.report.jobs).length });
-    case "claimed":
     case "lost":
+      if ("reason" in event) {
+        return log.warn(`${jobLabel(event.job)} slot ${isoText(event.slot)} (attempt ${event.attempt}): outcome not recorded: ${event.reason}`);
+      }
+      if (log.debug === DROPPED) return;
+      return log.debug(`${jobLabel(event.job)} lost slot ${isoText(event.slot)}`);
+    case "claimed":
       if (log.debug === DROPPED) return;
       return log.debug(`${jobLabel(event.job)} ${event.type} slot ${isoText(event.slot)}`);
     case "started":

@@ -1,8 +1,6 @@
 /** Manual runs: `scheduler.run(name, { mode })`, always through a claim. */
-import { countersOf, type EngineState, findJob, storeCall, track } from "./_state.ts";
-import { resolveDef } from "./data_jobs.ts";
 import { planSlots } from "./plan.ts";
-import { runSlot } from "./runner.ts";
+import { runSlot, type RunnerDeps } from "./runner.ts";
 import type { ManualRunResult } from "./types.ts";
 
 /**
@@ -20,17 +18,18 @@ import type { ManualRunResult } from "./types.ts";
  *
  * @throws {SchedulerError} `store-error` when the store cannot be reached.
  */
-export async function manualRun(state: EngineState, name: string, mode: "force" | "due"): Promise<ManualRunResult> {
-  let job = findJob(state, name);
-  const now = state.clock.now();
+export async function manualRun(deps: RunnerDeps & { node: string }, name: string, mode: "force" | "due"): Promise<ManualRunResult> {
+  const { store, clock, registry, lease, emit } = deps;
+  let job = registry.get(name);
+  const now = clock.now();
   if (job === undefined) {
-    const def = await storeCall(state, () => state.store.getDef(name));
+    const def = await store.getDef(name);
     if (def === undefined) return { ok: false, job: name, reason: "unknown job" };
-    job = resolveDef(state, def);
+    job = registry.resolveDef(def);
     if (job === undefined) return { ok: false, job: name, reason: "unknown job" };
-    state.data.set(name, job);
+    registry.setData(name, job);
   }
-  const snapshot = await storeCall(state, () => state.store.snapshot([name], now));
+  const snapshot = await store.snapshot([name], now);
   const live = snapshot.running.some((r) => r.job === name && r.leaseUntil !== null && r.leaseUntil >= now);
   if (live) return { ok: false, job: name, reason: "already running" };
 
@@ -48,31 +47,32 @@ export async function manualRun(state: EngineState, name: string, mode: "force" 
     older = planSlots({ schedule: job.schedule, catchUp, now: slot, watermark: from, firstSeen: from, paused: false }).missed;
   }
 
-  const leaseUntil = now + job.timeoutMs + state.leaseGraceMs;
-  const base = { job: name, overlap: "skip", node: state.node, batch: crypto.randomUUID(), now, leaseUntil } as const;
-  const results = await storeCall(state, () =>
-    state.store.claim([
-      ...older.map((s) => ({ ...base, slot: s, kind: "scheduled", status: "missed" } as const)),
-      { ...base, slot, kind: mode === "force" ? "manual" : "scheduled", status: "running" },
-    ]));
+  const leaseUntil = lease.until(now, job);
+  const base = { job: name, overlap: "skip", node: deps.node, batch: crypto.randomUUID(), now, leaseUntil } as const;
+  const results = await store.claim([
+    ...older.map((s) => ({ ...base, slot: s, kind: "scheduled", status: "missed" } as const)),
+    { ...base, slot, kind: mode === "force" ? "manual" : "scheduled", status: "running" },
+  ]);
+  const counters = registry.counters(name);
   for (const r of results.slice(0, -1)) {
     if (r.outcome !== "missed") continue;
-    countersOf(state, name).missed++;
-    state.emit({ type: "missed", job: name, slot: r.slot });
+    counters.missed++;
+    emit({ type: "missed", job: name, slot: r.slot });
   }
   const claim = results.at(-1);
   if (claim?.outcome === "skipped") {
-    countersOf(state, name).skipped++;
-    state.emit({ type: "skipped", job: name, slot });
+    counters.skipped++;
+    emit({ type: "skipped", job: name, slot });
     return { ok: false, job: name, reason: "already running" };
   }
   if (claim?.outcome !== "won") {
-    countersOf(state, name).lost++;
-    state.emit({ type: "lost", job: name, slot });
+    counters.lost++;
+    emit({ type: "lost", job: name, slot });
     return { ok: false, job: name, reason: mode === "due" ? "not due" : "lost" };
   }
-  state.emit({ type: "claimed", job: name, slot });
-  const outcome = await track(state, runSlot(state, job, slot, 1));
+  emit({ type: "claimed", job: name, slot });
+  const held = lease.hold({ job: name, slot, attempt: 1, node: deps.node }, leaseUntil);
+  const outcome = await deps.tracker.track(runSlot(deps, job, held));
   if (outcome === undefined) return { ok: false, job: name, reason: "lost" };
   return { ok: true, job: name, slot, outcome };
 }

@@ -1,11 +1,16 @@
 /**
- * Runs one claimed slot through its attempts: timeout (aborting the signal), outcome
- * recorded with a compare-and-set `update()`, retries with doubling backoff.
+ * Runs one claimed slot through its attempts: the handler raced against its timeout
+ * (aborting the signal), the outcome recorded through the group-commit writer,
+ * retries with doubling backoff, the lease held and renewed throughout.
  */
-import type { AttemptKey, Outcome } from "../store/types.ts";
-import { countersOf, type EngineState, storeFailed } from "./_state.ts";
+import type { Outcome, RunPatch, Store } from "../store/types.ts";
 import { errorText, jobLabel, safeLogger } from "./events.ts";
+import { leaseCap, leaseUntil, type Lease } from "./lease.ts";
+import type { OutcomeWriter } from "./outcomes.ts";
+import type { JobRegistry } from "./registry.ts";
 import type { ResolvedJob } from "./spec.ts";
+import type { HeldClaim, RunTracker } from "./tracker.ts";
+import type { Clock, Logger, RunContext, RunLease, SchedulerEvent } from "./types.ts";
 
 /**
  * The longest wait before a retry: the longest delay a Web timer honours (about 24.8
@@ -14,116 +19,138 @@ import type { ResolvedJob } from "./spec.ts";
  */
 export const MAX_BACKOFF_MS = 2_147_483_647;
 
+/** What the runner uses. */
+export interface RunnerDeps {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  emit: (event: SchedulerEvent) => void;
+  registry: JobRegistry;
+  lease: Lease;
+  tracker: RunTracker;
+  writer: OutcomeWriter;
+}
+
 type AttemptResult = { status: "ok" } | { status: "error" | "timeout"; error: string; stopped: boolean };
 
 /**
- * Runs `slot` of `job`, starting at `attempt`, on a row this node already holds as
- * `running`. Resolves with the recorded outcome, or `undefined` when the row was
- * taken away (reaped after its lease) or the store failed, or the scheduler stopped
- * during a retry backoff: the row then stays `running` until its lease ends and any
- * node records it `abandoned` (and re-runs it when retries are left). Never rejects.
+ * Runs `claim`'s slot of `job` from `claim.attempt`, on a row this node holds as
+ * `running`. Resolves with the recorded outcome, or `undefined` when the row was taken
+ * away (reaped after its lease: a `lost` event says so), the store failed, or the
+ * scheduler stopped during a retry backoff (the row then stays `running` until its
+ * lease ends and any node records it `abandoned`). Never rejects.
  */
-export async function runSlot(
-  state: EngineState,
-  job: ResolvedJob,
-  slot: number,
-  attempt: number,
-): Promise<Outcome | undefined> {
-  const { clock, node, store } = state;
-  const counters = countersOf(state, job.name);
+export async function runSlot(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim): Promise<Outcome | undefined> {
+  const { clock, store, lease, tracker } = deps;
+  const counters = deps.registry.counters(job.name);
+  const { slot } = claim;
   try {
-    for (let current = attempt;; current++) {
-      const key: AttemptKey = { job: job.name, slot, attempt: current, node };
+    for (;;) {
+      const attempt = claim.attempt;
       const started = clock.now();
-      state.emit({ type: "started", job: job.name, slot, attempt: current });
+      claim.capUntil = leaseCap(lease.policy, started, job.timeoutMs);
+      deps.emit({ type: "started", job: job.name, slot, attempt });
       counters.runs++;
-      const result = await attemptOnce(state, job, slot, current);
+      const result = await attemptOnce(deps, job, claim);
       const now = clock.now();
       if (result.status === "ok") {
         counters.ok++;
-        state.emit({ type: "succeeded", job: job.name, slot, attempt: current, durationMs: now - started });
-        const recorded = await writeOutcome(state, key, { status: "ok", finishedAt: now, leaseUntil: null, error: null });
-        return recorded ? "ok" : undefined;
+        deps.emit({ type: "succeeded", job: job.name, slot, attempt, durationMs: now - started });
+        return await finish(deps, claim, { status: "ok", finishedAt: now, leaseUntil: null, error: null });
       }
-      const willRetry = current <= job.retries.attempts && !result.stopped && !state.stopping;
+      const willRetry = attempt <= job.retries.attempts && !result.stopped && !tracker.stopping && !claim.lost;
       if (result.status === "timeout") {
         counters.timeouts++;
-        state.emit({ type: "timed-out", job: job.name, slot, attempt: current, willRetry });
+        deps.emit({ type: "timed-out", job: job.name, slot, attempt, willRetry });
       } else {
         counters.errors++;
-        state.emit({ type: "failed", job: job.name, slot, attempt: current, error: result.error, willRetry });
+        deps.emit({ type: "failed", job: job.name, slot, attempt, error: result.error, willRetry });
       }
-      if (!willRetry) {
-        const patch = { status: result.status, finishedAt: now, leaseUntil: null, error: result.error };
-        return (await writeOutcome(state, key, patch)) ? result.status : undefined;
-      }
-      // Retry k waits backoff * 2^(k-1), at most MAX_BACKOFF_MS; the lease covers the wait and the next attempt.
-      const delay = Math.min(job.retries.backoffMs * 2 ** (current - 1), MAX_BACKOFF_MS);
-      const leaseUntil = now + delay + job.timeoutMs + state.leaseGraceMs;
-      if (!(await store.update(key, { attempt: current + 1, leaseUntil, error: result.error }))) return undefined;
-      await sleep(state, delay);
-      if (state.stopping) return undefined;
-      const next: AttemptKey = { ...key, attempt: current + 1 };
+      if (!willRetry) return await finish(deps, claim, { status: result.status, finishedAt: now, leaseUntil: null, error: result.error });
+      // Retry k waits backoff * 2^(k-1), at most MAX_BACKOFF_MS; the lease covers the wait and one lease more.
+      const delay = Math.min(job.retries.backoffMs * 2 ** (attempt - 1), MAX_BACKOFF_MS);
+      const key = { job: job.name, slot, attempt, node: claim.node };
+      claim.capUntil = leaseCap(lease.policy, now + delay, job.timeoutMs);
+      const waitUntil = leaseUntil(lease.policy, now + delay, claim.capUntil);
+      claim.generation++;
+      if (!(await store.update(key, { attempt: attempt + 1, leaseUntil: waitUntil, error: result.error }))) return lost(deps, claim, "the row was reaped or taken during the retry");
+      claim.attempt = attempt + 1;
+      claim.leaseUntil = waitUntil;
+      await sleep(deps, delay);
+      if (tracker.stopping || claim.lost) return leave(deps, claim);
       const restart = clock.now();
-      const renewed = await store.update(next, { startedAt: restart, leaseUntil: restart + job.timeoutMs + state.leaseGraceMs });
-      if (!renewed) return undefined;
+      const until = lease.until(restart, job);
+      claim.generation++;
+      if (!(await store.update({ ...key, attempt: claim.attempt }, { startedAt: restart, leaseUntil: until }))) {
+        return lost(deps, claim, "the row was reaped or taken during the retry backoff");
+      }
+      claim.leaseUntil = until;
     }
   } catch (e) {
     // The row stays `running`; once its lease ends any node records it `abandoned`.
-    state.log.error(`${jobLabel(job.name)}: could not record the outcome of slot ${slot}; its lease will expire`);
-    storeFailed(state, errorText(e));
-    return undefined;
+    deps.log.error(`${jobLabel(job.name)}: could not record the outcome of slot ${slot}; its lease will expire`);
+    return lost(deps, claim, `the store failed: ${errorText(e)}`);
   }
 }
 
-type FinalPatch = { status: Outcome; finishedAt: number; leaseUntil: null; error: string | null };
-
-/**
- * Records a run's final outcome. A failed write is retried (250 ms, doubling) for up to
- * the lease grace, which exists for exactly this bookkeeping after the timeout: giving
- * up at once would leave the row `running`, to be reaped and, with retries left,
- * re-run elsewhere although the handler already finished. After a failed write the
- * row is read back, since the write may have landed before its answer was lost.
- * Rejects with the last store error when the grace runs out.
- */
-async function writeOutcome(state: EngineState, key: AttemptKey, patch: FinalPatch): Promise<boolean> {
-  const deadline = state.clock.now() + state.leaseGraceMs;
-  let failed = false;
-  for (let wait = 250;; wait *= 2) {
-    try {
-      if (await state.store.update(key, patch)) return true;
-      if (!failed) return false;
-      const row = await state.store.getRun(key.job, key.slot);
-      return row?.status === patch.status && row.attempt === key.attempt && row.node === key.node;
-    } catch (e) {
-      if (state.clock.now() + wait > deadline) throw e;
-      failed = true;
-      state.log.warn(`${jobLabel(key.job)}: recording slot ${key.slot} failed; retrying`, { error: errorText(e) });
-      await sleep(state, wait);
-    }
+async function finish(deps: RunnerDeps, claim: HeldClaim, patch: RunPatch & { status: Outcome }): Promise<Outcome | undefined> {
+  const key = { job: claim.job, slot: claim.slot, attempt: claim.attempt, node: claim.node };
+  claim.generation++;
+  if (await deps.writer.write(key, patch)) {
+    deps.tracker.release(claim);
+    return patch.status;
   }
+  return lost(deps, claim, claim.lost
+    ? "the lease ended before the outcome was recorded (the slot was reaped, and may have run elsewhere)"
+    : "the row was no longer this attempt's (reaped or taken by another node)");
+}
+
+function lost(deps: RunnerDeps, claim: HeldClaim, reason: string): undefined {
+  deps.emit({ type: "lost", job: claim.job, slot: claim.slot, attempt: claim.attempt, reason });
+  return leave(deps, claim);
+}
+
+function leave(deps: RunnerDeps, claim: HeldClaim): undefined {
+  deps.tracker.release(claim);
+  return undefined;
+}
+
+/** The fencing value a handler sees: live views of its claim. */
+function leaseView(deps: RunnerDeps, claim: HeldClaim): RunLease {
+  const attempt = claim.attempt;
+  return {
+    node: claim.node,
+    attempt,
+    get until() {
+      return claim.leaseUntil;
+    },
+    get held() {
+      return !claim.lost && claim.attempt === attempt && deps.clock.now() <= claim.leaseUntil;
+    },
+  };
 }
 
 /** One call of the handler, raced against the timeout. Never rejects. */
-function attemptOnce(state: EngineState, job: ResolvedJob, slot: number, attempt: number): Promise<AttemptResult> {
-  const { clock } = state;
+function attemptOnce(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim): Promise<AttemptResult> {
+  const { clock, tracker } = deps;
+  const { slot, attempt } = claim;
   const controller = new AbortController();
-  state.controllers.add(controller);
-  const log = safeLogger(state.log, { job: job.name, slot, attempt });
-  const ctx = { job: job.name, slot, attempt, signal: controller.signal, payload: job.payload, log };
+  tracker.controllers.add(controller);
+  claim.controller = controller;
+  const log = safeLogger(deps.log, { job: job.name, slot, attempt });
+  const ctx: RunContext = { job: job.name, slot, attempt, signal: controller.signal, lease: leaseView(deps, claim), payload: job.payload, log };
   const startedAt = clock.now();
   let settled = false;
   let timedOut = false;
 
-  const handler = state.handlerOf(job);
-  const outcome = new Promise<unknown>((resolve) => resolve(handler(ctx)));
+  const outcome = new Promise<unknown>((resolve) => resolve(job.run!(ctx)));
   const finished = outcome.then(
     (): AttemptResult => ({ status: "ok" }),
-    (e: unknown): AttemptResult => ({
-      status: "error",
-      error: controller.signal.aborted && !timedOut ? `aborted: scheduler stopped (${errorText(e)})` : errorText(e),
-      stopped: controller.signal.aborted && !timedOut,
-    }),
+    (e: unknown): AttemptResult => {
+      const aborted = controller.signal.aborted && !timedOut;
+      const why = claim.lost ? "lease ended" : "scheduler stopped";
+      return { status: "error", error: aborted ? `aborted: ${why} (${errorText(e)})` : errorText(e), stopped: aborted };
+    },
   );
   let timer: unknown;
   const timeout = new Promise<AttemptResult>((resolve) => {
@@ -140,42 +167,43 @@ function attemptOnce(state: EngineState, job: ResolvedJob, slot: number, attempt
 
   return Promise.race([finished, timeout]).then((result) => {
     clock.clearTimeout(timer);
-    state.controllers.delete(controller);
-    if (result.status === "timeout") watchStuck(state, job, slot, attempt, startedAt, () => settled, finished);
+    tracker.controllers.delete(controller);
+    claim.controller = undefined;
+    if (result.status === "timeout") watchStuck(deps, job, claim, startedAt, () => settled, finished);
     return result;
   });
 }
 
 /** One `stuck` event when a timed-out handler still has not settled when its lease grace ends. */
 function watchStuck(
-  state: EngineState,
+  deps: RunnerDeps,
   job: ResolvedJob,
-  slot: number,
-  attempt: number,
+  claim: HeldClaim,
   since: number,
   isSettled: () => boolean,
   finished: Promise<unknown>,
 ): void {
-  const handle = state.clock.setTimeout(() => {
-    if (!isSettled()) state.emit({ type: "stuck", job: job.name, slot, attempt, since });
-  }, state.leaseGraceMs);
-  void finished.then(() => state.clock.clearTimeout(handle));
+  const { slot, attempt } = claim;
+  const handle = deps.clock.setTimeout(() => {
+    if (!isSettled()) deps.emit({ type: "stuck", job: job.name, slot, attempt, since });
+  }, deps.lease.policy.graceMs);
+  void finished.then(() => deps.clock.clearTimeout(handle));
 }
 
 /** Waits `ms` on the scheduler's clock; wakes early when the scheduler stops. */
-function sleep(state: EngineState, ms: number): Promise<void> {
+export function sleep(deps: { clock: Clock; tracker: RunTracker }, ms: number): Promise<void> {
   if (ms <= 0) return Promise.resolve();
   return new Promise((resolve) => {
-    const handle = state.clock.setTimeout(() => {
-      state.controllers.delete(wake);
+    const handle = deps.clock.setTimeout(() => {
+      deps.tracker.controllers.delete(wake);
       resolve();
     }, ms);
     const wake = new AbortController();
     wake.signal.addEventListener("abort", () => {
-      state.clock.clearTimeout(handle);
-      state.controllers.delete(wake);
+      deps.clock.clearTimeout(handle);
+      deps.tracker.controllers.delete(wake);
       resolve();
     });
-    state.controllers.add(wake);
+    deps.tracker.controllers.add(wake);
   });
 }

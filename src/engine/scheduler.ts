@@ -1,20 +1,26 @@
-/** `createScheduler()`: the job registry and the public API over tick, timer and store. */
+/** `createScheduler()`: composes the engine's concepts and exposes the public API. */
 import { quote, SchedulerError } from "../core/errors.ts";
 import { parseDuration } from "../core/duration.ts";
 import { createMemoryStore } from "../store/memory/mod.ts";
 import { checkName, JOB_NAME } from "./_schema.ts";
-import { allJobs, countersOf, type EngineState, storeCall } from "./_state.ts";
-import { withDeadline } from "./store_deadline.ts";
 import { systemClock } from "./clock.ts";
 import { consoleLogger, createEmitter, errorText, jobLabel, logEvent, safeLogger } from "./events.ts";
-import { describeJobs } from "./info.ts";
+import { createStoreHealth } from "./health.ts";
+import { createJobViews } from "./info.ts";
+import { createLease } from "./lease.ts";
 import { manualRun } from "./manual.ts";
-import { dataSpecJson, resolveDataJob, resolveDefaults, resolveJob } from "./spec.ts";
+import { concurrencyOf, leasePolicy, mergeRounds, storeTimeoutOf } from "./options.ts";
+import { createOutcomeWriter } from "./outcomes.ts";
+import { createReconciler } from "./reconcile.ts";
+import { createJobRegistry } from "./registry.ts";
+import { sleep } from "./runner.ts";
+import { dataSpecJson, resolveDataJob, resolveDefaults } from "./spec.ts";
 import { stopRuns } from "./stop.ts";
-import { type StartedTick, startTick } from "./tick.ts";
+import { createTicker, type StartedTick } from "./tick.ts";
 import { createTimerLoop } from "./timer.ts";
 import { runAhead } from "./run_ahead.ts";
-import type { RunContext, Scheduler, SchedulerEvent, SchedulerOptions, TickReport } from "./types.ts";
+import { createRunTracker } from "./tracker.ts";
+import type { Scheduler, SchedulerEvent, SchedulerOptions, TickReport } from "./types.ts";
 import { deliverWebhook } from "./webhook.ts";
 
 /**
@@ -24,16 +30,18 @@ import { deliverWebhook } from "./webhook.ts";
  * Options (all optional): `store` (default `createMemoryStore()`), `node` (default a
  * random UUID), `clock` (default the system clock), `logger` (default `consoleLogger()`),
  * `onEvent`, `defaults` (policy defaults for every job), `fetch` and `webhookSecret`
- * (webhook delivery of data-defined jobs), `leaseGrace` (default `"30s"`), `storeTimeout`
- * (default `"30s"`: a store call that has not answered by then fails as `store-error`),
- * `retention` (default `"7d"`, never shorter than the longest catch-up window).
+ * (webhook delivery of data-defined jobs), `lease` (default `"15s"`), `heartbeat`
+ * (default a third of the lease), `leaseGrace` (default `"30s"`), `concurrency`
+ * (default 200), `storeTimeout` (default `"30s"`: a store call that has not answered by
+ * then fails as `store-error`), `retention` (default `"7d"`, never shorter than the
+ * longest catch-up window).
  *
  * `tick(now)` resolves when every run it started has its outcome recorded, so a
  * platform trigger that awaits it (`ctx.waitUntil(scheduler.tick())`) keeps the
  * isolate alive for them. Timer mode does not wait for runs before re-arming.
  *
- * @throws {SchedulerError} `invalid-spec` for bad `defaults`, `leaseGrace`, `storeTimeout` or `retention`;
- * `invalid-name` for a bad `node`.
+ * @throws {SchedulerError} `invalid-spec` for bad `defaults`, `lease`, `heartbeat`,
+ * `leaseGrace`, `concurrency`, `storeTimeout` or `retention`; `invalid-name` for a bad `node`.
  * @example
  * const scheduler = createScheduler({ store: libsqlStore({ url: "file:edgecron.db" }) })
  *   .job("nightly", { schedule: "0 3 * * *", timezone: "Europe/Paris", run: () => backup() });
@@ -55,52 +63,48 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
   const fetcher = options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
   const clock = options.clock ?? systemClock();
   const at = (field: string) => ({ code: "invalid-spec", field, path: field });
+  const defaults = resolveDefaults(options.defaults);
+  const policy = leasePolicy(options, at);
+  const concurrency = concurrencyOf(options);
+  const storeTimeoutMs = storeTimeoutOf(options, at);
+  const retentionMs = parseDuration(options.retention ?? "7d", { ...at("retention"), min: 1 });
 
-  const store = options.store ?? createMemoryStore();
-  const storeTimeoutMs = options.storeTimeout === undefined
-    ? 30_000
-    : options.storeTimeout === Infinity
-    ? Infinity
-    : parseDuration(options.storeTimeout, { ...at("storeTimeout"), min: 1 });
-  const state: EngineState = {
-    store: withDeadline(store, clock, storeTimeoutMs),
-    clock,
-    node,
+  const raw = options.store ?? createMemoryStore();
+  if (storeTimeoutMs !== Infinity) raw.setCallTimeout?.(storeTimeoutMs);
+  const health = createStoreHealth(raw, { clock, timeoutMs: storeTimeoutMs, emit });
+  const store = health.store;
+  const registry = createJobRegistry({
+    defaults,
     log,
-    emit,
-    defaults: resolveDefaults(options.defaults),
-    leaseGraceMs: parseDuration(options.leaseGrace ?? "30s", at("leaseGrace")),
-    retentionMs: parseDuration(options.retention ?? "7d", { ...at("retention"), min: 1 }),
-    handlerOf: (job) => job.run ?? ((ctx: RunContext) => {
+    deliver: (job, ctx) => {
       if (options.webhookSecret === undefined) {
         throw new SchedulerError("invalid-spec", "webhookSecret is not configured: data-defined jobs cannot run on this node");
       }
       return deliverWebhook(job.target!, ctx, { fetch: fetcher, secret: options.webhookSecret, nowMs: clock.now() });
-    }),
-    code: new Map(),
-    data: new Map(),
-    counters: new Map(),
-    active: new Set(),
-    controllers: new Set(),
-    stopping: false,
-    storeOk: true,
-    lastError: undefined,
-    lastTick: undefined,
-    lastPrune: undefined,
-  };
-  let ready: Promise<void> | undefined;
-  const init = (): Promise<void> => (ready ??= state.store.init().catch((e: unknown) => {
-    ready = undefined;
+    },
+  });
+  const tracker = createRunTracker();
+  const lease = createLease({ store, clock, node, policy, tracker, emit, log });
+  const writer = createOutcomeWriter({ store, clock, log, graceMs: policy.graceMs, sleep: (ms) => sleep({ clock, tracker }, ms) });
+  const runner = { store, clock, log, emit, registry, lease, tracker, writer, node };
+  const reconciler = createReconciler({ store, node, registry, lease, tracker, emit });
+  const ticker = createTicker({ ...runner, reconciler, concurrency, retentionMs });
+  const views = createJobViews({ store, clock, registry });
+
+  let initialised: Promise<void> | undefined;
+  const ready = (): Promise<void> => (initialised ??= store.init().catch((e: unknown) => {
+    initialised = undefined;
     throw e;
   }));
   const begin = async (now: number): Promise<StartedTick> => {
     try {
-      await init();
+      await ready();
     } catch {
       // The snapshot that follows fails the same way and reports it.
     }
+    views.invalidate();
     try {
-      return await startTick(state, now);
+      return await ticker.start(now);
     } catch (e) {
       // Only a broken user-supplied Schedule object can get here; tick() still never rejects.
       const error = errorText(e);
@@ -109,32 +113,53 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       return { report, settled: Promise.resolve(report) };
     }
   };
-  const timer = createTimerLoop(state, begin);
+  const timer = createTimerLoop({
+    clock,
+    log,
+    jobs: () => registry.all(),
+    onCapacity: (wake) => tracker.onSettle(() => {
+      if (concurrency - tracker.running >= concurrency / 2) wake();
+    }),
+    hasCapacity: () => concurrency - tracker.running >= concurrency / 2,
+  }, begin);
   // Run-ahead loops in flight (platform triggers); stop() aborts them.
   const aheads = new Set<AbortController>();
   const runAheadOn = options.runAhead ?? true;
+  // One trigger's tick: a node at its capacity left due slots, so (a platform trigger
+  // ticks once a minute) it takes them in further rounds as its runs free capacity.
+  const tickRounds = async (at: number): Promise<TickReport> => {
+    const first = await (await begin(at)).settled;
+    let report = first;
+    while ((report.deferred ?? 0) > 0 && report.ok) {
+      const next = await (await begin(clock.now())).settled;
+      if (Object.keys(next.jobs).length === 0) break;
+      mergeRounds(first, next);
+      report = next;
+    }
+    if (report !== first) {
+      if (report.deferred === undefined) delete first.deferred;
+      else first.deferred = report.deferred;
+    }
+    return first;
+  };
 
   const scheduler: Scheduler = {
     node,
-    store,
+    ready,
+    close: () => store.close(),
     job(name, spec) {
-      const job = resolveJob(name, spec, state.defaults);
-      if (state.code.has(name)) {
-        throw new SchedulerError("invalid-name", `${jobLabel(name)} is already registered`, { path: "name" });
-      }
-      state.code.set(name, job);
-      countersOf(state, name);
+      registry.addCode(name, spec);
       return scheduler;
     },
     async tick(now, opts = {}) {
       const at = now ?? clock.now();
-      const started = await begin(at);
-      if (opts.until === undefined || !runAheadOn || opts.until <= at) return started.settled;
+      const main = tickRounds(at);
+      if (opts.until === undefined || !runAheadOn || opts.until <= at) return main;
       const controller = new AbortController();
       aheads.add(controller);
-      const deps = { clock, begin, signal: controller.signal, schedules: () => allJobs(state).filter((job) => job.enabled).map((job) => job.schedule) };
+      const schedules = () => registry.all().filter((job) => job.enabled).map((job) => job.schedule);
       try {
-        const [report] = await Promise.all([started.settled, runAhead(deps, at, opts.until)]);
+        const [report] = await Promise.all([main, runAhead({ clock, begin, signal: controller.signal, schedules }, at, opts.until)]);
         return report;
       } finally {
         aheads.delete(controller);
@@ -144,67 +169,69 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     async stop(opts = {}) {
       for (const controller of aheads) controller.abort();
       await timer.stop();
-      await stopRuns(state, {
+      await stopRuns(tracker, clock, {
         graceMs: parseDuration(opts.grace ?? "10s", at("grace")),
         deadlineMs: parseDuration(opts.deadline ?? "30s", at("deadline")),
       });
+      // Runs still going past the deadline are given up: no more renewals, so their
+      // leases end within one lease and any node takes the slots over.
+      lease.abandon();
     },
-    list: async (opts = {}) => {
-      await init();
-      return describeJobs(state, undefined, opts.next);
+    async list(opts = {}) {
+      await ready();
+      return views.list(opts);
     },
     async get(name, opts = {}) {
-      await init();
-      return (await describeJobs(state, name, opts.next))[0];
+      await ready();
+      return views.get(name, opts);
     },
     async run(name, opts = {}) {
-      await init();
-      return manualRun(state, name, opts.mode ?? "force");
+      await ready();
+      return manualRun(runner, name, opts.mode ?? "force");
     },
-    pause: (name) => setPaused(state, name, true, init),
-    resume: (name) => setPaused(state, name, false, init),
+    pause: (name) => setPaused(name, true),
+    resume: (name) => setPaused(name, false),
     async runs(name, query) {
-      await init();
-      return storeCall(state, () => state.store.runs(name, query));
+      await ready();
+      return store.runs(name, query);
     },
     async define(name, spec, opts = {}) {
       checkName(name);
-      if (state.code.has(name)) {
+      if (registry.isCode(name)) {
         throw new SchedulerError("conflict", `${jobLabel(name)} is a code-defined job`, { path: "name" });
       }
-      const job = resolveDataJob(name, spec, state.defaults);
-      await init();
-      const def = await storeCall(state, () => state.store.putDef(name, dataSpecJson(job, spec), clock.now(), opts));
-      state.data.set(name, { ...job, def });
-      return (await describeJobs(state, name))[0]!;
+      const job = resolveDataJob(name, spec, defaults);
+      await ready();
+      const def = await store.putDef(name, dataSpecJson(job, spec), clock.now(), opts);
+      registry.setData(name, registry.resolveDef(def));
+      return (await views.get(name))!;
     },
     async undefine(name) {
-      await init();
-      const removed = await storeCall(state, () => state.store.deleteDef(name));
-      state.data.delete(name);
+      await ready();
+      const removed = await store.deleteDef(name);
+      registry.setData(name, undefined);
       return removed;
     },
     async health() {
       return {
-        ok: state.storeOk,
+        ok: health.ok,
         node,
-        store: state.storeOk ? "ok" : "error",
-        lastTick: state.lastTick,
-        lastError: state.lastError,
-        jobs: allJobs(state).length,
+        store: health.ok ? "ok" : "error",
+        lastTick: ticker.lastTick,
+        lastError: health.lastError,
+        jobs: registry.all().length,
         running: timer.running,
       };
     },
   };
-  return scheduler;
-}
 
-async function setPaused(state: EngineState, name: string, paused: boolean, init: () => Promise<void>): Promise<void> {
-  if (state.code.get(name) === undefined && state.data.get(name) === undefined) {
-    await init();
-    const def = await storeCall(state, () => state.store.getDef(name));
-    if (def === undefined) throw new SchedulerError("unknown-job", `no job named ${JSON.stringify(name)}`, { path: "name" });
+  async function setPaused(name: string, paused: boolean): Promise<void> {
+    await ready();
+    if (registry.get(name) === undefined) {
+      const def = await store.getDef(name);
+      if (def === undefined) throw new SchedulerError("unknown-job", `no job named ${JSON.stringify(name)}`, { path: "name" });
+    }
+    await store.setPaused(name, paused, clock.now());
   }
-  await init();
-  await storeCall(state, () => state.store.setPaused(name, paused, state.clock.now()));
+  return scheduler;
 }

@@ -1,5 +1,6 @@
 /** Graceful stop: let runs finish, abort their signals after a grace period, give up at a deadline. */
-import type { EngineState } from "./_state.ts";
+import type { RunTracker } from "./tracker.ts";
+import type { Clock } from "./types.ts";
 
 /**
  * Waits for this node's runs to settle. After `graceMs` every running handler's
@@ -9,22 +10,22 @@ import type { EngineState } from "./_state.ts";
  * its `running` row, which any node records `abandoned` once its lease ends.
  * While stopping, no retry starts. Never rejects.
  */
-export async function stopRuns(state: EngineState, options: { graceMs: number; deadlineMs: number }): Promise<void> {
-  if (state.active.size === 0) return;
-  const { clock } = state;
-  state.stopping = true;
+export async function stopRuns(tracker: RunTracker, clock: Clock, options: { graceMs: number; deadlineMs: number }): Promise<void> {
+  const active = tracker.active();
+  if (active.length === 0) return;
+  tracker.stopping = true;
   const graceHandle = clock.setTimeout(() => {
-    for (const controller of state.controllers) controller.abort(new DOMException("scheduler stopped", "AbortError"));
+    for (const controller of tracker.controllers) controller.abort(new DOMException("scheduler stopped", "AbortError"));
   }, options.graceMs);
   let deadlineHandle: unknown;
   const deadline = new Promise<void>((resolve) => {
     deadlineHandle = clock.setTimeout(resolve, Math.max(options.deadlineMs, 0));
   });
   try {
-    await Promise.race([Promise.allSettled([...state.active]), deadline]);
+    await Promise.race([Promise.allSettled(active), deadline]);
   } finally {
     clock.clearTimeout(graceHandle);
     clock.clearTimeout(deadlineHandle);
-    state.stopping = false;
+    tracker.stopping = false;
   }
 }

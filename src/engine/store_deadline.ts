@@ -14,9 +14,10 @@ import { SchedulerError } from "../core/errors.ts";
 import type { Store } from "../store/types.ts";
 import type { Clock } from "./types.ts";
 
-const METHODS = [
-  "init", "close", "snapshot", "claim", "update", "reap", "reclaim", "getRun", "runs",
-  "lastOutcomes", "counts", "setPaused", "listDefs", "getDef", "putDef", "deleteDef", "prune",
+/** Every asynchronous method of the port. */
+export const STORE_METHODS = [
+  "init", "close", "snapshot", "read", "claim", "update", "updateMany", "renew", "reap", "reclaim", "getRun", "runs",
+  "lastOutcomes", "counts", "overview", "setPaused", "listDefs", "getDef", "putDef", "deleteDef", "prune",
 ] as const satisfies readonly (keyof Store)[];
 
 /**
@@ -28,8 +29,10 @@ const METHODS = [
 export function withDeadline(store: Store, clock: Clock, ms: number): Store {
   if (ms === Infinity) return store;
   const guarded = {} as Record<string, unknown>;
-  for (const name of METHODS) {
-    const method = store[name] as (...args: unknown[]) => Promise<unknown>;
+  for (const name of STORE_METHODS) {
+    const method = store[name] as ((...args: unknown[]) => Promise<unknown>) | undefined;
+    // A store from before this port version lacks the newest methods; the engine checks for them.
+    if (typeof method !== "function") continue;
     guarded[name] = (...args: unknown[]): Promise<unknown> =>
       new Promise((resolve, reject) => {
         const timer = clock.setTimeout(() => {

@@ -1,9 +1,12 @@
 /** Timer mode: one timer at the earliest next slot of all jobs, clamped to 60 s. */
-import type { EngineState } from "./_state.ts";
-import { allJobs } from "./_state.ts";
 import { errorText } from "./events.ts";
+import type { ResolvedJob } from "./spec.ts";
 import { nextWake } from "./plan.ts";
 import type { StartedTick } from "./tick.ts";
+import type { Clock, Logger } from "./types.ts";
+
+/** How soon a node whose tick left due slots to others (capacity) looks again, at the latest. */
+export const DEFERRED_RETRY_MS = 1_000;
 
 /** The longest a timer waits, so clock jumps, job changes and expired leases are re-read. */
 export const MAX_TIMER_MS = 60_000;
@@ -35,8 +38,20 @@ export interface TimerLoop {
  * job's slot. Ticks therefore overlap when runs are long; the store's claims keep
  * every slot to one run.
  */
-export function createTimerLoop(state: EngineState, tick: (now: number) => Promise<StartedTick>): TimerLoop {
+export function createTimerLoop(
+  state: {
+    clock: Clock;
+    log: Logger;
+    jobs: () => ResolvedJob[];
+    /** Calls the listener when runs settle and at least half the capacity is free. */
+    onCapacity: (listener: () => void) => void;
+    /** Whether at least half the capacity is free now. */
+    hasCapacity: () => boolean;
+  },
+  tick: (now: number) => Promise<StartedTick>,
+): TimerLoop {
   let running = false;
+  let deferred = false;
   let handle: unknown;
   let armedMs: number | undefined;
   let planning: Promise<unknown> = Promise.resolve();
@@ -45,8 +60,11 @@ export function createTimerLoop(state: EngineState, tick: (now: number) => Promi
     // A wake from before a stop()/start() pair may finish after the new one armed: one timer only.
     if (!running || handle !== undefined) return;
     const now = state.clock.now();
-    const jobs = allJobs(state).filter((j) => j.enabled);
+    const jobs = state.jobs().filter((j) => j.enabled);
     armedMs = timerDelay(now, nextWake(jobs.map((j) => j.schedule), now));
+    // Slots left for lack of capacity are still due: look again at once when this node has
+    // room (its claims lost to other nodes'), else once runs end or after a short delay.
+    if (deferred) armedMs = state.hasCapacity() ? 0 : Math.min(armedMs, DEFERRED_RETRY_MS);
     handle = state.clock.setTimeout(wake, armedMs);
   };
 
@@ -56,6 +74,7 @@ export function createTimerLoop(state: EngineState, tick: (now: number) => Promi
     if (!running) return;
     const phase = tick(state.clock.now()).then(
       (started) => {
+        deferred = (started.report.deferred ?? 0) > 0;
         started.settled.catch((e: unknown) => state.log.error("tick failed", { error: errorText(e) }));
       },
       (e: unknown) => state.log.error("tick failed", { error: errorText(e) }),
@@ -63,6 +82,15 @@ export function createTimerLoop(state: EngineState, tick: (now: number) => Promi
     planning = phase;
     void phase.then(arm);
   };
+
+  state.onCapacity(() => {
+    // A run ended while due slots wait: wake now instead of at the retry delay.
+    if (!deferred || !running || handle === undefined) return;
+    state.clock.clearTimeout(handle);
+    handle = undefined;
+    deferred = false;
+    wake();
+  });
 
   return {
     start() {

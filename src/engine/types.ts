@@ -17,6 +17,23 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
+/**
+ * The claim a run holds: a fencing value for side effects. `until` moves forward with
+ * each heartbeat renewal; once `held` is false another node may run the slot, so a
+ * side effect that must happen once checks `held` (or writes `attempt` and `until`
+ * along with its effect and lets its own store refuse a stale one).
+ */
+export interface RunLease {
+  /** This node's id. */
+  readonly node: string;
+  /** The attempt this lease is for (the row's attempt). */
+  readonly attempt: number;
+  /** The lease end (epoch ms) as last written to the store. */
+  readonly until: number;
+  /** False once the lease has ended or a renewal found the row taken; the signal then aborts too. */
+  readonly held: boolean;
+}
+
 /** What a handler receives. */
 export interface RunContext {
   job: string;
@@ -24,8 +41,10 @@ export interface RunContext {
   slot: number;
   /** 1-based attempt number. */
   attempt: number;
-  /** Aborts at the job's timeout and when the scheduler stops. */
+  /** Aborts at the job's timeout, when the scheduler stops, and when this node's lease ends (for example after a pause). */
   signal: AbortSignal;
+  /** The fencing value: attempt and lease end; see {@link RunLease}. */
+  lease: RunLease;
   payload: unknown;
   /** The scheduler's logger, with `job`, `slot` and `attempt` fields added. */
   log: Logger;
@@ -115,6 +134,22 @@ export interface JobInfo {
   runningSince: number | undefined;
   /** For data-defined jobs: the stored definition. */
   def?: JobDef;
+  /** With `list({ window })`: rows with slot >= now - window, newest first, at most 50. */
+  recent?: RunRecord[];
+  /** With `list({ window })`: the slots in (now, now + window]; `slots` holds at most 200, oldest first. */
+  upcoming?: { count: number; first: number | undefined; last: number | undefined; slots: number[] };
+}
+
+/** Options of `list()`. */
+export interface ListOptions {
+  /** How many upcoming fire times per job in `next`; default 5, at most 100. */
+  next?: number;
+  /** Horizon in ms: when set, each JobInfo carries `recent` (rows with slot >= now - window, newest first, at most 50) and `upcoming` for (now, now + window]. */
+  window?: number;
+  /** Paging: jobs sorted by name, strictly after this name. */
+  after?: string;
+  /** Page size; default: all jobs. */
+  limit?: number;
 }
 
 /** What one tick did for one job. */
@@ -137,6 +172,8 @@ export interface TickReport {
   /** Set when the store failed; then no slot ran. */
   error?: string;
   jobs: Record<string, JobTickReport>;
+  /** Due slots left unclaimed because this node was at its `concurrency`; other nodes (or this one's next tick) take them. */
+  deferred?: number;
 }
 
 export type ManualRunResult =
@@ -147,6 +184,8 @@ export type SchedulerEvent =
   | { type: "tick"; now: number; report: TickReport }
   | { type: "claimed"; job: string; slot: number }
   | { type: "lost"; job: string; slot: number }
+  /** A run's outcome could not be recorded: the lease ended (reaped or re-run elsewhere) or the store failed. */
+  | { type: "lost"; job: string; slot: number; attempt: number; reason: string }
   | { type: "started"; job: string; slot: number; attempt: number }
   | { type: "succeeded"; job: string; slot: number; attempt: number; durationMs: number }
   | { type: "failed"; job: string; slot: number; attempt: number; error: string; willRetry: boolean }
@@ -182,8 +221,25 @@ export interface SchedulerOptions {
   fetch?: typeof fetch;
   /** HMAC secret signing webhook deliveries. Required to run data-defined jobs. */
   webhookSecret?: string;
-  /** Lease grace beyond a job's timeout; default `"30s"`. */
+  /**
+   * How far past a job's timeout a lease may be renewed (the time an outcome write has
+   * after the timeout); default `"30s"`. Exactly-once needs it larger than the clock
+   * skew between nodes.
+   */
   leaseGrace?: string | number;
+  /**
+   * Length of a claim's lease; default `"15s"`. A running claim is renewed every
+   * `heartbeat` while its handler runs (all of a node's claims in one store write), so
+   * a dead node's claim ends within one lease, whatever the job's timeout.
+   */
+  lease?: string | number;
+  /** How often running leases are renewed; default a third of `lease`, at most half of it. */
+  heartbeat?: string | number;
+  /**
+   * Runs in flight on this node (a job's catch-up queue counts once); default 200. A tick claims
+   * no more than the free capacity and leaves the rest to other nodes' ticks.
+   */
+  concurrency?: number;
   /**
    * How long any store call may take before it fails as `store-error` (the tick fails
    * closed and the next one retries); default `"30s"`, `Infinity` for no deadline.
@@ -200,7 +256,10 @@ export interface SchedulerOptions {
 
 export interface Scheduler {
   readonly node: string;
-  readonly store: Store;
+  /** Initialises the store (through `storeTimeout`); idempotent, retried after a failure. */
+  ready(): Promise<void>;
+  /** Closes the store (through `storeTimeout`); call after `stop()`. */
+  close(): Promise<void>;
   /** Registers a code-defined job; throws `SchedulerError` (`invalid-spec`, `invalid-name`) naming the field path. Returns the scheduler. */
   job(name: string, spec: JobSpec): Scheduler;
   /**
@@ -214,7 +273,8 @@ export interface Scheduler {
   start(): void;
   /** Stops arming, aborts running handlers after `grace` (default "10s"), resolves when runs settled or `deadline` (default "30s") passed. */
   stop(options?: { grace?: string | number; deadline?: string | number }): Promise<void>;
-  list(options?: { next?: number }): Promise<JobInfo[]>;
+  /** Describes the jobs: at most two store reads, never a write, whatever the number of jobs. */
+  list(options?: ListOptions): Promise<JobInfo[]>;
   get(name: string, options?: { next?: number }): Promise<JobInfo | undefined>;
   run(name: string, options?: { mode?: "force" | "due" }): Promise<ManualRunResult>;
   pause(name: string): Promise<void>;

@@ -3,7 +3,7 @@
  * same bad input with the same `SchedulerError` before touching any state.
  */
 import { quote, SchedulerError } from "../core/errors.ts";
-import type { AttemptKey, ClaimRequest, RunQuery, RunRecord, RunStatus } from "./types.ts";
+import type { AttemptKey, ClaimRequest, LeaseRenewal, ReclaimRequest, RunQuery, RunRecord, RunStatus, RunUpdate } from "./types.ts";
 
 const STATUSES: readonly RunStatus[] = ["running", "ok", "error", "timeout", "skipped", "missed", "abandoned"];
 
@@ -94,6 +94,57 @@ export function checkReclaim(
   checkInstant(now, "reclaim.now");
   checkInstant(leaseUntil, "reclaim.leaseUntil");
   return options?.overlap === undefined ? "allow" : checkOneOf(options.overlap, ["skip", "allow"], "reclaim.options.overlap");
+}
+
+/** Checks a `reclaim()` request object; returns its overlap mode (default `allow`). */
+export function checkReclaimRequest(request: ReclaimRequest): "skip" | "allow" {
+  if (request === null || typeof request !== "object") {
+    throw new SchedulerError("invalid-spec", `reclaim: expected a request object, got ${quote(request)}`, { path: "reclaim" });
+  }
+  const { job, slot, attempt, node, now, leaseUntil, overlap } = request;
+  return checkReclaim({ job, slot, attempt }, node, now, leaseUntil, overlap === undefined ? {} : { overlap });
+}
+
+/** Checks every item of `renew()` (and `now`) before any is applied. */
+export function checkRenewals(items: readonly LeaseRenewal[], now: number): void {
+  if (!Array.isArray(items)) {
+    throw new SchedulerError("invalid-spec", `renew: expected an array of renewals, got ${quote(items)}`, { path: "renew" });
+  }
+  checkInstant(now, "renew.now");
+  items.forEach((item, i) => {
+    checkText(item?.job, `renew[${i}].job`);
+    checkInstant(item.slot, `renew[${i}].slot`);
+    checkInstant(item.attempt, `renew[${i}].attempt`);
+    checkText(item.node, `renew[${i}].node`);
+    checkInstant(item.leaseUntil, `renew[${i}].leaseUntil`);
+  });
+}
+
+/** Checks every write of `updateMany()` before any is applied. */
+export function checkUpdates(writes: readonly RunUpdate[]): void {
+  if (!Array.isArray(writes)) {
+    throw new SchedulerError("invalid-spec", `updateMany: expected an array of writes, got ${quote(writes)}`, {
+      path: "updateMany",
+    });
+  }
+  for (const write of writes) checkUpdate(write?.key, write?.patch);
+}
+
+/** Resolves an `overview()` query: `since` an instant, `perJob` default 50, at most 1000. */
+export function resolveOverviewQuery(query: { since: number; perJob?: number }): { since: number; perJob: number } {
+  const since = checkInstant(query?.since, "overview.since");
+  const perJob = query.perJob ?? DEFAULT_RUNS_LIMIT;
+  if (!Number.isSafeInteger(perJob) || perJob < 1) {
+    throw new SchedulerError("invalid-spec", `overview.perJob: expected a positive integer, got ${quote(perJob)}`, {
+      path: "overview.perJob",
+    });
+  }
+  return { since, perJob: Math.min(perJob, MAX_RUNS_LIMIT) };
+}
+
+/** Sets `record[key]` as an own data property, so a job named `__proto__` is an ordinary key. */
+export function setOwn<T>(record: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** Resolves a `runs()` query: limit defaults to 50 and is capped at 1000. */

@@ -80,6 +80,33 @@ export interface AttemptKey {
   node: string;
 }
 
+/** A running attempt's new lease end, for renew(). */
+export interface LeaseRenewal extends AttemptKey {
+  leaseUntil: number;
+}
+
+/** The fields update() may change on a running row. */
+export type RunPatch = Partial<Pick<RunRecord, "status" | "attempt" | "startedAt" | "leaseUntil" | "finishedAt" | "error">>;
+
+/** One compare-and-set of updateMany(). */
+export interface RunUpdate {
+  key: AttemptKey;
+  patch: RunPatch;
+}
+
+/** What reclaim() needs: the finished row's key, the new holder and its lease. */
+export interface ReclaimRequest {
+  job: string;
+  slot: number;
+  /** The attempt the row is at now; the reclaimed row is at attempt + 1. */
+  attempt: number;
+  node: string;
+  now: number;
+  leaseUntil: number;
+  /** Default "allow". */
+  overlap?: "skip" | "allow";
+}
+
 /** Per-job state the store keeps. */
 export interface JobState {
   name: string;
@@ -122,33 +149,6 @@ export interface RunQuery {
 /** Counts of rows by status for one job, over the retained history. */
 export type StatusCounts = Record<RunStatus, number>;
 
-/** A running attempt's new lease end, for renew(). */
-export interface LeaseRenewal extends AttemptKey {
-  leaseUntil: number;
-}
-
-/** The fields update() may change on a running row. */
-export type RunPatch = Partial<Pick<RunRecord, "status" | "attempt" | "startedAt" | "leaseUntil" | "finishedAt" | "error">>;
-
-/** One compare-and-set of updateMany(). */
-export interface RunUpdate {
-  key: AttemptKey;
-  patch: RunPatch;
-}
-
-/** What reclaim() needs: the finished row's key, the new holder and its lease. */
-export interface ReclaimRequest {
-  job: string;
-  slot: number;
-  /** The attempt the row is at now; the reclaimed row is at attempt + 1. */
-  attempt: number;
-  node: string;
-  now: number;
-  leaseUntil: number;
-  /** Default "allow". */
-  overlap?: "skip" | "allow";
-}
-
 /** One job's part of overview(). */
 export interface JobOverview {
   /** The newest finished row (status other than running), if any. */
@@ -190,6 +190,13 @@ export interface Store {
    * (for example it was reaped as `abandoned`).
    */
   update(key: AttemptKey, patch: RunPatch): Promise<boolean>;
+
+  /**
+   * Read-only planning state, in one round trip: the same shape as snapshot(), but it
+   * NEVER writes (no job-state rows are inserted). Names the store has never seen are
+   * absent from `jobs` and `watermarks`.
+   */
+  read(names: readonly string[]): Promise<TickSnapshot>;
 
   /**
    * Extends running leases in ONE write (one batch / transaction). An item is renewed

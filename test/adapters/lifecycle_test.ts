@@ -11,11 +11,9 @@ function recorder(fail: Partial<Record<"stop" | "close", boolean>> = {}): { sche
       calls.push(`stop ${JSON.stringify(options)}`);
       if (fail.stop) throw new Error("stop failed");
     },
-    store: {
-      close: async () => {
-        calls.push("store.close");
-        if (fail.close) throw new Error("close failed");
-      },
+    close: async () => {
+      calls.push("store.close");
+      if (fail.close) throw new Error("close failed");
     },
   } as unknown as Scheduler;
   return { scheduler, calls };

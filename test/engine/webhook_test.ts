@@ -10,7 +10,7 @@ const NOW = SLOT + 250;
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 function ctx(over: Partial<RunContext> = {}): RunContext {
-  return { job: "nightly-report", slot: SLOT, attempt: 2, signal: new AbortController().signal, payload: { n: 1 }, log: quiet, ...over };
+  return { job: "nightly-report", slot: SLOT, attempt: 2, signal: new AbortController().signal, lease: { node: "n", attempt: 2, until: NOW + 15_000, held: true }, payload: { n: 1 }, log: quiet, ...over };
 }
 
 /** A fetch that records its request and answers with `respond`. */

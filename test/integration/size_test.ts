@@ -10,13 +10,16 @@ interface Measured {
   externals: string[];
 }
 
-test("the edge bundles stay within their gzipped budgets (Workers 100 KB with the Temporal polyfill, Deno Deploy 50 KB)", async () => {
+test("the edge bundles stay within their gzipped budgets (Workers 100 KB with the Temporal polyfill, Workers on D1 92 KB, Deno Deploy 50 KB)", async () => {
   const results = (await measure()) as Measured[];
-  assert.deepEqual(results.map((r) => r.file).sort(), ["dist/deno-deploy.mjs", "dist/worker.mjs"]);
+  assert.deepEqual(results.map((r) => r.file).sort(), ["dist/deno-deploy.mjs", "dist/worker-d1.mjs", "dist/worker.mjs"]);
   for (const r of results) {
     console.log(`size: ${r.file} ${(r.gzipped / 1024).toFixed(1)} KB gzipped of ${(r.budget / 1024).toFixed(1)} KB`);
     assert.ok(r.gzipped <= r.budget, `${r.file}: ${r.gzipped} bytes gzipped, budget ${r.budget}`);
   }
   // The Workers bundle carries everything itself: nothing is left for the platform to fetch.
   assert.deepEqual(results.find((r) => r.file === "dist/worker.mjs")?.externals, []);
+  // The D1 worker carries no libSQL client at all.
+  const d1 = results.find((r) => r.file === "dist/worker-d1.mjs") as Measured & { inputs: { path: string }[] };
+  assert.deepEqual(d1.inputs.filter((i) => i.path.includes("@libsql")), []);
 });

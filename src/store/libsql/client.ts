@@ -1,6 +1,6 @@
 /**
- * The libSQL connection side: resolving options once, opening the client lazily,
- * retrying lock contention, and turning every driver failure into a `store-error`.
+ * The libSQL options: resolving them once, recognising lock contention, and turning
+ * every driver failure into a `store-error`.
  */
 import type { Client } from "@libsql/client";
 import { quote, SchedulerError } from "../../core/errors.ts";
@@ -21,12 +21,22 @@ export type LibsqlStoreOptions =
 
 /** The resolved form every later step sees. */
 export interface ResolvedLibsqlOptions {
+  /** Opens a client; for a store-owned client, a fresh one on every call. */
   open: () => Promise<Client>;
-  /** Whether `close()` closes the client (only when the store created it). */
+  /** Whether the store created the client (so it may close and reopen it). */
   owned: boolean;
+  /** How long one call waits in all for another writer's lock, in ms. */
+  busyTimeout: number;
 }
 
 const SCHEMES = ["file:", "libsql:", "https:", "http:", "wss:", "ws:"];
+
+/**
+ * The longest one native lock wait may block, in ms. The embedded driver waits for a
+ * lock synchronously, freezing the event loop; so the driver waits at most this long
+ * and the store waits the rest of `busyTimeout` asynchronously, between retries.
+ */
+export const NATIVE_WAIT_SLICE = 20;
 
 /**
  * Normalises the options once.
@@ -41,7 +51,7 @@ export function resolveLibsqlOptions(options: LibsqlStoreOptions): ResolvedLibsq
         path: "client",
       });
     }
-    return { open: async () => client, owned: false };
+    return { open: async () => client, owned: false, busyTimeout: 5_000 };
   }
   const url = options.url ?? "file:edgecron.db";
   if (typeof url !== "string" || !SCHEMES.some((scheme) => url.toLowerCase().startsWith(scheme))) {
@@ -63,9 +73,11 @@ export function resolveLibsqlOptions(options: LibsqlStoreOptions): ResolvedLibsq
     // Deno Deploy) never loads the driver's native embedded engine.
     open: async () => {
       const { createClient } = await import("@libsql/client");
-      return createClient({ url, ...(authToken === undefined ? {} : { authToken }), timeout: busyTimeout });
+      const timeout = Math.min(busyTimeout, NATIVE_WAIT_SLICE);
+      return createClient({ url, ...(authToken === undefined ? {} : { authToken }), timeout });
     },
     owned: true,
+    busyTimeout,
   };
 }
 
@@ -75,29 +87,6 @@ export function isBusy(error: unknown): boolean {
   const code = typeof e?.code === "string" ? e.code : "";
   const message = typeof e?.message === "string" ? e.message : "";
   return code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED") || /database is locked|SQLITE_BUSY/i.test(message);
-}
-
-const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Runs `fn`, retrying while the database reports lock contention. Every statement
- * batch the store sends is atomic, so a busy failure wrote nothing and a retry is safe.
- * Any other failure becomes `SchedulerError("store-error")` with the driver error as cause.
- */
-export async function withRetry<T>(operation: string, fn: () => Promise<T>): Promise<T> {
-  for (let attempt = 0;; attempt += 1) {
-    try {
-      return await fn();
-    } catch (error) {
-      if (error instanceof SchedulerError) throw error;
-      if (isBusy(error) && attempt < 40) {
-        // Jittered, capped backoff (~4 s in all) so contending processes spread out.
-        await pause(Math.min(2 ** attempt, 100) * (0.5 + Math.random()));
-        continue;
-      }
-      throw storeError(operation, error);
-    }
-  }
 }
 
 /** Wraps a driver failure. The message carries the driver's code and text, never credentials. */

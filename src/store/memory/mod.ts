@@ -16,7 +16,13 @@ import {
 } from "../_validate.ts";
 import { createMemoryDefs } from "./defs.ts";
 import { createRunTable, publicRecord, type Row } from "./runs.ts";
-import type { ClaimResult, JobDef, JobState, RunRecord, StatusCounts, Store, TickSnapshot } from "../types.ts";
+import { createOverview } from "./overview.ts";
+import type { ClaimResult, JobDef, JobState, RunRecord, RunUpdate, StatusCounts, Store, TickSnapshot } from "../types.ts";
+
+/** Sets `record[key]` as an own property, so a job named `__proto__` is an ordinary key. */
+function ownKey<T>(record: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+}
 
 /** Options of `createMemoryStore`. */
 export interface MemoryStoreOptions {
@@ -80,6 +86,28 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     }
     return false;
   };
+  const compareAndSet = ({ key, patch }: RunUpdate): boolean => {
+    const row = table.get(key.job, key.slot);
+    if (row === undefined || row.status !== "running" || row.attempt !== key.attempt || row.node !== key.node) {
+      return false;
+    }
+    const changes = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+    table.put({ ...row, ...changes });
+    return true;
+  };
+  // snapshot() and read() share one shape; only how a job's state is found differs.
+  const planningState = (names: readonly string[], stateOf: (name: string) => JobState | undefined): TickSnapshot => {
+    const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs: defs.sorted(), running: [] };
+    for (const name of new Set([...names, ...snapshot.defs.map((d) => d.name)])) {
+      const state = stateOf(name);
+      if (state === undefined) continue;
+      ownKey(snapshot.jobs, name, { ...state });
+      const watermark = table.watermark(name);
+      if (watermark !== undefined) ownKey(snapshot.watermarks, name, watermark);
+    }
+    snapshot.running = table.running().map(publicRecord);
+    return snapshot;
+  };
   const newest = (rows: Iterable<Row>, keep: (row: Row) => boolean): Row | undefined => {
     let best: Row | undefined;
     for (const row of rows) if (keep(row) && (best === undefined || row.slot > best.slot)) best = row;
@@ -101,14 +129,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       guard("snapshot");
       checkNames(names, "snapshot.names");
       checkInstant(now, "snapshot.now");
-      const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs: defs.sorted(), running: [] };
-      for (const name of new Set([...names, ...snapshot.defs.map((d) => d.name)])) {
-        snapshot.jobs[name] = { ...ensureJob(name, now) };
-        const watermark = table.watermark(name);
-        if (watermark !== undefined) snapshot.watermarks[name] = watermark;
-      }
-      snapshot.running = table.running().map(publicRecord);
-      return snapshot;
+      return planningState(names, (name) => ensureJob(name, now));
+    },
+
+    async read(names): Promise<TickSnapshot> {
+      guard("read");
+      checkNames(names, "read.names");
+      return planningState(names, (name) => jobs.get(name));
     },
 
     async claim(requests): Promise<ClaimResult[]> {
@@ -142,13 +169,33 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     async update(key, patch): Promise<boolean> {
       guard("update");
       checkUpdate(key, patch);
-      const row = table.get(key.job, key.slot);
-      if (row === undefined || row.status !== "running" || row.attempt !== key.attempt || row.node !== key.node) {
-        return false;
-      }
-      const changes = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-      table.put({ ...row, ...changes });
-      return true;
+      return compareAndSet({ key, patch });
+    },
+
+    async updateMany(writes): Promise<boolean[]> {
+      guard("updateMany");
+      if (!Array.isArray(writes)) throw new SchedulerError("invalid-spec", "updateMany: expected an array of writes");
+      // Every write is checked before any applies: the batch is one transaction.
+      for (const write of writes) checkUpdate(write?.key, write?.patch);
+      return writes.map(compareAndSet);
+    },
+
+    async renew(items, now): Promise<boolean[]> {
+      guard("renew");
+      if (!Array.isArray(items)) throw new SchedulerError("invalid-spec", "renew: expected an array of renewals");
+      checkInstant(now, "renew.now");
+      items.forEach((item, i) => {
+        checkUpdate(item, {});
+        checkInstant(item.leaseUntil, `renew[${i}].leaseUntil`);
+      });
+      return items.map((item) => {
+        const row = table.get(item.job, item.slot);
+        const held = row !== undefined && row.status === "running" && row.attempt === item.attempt && row.node === item.node;
+        // An ended lease belongs to the reaper: it is never revived.
+        if (!held || row.leaseUntil === null || row.leaseUntil < now) return false;
+        table.put({ ...row, leaseUntil: item.leaseUntil });
+        return true;
+      });
     },
 
     async reap(now): Promise<RunRecord[]> {
@@ -162,9 +209,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       });
     },
 
-    async reclaim(key, node, now, leaseUntil, options): Promise<boolean> {
+    async reclaim(request): Promise<boolean> {
       guard("reclaim");
-      const overlap = checkReclaim(key, node, now, leaseUntil, options);
+      const { node, now, leaseUntil } = request ?? {};
+      const key = { job: request?.job, slot: request?.slot, attempt: request?.attempt };
+      const overlap = checkReclaim(key, node, now, leaseUntil, request?.overlap === undefined ? {} : { overlap: request.overlap });
       const row = table.get(key.job, key.slot);
       const retryable = row?.status === "abandoned" || row?.status === "error" || row?.status === "timeout";
       if (row === undefined || !retryable || row.attempt !== key.attempt) return false;
@@ -213,6 +262,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       }
       return result;
     },
+
+    overview: createOverview(table, guard),
 
     async counts(names): Promise<Record<string, StatusCounts>> {
       guard("counts");

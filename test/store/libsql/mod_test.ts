@@ -8,8 +8,8 @@ import { fileURLToPath } from "node:url";
 import { createClient } from "@libsql/client";
 import { SchedulerError } from "../../../src/core/errors.ts";
 import { libsqlStore } from "../../../src/store/libsql/mod.ts";
-import { bind, jobStatesSql } from "../../../src/store/libsql/sql.ts";
-import { SCHEMA_VERSION } from "../../../src/store/libsql/schema.ts";
+import { bind, jobStatesSql } from "../../../src/store/sql/statements.ts";
+import { SCHEMA_VERSION } from "../../../src/store/sql/schema.ts";
 import { request, storeContract } from "../contract.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "edgecron-libsql-"));
@@ -154,10 +154,13 @@ describe("libsqlStore connections", () => {
     assert.throws(() => libsqlStore({ client: {} as never }), isCode("invalid-spec"));
   });
 
-  it("accepts libsql:// and https:// URLs without connecting until used", async () => {
-    const remote = libsqlStore({ url: "libsql://example.invalid", authToken: "t" });
-    const http = libsqlStore({ url: "https://example.invalid" });
-    await remote.close();
+  it("accepts libsql:// and http(s):// URLs without connecting until used; a refused connection is a store-error", async () => {
+    // Port 9 (discard) on loopback: nothing listens, so any connection attempt is refused.
+    const remote = libsqlStore({ url: "libsql://127.0.0.1:9", authToken: "t" });
+    assert.equal(await remote.close(), undefined, "closing a store that never connected does nothing");
+    await assert.rejects(remote.getRun("a", T0), (e: unknown) => isCode("store-error")(e) && /closed/.test(String(e)));
+    const http = libsqlStore({ url: "http://127.0.0.1:9" });
+    await assert.rejects(http.getRun("a", T0), (e: unknown) => isCode("store-error")(e) && (e as Error).cause !== undefined);
     await http.close();
   });
 });

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SchedulerError } from "../../../src/core/errors.ts";
-import { bind, jobDef, updateStatement } from "../../../src/store/libsql/sql.ts";
+import { bind, jobDef, updateStatement } from "../../../src/store/sql/statements.ts";
 import type { Row } from "@libsql/client";
 
 describe("bind", () => {

@@ -1,23 +1,22 @@
 /**
- * The SQL of the libSQL store: statements with bound parameters only, and the mapping
- * from result rows to records. Job names go in as ONE JSON array parameter read with
- * `json_each`, so a tick over 10 000 jobs never hits SQLite's bound-parameter limit.
+ * The SQL shared by the libSQL and D1 stores: statements with bound parameters only,
+ * and the mapping from result rows to records. Job names go in as ONE JSON array
+ * parameter read with `json_each`, so a tick over 10 000 jobs never hits SQLite's
+ * bound-parameter limit (D1 allows 100 per statement).
  */
-import type { InStatement, Row } from "@libsql/client";
 import { quote, SchedulerError } from "../../core/errors.ts";
-import type { AttemptKey, JobDef, RunRecord, RunStatus } from "../types.ts";
+import type { AttemptKey, JobDef, LeaseRenewal, RunRecord, RunStatus } from "../types.ts";
+import type { SqlRow, SqlStatement, SqlValue } from "./executor.ts";
 
 /** The run columns, in `RunRecord` order. */
 export const COLUMNS = "job, slot, kind, status, attempt, node, claimed_at, started_at, finished_at, lease_until, error";
 
-type Value = string | number | null;
-
 /**
  * Turns `:name` placeholders into numbered `?N` ones with a positional argument list.
  * SQL stays readable, and positional binding means the same thing to the embedded
- * driver and to the Hrana protocol (Turso, sqld), which treat name prefixes differently.
+ * driver, the Hrana protocol (Turso, sqld) and D1, which treat name prefixes differently.
  */
-export function bind(sql: string, args: Record<string, Value>): InStatement {
+export function bind(sql: string, args: Record<string, SqlValue>): SqlStatement {
   const order: string[] = [];
   const text = sql.replace(/:([a-z_]+)/g, (_, name: string) => {
     if (!(name in args)) throw new TypeError(`edgecron: SQL placeholder :${name} has no value`);
@@ -31,7 +30,7 @@ const num = (value: unknown): number => Number(value);
 const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
 /** Maps a row selected with the run columns to a `RunRecord`. */
-export function runRecord(row: Row): RunRecord {
+export function runRecord(row: SqlRow): RunRecord {
   return {
     job: String(row.job),
     slot: num(row.slot),
@@ -52,18 +51,18 @@ export function runRecord(row: Row): RunRecord {
  *
  * @throws {SchedulerError} `store-error` when the stored spec is not JSON (edited by hand).
  */
-export function jobDef(row: Row): JobDef {
+export function jobDef(row: SqlRow, label = "libsql"): JobDef {
   let spec: Record<string, unknown>;
   try {
     spec = JSON.parse(String(row.spec));
   } catch (cause) {
-    throw new SchedulerError("store-error", `libsql: stored definition ${quote(row.name)} is not valid JSON`, { cause });
+    throw new SchedulerError("store-error", `${label}: stored definition ${quote(row.name)} is not valid JSON`, { cause });
   }
   return { name: String(row.name), spec, version: num(row.version), updatedAt: num(row.updated_at) };
 }
 
 /** The statements of `snapshot()`: ensure job rows, then read states+watermarks, defs, running rows. */
-export function snapshotStatements(names: readonly string[], now: number): InStatement[] {
+export function snapshotStatements(names: readonly string[], now: number): SqlStatement[] {
   const list = JSON.stringify(names);
   return [
     bind(
@@ -73,9 +72,16 @@ export function snapshotStatements(names: readonly string[], now: number): InSta
         ON CONFLICT (name) DO NOTHING`,
       { names: list, now },
     ),
-    bind(jobStatesSql, { names: list }),
-    "SELECT name, spec, version, updated_at FROM edgecron_defs ORDER BY name",
-    `SELECT ${COLUMNS} FROM edgecron_runs WHERE status = 'running'`,
+    ...readStatements(names),
+  ];
+}
+
+/** The statements of `read()`: `snapshot()` without its insert, so names never seen are absent. */
+export function readStatements(names: readonly string[]): SqlStatement[] {
+  return [
+    bind(jobStatesSql, { names: JSON.stringify(names) }),
+    { sql: "SELECT name, spec, version, updated_at FROM edgecron_defs ORDER BY name", args: [] },
+    { sql: `SELECT ${COLUMNS} FROM edgecron_runs WHERE status = 'running'`, args: [] },
   ];
 }
 
@@ -95,9 +101,9 @@ const PATCH_COLUMNS = {
 } as const;
 
 /** The compare-and-set `UPDATE` of `update()`; null when the patch sets nothing. */
-export function updateStatement(key: AttemptKey, patch: Partial<Record<keyof typeof PATCH_COLUMNS, unknown>>): InStatement | null {
+export function updateStatement(key: AttemptKey, patch: Partial<Record<keyof typeof PATCH_COLUMNS, unknown>>): SqlStatement | null {
   const sets: string[] = [];
-  const args: Record<string, Value> = {
+  const args: Record<string, SqlValue> = {
     key_job: key.job,
     key_slot: key.slot,
     key_attempt: key.attempt,
@@ -107,7 +113,7 @@ export function updateStatement(key: AttemptKey, patch: Partial<Record<keyof typ
     const value = patch[field as keyof typeof PATCH_COLUMNS];
     if (value === undefined) continue;
     sets.push(`${column} = :${column}`);
-    args[column] = value as Value;
+    args[column] = value as SqlValue;
   }
   if (sets.length === 0) return null;
   return bind(
@@ -119,7 +125,7 @@ export function updateStatement(key: AttemptKey, patch: Partial<Record<keyof typ
 }
 
 /** Checks whether `key` is the running attempt (for an `update()` with an empty patch). */
-export function isRunningStatement(key: AttemptKey): InStatement {
+export function isRunningStatement(key: AttemptKey): SqlStatement {
   return {
     sql: `SELECT 1 FROM edgecron_runs
       WHERE job = ? AND slot = ? AND attempt = ? AND node = ? AND status = 'running'`,
@@ -128,7 +134,7 @@ export function isRunningStatement(key: AttemptKey): InStatement {
 }
 
 /** `reap()`: ended leases become `abandoned` in one statement, so concurrent reapers split the rows. */
-export function reapStatement(now: number, error: string): InStatement {
+export function reapStatement(now: number, error: string): SqlStatement {
   return bind(
     `UPDATE edgecron_runs SET status = 'abandoned', finished_at = :now, error = :error
       WHERE status = 'running' AND lease_until < :now
@@ -144,7 +150,7 @@ export function reclaimStatement(
   now: number,
   leaseUntil: number,
   overlap: "skip" | "allow" = "allow",
-): InStatement {
+): SqlStatement {
   return bind(
     `UPDATE edgecron_runs
       SET status = 'running', attempt = attempt + 1, node = :node, batch = :batch,
@@ -168,7 +174,7 @@ export function reclaimStatement(
 }
 
 /** `runs()`: newest first; two forms so both use the primary key range. */
-export function runsStatement(job: string, limit: number, before: number | undefined): InStatement {
+export function runsStatement(job: string, limit: number, before: number | undefined): SqlStatement {
   return before === undefined
     ? { sql: `SELECT ${COLUMNS} FROM edgecron_runs WHERE job = ? ORDER BY slot DESC LIMIT ?`, args: [job, limit] }
     : {
@@ -178,7 +184,7 @@ export function runsStatement(job: string, limit: number, before: number | undef
 }
 
 /** `lastOutcomes()`: the newest non-running row per job. */
-export function lastOutcomesStatement(names: readonly string[]): InStatement {
+export function lastOutcomesStatement(names: readonly string[]): SqlStatement {
   return {
     sql: `SELECT ${COLUMNS.split(", ").map((c) => `r.${c}`).join(", ")}
       FROM (SELECT DISTINCT value AS name FROM json_each(?)) n
@@ -191,10 +197,51 @@ export function lastOutcomesStatement(names: readonly string[]): InStatement {
 }
 
 /** `counts()`: rows per job and status. */
-export function countsStatement(names: readonly string[]): InStatement {
+export function countsStatement(names: readonly string[]): SqlStatement {
   return {
     sql: `SELECT job, status, COUNT(*) AS n FROM edgecron_runs
       WHERE job IN (SELECT value FROM json_each(?)) GROUP BY job, status`,
     args: [JSON.stringify(names)],
   };
+}
+
+/**
+ * `renew()`: every live lease of the request in ONE statement. A row is extended only
+ * while it is still that running attempt of that node with leaseUntil >= now, so an
+ * ended lease is never revived. Returns the keys it renewed.
+ */
+export function renewStatement(items: readonly LeaseRenewal[], now: number): SqlStatement {
+  const rows = items.map((r) => [r.job, r.slot, r.attempt, r.node, r.leaseUntil]);
+  return bind(
+    `UPDATE edgecron_runs SET lease_until = req.lease
+      FROM (SELECT json_extract(value, '$[0]') AS job, json_extract(value, '$[1]') AS slot,
+          json_extract(value, '$[2]') AS attempt, json_extract(value, '$[3]') AS node,
+          json_extract(value, '$[4]') AS lease
+        FROM json_each(:items)) AS req
+      WHERE edgecron_runs.job = req.job AND edgecron_runs.slot = req.slot
+        AND edgecron_runs.attempt = req.attempt AND edgecron_runs.node = req.node
+        AND edgecron_runs.status = 'running' AND edgecron_runs.lease_until >= :now
+      RETURNING edgecron_runs.job AS job, edgecron_runs.slot AS slot, edgecron_runs.attempt AS attempt,
+        edgecron_runs.node AS node`,
+    { items: JSON.stringify(rows), now },
+  );
+}
+
+/** The key `renew()` matches its returned rows on. */
+export function attemptKeyText(key: object): string {
+  const k = key as Record<string, unknown>;
+  return JSON.stringify([String(k.job), Number(k.slot), Number(k.attempt), String(k.node)]);
+}
+
+/** `overview()`'s recent rows: per job, slots >= since, newest first, at most perJob (a primary-key range per job). */
+export function recentStatement(names: readonly string[], since: number, perJob: number): SqlStatement {
+  return bind(
+    `SELECT ${COLUMNS.split(", ").map((c) => `r.${c}`).join(", ")}
+      FROM (SELECT DISTINCT value AS name FROM json_each(:names)) n
+      JOIN edgecron_runs r ON r.job = n.name AND r.slot IN (
+        SELECT x.slot FROM edgecron_runs x WHERE x.job = n.name AND x.slot >= :since ORDER BY x.slot DESC LIMIT :per_job
+      )
+      ORDER BY r.job, r.slot DESC`,
+    { names: JSON.stringify(names), since, per_job: perJob },
+  );
 }

@@ -1,9 +1,9 @@
 /**
- * The claim SQL of the libSQL store: the overlap check and the insert are ONE
+ * The claim SQL of the libSQL and D1 stores: the overlap check and the insert are ONE
  * statement, so no other writer can slip a running row in between them.
  */
-import type { InStatement, Row } from "@libsql/client";
-import { bind, COLUMNS } from "./sql.ts";
+import type { SqlRow, SqlStatement } from "./executor.ts";
+import { bind, COLUMNS } from "./statements.ts";
 import type { ClaimOutcome, ClaimRequest, ClaimResult } from "../types.ts";
 
 /**
@@ -15,7 +15,7 @@ import type { ClaimOutcome, ClaimRequest, ClaimResult } from "../types.ts";
  * on a file at 1000 per batch (the driver prepares every statement it runs).
  * The CTEs are MATERIALIZED so the `EXISTS` runs once per request, not once per use.
  */
-export function claimsStatement(requests: readonly ClaimRequest[]): InStatement {
+export function claimsStatement(requests: readonly ClaimRequest[]): SqlStatement {
   const rows = requests.map((r) => [
     r.job,
     r.slot,
@@ -63,7 +63,7 @@ export function claimsStatement(requests: readonly ClaimRequest[]): InStatement 
  * One claim as one statement, for a call that mixes batch ids: those claims can block
  * one another, so each needs to see the rows the ones before it inserted.
  */
-export function claimStatement(r: ClaimRequest): InStatement {
+export function claimStatement(r: ClaimRequest): SqlStatement {
   return bind(
     `INSERT INTO edgecron_runs (${COLUMNS}, batch)
       SELECT :job, :slot, :kind, status, 1, :node, :now, :now,
@@ -95,7 +95,7 @@ export function claimStatement(r: ClaimRequest): InStatement {
 }
 
 /** Maps the inserted rows back to the requests, in order; a repeated `(job, slot)` loses to its first request. */
-export function claimOutcomes(requests: readonly ClaimRequest[], inserted: readonly Row[]): ClaimResult[] {
+export function claimOutcomes(requests: readonly ClaimRequest[], inserted: readonly SqlRow[]): ClaimResult[] {
   const statusOf = new Map(inserted.map((row) => [`${String(row.job)}\u0000${Number(row.slot)}`, String(row.status)]));
   return requests.map((r) => {
     const key = `${r.job}\u0000${r.slot}`;

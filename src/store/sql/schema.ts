@@ -1,9 +1,9 @@
 /**
- * The libSQL schema as numbered migrations, and the `init()` procedure that applies
- * them safely when several processes start at once.
+ * The SQL schema (libSQL and D1) as numbered migrations, and the `init()` procedure
+ * that applies them safely when several processes or isolates start at once.
  */
-import type { Client, InStatement } from "@libsql/client";
 import { SchedulerError } from "../../core/errors.ts";
+import { plain, type SqlExecutor, type SqlStatement } from "./executor.ts";
 
 /** One schema step. Steps are applied in order, each exactly once per database. */
 interface Migration {
@@ -58,11 +58,11 @@ const CREATE_VERSION_TABLE = `CREATE TABLE IF NOT EXISTS edgecron_schema_version
 )`;
 
 /** Reads the applied schema version (0 for an empty database). */
-export async function readSchemaVersion(client: Client): Promise<number> {
-  const [, result] = await client.batch([
-    CREATE_VERSION_TABLE,
-    "SELECT COALESCE(MAX(version), 0) AS version FROM edgecron_schema_version",
-  ], "write");
+export async function readSchemaVersion(db: SqlExecutor): Promise<number> {
+  const [, result] = await db.write("init", [
+    plain(CREATE_VERSION_TABLE),
+    plain("SELECT COALESCE(MAX(version), 0) AS version FROM edgecron_schema_version"),
+  ]);
   return Number(result?.rows[0]?.version ?? 0);
 }
 
@@ -74,30 +74,30 @@ export async function readSchemaVersion(client: Client): Promise<number> {
  *
  * @throws {SchedulerError} `store-error` when the database is at a newer version.
  */
-export async function migrate(client: Client): Promise<void> {
+export async function migrate(db: SqlExecutor): Promise<void> {
   for (let round = 0; round < 3; round += 1) {
-    const current = await readSchemaVersion(client);
+    const current = await readSchemaVersion(db);
     if (current > SCHEMA_VERSION) {
       throw new SchedulerError(
         "store-error",
-        `libsql: the database schema is at version ${current}, newer than this edgecron (version ${SCHEMA_VERSION}); upgrade edgecron`,
+        `${db.label}: the database schema is at version ${current}, newer than this edgecron (version ${SCHEMA_VERSION}); upgrade edgecron`,
       );
     }
     if (current === SCHEMA_VERSION) return;
-    const batch: InStatement[] = [CREATE_VERSION_TABLE];
+    const batch: SqlStatement[] = [plain(CREATE_VERSION_TABLE)];
     for (const step of MIGRATIONS.filter((m) => m.version > current)) {
       batch.push({
         sql: "INSERT INTO edgecron_schema_version (version, applied_at) VALUES (?, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))",
         args: [step.version],
       });
-      batch.push(...step.statements);
+      batch.push(...step.statements.map(plain));
     }
     try {
-      await client.batch(batch, "write");
+      await db.write("init", batch);
       return;
     } catch (error) {
       // Another process applied a step first (its version row exists): re-read and go on.
-      if (await readSchemaVersion(client) > current) continue;
+      if (await readSchemaVersion(db) > current) continue;
       throw error;
     }
   }

@@ -1,26 +1,29 @@
-/** The data-defined-job methods of the libSQL store. */
-import type { Client } from "@libsql/client";
-import { bind, jobDef } from "./sql.ts";
+/** The data-defined-job methods of the SQL stores (libSQL, D1). */
+import { bind, jobDef } from "./statements.ts";
 import { checkInstant, checkText, checkVersion, specText, versionConflict } from "../_validate.ts";
+import type { SqlExecutor } from "./executor.ts";
 import type { JobDef, Store } from "../types.ts";
-
-/** Runs `fn` on the ready client with busy retry and error mapping (the store's `op`). */
-export type LibsqlRunner = <T>(operation: string, fn: (client: Client) => Promise<T>) => Promise<T>;
 
 const SELECT = "SELECT name, spec, version, updated_at FROM edgecron_defs";
 
-/** `listDefs`, `getDef`, `putDef` (compare-and-set on `version`) and `deleteDef` over `op`. */
-export function libsqlDefs(op: LibsqlRunner): Pick<Store, "listDefs" | "getDef" | "putDef" | "deleteDef"> {
+/**
+ * `listDefs`, `getDef`, `putDef` (compare-and-set on `version`) and `deleteDef`;
+ * `ready` runs before each call (init on first use).
+ */
+export function sqlDefs(db: SqlExecutor, ready: () => Promise<void>): Pick<Store, "listDefs" | "getDef" | "putDef" | "deleteDef"> {
+  const toDef = (row: Record<string, unknown>): JobDef => jobDef(row, db.label);
   return {
     async listDefs(): Promise<JobDef[]> {
-      return op("listDefs", async (c) => (await c.execute(`${SELECT} ORDER BY name`)).rows.map(jobDef));
+      await ready();
+      const [result] = await db.read("listDefs", [{ sql: `${SELECT} ORDER BY name`, args: [] }]);
+      return (result?.rows ?? []).map(toDef);
     },
 
     async getDef(name): Promise<JobDef | undefined> {
       checkText(name, "getDef.name");
-      const [def] = await op("getDef", async (c) =>
-        (await c.execute({ sql: `${SELECT} WHERE name = ?`, args: [name] })).rows.map(jobDef));
-      return def;
+      await ready();
+      const [result] = await db.read("getDef", [{ sql: `${SELECT} WHERE name = ?`, args: [name] }]);
+      return result?.rows.map(toDef)[0];
     },
 
     async putDef(name, spec, now, options = {}): Promise<JobDef> {
@@ -38,18 +41,18 @@ export function libsqlDefs(op: LibsqlRunner): Pick<Store, "listDefs" | "getDef" 
             ON CONFLICT (name) DO NOTHING RETURNING version`
         : `UPDATE edgecron_defs SET spec = :spec, version = version + 1, updated_at = :now
             WHERE name = :name AND version = :expected RETURNING version`;
-      const [written, , current] = await op("putDef", (c) =>
-        c.batch([
-          bind(write, { name, spec: text, now, expected: expected ?? 0 }),
-          // A definition's life starts when it is stored, not when some node first ticks.
-          bind(
-            `INSERT INTO edgecron_jobs (name, first_seen, paused)
-              SELECT name, :now, 0 FROM edgecron_defs WHERE name = :name
-              ON CONFLICT (name) DO NOTHING`,
-            { name, now },
-          ),
-          { sql: "SELECT version FROM edgecron_defs WHERE name = ?", args: [name] },
-        ], "write"));
+      await ready();
+      const [written, , current] = await db.write("putDef", [
+        bind(write, { name, spec: text, now, expected: expected ?? 0 }),
+        // A definition's life starts when it is stored, not when some node first ticks.
+        bind(
+          `INSERT INTO edgecron_jobs (name, first_seen, paused)
+            SELECT name, :now, 0 FROM edgecron_defs WHERE name = :name
+            ON CONFLICT (name) DO NOTHING`,
+          { name, now },
+        ),
+        { sql: "SELECT version FROM edgecron_defs WHERE name = ?", args: [name] },
+      ]);
       const version = written?.rows[0]?.version;
       if (version === undefined || version === null) {
         throw versionConflict(name, Number(current?.rows[0]?.version ?? 0), expected ?? 0);
@@ -59,8 +62,8 @@ export function libsqlDefs(op: LibsqlRunner): Pick<Store, "listDefs" | "getDef" 
 
     async deleteDef(name): Promise<boolean> {
       checkText(name, "deleteDef.name");
-      const [result] = await op("deleteDef", (c) =>
-        c.batch([{ sql: "DELETE FROM edgecron_defs WHERE name = ? RETURNING name", args: [name] }], "write"));
+      await ready();
+      const [result] = await db.write("deleteDef", [{ sql: "DELETE FROM edgecron_defs WHERE name = ? RETURNING name", args: [name] }]);
       return (result?.rows.length ?? 0) > 0;
     },
   };

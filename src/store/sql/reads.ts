@@ -1,0 +1,88 @@
+/**
+ * The read-only methods of the SQL stores (libSQL, D1): rows, history, counts and the
+ * one-read `overview()`. None of them writes.
+ */
+import {
+  checkInstant,
+  checkNames,
+  checkText,
+  resolveOverviewQuery,
+  resolveRunQuery,
+  setOwn,
+  zeroCounts,
+} from "../_validate.ts";
+import type { JobOverview, RunRecord, RunStatus, StatusCounts, Store } from "../types.ts";
+import type { SqlExecutor, SqlRow, SqlStatement } from "./executor.ts";
+import { COLUMNS, countsStatement, lastOutcomesStatement, recentStatement, runRecord, runsStatement } from "./statements.ts";
+
+type Reads = Pick<Store, "getRun" | "runs" | "lastOutcomes" | "counts" | "overview">;
+
+/** Tallies `job, status, n` rows into per-job counts (every name present, all zero to start). */
+function tally(names: readonly string[], rows: readonly SqlRow[]): Record<string, StatusCounts> {
+  const result: Record<string, StatusCounts> = {};
+  for (const name of names) setOwn(result, name, zeroCounts());
+  for (const row of rows) {
+    const counts = Object.hasOwn(result, String(row.job)) ? result[String(row.job)] : undefined;
+    if (counts) counts[String(row.status) as RunStatus] = Number(row.n);
+  }
+  return result;
+}
+
+/** The read methods over `db`; `ready` runs before each call (init on first use). */
+export function sqlReads(db: SqlExecutor, ready: () => Promise<void>): Reads {
+  const rowsOf = async (operation: string, statement: SqlStatement): Promise<RunRecord[]> => {
+    await ready();
+    const [result] = await db.read(operation, [statement]);
+    return (result?.rows ?? []).map(runRecord);
+  };
+
+  return {
+    async getRun(job, slot): Promise<RunRecord | undefined> {
+      checkText(job, "getRun.job");
+      checkInstant(slot, "getRun.slot");
+      const [row] = await rowsOf("getRun", { sql: `SELECT ${COLUMNS} FROM edgecron_runs WHERE job = ? AND slot = ?`, args: [job, slot] });
+      return row;
+    },
+
+    async runs(job, query): Promise<RunRecord[]> {
+      checkText(job, "runs.job");
+      const { limit, before } = resolveRunQuery(query);
+      return rowsOf("runs", runsStatement(job, limit, before));
+    },
+
+    async lastOutcomes(names): Promise<Record<string, RunRecord>> {
+      checkNames(names, "lastOutcomes.jobs");
+      const result: Record<string, RunRecord> = {};
+      for (const row of await rowsOf("lastOutcomes", lastOutcomesStatement(names))) setOwn(result, row.job, row);
+      return result;
+    },
+
+    async counts(names): Promise<Record<string, StatusCounts>> {
+      checkNames(names, "counts.jobs");
+      await ready();
+      const [result] = await db.read("counts", [countsStatement(names)]);
+      return tally(names, result?.rows ?? []);
+    },
+
+    async overview(names, query): Promise<Record<string, JobOverview>> {
+      checkNames(names, "overview.names");
+      const { since, perJob } = resolveOverviewQuery(query);
+      await ready();
+      const [last, counts, recent] = await db.read("overview", [
+        lastOutcomesStatement(names),
+        countsStatement(names),
+        recentStatement(names, since, perJob),
+      ]);
+      const countsOf = tally(names, counts?.rows ?? []);
+      const result: Record<string, JobOverview> = Object.create(null);
+      for (const name of names) result[name] = { last: undefined, counts: countsOf[name] ?? zeroCounts(), recent: [] };
+      for (const row of last?.rows ?? []) {
+        const view = result[String(row.job)];
+        if (view) view.last = runRecord(row);
+      }
+      // Newest slot first per job: the statement orders by job, then slot descending.
+      for (const row of recent?.rows ?? []) result[String(row.job)]?.recent.push(runRecord(row));
+      return result;
+    },
+  };
+}

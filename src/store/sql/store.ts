@@ -1,0 +1,166 @@
+/**
+ * The `Store` over any SQLite-family `SqlExecutor`: libSQL and D1 are this one store
+ * with a different connection underneath, so both run the same statements.
+ */
+import { claimOutcomes, claimStatement, claimsStatement } from "./claims.ts";
+import { sqlDefs } from "./defs.ts";
+import type { SqlExecutor, SqlStatement } from "./executor.ts";
+import { sqlReads } from "./reads.ts";
+import { migrate } from "./schema.ts";
+import {
+  attemptKeyText,
+  isRunningStatement,
+  jobDef,
+  reapStatement,
+  reclaimStatement,
+  readStatements,
+  renewStatement,
+  runRecord,
+  snapshotStatements,
+  updateStatement,
+} from "./statements.ts";
+import {
+  checkBoolean,
+  checkClaims,
+  checkInstant,
+  checkNames,
+  checkReclaimRequest,
+  checkRenewals,
+  checkText,
+  checkUpdate,
+  checkUpdates,
+  LEASE_EXPIRED,
+  setOwn,
+} from "../_validate.ts";
+import type { AttemptKey, ClaimResult, RunPatch, RunRecord, Store, TickSnapshot } from "../types.ts";
+import type { SqlResult } from "./executor.ts";
+
+/** The statement of one compare-and-set (a read when the patch sets nothing). */
+function casStatement(key: AttemptKey, patch: RunPatch): SqlStatement {
+  return updateStatement(key, patch) ?? isRunningStatement(key);
+}
+
+/**
+ * Creates the SQL `Store` on `db`. The schema is migrated on `init()` or on first use.
+ * Every write is one `db.write()` batch (one transaction, one round trip); every read
+ * one `db.read()`.
+ */
+export function createSqlStore(db: SqlExecutor): Store {
+  let ready: Promise<void> | undefined;
+  const ensureReady = (): Promise<void> => {
+    ready ??= (async () => {
+      await db.prepare?.();
+      await migrate(db);
+    })().catch((error: unknown) => {
+      ready = undefined;
+      throw error;
+    });
+    return ready;
+  };
+  const write = async (operation: string, statements: readonly SqlStatement[]): Promise<SqlResult[]> => {
+    await ensureReady();
+    return db.write(operation, statements);
+  };
+  const planningState = (states: SqlResult | undefined, defs: SqlResult | undefined, running: SqlResult | undefined): TickSnapshot => {
+    const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs: [], running: [] };
+    for (const row of states?.rows ?? []) {
+      const name = String(row.name);
+      setOwn(snapshot.jobs, name, { name, firstSeen: Number(row.first_seen), paused: Number(row.paused) === 1 });
+      if (row.watermark !== null && row.watermark !== undefined) setOwn(snapshot.watermarks, name, Number(row.watermark));
+    }
+    snapshot.defs = (defs?.rows ?? []).map((row) => jobDef(row, db.label));
+    snapshot.running = (running?.rows ?? []).map(runRecord);
+    return snapshot;
+  };
+
+  const store: Store = {
+    init: ensureReady,
+
+    close: () => db.close(),
+
+    setCallTimeout(ms: number): void {
+      db.setCallTimeout?.(ms);
+    },
+
+    async snapshot(names, now): Promise<TickSnapshot> {
+      checkNames(names, "snapshot.names");
+      checkInstant(now, "snapshot.now");
+      const [, states, defs, running] = await write("snapshot", snapshotStatements(names, now));
+      return planningState(states, defs, running);
+    },
+
+    async read(names): Promise<TickSnapshot> {
+      checkNames(names, "read.names");
+      await ensureReady();
+      const [states, defs, running] = await db.read("read", readStatements(names));
+      return planningState(states, defs, running);
+    },
+
+    async claim(requests): Promise<ClaimResult[]> {
+      checkClaims(requests);
+      if (requests.length === 0) return [];
+      // A tick sends one batch id: one statement. Mixed ids need one statement per claim.
+      const single = requests.every((r) => r.batch === requests[0]?.batch);
+      const statements = single ? [claimsStatement(requests)] : requests.map(claimStatement);
+      const results = await write("claim", statements);
+      return claimOutcomes(requests, results.flatMap((result) => result.rows));
+    },
+
+    async update(key, patch): Promise<boolean> {
+      checkUpdate(key, patch);
+      const [result] = await write("update", [casStatement(key, patch)]);
+      return (result?.rows.length ?? 0) > 0;
+    },
+
+    async updateMany(writes): Promise<boolean[]> {
+      checkUpdates(writes);
+      if (writes.length === 0) return [];
+      // One transaction; each statement sees the ones before it, as update() calls in order would.
+      const results = await write("updateMany", writes.map(({ key, patch }) => casStatement(key, patch)));
+      return results.map((result) => result.rows.length > 0);
+    },
+
+    async renew(items, now): Promise<boolean[]> {
+      checkRenewals(items, now);
+      if (items.length === 0) return [];
+      const [result] = await write("renew", [renewStatement(items, now)]);
+      const renewed = new Set((result?.rows ?? []).map(attemptKeyText));
+      return items.map((item) => renewed.has(attemptKeyText(item)));
+    },
+
+    async reap(now): Promise<RunRecord[]> {
+      checkInstant(now, "reap.now");
+      const [result] = await write("reap", [reapStatement(now, LEASE_EXPIRED)]);
+      return (result?.rows ?? []).map(runRecord);
+    },
+
+    async reclaim(request): Promise<boolean> {
+      const overlap = checkReclaimRequest(request);
+      const { job, slot, attempt, node, now, leaseUntil } = request;
+      const [result] = await write("reclaim", [reclaimStatement({ job, slot, attempt }, node, now, leaseUntil, overlap)]);
+      return (result?.rows.length ?? 0) > 0;
+    },
+
+    ...sqlReads(db, ensureReady),
+
+    async setPaused(name, paused, now): Promise<void> {
+      checkText(name, "setPaused.name");
+      checkBoolean(paused, "setPaused.paused");
+      checkInstant(now, "setPaused.now");
+      await write("setPaused", [{
+        sql: `INSERT INTO edgecron_jobs (name, first_seen, paused) VALUES (?, ?, ?)
+          ON CONFLICT (name) DO UPDATE SET paused = excluded.paused`,
+        args: [name, now, paused ? 1 : 0],
+      }]);
+    },
+
+    ...sqlDefs(db, ensureReady),
+
+    async prune(before): Promise<number> {
+      checkInstant(before, "prune.before");
+      const [result] = await write("prune", [{ sql: "DELETE FROM edgecron_runs WHERE status <> 'running' AND slot < ?", args: [before] }]);
+      return result?.changes ?? 0;
+    },
+  };
+  return store;
+}

@@ -1,0 +1,30 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { storeFromEnv } from "../../../adapters/cloudflare/mod.ts";
+
+// A binding with D1's shape; never called here (a store connects on first use).
+const fakeD1 = { prepare: () => ({}), batch: async () => [] };
+
+describe("storeFromEnv", () => {
+  it("picks D1 when the DB binding exists, even beside LIBSQL_URL", async () => {
+    const store = storeFromEnv({ DB: fakeD1, LIBSQL_URL: "libsql://127.0.0.1:9" });
+    assert.ok(store);
+    await store.close();
+    await assert.rejects(store.getRun("a", 0), /d1: the store is closed/);
+  });
+
+  it("takes another binding name", async () => {
+    assert.equal(storeFromEnv({ JOBS: fakeD1 }), undefined);
+    const store = storeFromEnv({ JOBS: fakeD1 }, { binding: "JOBS" });
+    await store?.close();
+    await assert.rejects(store!.getRun("a", 0), /d1:/);
+  });
+
+  it("falls back to libSQL from LIBSQL_URL, and to nothing (memory) without either", async () => {
+    const store = storeFromEnv({ DB: "not a database", LIBSQL_URL: "libsql://127.0.0.1:9" });
+    await store?.close();
+    await assert.rejects(store!.getRun("a", 0), /libsql: the store is closed/);
+    assert.equal(storeFromEnv({}), undefined);
+    assert.equal(storeFromEnv({ LIBSQL_URL: "" }), undefined);
+  });
+});

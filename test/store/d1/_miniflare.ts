@@ -1,0 +1,35 @@
+// One Miniflare (real workerd, real local D1) for the D1 store tests, and a way to get
+// an empty database for each test without starting workerd again.
+import { Miniflare } from "miniflare";
+import type { D1DatabaseLike } from "../../../src/store/d1/mod.ts";
+
+const TABLES = ["edgecron_runs", "edgecron_jobs", "edgecron_defs", "edgecron_schema_version", "edgecron_settings"];
+
+/** A running Miniflare with one D1 database bound as `DB`. */
+export interface LocalD1 {
+  mf: Miniflare;
+  db: D1DatabaseLike;
+  /** Drops every edgecron table, so the next store starts from an empty database. */
+  empty(): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+/** Starts workerd with a D1 binding `DB` (in memory unless `persist` names a directory). */
+export async function localD1(persist?: string): Promise<LocalD1> {
+  const mf = new Miniflare({
+    modules: true,
+    script: "export default { fetch() { return new Response('ok'); } };",
+    compatibilityDate: "2025-09-01",
+    d1Databases: { DB: "edgecron-test" },
+    ...(persist === undefined ? {} : { d1Persist: persist }),
+  });
+  const db = await mf.getD1Database("DB") as unknown as D1DatabaseLike;
+  return {
+    mf,
+    db,
+    async empty(): Promise<void> {
+      await db.batch(TABLES.map((t) => db.prepare(`DROP TABLE IF EXISTS ${t}`)));
+    },
+    dispose: () => mf.dispose(),
+  };
+}

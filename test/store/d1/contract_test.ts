@@ -1,0 +1,110 @@
+// The store contract suite on the REAL local D1 (workerd through Miniflare), plus the
+// D1 specifics: one batch per claim call, bad bindings refused.
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { SchedulerError } from "../../../src/core/errors.ts";
+import { type D1DatabaseLike, d1Store } from "../../../src/store/d1/mod.ts";
+import { request, storeContract } from "../contract.ts";
+import { type LocalD1, localD1 } from "./_miniflare.ts";
+
+declare const Deno: unknown;
+declare const Bun: unknown;
+// Miniflare drives workerd from Node; on Deno and Bun this file only registers a skip.
+const onNode = typeof Deno === "undefined" && typeof Bun === "undefined";
+
+let d1: LocalD1;
+if (onNode) {
+  before(async () => {
+    d1 = await localD1();
+  });
+  after(() => d1.dispose());
+  storeContract("d1 (miniflare)", async () => {
+    await d1.empty();
+    return d1Store(d1.db);
+  });
+} else {
+  describe.skip("Store contract: d1 (Miniflare runs on Node only)", () => {});
+}
+
+describe("d1Store", () => {
+  it("refuses something that is not a D1 binding, naming it", () => {
+    assert.throws(() => d1Store({} as never), (e: unknown) => e instanceof SchedulerError && e.code === "invalid-spec" && /D1/.test(e.message));
+  });
+});
+
+if (onNode) {
+  describe("d1Store round trips", () => {
+    /** The binding, recording how many statements each batch carried. */
+    const counting = (): { db: D1DatabaseLike; batches: number[] } => {
+      const batches: number[] = [];
+      const db: D1DatabaseLike = {
+        prepare: (sql) => d1.db.prepare(sql),
+        batch: (statements) => {
+          batches.push(statements.length);
+          return d1.db.batch(statements);
+        },
+      };
+      return { db, batches };
+    };
+
+    it("a tick's 100 claims are ONE db.batch of one statement; snapshot, renew and updateMany one batch each", async () => {
+      await d1.empty();
+      const { db, batches } = counting();
+      const store = d1Store(db);
+      await store.init();
+      batches.length = 0;
+      const T0 = Date.UTC(2026, 0, 1);
+      const results = await store.claim(Array.from({ length: 100 }, (_, i) => request(`j${i}`, T0, { batch: "tick-1" })));
+      assert.equal(results.filter((r) => r.outcome === "won").length, 100);
+      await store.snapshot(["j0"], T0);
+      await store.renew(results.map((r) => ({ job: r.job, slot: r.slot, attempt: 1, node: "node-a", leaseUntil: T0 + 1 })), T0);
+      await store.updateMany(results.map((r) => ({ key: { job: r.job, slot: r.slot, attempt: 1, node: "node-a" }, patch: { status: "ok" } })));
+      assert.deepEqual(batches, [1, 4, 1, 100]);
+      await store.close();
+      await assert.rejects(store.getRun("j0", T0), /closed/);
+    });
+  });
+}
+
+describe("d1Store on a locked database", () => {
+  /** A binding whose batches answer SQLITE_BUSY `busy` times, then `ok` (or the real D1). */
+  const locked = (busy: number, ok: () => Promise<unknown[]>) => {
+    let calls = 0;
+    const db: D1DatabaseLike = {
+      prepare: () => ({ bind: () => db.prepare(""), all: async () => ({ results: [] }) }),
+      batch: async () => {
+        calls += 1;
+        if (calls <= busy) throw new Error("D1_ERROR: database is locked: SQLITE_BUSY");
+        return ok() as never;
+      },
+    };
+    return { db, calls: () => calls };
+  };
+
+  it("retries a busy batch (it wrote nothing) and succeeds once the lock is gone", async () => {
+    const { db, calls } = locked(3, async () => [{ results: [{ version: 1 }] }, { results: [{ version: 1 }] }]);
+    const store = d1Store(db);
+    await store.init();
+    assert.equal(calls(), 4);
+  });
+
+  it("stops retrying at the call timeout with a store-error naming the lock", async () => {
+    const { db } = locked(Infinity, async () => []);
+    const store = d1Store(db);
+    store.setCallTimeout?.(30);
+    await assert.rejects(store.init(), (e: unknown) => e instanceof SchedulerError && e.code === "store-error" && /SQLITE_BUSY/.test(e.message));
+  });
+
+  it("other D1 errors are not retried", async () => {
+    let calls = 0;
+    const db: D1DatabaseLike = {
+      prepare: () => ({ bind: () => db.prepare(""), all: async () => ({}) }),
+      batch: async () => {
+        calls += 1;
+        throw new Error("D1_ERROR: no such table: x");
+      },
+    };
+    await assert.rejects(d1Store(db).init(), /store-error: d1: init failed: D1_ERROR: no such table/);
+    assert.equal(calls, 1);
+  });
+});

@@ -1,10 +1,13 @@
 /**
- * The `Store` port and the in-memory store. `libsqlStore` is its own subpath
+ * The `Store` port, the in-memory store, and the contract suite every store passes
+ * (`storeContract`, for third-party stores). `libsqlStore` is its own subpath
  * (`edgecron/libsql`) so a memory-only user never loads `@libsql/client`.
  *
  * @module
  */
 export { createMemoryStore } from "./memory/mod.ts";
+export { request, storeContract } from "./contract/mod.ts";
+export type { ItFunction, StoreContractOptions } from "./contract/mod.ts";
 export type { MemoryStore, MemoryStoreOptions } from "./memory/mod.ts";
 export type {
   AttemptKey,
@@ -12,12 +15,17 @@ export type {
   ClaimRequest,
   ClaimResult,
   JobDef,
+  JobOverview,
   JobState,
+  LeaseRenewal,
   Outcome,
+  ReclaimRequest,
   RunKind,
+  RunPatch,
   RunQuery,
   RunRecord,
   RunStatus,
+  RunUpdate,
   StatusCounts,
   Store,
   TickSnapshot,

@@ -1,11 +1,13 @@
 /**
- * `edgecron/store`: the `Store` port (the types a store implements) and the in-memory
- * store. `libsqlStore` is its own subpath (`edgecron/libsql`) so a memory-only user
- * never loads `@libsql/client`.
+ * The `Store` port, the in-memory store, and the contract suite every store passes
+ * (`storeContract`, for third-party stores). `libsqlStore` is its own subpath
+ * (`edgecron/libsql`) so a memory-only user never loads `@libsql/client`.
  *
  * @module
  */
 export { createMemoryStore } from "./memory/mod.ts";
+export { request, storeContract } from "./contract/mod.ts";
+export type { ItFunction, StoreContractOptions } from "./contract/mod.ts";
 export type { MemoryStore, MemoryStoreOptions } from "./memory/mod.ts";
 export type {
   AttemptKey,

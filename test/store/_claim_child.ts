@@ -6,7 +6,8 @@ import { libsqlStore } from "../../src/store/libsql/mod.ts";
 const argv = typeof Deno === "object" ? Deno.args : process.argv.slice(2);
 const [url = "", node = "child", count = "100"] = argv;
 const T0 = Date.UTC(2026, 0, 1);
-const store = libsqlStore({ url });
+// 450 write transactions race on one file (on a loaded machine): allow long lock waits.
+const store = libsqlStore({ url, busyTimeout: 30_000 });
 const won: number[] = [];
 const errors: string[] = [];
 await store.init();

@@ -7,6 +7,7 @@ import { sqlDefs } from "./defs.ts";
 import type { SqlExecutor, SqlStatement } from "./executor.ts";
 import { sqlReads } from "./reads.ts";
 import { migrate } from "./schema.ts";
+import { sqlSettings } from "./settings.ts";
 import {
   attemptKeyText,
   isRunningStatement,
@@ -162,5 +163,7 @@ export function createSqlStore(db: SqlExecutor): Store {
       return result?.changes ?? 0;
     },
   };
-  return store;
+  // The settings of the security work (getSetting / putSetting), ready for the port
+  // methods that branch adds; assigned so this file type-checks with or without them.
+  return Object.assign(store, sqlSettings(db, ensureReady));
 }

@@ -4,6 +4,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SchedulerError } from "../../../src/core/errors.ts";
 import { type D1DatabaseLike, d1Store } from "../../../src/store/d1/mod.ts";
+import { SCHEMA_VERSION } from "../../../src/store/sql/schema.ts";
 import { request, storeContract } from "../contract.ts";
 import { type LocalD1, localD1 } from "./_miniflare.ts";
 
@@ -82,7 +83,8 @@ describe("d1Store on a locked database", () => {
   };
 
   it("retries a busy batch (it wrote nothing) and succeeds once the lock is gone", async () => {
-    const { db, calls } = locked(3, async () => [{ results: [{ version: 1 }] }, { results: [{ version: 1 }] }]);
+    const current = [{ results: [{ version: SCHEMA_VERSION }] }, { results: [{ version: SCHEMA_VERSION }] }];
+    const { db, calls } = locked(3, async () => current);
     const store = d1Store(db);
     await store.init();
     assert.equal(calls(), 4);
@@ -108,3 +110,20 @@ describe("d1Store on a locked database", () => {
     assert.equal(calls, 1);
   });
 });
+
+if (onNode) {
+  describe("d1Store settings", () => {
+    it("getSetting / putSetting on the real local D1", async () => {
+      await d1.empty();
+      const store = d1Store(d1.db) as ReturnType<typeof d1Store> & {
+        getSetting(key: string): Promise<string | undefined>;
+        putSetting(key: string, value: string): Promise<void>;
+      };
+      assert.equal(await store.getSetting("epoch"), undefined);
+      await store.putSetting("epoch", "7");
+      await store.putSetting("epoch", "8");
+      assert.equal(await store.getSetting("epoch"), "8");
+      await store.close();
+    });
+  });
+}

@@ -132,4 +132,26 @@ describe("libsqlStore: this round's port methods", () => {
     await store.close();
     raw.close();
   });
+
+  it("settings: unset is undefined, put overwrites, keys are data; a version-1 database gains the table on init()", async () => {
+    const url = `file:${join(dir, `db-${++files}.db`)}`;
+    const first = libsqlStore({ url });
+    await first.init();
+    await first.close();
+    // Make it a database written before migration 2.
+    const raw = createClient({ url });
+    await raw.batch(["DROP TABLE edgecron_settings", "DELETE FROM edgecron_schema_version WHERE version = 2"], "write");
+    raw.close();
+    const store = libsqlStore({ url }) as ReturnType<typeof libsqlStore> & {
+      getSetting(key: string): Promise<string | undefined>;
+      putSetting(key: string, value: string): Promise<void>;
+    };
+    assert.equal(await store.getSetting("epoch"), undefined);
+    await store.putSetting("epoch", "1");
+    await store.putSetting("epoch", "2");
+    await store.putSetting("__proto__", "x");
+    assert.deepEqual([await store.getSetting("epoch"), await store.getSetting("__proto__")], ["2", "x"]);
+    await assert.rejects(store.putSetting("k", 3 as unknown as string), /invalid-spec/);
+    await store.close();
+  });
 });

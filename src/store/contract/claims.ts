@@ -1,0 +1,205 @@
+/** Store contract cases: init, claims, the overlap check, updates, reap. */
+import { assert } from "./assert.ts";
+import { type ContractContext, MIN, outcomes, rejectsWith, request, T0 } from "./_shared.ts";
+import type { RunRecord } from "../types.ts";
+
+/** Registers these cases with `it`; each runs on a fresh store from `withStore`. */
+export function claimCases({ it, withStore }: ContractContext): void {
+  it("init() is idempotent", () =>
+    withStore(async (store) => {
+      await store.init();
+      await store.init();
+      assert.deepEqual(outcomes(await store.claim([request("a", T0)])), ["won"]);
+    }));
+
+  it("claim() wins a free slot once; a second claim on it is lost, from any node", () =>
+    withStore(async (store) => {
+      assert.deepEqual(await store.claim([request("a", T0)]), [{ job: "a", slot: T0, outcome: "won" }]);
+      const again = await store.claim([request("a", T0, { node: "node-b", batch: "other", overlap: "allow" })]);
+      assert.deepEqual(outcomes(again), ["lost"]);
+      const row = await store.getRun("a", T0);
+      assert.deepEqual(row, {
+        job: "a", slot: T0, kind: "scheduled", status: "running", attempt: 1, node: "node-a",
+        claimedAt: T0, startedAt: T0, finishedAt: null, leaseUntil: T0 + 10 * MIN, error: null,
+      } satisfies RunRecord);
+    }));
+
+  it("claim() answers in request order and records missed slots as final rows", () =>
+    withStore(async (store) => {
+      const now = T0 + 3 * MIN;
+      const batch = [
+        request("a", T0, { status: "missed", now, batch: "t" }),
+        request("a", T0 + MIN, { status: "missed", now, batch: "t" }),
+        request("a", T0 + 2 * MIN, { now, batch: "t" }),
+        request("b", T0 + 2 * MIN, { now, batch: "t" }),
+      ];
+      assert.deepEqual(outcomes(await store.claim(batch)), ["missed", "missed", "won", "won"]);
+      const missed = await store.getRun("a", T0);
+      assert.equal(missed?.status, "missed");
+      assert.equal(missed?.finishedAt, now);
+      assert.equal(missed?.leaseUntil, null);
+      assert.deepEqual(await store.claim([]), []);
+    }));
+
+  it("claim() with overlap skip records skipped while another batch holds a live lease", () =>
+    withStore(async (store) => {
+      await store.claim([request("a", T0, { batch: "t1" })]);
+      const next = await store.claim([request("a", T0 + MIN, { batch: "t2", node: "node-b", now: T0 + MIN })]);
+      assert.deepEqual(outcomes(next), ["skipped"]);
+      const row = await store.getRun("a", T0 + MIN);
+      assert.equal(row?.status, "skipped");
+      assert.equal(row?.finishedAt, T0 + MIN);
+      assert.equal(row?.leaseUntil, null);
+      // Another job is never blocked.
+      assert.deepEqual(outcomes(await store.claim([request("b", T0 + MIN, { batch: "t2" })])), ["won"]);
+    }));
+
+  it("claim() with overlap allow runs concurrently", () =>
+    withStore(async (store) => {
+      await store.claim([request("a", T0, { batch: "t1" })]);
+      const next = await store.claim([request("a", T0 + MIN, { batch: "t2", overlap: "allow", now: T0 + MIN })]);
+      assert.deepEqual(outcomes(next), ["won"]);
+    }));
+
+  it("claim() is not blocked by a running row whose lease has ended", () =>
+    withStore(async (store) => {
+      await store.claim([request("a", T0, { batch: "t1", leaseUntil: T0 + MIN })]);
+      const atEnd = await store.claim([request("a", T0 + MIN, { batch: "t2", now: T0 + MIN })]);
+      assert.deepEqual(outcomes(atEnd), ["won"]);
+    }));
+
+  it("claims sharing a batch id never block one another", () =>
+    withStore(async (store) => {
+      const now = T0 + 2 * MIN;
+      const batch = [0, 1, 2].map((i) => request("a", T0 + i * MIN, { batch: "tick-1", now }));
+      assert.deepEqual(outcomes(await store.claim(batch)), ["won", "won", "won"]);
+      const later = await store.claim([request("a", T0 + 3 * MIN, { batch: "tick-2", now: T0 + 3 * MIN })]);
+      assert.deepEqual(outcomes(later), ["skipped"]);
+    }));
+
+  it("claim() applies requests in order: a repeated slot is lost, and an earlier batch blocks a later one", () =>
+    withStore(async (store) => {
+      const dup = await store.claim([request("a", T0, { batch: "t" }), request("a", T0, { batch: "t", node: "node-b" })]);
+      assert.deepEqual(outcomes(dup), ["won", "lost"]);
+      assert.equal((await store.getRun("a", T0))?.node, "node-a");
+      const mixed = await store.claim([
+        request("b", T0, { batch: "x" }),
+        request("b", T0 + MIN, { batch: "y", now: T0 }),
+        request("b", T0 + 2 * MIN, { batch: "x", now: T0 }),
+        request("b", T0 + 2 * MIN, { batch: "z", now: T0 }),
+      ]);
+      assert.deepEqual(outcomes(mixed), ["won", "skipped", "won", "lost"]);
+    }));
+
+  it("claim() refuses a malformed batch before writing any of it", () =>
+    withStore(async (store) => {
+      await rejectsWith(store.claim([request("a", T0), request("a", T0 + 0.5)]), "invalid-instant", /claim\[1\]\.slot/);
+      await rejectsWith(store.claim([request("a", T0, { overlap: "maybe" as "skip" })]), "invalid-spec", /"maybe"/);
+      assert.equal(await store.getRun("a", T0), undefined);
+    }));
+
+  it("snapshot() inserts firstSeen once and keeps it", () =>
+    withStore(async (store) => {
+      const first = await store.snapshot(["a", "b"], T0);
+      assert.deepEqual(first.jobs, {
+        a: { name: "a", firstSeen: T0, paused: false },
+        b: { name: "b", firstSeen: T0, paused: false },
+      });
+      const second = await store.snapshot(["a", "c"], T0 + MIN);
+      assert.deepEqual(second.jobs, {
+        a: { name: "a", firstSeen: T0, paused: false },
+        c: { name: "c", firstSeen: T0 + MIN, paused: false },
+      });
+      assert.deepEqual(second.watermarks, {});
+      assert.deepEqual(second.running, []);
+      assert.deepEqual(second.defs, []);
+    }));
+
+  it("snapshot() watermark is the newest scheduled slot of any status and ignores manual rows", () =>
+    withStore(async (store) => {
+      await store.claim([
+        request("a", T0, { status: "missed", batch: "t" }),
+        request("a", T0 + MIN, { batch: "t" }),
+        request("a", T0 + 5 * MIN, { kind: "manual", batch: "m" }),
+        request("b", T0 + 9 * MIN, { kind: "manual", batch: "m" }),
+      ]);
+      const snap = await store.snapshot(["a", "b"], T0 + 10 * MIN);
+      assert.deepEqual(snap.watermarks, { a: T0 + MIN });
+    }));
+
+  it("snapshot() lists every running row, expired leases included, and every definition", () =>
+    withStore(async (store) => {
+      await store.claim([request("a", T0, { leaseUntil: T0 + MIN }), request("x", T0), request("y", T0, { status: "missed" })]);
+      await store.putDef("hook", { schedule: "* * * * *" }, T0);
+      const snap = await store.snapshot(["a"], T0 + 5 * MIN);
+      assert.deepEqual(snap.running.map((r) => r.job).sort(), ["a", "x"]);
+      assert.deepEqual(snap.defs.map((d) => [d.name, d.version, d.spec]), [["hook", 1, { schedule: "* * * * *" }]]);
+      assert.deepEqual(Object.keys(snap.jobs).sort(), ["a", "hook"]);
+    }));
+
+  it("a definition's state starts at define time and comes with every snapshot, asked for or not", () =>
+    withStore(async (store) => {
+      await store.putDef("hook", { schedule: "* * * * *" }, T0);
+      await store.claim([request("hook", T0 + MIN, { batch: "t" })]);
+      const snap = await store.snapshot([], T0 + 5 * MIN);
+      assert.deepEqual(snap.jobs, { hook: { name: "hook", firstSeen: T0, paused: false } });
+      assert.deepEqual(snap.watermarks, { hook: T0 + MIN });
+      // A refused put (stale version) is no definition: it starts no state.
+      await rejectsWith(store.putDef("other", {}, T0 + MIN, { ifVersion: 3 }), "conflict");
+      assert.deepEqual(Object.keys((await store.snapshot([], T0 + 6 * MIN)).jobs), ["hook"]);
+      // Re-putting keeps the original start.
+      await store.putDef("hook", { schedule: "*/5 * * * *" }, T0 + 7 * MIN);
+      assert.equal((await store.snapshot([], T0 + 8 * MIN)).jobs["hook"]?.firstSeen, T0);
+    }));
+
+  it("update() is a compare-and-set on the running attempt", () =>
+    withStore(async (store) => {
+      await store.claim([request("a", T0)]);
+      const key = { job: "a", slot: T0, attempt: 1, node: "node-a" };
+      assert.equal(await store.update({ ...key, node: "node-b" }, { status: "ok" }), false);
+      assert.equal(await store.update({ ...key, attempt: 2 }, { status: "ok" }), false);
+      assert.equal(await store.update(key, { leaseUntil: T0 + 20 * MIN }), true);
+      assert.equal((await store.getRun("a", T0))?.leaseUntil, T0 + 20 * MIN);
+      assert.equal(await store.update(key, { status: "error", finishedAt: T0 + 1000, error: "boom", leaseUntil: null }), true);
+      const row = await store.getRun("a", T0);
+      assert.deepEqual([row?.status, row?.finishedAt, row?.error, row?.leaseUntil, row?.attempt], ["error", T0 + 1000, "boom", null, 1]);
+      // Finished: no longer a running attempt.
+      assert.equal(await store.update(key, { status: "ok" }), false);
+      assert.equal(await store.update({ ...key, job: "nope" }, { status: "ok" }), false);
+    }));
+
+  it("update() can move a running row to its next attempt (retry in place)", () =>
+    withStore(async (store) => {
+      await store.claim([request("a", T0)]);
+      const key = { job: "a", slot: T0, attempt: 1, node: "node-a" };
+      assert.equal(await store.update(key, { attempt: 2, startedAt: T0 + 5000, leaseUntil: T0 + 11 * MIN }), true);
+      assert.equal(await store.update(key, { status: "ok" }), false);
+      assert.equal(await store.update({ ...key, attempt: 2 }, { status: "ok", finishedAt: T0 + 6000 }), true);
+      const row = await store.getRun("a", T0);
+      assert.deepEqual([row?.status, row?.attempt, row?.startedAt], ["ok", 2, T0 + 5000]);
+    }));
+
+  it("reap() records an ended lease abandoned exactly once, and update() refuses afterwards", () =>
+    withStore(async (store) => {
+      await store.claim([request("a", T0, { leaseUntil: T0 + MIN }), request("b", T0, { leaseUntil: T0 + 2 * MIN })]);
+      assert.deepEqual(await store.reap(T0 + MIN), [], "a lease ending exactly now is still live");
+      const reaped = await store.reap(T0 + MIN + 1);
+      assert.equal(reaped.length, 1);
+      assert.deepEqual([reaped[0]?.job, reaped[0]?.status, reaped[0]?.finishedAt], ["a", "abandoned", T0 + MIN + 1]);
+      assert.match(reaped[0]?.error ?? "", /lease/);
+      assert.deepEqual(await store.reap(T0 + MIN + 2), []);
+      assert.equal(await store.update({ job: "a", slot: T0, attempt: 1, node: "node-a" }, { status: "ok" }), false);
+      assert.equal((await store.getRun("a", T0))?.status, "abandoned");
+      assert.equal((await store.getRun("b", T0))?.status, "running");
+    }));
+
+  it("two concurrent reap() calls return each expired row in only one result", () =>
+    withStore(async (store) => {
+      const slots = Array.from({ length: 20 }, (_, i) => T0 + i * MIN);
+      await store.claim(slots.map((slot) => request("a", slot, { batch: "t", overlap: "allow", leaseUntil: slot + 1 })));
+      const [x, y] = await Promise.all([store.reap(T0 + 30 * MIN), store.reap(T0 + 30 * MIN)]);
+      const all = [...(x ?? []), ...(y ?? [])].map((r) => r.slot).sort((p, q) => p - q);
+      assert.deepEqual(all, slots);
+    }));
+
+}

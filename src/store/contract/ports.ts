@@ -1,0 +1,124 @@
+/** Store contract cases for this round's port methods: renew, updateMany, read, overview. */
+import { assert } from "./assert.ts";
+import { type ContractContext, MIN, request, T0 } from "./_shared.ts";
+import type { Store } from "../types.ts";
+
+/** Registers these cases with `it`; each runs on a fresh store from `withStore`. */
+export function portCases({ it, withStore }: ContractContext): void {
+  // Until every implementation has this round's port methods, one without them skips here.
+  const lacks = (store: Store, method: keyof Store): boolean => typeof store[method] !== "function";
+  it("renew() extends live leases in one call, results in request order", () =>
+    withStore(async (store) => {
+      if (lacks(store, "renew")) return;
+      await store.claim([request("a", T0, { leaseUntil: T0 + MIN }), request("b", T0, { leaseUntil: T0 + MIN })]);
+      const now = T0 + 30_000;
+      const results = await store.renew([
+        { job: "a", slot: T0, attempt: 1, node: "node-a", leaseUntil: now + MIN },
+        { job: "b", slot: T0, attempt: 1, node: "node-x", leaseUntil: now + MIN },
+        { job: "b", slot: T0, attempt: 2, node: "node-a", leaseUntil: now + MIN },
+        { job: "zz", slot: T0, attempt: 1, node: "node-a", leaseUntil: now + MIN },
+      ], now);
+      assert.deepEqual(results, [true, false, false, false]);
+      assert.equal((await store.getRun("a", T0))?.leaseUntil, now + MIN);
+      assert.equal((await store.getRun("b", T0))?.leaseUntil, T0 + MIN, "another holder's renewal changes nothing");
+      assert.deepEqual(await store.renew([], now), []);
+    }));
+
+  it("renew() never revives an ended lease, nor a finished or reaped row", () =>
+    withStore(async (store) => {
+      if (lacks(store, "renew")) return;
+      await store.claim([request("a", T0, { leaseUntil: T0 + MIN }), request("b", T0, { leaseUntil: T0 + 5 * MIN })]);
+      await store.update({ job: "b", slot: T0, attempt: 1, node: "node-a" }, { status: "ok", finishedAt: T0, leaseUntil: null });
+      const late = T0 + MIN + 1;
+      const renewals = [
+        { job: "a", slot: T0, attempt: 1, node: "node-a", leaseUntil: late + MIN },
+        { job: "b", slot: T0, attempt: 1, node: "node-a", leaseUntil: late + MIN },
+      ];
+      assert.deepEqual(await store.renew(renewals, late), [false, false]);
+      assert.equal((await store.getRun("a", T0))?.leaseUntil, T0 + MIN);
+      assert.equal((await store.getRun("b", T0))?.status, "ok");
+      // At exactly the lease end it is still live.
+      await store.claim([request("c", T0, { leaseUntil: T0 + MIN })]);
+      assert.deepEqual(await store.renew([{ job: "c", slot: T0, attempt: 1, node: "node-a", leaseUntil: T0 + 2 * MIN }], T0 + MIN), [true]);
+      const reaped = await store.reap(T0 + 3 * MIN);
+      assert.deepEqual(reaped.map((r) => r.job).sort(), ["a", "c"]);
+      assert.deepEqual(await store.renew([{ job: "c", slot: T0, attempt: 1, node: "node-a", leaseUntil: T0 + 9 * MIN }], T0), [false]);
+    }));
+
+  it("updateMany() applies each compare-and-set as update() would, in one call", () =>
+    withStore(async (store) => {
+      if (lacks(store, "updateMany")) return;
+      await store.claim([request("a", T0), request("b", T0), request("c", T0)]);
+      const done = { status: "ok", finishedAt: T0 + 1, leaseUntil: null } as const;
+      const results = await store.updateMany([
+        { key: { job: "a", slot: T0, attempt: 1, node: "node-a" }, patch: done },
+        { key: { job: "b", slot: T0, attempt: 2, node: "node-a" }, patch: done },
+        { key: { job: "c", slot: T0, attempt: 1, node: "node-a" }, patch: { status: "error", finishedAt: T0 + 2, leaseUntil: null, error: "boom" } },
+        { key: { job: "a", slot: T0, attempt: 1, node: "node-a" }, patch: { status: "error", finishedAt: T0 + 3, leaseUntil: null } },
+        { key: { job: "zz", slot: T0, attempt: 1, node: "node-a" }, patch: done },
+      ]);
+      assert.deepEqual(results, [true, false, true, false, false]);
+      const [a, b, c] = await Promise.all(["a", "b", "c"].map((job) => store.getRun(job, T0)));
+      assert.deepEqual([a?.status, a?.finishedAt, a?.leaseUntil], ["ok", T0 + 1, null]);
+      assert.equal(b?.status, "running");
+      assert.deepEqual([c?.status, c?.error], ["error", "boom"]);
+      assert.deepEqual(await store.updateMany([]), []);
+    }));
+
+  it("updateMany() refuses a bad write before applying any", () =>
+    withStore(async (store) => {
+      if (lacks(store, "updateMany")) return;
+      await store.claim([request("a", T0)]);
+      await assert.rejects(store.updateMany([
+        { key: { job: "a", slot: T0, attempt: 1, node: "node-a" }, patch: { status: "ok", finishedAt: T0 } },
+        { key: { job: "a", slot: T0, attempt: 1, node: "node-a" }, patch: { status: "done" as "ok" } },
+      ]));
+      assert.equal((await store.getRun("a", T0))?.status, "running");
+    }));
+
+  it("read() has snapshot()'s shape and never writes", () =>
+    withStore(async (store) => {
+      if (lacks(store, "read")) return;
+      await store.claim([request("a", T0)]);
+      await store.putDef("d", { schedule: "* * * * *" }, T0);
+      const before = await store.read(["a", "never-seen", "__proto__"]);
+      assert.deepEqual(Object.keys(before.jobs).sort(), ["d"], "names the store never saw are absent");
+      assert.deepEqual(before.defs.map((d) => d.name), ["d"]);
+      assert.deepEqual(before.running.map((r) => r.job), ["a"]);
+      assert.equal(Object.hasOwn(before.watermarks, "never-seen"), false);
+      // snapshot() records "a" as first seen now; read() only ever reads that.
+      await store.snapshot(["a"], T0 + MIN);
+      const after = await store.read(["a", "never-seen"]);
+      assert.deepEqual(after.jobs["a"], { name: "a", firstSeen: T0 + MIN, paused: false });
+      assert.equal(after.watermarks["a"], T0);
+      assert.equal(Object.hasOwn(after.jobs, "never-seen"), false);
+      assert.equal(Object.hasOwn((await store.read(["never-seen"])).jobs, "never-seen"), false);
+    }));
+
+  it("overview() gives last outcome, counts and recent rows per job in one call", () =>
+    withStore(async (store) => {
+      if (lacks(store, "overview")) return;
+      const slots = Array.from({ length: 5 }, (_, i) => T0 + i * MIN);
+      await store.claim(slots.slice(0, 4).map((slot) => request("a", slot, { status: "missed", batch: "t" })));
+      await store.claim([request("a", slots[4]!, { batch: "u" })]);
+      await store.claim([request("__proto__", T0, { status: "missed" })]);
+      const view = await store.overview(["a", "__proto__", "none"], { since: T0 + 2 * MIN, perJob: 2 });
+      assert.deepEqual(Object.keys(view).sort(), ["__proto__", "a", "none"]);
+      const a = view["a"]!;
+      assert.equal(a.last?.slot, slots[3], "the newest FINISHED row");
+      assert.equal(a.counts.missed, 4);
+      assert.equal(a.counts.running, 1);
+      assert.deepEqual(a.recent.map((r) => r.slot), [slots[4], slots[3]], "newest first, at most perJob");
+      assert.equal(view["__proto__"]!.counts.missed, 1);
+      assert.deepEqual(view["none"], { last: undefined, counts: { running: 0, ok: 0, error: 0, timeout: 0, skipped: 0, missed: 0, abandoned: 0 }, recent: [] });
+      const all = await store.overview(["a"], { since: T0 });
+      assert.equal(all["a"]!.recent.length, 5, "perJob defaults to 50");
+    }));
+
+  it("overview() never writes: a name it is asked about stays unknown to read()", () =>
+    withStore(async (store) => {
+      if (lacks(store, "overview") || lacks(store, "read")) return;
+      await store.overview(["ghost"], { since: T0 });
+      assert.equal(Object.hasOwn((await store.read(["ghost"])).jobs, "ghost"), false);
+    }));
+}

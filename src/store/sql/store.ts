@@ -74,7 +74,7 @@ export function createSqlStore(db: SqlExecutor): Store {
     return snapshot;
   };
 
-  const store: Store = {
+  const store: Omit<Store, "getSetting" | "putSetting"> = {
     init: ensureReady,
 
     close: () => db.close(),
@@ -163,7 +163,5 @@ export function createSqlStore(db: SqlExecutor): Store {
       return result?.changes ?? 0;
     },
   };
-  // The settings of the security work (getSetting / putSetting), ready for the port
-  // methods that branch adds; assigned so this file type-checks with or without them.
-  return Object.assign(store, sqlSettings(db, ensureReady));
+  return { ...store, ...sqlSettings(db, ensureReady) };
 }

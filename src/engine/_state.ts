@@ -1,4 +1,5 @@
 /** The mutable state one scheduler owns, shared by its tick, runner, timer and API parts. */
+import { SchedulerError } from "../core/errors.ts";
 import type { Store } from "../store/types.ts";
 import type { ResolvedJob } from "./spec.ts";
 import type { Clock, JobCounters, JobPolicy, Logger, RunContext, SchedulerEvent } from "./types.ts";
@@ -74,7 +75,8 @@ export async function storeCall<T>(state: EngineState, call: () => Promise<T>): 
     state.lastError = undefined;
     return result;
   } catch (e) {
-    storeFailed(state, e instanceof Error ? e.message : String(e));
+    // A refusal the store reasons about (a version conflict, a bad argument) is an answer, not an outage.
+    if (!(e instanceof SchedulerError) || e.code === "store-error") storeFailed(state, e instanceof Error ? e.message : String(e));
     throw e;
   }
 }

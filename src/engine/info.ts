@@ -1,6 +1,6 @@
 /** `list()` and `get()`: what each job is, when it fires next, and how it went. */
 import { allJobs, countersOf, type EngineState, storeCall } from "./_state.ts";
-import { syncDefs } from "./data_jobs.ts";
+import { redactDef, syncDefs } from "./data_jobs.ts";
 import type { ResolvedJob } from "./spec.ts";
 import type { JobInfo } from "./types.ts";
 
@@ -64,6 +64,6 @@ function info(
     ...live,
     counters: { ...countersOf(state, job.name) },
   };
-  if (job.def !== undefined) out.def = job.def;
+  if (job.def !== undefined) out.def = redactDef(job.def);
   return out;
 }

@@ -15,6 +15,7 @@ import { type StartedTick, startTick } from "./tick.ts";
 import { createTimerLoop } from "./timer.ts";
 import type { RunContext, Scheduler, SchedulerEvent, SchedulerOptions, TickReport } from "./types.ts";
 import { deliverWebhook } from "./webhook.ts";
+import { checkTargetUrl, resolveWebhookPolicy } from "./webhook_policy.ts";
 
 /**
  * Creates a scheduler. Nothing runs until `tick()` is called (platform triggers) or
@@ -52,6 +53,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     });
   }
   const fetcher = options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
+  const webhooks = resolveWebhookPolicy(options.webhooks);
   const clock = options.clock ?? systemClock();
   const at = (field: string) => ({ code: "invalid-spec", field, path: field });
 
@@ -74,7 +76,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       if (options.webhookSecret === undefined) {
         throw new SchedulerError("invalid-spec", "webhookSecret is not configured: data-defined jobs cannot run on this node");
       }
-      return deliverWebhook(job.target!, ctx, { fetch: fetcher, secret: options.webhookSecret, nowMs: clock.now() });
+      return deliverWebhook(job.target!, ctx, { fetch: fetcher, secret: options.webhookSecret, nowMs: clock.now(), policy: webhooks });
     }),
     code: new Map(),
     data: new Map(),
@@ -158,8 +160,11 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
         throw new SchedulerError("conflict", `${jobLabel(name)} is a code-defined job`, { path: "name" });
       }
       const job = resolveDataJob(name, spec, state.defaults);
+      checkTargetUrl(job.target!.url, webhooks, `jobs.${name}.target.url`);
+      // Computed before the store call: a failure here is the caller's input, not the store's.
+      const json = dataSpecJson(job, spec);
       await init();
-      const def = await storeCall(state, () => state.store.putDef(name, dataSpecJson(job, spec), clock.now(), opts));
+      const def = await storeCall(state, () => state.store.putDef(name, json, clock.now(), opts));
       state.data.set(name, { ...job, def });
       return (await describeJobs(state, name))[0]!;
     },
@@ -168,6 +173,14 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       const removed = await storeCall(state, () => state.store.deleteDef(name));
       state.data.delete(name);
       return removed;
+    },
+    async getSetting(key) {
+      await init();
+      return storeCall(state, () => state.store.getSetting(key));
+    },
+    async putSetting(key, value) {
+      await init();
+      await storeCall(state, () => state.store.putSetting(key, value));
     },
     async health() {
       return {

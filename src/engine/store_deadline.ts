@@ -17,6 +17,7 @@ import type { Clock } from "./types.ts";
 const METHODS = [
   "init", "close", "snapshot", "claim", "update", "reap", "reclaim", "getRun", "runs",
   "lastOutcomes", "counts", "setPaused", "listDefs", "getDef", "putDef", "deleteDef", "prune",
+  "getSetting", "putSetting",
 ] as const satisfies readonly (keyof Store)[];
 
 /**

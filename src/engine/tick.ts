@@ -32,7 +32,7 @@ const emptyJobReport = (): JobTickReport => ({
  * a store failure gives `ok: false`, a `store-error` event, and no run.
  */
 export async function startTick(state: EngineState, now: number): Promise<StartedTick> {
-  const report: TickReport = { now, node: state.node, ok: true, jobs: {} };
+  const report: TickReport = { now, node: state.node, ok: true, jobs: Object.create(null) };
   const failed = (e: unknown): StartedTick => {
     report.ok = false;
     report.error = errorText(e);

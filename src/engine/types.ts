@@ -56,6 +56,16 @@ export interface WebhookTarget {
   body?: string;
 }
 
+/** `SchedulerOptions.webhooks`: SSRF policy of webhook deliveries. */
+export interface WebhookOptions {
+  /** Internal targets allowed on purpose: http(s) origins, or a predicate; default none. */
+  allow?: ((url: URL) => boolean) | readonly string[];
+  /** Resolves a host to its addresses before each delivery (the Node, Bun and Deno adapters export one); default: literal checks only. */
+  resolve?: (host: string) => Promise<string[]>;
+  /** Bytes of a failed delivery's response body kept in the run's error; default 0 (status line only), at most 4096. */
+  errorBodyBytes?: number;
+}
+
 /** Policy fields shared by code- and data-defined jobs. */
 export interface JobPolicy {
   /** Zone for string cron schedules (and `"HH:MM"` anchors); default `"UTC"`. */
@@ -182,6 +192,8 @@ export interface SchedulerOptions {
   fetch?: typeof fetch;
   /** HMAC secret signing webhook deliveries. Required to run data-defined jobs. */
   webhookSecret?: string;
+  /** Which webhook targets are allowed (internal addresses are refused by default). */
+  webhooks?: WebhookOptions;
   /** Lease grace beyond a job's timeout; default `"30s"`. */
   leaseGrace?: string | number;
   /**
@@ -213,6 +225,10 @@ export interface Scheduler {
   /** Validates and stores a data-defined job (every node sees it on its next tick). */
   define(name: string, spec: DataJobSpec, options?: { ifVersion?: number }): Promise<JobInfo>;
   undefine(name: string): Promise<boolean>;
+  /** Reads a small setting shared by every node through the store (the router keeps its session epoch there). */
+  getSetting(key: string): Promise<string | undefined>;
+  /** Writes a shared setting. */
+  putSetting(key: string, value: string): Promise<void>;
   health(): Promise<HealthReport>;
 }
 

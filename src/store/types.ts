@@ -194,4 +194,9 @@ export interface Store {
 
   /** Deletes finished rows with slot < before; returns how many. */
   prune(before: number): Promise<number>;
+
+  /** A small shared setting (for example the session revocation epoch); undefined when unset. */
+  getSetting(key: string): Promise<string | undefined>;
+  /** Sets a shared setting. */
+  putSetting(key: string, value: string): Promise<void>;
 }

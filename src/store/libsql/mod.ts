@@ -8,6 +8,7 @@ import type { Client } from "@libsql/client";
 import { SchedulerError } from "../../core/errors.ts";
 import { type LibsqlStoreOptions, resolveLibsqlOptions, withRetry } from "./client.ts";
 import { libsqlDefs } from "./defs.ts";
+import { libsqlSettings } from "./settings.ts";
 import { migrate } from "./schema.ts";
 import { claimOutcomes, claimStatement, claimsStatement } from "./claims.ts";
 import {
@@ -112,7 +113,7 @@ export function libsqlStore(options: LibsqlStoreOptions = {}): Store {
       checkInstant(now, "snapshot.now");
       return op("snapshot", async (c) => {
         const [, states, defs, running] = await c.batch(snapshotStatements(names, now), "write");
-        const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs: [], running: [] };
+        const snapshot: TickSnapshot = { jobs: Object.create(null), watermarks: Object.create(null), defs: [], running: [] };
         for (const row of states?.rows ?? []) {
           const name = String(row.name);
           snapshot.jobs[name] = { name, firstSeen: Number(row.first_seen), paused: Number(row.paused) === 1 };
@@ -170,13 +171,13 @@ export function libsqlStore(options: LibsqlStoreOptions = {}): Store {
     async lastOutcomes(names): Promise<Record<string, RunRecord>> {
       checkNames(names, "lastOutcomes.jobs");
       const rows = await op("lastOutcomes", async (c) => (await c.execute(lastOutcomesStatement(names))).rows);
-      return Object.fromEntries(rows.map((row) => [String(row.job), runRecord(row)]));
+      return Object.assign(Object.create(null), Object.fromEntries(rows.map((row) => [String(row.job), runRecord(row)])));
     },
 
     async counts(names): Promise<Record<string, StatusCounts>> {
       checkNames(names, "counts.jobs");
       const rows = await op("counts", async (c) => (await c.execute(countsStatement(names))).rows);
-      const result: Record<string, StatusCounts> = Object.fromEntries(names.map((name) => [name, zeroCounts()]));
+      const result: Record<string, StatusCounts> = Object.assign(Object.create(null), Object.fromEntries(names.map((name) => [name, zeroCounts()])));
       for (const row of rows) {
         const counts = result[String(row.job)];
         if (counts) counts[String(row.status) as RunStatus] = Number(row.n);
@@ -197,6 +198,8 @@ export function libsqlStore(options: LibsqlStoreOptions = {}): Store {
     },
 
     ...libsqlDefs(op),
+
+    ...libsqlSettings(op),
 
     async prune(before): Promise<number> {
       checkInstant(before, "prune.before");

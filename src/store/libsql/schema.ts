@@ -47,6 +47,11 @@ const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 2,
+    // Small values every node shares (the dashboard's session revocation epoch).
+    statements: [`CREATE TABLE IF NOT EXISTS edgecron_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)`],
+  },
 ];
 
 /** The schema version this code writes and reads. */

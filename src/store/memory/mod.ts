@@ -15,6 +15,7 @@ import {
   zeroCounts,
 } from "../_validate.ts";
 import { createMemoryDefs } from "./defs.ts";
+import { createMemorySettings } from "./settings.ts";
 import { createRunTable, publicRecord, type Row } from "./runs.ts";
 import type { ClaimResult, JobDef, JobState, RunRecord, StatusCounts, Store, TickSnapshot } from "../types.ts";
 
@@ -101,7 +102,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       guard("snapshot");
       checkNames(names, "snapshot.names");
       checkInstant(now, "snapshot.now");
-      const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs: defs.sorted(), running: [] };
+      const snapshot: TickSnapshot = { jobs: Object.create(null), watermarks: Object.create(null), defs: defs.sorted(), running: [] };
       for (const name of new Set([...names, ...snapshot.defs.map((d) => d.name)])) {
         snapshot.jobs[name] = { ...ensureJob(name, now) };
         const watermark = table.watermark(name);
@@ -206,7 +207,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     async lastOutcomes(names): Promise<Record<string, RunRecord>> {
       guard("lastOutcomes");
       checkNames(names, "lastOutcomes.jobs");
-      const result: Record<string, RunRecord> = {};
+      const result: Record<string, RunRecord> = Object.create(null);
       for (const name of names) {
         const row = newest(table.rows(name), (r) => r.status !== "running");
         if (row !== undefined) result[name] = publicRecord(row);
@@ -217,7 +218,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     async counts(names): Promise<Record<string, StatusCounts>> {
       guard("counts");
       checkNames(names, "counts.jobs");
-      const result: Record<string, StatusCounts> = {};
+      const result: Record<string, StatusCounts> = Object.create(null);
       for (const name of names) {
         const counts = zeroCounts();
         for (const row of table.rows(name)) counts[row.status] += 1;
@@ -235,6 +236,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     },
 
     ...defs.methods,
+
+    ...createMemorySettings(guard),
 
     async putDef(name, spec, now, options): Promise<JobDef> {
       const def = await defs.methods.putDef(name, spec, now, options);

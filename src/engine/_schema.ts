@@ -85,10 +85,34 @@ export const policyEntries = {
   description: v.optional(v.pipe(text(1000), v.check((s) => !CONTROL.test(s), () => "must not contain control characters"))),
 };
 
-const scheduleInput = v.custom<unknown>(
-  (input) => typeof input === "string" || (typeof input === "object" && input !== null && !Array.isArray(input)),
-  (issue) => `expected a cron string, { cron }, { every }, { at } or a Schedule, got ${got(issue)}`,
-);
+const scheduleText = v.pipe(text(256), v.minLength(1, () => "expected a cron expression"));
+const zone = v.optional(v.pipe(text(64), v.minLength(1, () => "must not be empty")));
+const scheduleShapes = {
+  cron: strict({ cron: scheduleText, timezone: zone, dayMatch: v.optional(choice(["or", "and"] as const)) }),
+  every: strict({
+    every: v.pipe(text(64), v.minLength(1, () => "expected a duration like \"15m\"")),
+    anchor: v.optional(v.union([v.number(), text(64)], (issue) => `expected an instant (ms) or "HH:MM", got ${got(issue)}`)),
+    timezone: zone,
+  }),
+  at: strict({ at: v.union([v.number(), text(64)], (issue) => `expected epoch milliseconds or an ISO-8601 instant, got ${got(issue)}`) }),
+};
+const isScheduleObject = (input: object): boolean =>
+  typeof (input as { next?: unknown }).next === "function" && typeof (input as { between?: unknown }).between === "function";
+
+/**
+ * A schedule as JSON: a cron string, or a strict `{ cron }`, `{ every }` or `{ at }`
+ * object (unknown fields refused). A code job may also pass a `Schedule` object.
+ */
+const scheduleInput = v.lazy((input: unknown) => {
+  if (typeof input === "string") return scheduleText;
+  if (typeof input === "object" && input !== null && !Array.isArray(input)) {
+    if (isScheduleObject(input)) return v.unknown();
+    if ("cron" in input) return scheduleShapes.cron;
+    if ("every" in input) return scheduleShapes.every;
+    if ("at" in input) return scheduleShapes.at;
+  }
+  return v.custom<never>(() => false, (issue) => `expected a cron string, { cron }, { every }, { at } or a Schedule, got ${got(issue)}`);
+});
 
 /** `SchedulerOptions.defaults`. */
 export const policySchema = strict(policyEntries);

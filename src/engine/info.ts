@@ -3,6 +3,7 @@ import { allJobs, countersOf, type EngineState, storeCall } from "./_state.ts";
 import { redactDef, syncDefs } from "./data_jobs.ts";
 import type { ResolvedJob } from "./spec.ts";
 import type { JobInfo } from "./types.ts";
+import { own } from "../core/own.ts";
 
 /** How many next slots `list()` and `get()` show by default. */
 export const DEFAULT_NEXT = 5;
@@ -28,9 +29,9 @@ export async function describeJobs(
   const snapshot = await storeCall(state, () => state.store.snapshot(names, now));
   const last = await storeCall(state, () => state.store.lastOutcomes(names));
   return jobs.map((job) => info(state, job, {
-    paused: snapshot.jobs[job.name]?.paused ?? false,
+    paused: own(snapshot.jobs, job.name)?.paused ?? false,
     runningSince: liveSince(snapshot.running, job.name, now),
-    lastOutcome: last[job.name],
+    lastOutcome: own(last, job.name),
     next: nextRuns(job, now, count),
   }));
 }

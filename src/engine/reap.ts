@@ -3,6 +3,7 @@ import type { RunRecord, TickSnapshot } from "../store/types.ts";
 import { countersOf, type EngineState, findJob } from "./_state.ts";
 import type { ResolvedJob } from "./spec.ts";
 import type { JobTickReport } from "./types.ts";
+import { own } from "../core/own.ts";
 
 /**
  * Records every `running` row whose lease has ended as `abandoned` (only when the
@@ -23,7 +24,7 @@ export async function reapExpired(
   const reclaimed: { job: ResolvedJob; row: RunRecord }[] = [];
   for (const row of reaped) {
     const job = findJob(state, row.job);
-    const paused = snapshot.jobs[row.job]?.paused === true;
+    const paused = own(snapshot.jobs, row.job)?.paused === true;
     const retry = job !== undefined && job.enabled && !paused && row.attempt <= job.retries.attempts;
     let willRetry = false;
     if (retry) {

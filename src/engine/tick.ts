@@ -12,6 +12,7 @@ import { releaseQueued, startQueued } from "./queue.ts";
 import { runSlot } from "./runner.ts";
 import type { ResolvedJob } from "./spec.ts";
 import type { JobTickReport, TickReport } from "./types.ts";
+import { own } from "../core/own.ts";
 
 const HOUR = 3_600_000;
 
@@ -65,7 +66,7 @@ export async function startTick(state: EngineState, now: number): Promise<Starte
   const leaseFrom = Math.max(now, state.clock.now());
   const node = state.node;
   for (const job of allJobs(state)) {
-    const js = snapshot.jobs[job.name];
+    const js = own(snapshot.jobs, job.name);
     if (!job.enabled || js === undefined) continue;
     let plan;
     try {
@@ -73,7 +74,7 @@ export async function startTick(state: EngineState, now: number): Promise<Starte
         schedule: job.schedule,
         catchUp: job.catchUp,
         now,
-        watermark: snapshot.watermarks[job.name],
+        watermark: own(snapshot.watermarks, job.name),
         firstSeen: js.firstSeen,
         paused: js.paused,
       });

@@ -33,7 +33,7 @@ describe("dashboard sign-in", () => {
   it("sets an HttpOnly, SameSite=Strict cookie scoped to the mount that does not contain the token", async () => {
     const f = setup({ mount: "/cron" });
     const { setCookie, cookie } = await login(f, "/cron");
-    assert.match(setCookie, /^edgecron_session=\d+\.[0-9a-f]{64}; Max-Age=43200; Path=\/cron; HttpOnly; SameSite=Strict$/);
+    assert.match(setCookie, /^edgecron_session=\d+\.[0-9a-f]{1,16}\.[0-9a-f]{64}; Max-Age=43200; Path=\/cron; HttpOnly; SameSite=Strict$/);
     assert.ok(!setCookie.includes(TOKEN));
     assert.equal((await f.call("GET", "/cron", { auth: false, headers: { cookie } })).status, 200);
   });

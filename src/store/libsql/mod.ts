@@ -36,7 +36,7 @@ import {
   resolveRunQuery,
   zeroCounts,
 } from "../_validate.ts";
-import type { ClaimResult, RunRecord, RunStatus, StatusCounts, Store, TickSnapshot } from "../types.ts";
+import type { ClaimResult, JobState, RunRecord, RunStatus, StatusCounts, Store, TickSnapshot } from "../types.ts";
 
 export type { LibsqlStoreOptions } from "./client.ts";
 
@@ -113,12 +113,15 @@ export function libsqlStore(options: LibsqlStoreOptions = {}): Store {
       checkInstant(now, "snapshot.now");
       return op("snapshot", async (c) => {
         const [, states, defs, running] = await c.batch(snapshotStatements(names, now), "write");
-        const snapshot: TickSnapshot = { jobs: Object.create(null), watermarks: Object.create(null), defs: [], running: [] };
+        // Built with fromEntries: job names such as "__proto__" become own keys, never a prototype.
+        const jobs: [string, JobState][] = [];
+        const watermarks: [string, number][] = [];
         for (const row of states?.rows ?? []) {
           const name = String(row.name);
-          snapshot.jobs[name] = { name, firstSeen: Number(row.first_seen), paused: Number(row.paused) === 1 };
-          if (row.watermark !== null && row.watermark !== undefined) snapshot.watermarks[name] = Number(row.watermark);
+          jobs.push([name, { name, firstSeen: Number(row.first_seen), paused: Number(row.paused) === 1 }]);
+          if (row.watermark !== null && row.watermark !== undefined) watermarks.push([name, Number(row.watermark)]);
         }
+        const snapshot: TickSnapshot = { jobs: Object.fromEntries(jobs), watermarks: Object.fromEntries(watermarks), defs: [], running: [] };
         snapshot.defs = (defs?.rows ?? []).map(jobDef);
         snapshot.running = (running?.rows ?? []).map(runRecord);
         return snapshot;
@@ -171,18 +174,18 @@ export function libsqlStore(options: LibsqlStoreOptions = {}): Store {
     async lastOutcomes(names): Promise<Record<string, RunRecord>> {
       checkNames(names, "lastOutcomes.jobs");
       const rows = await op("lastOutcomes", async (c) => (await c.execute(lastOutcomesStatement(names))).rows);
-      return Object.assign(Object.create(null), Object.fromEntries(rows.map((row) => [String(row.job), runRecord(row)])));
+      return Object.fromEntries(rows.map((row) => [String(row.job), runRecord(row)]));
     },
 
     async counts(names): Promise<Record<string, StatusCounts>> {
       checkNames(names, "counts.jobs");
       const rows = await op("counts", async (c) => (await c.execute(countsStatement(names))).rows);
-      const result: Record<string, StatusCounts> = Object.assign(Object.create(null), Object.fromEntries(names.map((name) => [name, zeroCounts()])));
+      const result = new Map(names.map((name) => [name, zeroCounts()]));
       for (const row of rows) {
-        const counts = result[String(row.job)];
+        const counts = result.get(String(row.job));
         if (counts) counts[String(row.status) as RunStatus] = Number(row.n);
       }
-      return result;
+      return Object.fromEntries(result);
     },
 
     async setPaused(name, paused, now): Promise<void> {

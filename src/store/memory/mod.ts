@@ -102,14 +102,16 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       guard("snapshot");
       checkNames(names, "snapshot.names");
       checkInstant(now, "snapshot.now");
-      const snapshot: TickSnapshot = { jobs: Object.create(null), watermarks: Object.create(null), defs: defs.sorted(), running: [] };
-      for (const name of new Set([...names, ...snapshot.defs.map((d) => d.name)])) {
-        snapshot.jobs[name] = { ...ensureJob(name, now) };
+      const sorted = defs.sorted();
+      // Built with fromEntries: job names such as "__proto__" become own keys, never a prototype.
+      const jobs: [string, JobState][] = [];
+      const watermarks: [string, number][] = [];
+      for (const name of new Set([...names, ...sorted.map((d) => d.name)])) {
+        jobs.push([name, { ...ensureJob(name, now) }]);
         const watermark = table.watermark(name);
-        if (watermark !== undefined) snapshot.watermarks[name] = watermark;
+        if (watermark !== undefined) watermarks.push([name, watermark]);
       }
-      snapshot.running = table.running().map(publicRecord);
-      return snapshot;
+      return { jobs: Object.fromEntries(jobs), watermarks: Object.fromEntries(watermarks), defs: sorted, running: table.running().map(publicRecord) };
     },
 
     async claim(requests): Promise<ClaimResult[]> {
@@ -207,24 +209,22 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     async lastOutcomes(names): Promise<Record<string, RunRecord>> {
       guard("lastOutcomes");
       checkNames(names, "lastOutcomes.jobs");
-      const result: Record<string, RunRecord> = Object.create(null);
+      const result: [string, RunRecord][] = [];
       for (const name of names) {
         const row = newest(table.rows(name), (r) => r.status !== "running");
-        if (row !== undefined) result[name] = publicRecord(row);
+        if (row !== undefined) result.push([name, publicRecord(row)]);
       }
-      return result;
+      return Object.fromEntries(result);
     },
 
     async counts(names): Promise<Record<string, StatusCounts>> {
       guard("counts");
       checkNames(names, "counts.jobs");
-      const result: Record<string, StatusCounts> = Object.create(null);
-      for (const name of names) {
+      return Object.fromEntries(names.map((name): [string, StatusCounts] => {
         const counts = zeroCounts();
         for (const row of table.rows(name)) counts[row.status] += 1;
-        result[name] = counts;
-      }
-      return result;
+        return [name, counts];
+      }));
     },
 
     async setPaused(name, paused, now): Promise<void> {

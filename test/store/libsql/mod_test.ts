@@ -39,7 +39,7 @@ describe("libsqlStore schema", () => {
 
     const raw = createClient({ url });
     const versions = await raw.execute("SELECT version FROM edgecron_schema_version ORDER BY version");
-    assert.deepEqual(versions.rows.map((r) => Number(r.version)), [SCHEMA_VERSION]);
+    assert.deepEqual(versions.rows.map((r) => Number(r.version)), Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
     const mode = await raw.execute("PRAGMA journal_mode");
     assert.equal(String(mode.rows[0]?.journal_mode).toLowerCase(), "wal");
     raw.close();

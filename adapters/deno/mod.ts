@@ -10,6 +10,7 @@
 import type { Scheduler, TickReport } from "../../src/engine/types.ts";
 import { type AppOptions, appFor } from "../_app.ts";
 import { createShutdown, type ShutdownOptions } from "../_lifecycle.ts";
+export { resolveHost } from "./resolve.ts";
 
 /** Options of `serveDeno`. */
 export interface DenoServeOptions extends AppOptions, ShutdownOptions {

@@ -30,11 +30,12 @@ export type {
   Scheduler,
   SchedulerEvent,
   SchedulerOptions,
+  WebhookOptions,
   TickReport,
   WebhookTarget,
 } from "./engine/mod.ts";
-export { signPayload, verifySignature } from "./engine/signature.ts";
-export type { VerifyOptions, VerifyResult } from "./engine/signature.ts";
+export { createDeduper, deliveryKey, signDelivery, signPayload, verifySignature } from "./engine/signature.ts";
+export type { Deduper, DeduperOptions, SignedDelivery, VerifyOptions, VerifyResult } from "./engine/signature.ts";
 export { createMemoryStore } from "./store/mod.ts";
 export type {
   AttemptKey,

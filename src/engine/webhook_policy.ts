@@ -62,8 +62,11 @@ export function resolveWebhookPolicy(options: WebhookOptions | undefined): Webho
   return { allowed, resolve, errorBodyBytes };
 }
 
+const RULE = "internal targets are refused unless webhooks.allow lets them through";
+const described = (kind: InternalKind): string => `${kind === "unspecified" ? "an unspecified" : `a ${kind}`} address`;
+
 function refusal(host: string, kind: InternalKind): string {
-  return `${quote(host)} is ${kind === "unspecified" ? "an unspecified" : `a ${kind}`} address; internal targets are refused unless webhooks.allow lets them through`;
+  return `${quote(host)} is ${described(kind)}; ${RULE}`;
 }
 
 /**
@@ -112,6 +115,6 @@ export async function checkDelivery(url: URL, policy: WebhookPolicy, where: stri
   }
   for (const address of addresses) {
     const kind = classifyHost(address);
-    if (kind !== undefined) throw new Error(`webhook: ${where} refused: ${quote(url.hostname)} resolves to ${refusal(address, kind)}`);
+    if (kind !== undefined) throw new Error(`webhook: ${where} refused: ${quote(url.hostname)} resolves to ${quote(address)}, ${described(kind)}; ${RULE}`);
   }
 }

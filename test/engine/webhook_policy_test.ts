@@ -124,7 +124,7 @@ describe("webhook targets: delivery time", () => {
     assert.deepEqual(sent, ["https://partner.example/x"]);
     assert.deepEqual(asked.sort(), ["partner.example", "rebind.example"]);
     const [run] = await s.scheduler.runs("evil");
-    assert.match(run?.error ?? "", /"rebind\.example" resolves to "::ffff:169\.254\.169\.254" is a link-local address/);
+    assert.match(run?.error ?? "", /"rebind\.example" resolves to "::ffff:169\.254\.169\.254", a link-local address/);
   });
 
   it("keeps only the status line of a failed answer: an internal page's secrets never reach the run history", async () => {

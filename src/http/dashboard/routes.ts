@@ -120,10 +120,9 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
       c.header("Retry-After", String(Math.ceil(wait / 1000)));
       return c.html(await loginPage(rc.title, base, "Too many wrong tokens; wait and try again."), 429);
     }
-    if (!await auth.login(form.get("token") ?? "")) {
-      rc.throttle.failed(client, rc.now());
-      return c.html(await loginPage(rc.title, base, "Wrong token."), 401);
-    }
+    // Counted as a failure before the (async) check, so concurrent guesses cannot all slip in.
+    rc.throttle.failed(client, rc.now());
+    if (!await auth.login(form.get("token") ?? "")) return c.html(await loginPage(rc.title, base, "Wrong token."), 401);
     rc.throttle.succeeded(client);
     if (auth.required) {
       setCookie(c, SESSION_COOKIE, await auth.issueSession(rc.now()), {

@@ -126,6 +126,13 @@ describe("session revocation, sign-in back-off, proxies", () => {
     await login(f);
   });
 
+  it("concurrent wrong tokens cannot slip past the back-off", async () => {
+    const f = setup();
+    const all = await Promise.all(Array.from({ length: 50 }, (_, i) =>
+      f.call("POST", "/ui/login", { auth: false, body: "token=guess" + i, headers: FORM }).then((r) => r.status)));
+    assert.equal(all.filter((s) => s === 401).length, 5);
+  });
+
   it("with trustProxy, backs off per client address and trusts X-Forwarded-Proto for the Secure flag", async () => {
     const f = setup({ router: { trustProxy: true } });
     const from = (ip: string) => ({ ...FORM, "x-forwarded-for": `203.0.113.9, ${ip}` });

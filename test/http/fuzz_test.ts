@@ -73,7 +73,8 @@ const body = fc.record({
 const BATCH = 50;
 
 describe("fuzz: random job bodies through the router", () => {
-  it(`${RUNS} bodies: never a 5xx; accepted jobs read, update, delete and plan on a second node`, async () => {
+  // A generous timeout: Bun gives a test 5 s by default, and the shared CI machines are slow.
+  it(`${RUNS} bodies: never a 5xx; accepted jobs read, update, delete and plan on a second node`, { timeout: 120_000 }, async () => {
     // Public mode: authentication is tested elsewhere, and hashing the token per request would double the run time.
     const f = setup({ router: { public: true } });
     const lines: string[] = [];

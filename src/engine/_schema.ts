@@ -1,7 +1,7 @@
 /** Valibot schemas of job specs, and the conversion of a valibot issue to a `SchedulerError`. */
 import * as v from "valibot";
 import { quote, SchedulerError } from "../core/errors.ts";
-import { tryParseDuration } from "../core/duration.ts";
+import { choice, duration, got, strict, text } from "./_valibot.ts";
 import { MAX_TARGET_HEADERS, RESERVED_HEADER } from "./webhook.ts";
 
 /**
@@ -20,26 +20,6 @@ export const MAX_JSON_DEPTH = 32;
 /** The placeholder reads show instead of a header value; refused as a value so a read-modify-write cannot store it. */
 export const REDACTED = "[redacted]";
 
-const got = (issue: { input: unknown }): string => {
-  if (typeof issue.input !== "object" || issue.input === null) return quote(issue.input);
-  try {
-    return quote(JSON.stringify(issue.input));
-  } catch {
-    return Array.isArray(issue.input) ? "an array" : "an object"; // cyclic or too deep to print
-  }
-};
-
-const duration = v.custom<string | number>(
-  (input) => tryParseDuration(input) !== undefined,
-  (issue) => `expected a duration like "30s", got ${got(issue)}`,
-);
-
-const text = (max: number) =>
-  v.pipe(
-    v.string((issue) => `expected a string, got ${got(issue)}`),
-    v.maxLength(max, (issue) => `must be at most ${max} characters, got ${issue.input.length}`),
-  );
-
 /** True when `value` is plain JSON (objects, arrays, strings, finite numbers, booleans, null) at most `depth` deep. */
 export function isJsonValue(value: unknown, depth: number = MAX_JSON_DEPTH): boolean {
   if (value === null || typeof value === "string" || typeof value === "boolean") return true;
@@ -50,16 +30,6 @@ export function isJsonValue(value: unknown, depth: number = MAX_JSON_DEPTH): boo
   if (proto !== Object.prototype && proto !== null) return false;
   return Object.values(value).every((item) => isJsonValue(item, depth - 1));
 }
-
-const choice = <const T extends readonly string[]>(options: T) =>
-  v.picklist(options, (issue) => `expected ${options.map((o) => `"${o}"`).join(" or ")}, got ${got(issue)}`);
-
-const strict = <const E extends v.ObjectEntries>(entries: E) =>
-  v.strictObject(entries, (issue) => {
-    if (issue.expected === "never") return "unknown field";
-    if (issue.expected.startsWith('"')) return "required field is missing";
-    return `expected an object, got ${got(issue)}`;
-  });
 
 /** Policy fields shared by code- and data-defined jobs (and `SchedulerOptions.defaults`). */
 export const policyEntries = {

@@ -1,6 +1,7 @@
 /** `list()` and `get()`: what each job is, when it fires next, and how it went. */
 import { allJobs, countersOf, type EngineState, storeCall } from "./_state.ts";
-import { redactDef, syncDefs } from "./data_jobs.ts";
+import { syncDefs } from "./data_jobs.ts";
+import { redactDef } from "./redact.ts";
 import type { ResolvedJob } from "./spec.ts";
 import type { JobInfo } from "./types.ts";
 import { own } from "../core/own.ts";

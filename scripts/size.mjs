@@ -7,7 +7,8 @@ import { bundles, buildAll } from "./build.mjs";
 
 /** Gzipped budgets in bytes (issue 5). */
 export const budgets = {
-  worker: 100 * 1024,
+  // +2 KB for the security checks of issue 10 (SSRF address classes, signature v2, session epoch, login back-off).
+  worker: 102 * 1024,
   "deno-deploy": 45 * 1024,
 };
 

@@ -33,6 +33,7 @@ export type {
   Scheduler,
   SchedulerEvent,
   SchedulerOptions,
+  WebhookOptions,
   TickReport,
   WebhookTarget,
 } from "./engine/mod.ts";

@@ -8,6 +8,7 @@ import process from "node:process";
 import type { Scheduler } from "../../src/engine/types.ts";
 import { type AppOptions, appFor } from "../_app.ts";
 import { bindSignals, createShutdown, type ServerHandle, type ServerOptions } from "../_lifecycle.ts";
+export { resolveHost } from "../node/resolve.ts";
 
 /**
  * The slice of Bun's API this adapter uses, typed here so that checking it needs no

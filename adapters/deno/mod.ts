@@ -16,6 +16,7 @@ import { createMemoryStore } from "../../src/store/memory/mod.ts";
 import type { Store } from "../../src/store/types.ts";
 import { type AppOptions, appFor } from "../_app.ts";
 import { createShutdown, type ShutdownOptions } from "../_lifecycle.ts";
+export { resolveHost } from "./resolve.ts";
 
 /** Options of `serveDeno`. */
 export interface DenoServeOptions extends AppOptions, ShutdownOptions {

@@ -10,6 +10,7 @@ import process from "node:process";
 import type { Scheduler } from "../../src/engine/types.ts";
 import { type AppOptions, appFor } from "../_app.ts";
 import { bindSignals, createShutdown, type ServerHandle, type ServerOptions } from "../_lifecycle.ts";
+export { resolveHost } from "./resolve.ts";
 
 /** Options of `serveNode`: the router (`token`, `router`, `app`), the server and the graceful stop. */
 export interface NodeServeOptions extends AppOptions, ServerOptions {}

@@ -9,10 +9,14 @@
 import process from "node:process";
 import { createScheduler } from "../../src/mod.ts";
 import { libsqlStore } from "../../src/store/libsql/mod.ts";
-import { serveNode } from "../../adapters/node/mod.ts";
+import { resolveHost, serveNode } from "../../adapters/node/mod.ts";
 
 const token = process.env.EDGECRON_TOKEN ?? crypto.randomUUID();
-const scheduler = createScheduler({ store: libsqlStore({ url: process.env.EDGECRON_DB ?? "file:edgecron.db" }) })
+const scheduler = createScheduler({
+  store: libsqlStore({ url: process.env.EDGECRON_DB ?? "file:edgecron.db" }),
+  webhookSecret: process.env.EDGECRON_WEBHOOK_SECRET ?? crypto.randomUUID(),
+  webhooks: { resolve: resolveHost },
+})
   .job("heartbeat", {
     schedule: { every: process.env.HEARTBEAT ?? "5s" },
     description: "Proves the scheduler is alive",

@@ -2,6 +2,7 @@
  * Store health: the one way the engine reaches its store. Every call goes through the
  * `storeTimeout` deadline and keeps `health()` in step with how it went.
  */
+import { SchedulerError } from "../core/errors.ts";
 import type { Store } from "../store/types.ts";
 import { errorText } from "./events.ts";
 import { STORE_METHODS, withDeadline } from "./store_deadline.ts";
@@ -39,6 +40,9 @@ export function createStoreHealth(
         lastError = undefined;
         return result;
       } catch (e) {
+        // A refusal the store reasons about (a version conflict, a bad argument) is an
+        // answer, not an outage: only store failures change health.
+        if (e instanceof SchedulerError && e.code !== "store-error") throw e;
         ok = false;
         lastError = errorText(e);
         options.emit({ type: "store-error", error: lastError });

@@ -3,6 +3,8 @@
  * (`read` + `overview`), never a write, whatever the number of jobs. Upcoming slots
  * are cached per job until the next tick or a definition change.
  */
+import { redactDef } from "./redact.ts";
+import { own } from "../core/own.ts";
 import type { RunRecord, Store, TickSnapshot } from "../store/types.ts";
 import type { JobRegistry } from "./registry.ts";
 import type { ResolvedJob } from "./spec.ts";
@@ -70,12 +72,12 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
     const overview = await store.overview(jobs.map((j) => j.name), { since, perJob: RECENT_PER_JOB });
     const live = liveSince(snapshot, now);
     return jobs.map((job) => {
-      const paused = snapshot.jobs[job.name]?.paused ?? false;
+      const paused = own(snapshot.jobs, job.name)?.paused ?? false;
       const fires = job.enabled && !paused;
       const info = describeJob(job, registry, {
         paused,
         runningSince: live.get(job.name),
-        lastOutcome: overview[job.name]?.last,
+        lastOutcome: own(overview, job.name)?.last,
         next: fires ? nextRuns(job, now, count) : [],
       });
       if (window !== undefined) {
@@ -153,6 +155,6 @@ function describeJob(
     ...live,
     counters: { ...registry.counters(job.name) },
   };
-  if (job.def !== undefined) out.def = job.def;
+  if (job.def !== undefined) out.def = redactDef(job.def);
   return out;
 }

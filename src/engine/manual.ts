@@ -2,6 +2,7 @@
 import { planSlots } from "./plan.ts";
 import { runSlot, type RunnerDeps } from "./runner.ts";
 import type { ManualRunResult } from "./types.ts";
+import { own } from "../core/own.ts";
 
 /**
  * Runs a job now and resolves with its outcome, or refuses with a reason.
@@ -36,10 +37,10 @@ export async function manualRun(deps: RunnerDeps & { node: string }, name: strin
   let slot = now;
   let older: number[] = [];
   if (mode === "due") {
-    const js = snapshot.jobs[name];
+    const js = own(snapshot.jobs, name);
     if (js?.paused === true) return { ok: false, job: name, reason: "paused" };
     const due = job.schedule.prev(now + 1);
-    const lower = snapshot.watermarks[name] ?? js?.firstSeen ?? now;
+    const lower = own(snapshot.watermarks, name) ?? js?.firstSeen ?? now;
     if (due === null || due <= lower) return { ok: false, job: name, reason: "not due" };
     slot = due;
     const from = Math.max(lower, now - job.catchUp.windowMs);

@@ -3,6 +3,7 @@
  * free capacity: which slots to claim as `running`, which to record `missed`, and
  * which to leave for other nodes.
  */
+import { own } from "../core/own.ts";
 import type { ClaimRequest, TickSnapshot } from "../store/types.ts";
 import { planSlots } from "./plan.ts";
 import type { ResolvedJob } from "./spec.ts";
@@ -53,7 +54,7 @@ export function planTick(jobs: readonly ResolvedJob[], snapshot: TickSnapshot, i
   const due: { job: ResolvedJob; run: number[]; missed: number[] }[] = [];
   let runs = 0; // jobs with a slot to run: each is one run in flight
   for (const job of jobs) {
-    const js = snapshot.jobs[job.name];
+    const js = own(snapshot.jobs, job.name);
     if (!job.enabled || js === undefined) continue;
     let slots;
     try {
@@ -61,7 +62,7 @@ export function planTick(jobs: readonly ResolvedJob[], snapshot: TickSnapshot, i
         schedule: job.schedule,
         catchUp: job.catchUp,
         now,
-        watermark: snapshot.watermarks[job.name],
+        watermark: own(snapshot.watermarks, job.name),
         firstSeen: js.firstSeen,
         paused: js.paused,
       });

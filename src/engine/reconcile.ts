@@ -5,6 +5,7 @@
  * run it when the job's catch-up policy still allows, else record it `missed`. Such a
  * row never blocks its job for a lease and is never recorded `abandoned` by this node.
  */
+import { own } from "../core/own.ts";
 import type { ClaimRequest, RunRecord, Store, TickSnapshot } from "../store/types.ts";
 import type { Lease } from "./lease.ts";
 import type { JobRegistry } from "./registry.ts";
@@ -60,7 +61,7 @@ export function createReconciler(deps: {
       for (const row of phantoms) {
         const job = registry.get(row.job);
         const key = { job: row.job, slot: row.slot, attempt: row.attempt, node };
-        if (job !== undefined && stillDue(job, row.slot, now, snapshot.jobs[row.job]?.paused === true)) {
+        if (job !== undefined && stillDue(job, row.slot, now, own(snapshot.jobs, row.job)?.paused === true)) {
           const until = lease.until(now, job);
           if (await store.update(key, { startedAt: now, leaseUntil: until })) {
             adopted.push({ job, claim: lease.hold(key, until) });

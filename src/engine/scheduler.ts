@@ -22,6 +22,7 @@ import { runAhead } from "./run_ahead.ts";
 import { createRunTracker } from "./tracker.ts";
 import type { Scheduler, SchedulerEvent, SchedulerOptions, TickReport } from "./types.ts";
 import { deliverWebhook } from "./webhook.ts";
+import { checkTargetUrl, resolveWebhookPolicy } from "./webhook_policy.ts";
 
 /**
  * Creates a scheduler. Nothing runs until `tick()` is called (platform triggers) or
@@ -61,6 +62,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     });
   }
   const fetcher = options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
+  const webhooks = resolveWebhookPolicy(options.webhooks);
   const clock = options.clock ?? systemClock();
   const at = (field: string) => ({ code: "invalid-spec", field, path: field });
   const defaults = resolveDefaults(options.defaults);
@@ -80,7 +82,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       if (options.webhookSecret === undefined) {
         throw new SchedulerError("invalid-spec", "webhookSecret is not configured: data-defined jobs cannot run on this node");
       }
-      return deliverWebhook(job.target!, ctx, { fetch: fetcher, secret: options.webhookSecret, nowMs: clock.now() });
+      return deliverWebhook(job.target!, ctx, { fetch: fetcher, secret: options.webhookSecret, nowMs: clock.now(), policy: webhooks });
     },
   });
   const tracker = createRunTracker();
@@ -201,8 +203,11 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
         throw new SchedulerError("conflict", `${jobLabel(name)} is a code-defined job`, { path: "name" });
       }
       const job = resolveDataJob(name, spec, defaults);
+      checkTargetUrl(job.target!.url, webhooks, `jobs.${name}.target.url`);
+      // Computed before the store call: a failure here is the caller's input, not the store's.
+      const json = dataSpecJson(job, spec);
       await ready();
-      const def = await store.putDef(name, dataSpecJson(job, spec), clock.now(), opts);
+      const def = await store.putDef(name, json, clock.now(), opts);
       registry.setData(name, registry.resolveDef(def));
       return (await views.get(name))!;
     },
@@ -211,6 +216,14 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       const removed = await store.deleteDef(name);
       registry.setData(name, undefined);
       return removed;
+    },
+    async getSetting(key) {
+      await ready();
+      return store.getSetting(key);
+    },
+    async putSetting(key, value) {
+      await ready();
+      await store.putSetting(key, value);
     },
     async health() {
       return {

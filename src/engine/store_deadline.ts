@@ -18,6 +18,7 @@ import type { Clock } from "./types.ts";
 export const STORE_METHODS = [
   "init", "close", "snapshot", "read", "claim", "update", "updateMany", "renew", "reap", "reclaim", "getRun", "runs",
   "lastOutcomes", "counts", "overview", "setPaused", "listDefs", "getDef", "putDef", "deleteDef", "prune",
+  "getSetting", "putSetting",
 ] as const satisfies readonly (keyof Store)[];
 
 /**

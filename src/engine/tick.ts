@@ -2,6 +2,7 @@
  * One tick (DESIGN.md §5), top to bottom: snapshot → settle claims of unknown outcome
  * → reap ended leases → a pure `planTick()` → one claim batch → run → record.
  */
+import { own } from "../core/own.ts";
 import type { ClaimRequest, RunRecord, TickSnapshot } from "../store/types.ts";
 import { errorText, jobLabel } from "./events.ts";
 import { planTick } from "./plan_tick.ts";
@@ -51,7 +52,7 @@ export function createTicker(deps: TickDeps): Ticker {
    * `store-error` event, and no run.
    */
   const start = async (now: number): Promise<StartedTick> => {
-    const report: TickReport = { now, node, ok: true, jobs: {} };
+    const report: TickReport = { now, node, ok: true, jobs: Object.create(null) };
     const jobReport = (name: string): JobTickReport => (report.jobs[name] ??= emptyJobReport());
     // Re-runs (reclaimed, or claims of unknown outcome settled) start after the claim
     // batch, as fresh slots do; they are claimed, so they run even when the batch fails.
@@ -154,7 +155,7 @@ export function createTicker(deps: TickDeps): Ticker {
 
   const retryable = (snapshot: TickSnapshot, row: RunRecord): ResolvedJob | undefined => {
     const job = registry.get(row.job);
-    const paused = snapshot.jobs[row.job]?.paused === true;
+    const paused = own(snapshot.jobs, row.job)?.paused === true;
     return job !== undefined && job.enabled && !paused && row.attempt <= job.retries.attempts ? job : undefined;
   };
 

@@ -75,6 +75,16 @@ export interface WebhookTarget {
   body?: string;
 }
 
+/** `SchedulerOptions.webhooks`: SSRF policy of webhook deliveries. */
+export interface WebhookOptions {
+  /** Internal targets allowed on purpose: http(s) origins, or a predicate; default none. */
+  allow?: ((url: URL) => boolean) | readonly string[];
+  /** Resolves a host to its addresses before each delivery (the Node, Bun and Deno adapters export one); default: literal checks only. */
+  resolve?: (host: string) => Promise<string[]>;
+  /** Bytes of a failed delivery's response body kept in the run's error; default 0 (status line only), at most 4096. */
+  errorBodyBytes?: number;
+}
+
 /** Policy fields shared by code- and data-defined jobs. */
 export interface JobPolicy {
   /** Zone for string cron schedules (and `"HH:MM"` anchors); default `"UTC"`. */
@@ -221,6 +231,8 @@ export interface SchedulerOptions {
   fetch?: typeof fetch;
   /** HMAC secret signing webhook deliveries. Required to run data-defined jobs. */
   webhookSecret?: string;
+  /** Which webhook targets are allowed (internal addresses are refused by default). */
+  webhooks?: WebhookOptions;
   /**
    * How far past a job's timeout a lease may be renewed (the time an outcome write has
    * after the timeout); default `"30s"`. Exactly-once needs it larger than the clock
@@ -283,6 +295,10 @@ export interface Scheduler {
   /** Validates and stores a data-defined job (every node sees it on its next tick). */
   define(name: string, spec: DataJobSpec, options?: { ifVersion?: number }): Promise<JobInfo>;
   undefine(name: string): Promise<boolean>;
+  /** Reads a small setting shared by every node through the store (the router keeps its session epoch there). */
+  getSetting(key: string): Promise<string | undefined>;
+  /** Writes a shared setting. */
+  putSetting(key: string, value: string): Promise<void>;
   health(): Promise<HealthReport>;
 }
 

@@ -42,13 +42,46 @@ export async function readText(request: Request, max: number): Promise<string> {
   }
 }
 
+/** How deeply a JSON body may nest (objects and arrays). */
+export const MAX_BODY_DEPTH = 32;
+
+/**
+ * The nesting depth of JSON `text`, counted without parsing (brackets inside strings are
+ * skipped), stopping as soon as it passes `limit`. Deep payloads would otherwise reach
+ * recursive code (validation, `JSON.stringify`) and overflow the stack.
+ */
+export function jsonDepth(text: string, limit: number = MAX_BODY_DEPTH): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b || c === 0x5b) {
+      depth++;
+      if (depth > deepest) deepest = depth;
+      if (deepest > limit) return deepest;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return deepest;
+}
+
 /**
  * Reads a JSON object body. An empty body is `{}` (so `POST /jobs/x/pause` needs none);
- * malformed JSON and anything but an object are a 400.
+ * malformed JSON, nesting deeper than 32 levels and anything but an object are a 400.
  */
 export async function readJson(request: Request, max: number): Promise<unknown> {
   const text = await readText(request, max);
   if (text.trim().length === 0) return {};
+  if (jsonDepth(text) > MAX_BODY_DEPTH) {
+    throw new HttpError(400, "invalid-request", `body: JSON nested deeper than ${MAX_BODY_DEPTH} levels`);
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);

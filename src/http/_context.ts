@@ -4,6 +4,7 @@ import { getCookie } from "hono/cookie";
 import type { Logger, Scheduler } from "../engine/types.ts";
 import { type Auth, SESSION_COOKIE } from "./_auth.ts";
 import { errorBody } from "./_errors.ts";
+import type { LoginThrottle } from "./_throttle.ts";
 
 /** The resolved router configuration, built once by `edgecronRouter()`. */
 export interface RouterContext {
@@ -15,6 +16,8 @@ export interface RouterContext {
   logger: Logger;
   sessionTtlMs: number;
   secureCookie: boolean | undefined;
+  trustProxy: boolean;
+  throttle: LoginThrottle;
 }
 
 /**

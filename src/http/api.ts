@@ -4,17 +4,17 @@
  */
 import type { Context, Hono } from "hono";
 import type * as v from "valibot";
-import type { DataJobSpec, HealthReport, JobInfo } from "../engine/types.ts";
+import type { HealthReport, JobInfo } from "../engine/types.ts";
 import { readJson } from "./_body.ts";
 import { type RouterContext, requireAuth } from "./_context.ts";
 import { errorBody, HttpError, validate } from "./_errors.ts";
 import {
-  DataJobSchema,
   EmptyBodySchema,
-  NamedDataJobSchema,
   NameSchema,
   NextQuerySchema,
   NoQuerySchema,
+  parseJob,
+  parseNamedJob,
   PutQuerySchema,
   RunBodySchema,
   RunsQuerySchema,
@@ -129,20 +129,20 @@ export function registerApi(app: Hono, rc: RouterContext): void {
 
   app.post("/jobs", write, async (c) => {
     query(c, NoQuerySchema);
-    const { name, ...spec } = await body(c, rc, NamedDataJobSchema);
+    const { name, spec } = parseNamedJob(await readJson(c.req.raw, rc.maxBodyBytes));
     const current = await scheduler.get(name);
     refuseCodeDefined(current);
     if (current !== undefined) throw new HttpError(409, "conflict", `job ${JSON.stringify(name)} already exists; use PUT to replace it`);
-    return c.json(await scheduler.define(name, spec as DataJobSpec, { ifVersion: 0 }), 201);
+    return c.json(await scheduler.define(name, spec, { ifVersion: 0 }), 201);
   });
 
   app.put("/jobs/:name", write, async (c) => {
     const name = nameParam(c);
     const { ifVersion } = query(c, PutQuerySchema);
-    const spec = await body(c, rc, DataJobSchema);
+    const spec = parseJob(await readJson(c.req.raw, rc.maxBodyBytes));
     const current = await scheduler.get(name);
     refuseCodeDefined(current);
-    const info = await scheduler.define(name, spec as DataJobSpec, ifVersion === undefined ? {} : { ifVersion });
+    const info = await scheduler.define(name, spec, ifVersion === undefined ? {} : { ifVersion });
     return c.json(info, current === undefined ? 201 : 200);
   });
 

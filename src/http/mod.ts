@@ -6,6 +6,4 @@
  */
 export { edgecronRouter } from "./router.ts";
 export type { RouterOptions } from "./router.ts";
-export { signPayload, verifySignature } from "../engine/signature.ts";
-export type { VerifyOptions, VerifyResult } from "../engine/signature.ts";
 export type { ErrorBody } from "./_errors.ts";

@@ -6,6 +6,8 @@ import { parseDuration } from "../core/duration.ts";
 import { quote, SchedulerError } from "../core/errors.ts";
 import type { Logger, Scheduler } from "../engine/types.ts";
 import { createAuth } from "./_auth.ts";
+import { jsonHeaders } from "./_headers.ts";
+import { createLoginThrottle } from "./_throttle.ts";
 import type { RouterContext } from "./_context.ts";
 import { toErrorResponse } from "./_errors.ts";
 import { registerApi } from "./api.ts";
@@ -27,8 +29,10 @@ export interface RouterOptions {
   logger?: Logger;
   /** Dashboard session lifetime; default `"12h"`. */
   sessionTtl?: string | number;
-  /** Force the cookie's `Secure` flag; default: set when the request URL is https. */
+  /** Force the cookie's `Secure` flag; default: set when the request is https. */
   secureCookie?: boolean;
+  /** Behind a TLS proxy: trust `X-Forwarded-Proto` (Secure cookie) and `X-Forwarded-For` / `CF-Connecting-IP` (sign-in back-off per client); default false. */
+  trustProxy?: boolean;
 }
 
 function invalid(field: string, message: string): SchedulerError {
@@ -49,13 +53,15 @@ function resolve(scheduler: Scheduler, options: RouterOptions): RouterContext {
   const sessionTtlMs = parseDuration(options.sessionTtl ?? "12h", { code: "invalid-spec", field: "router.sessionTtl", path: "router.sessionTtl", min: 60_000 });
   return {
     scheduler,
-    auth: createAuth(isPublic ? undefined : token, sessionTtlMs),
+    auth: createAuth(isPublic ? undefined : token, sessionTtlMs, scheduler),
     maxBodyBytes,
     title: options.title ?? "edgecron",
     now: options.now ?? (() => Date.now()),
     logger: options.logger ?? console,
     sessionTtlMs,
     secureCookie: options.secureCookie,
+    trustProxy: options.trustProxy === true,
+    throttle: createLoginThrottle(),
   };
 }
 
@@ -97,6 +103,7 @@ export function edgecronRouter(scheduler: Scheduler, options: RouterOptions): Ho
     c.header("Cache-Control", "no-store");
     return c.json(body, status);
   });
+  app.use(jsonHeaders);
   registerApi(app, rc);
   registerDashboard(app, rc);
   return app;

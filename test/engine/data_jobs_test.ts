@@ -28,7 +28,7 @@ describe("data-defined jobs", () => {
     assert.equal(spy.calls.length, 1);
     assert.equal(spy.calls[0]!.url, "https://example.test/hook");
     assert.equal(spy.calls[0]!.headers.get("edgecron-job"), "hook");
-    assert.match(spy.calls[0]!.headers.get("edgecron-signature") ?? "", /^t=\d+,v1=[0-9a-f]{64}$/);
+    assert.match(spy.calls[0]!.headers.get("edgecron-signature") ?? "", /^t=\d+,v1=[0-9a-f]{64},v2=[0-9a-f]{64}$/);
   });
 
   it("another node sharing the store runs the definition on its first tick after it appears", async () => {

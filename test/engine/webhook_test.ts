@@ -2,6 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { deliverWebhook } from "../../src/engine/webhook.ts";
 import { verifySignature } from "../../src/engine/signature.ts";
+import { resolveWebhookPolicy } from "../../src/engine/webhook_policy.ts";
 import type { Logger, RunContext } from "../../src/engine/types.ts";
 
 const SECRET = "whsec_unit_secret_value";
@@ -40,20 +41,20 @@ describe("deliverWebhook", () => {
     assert.deepEqual(JSON.parse(verified.ok ? verified.body : "null"), {
       job: "nightly-report", slot: "2026-11-30T12:00:00.000Z", attempt: 2, payload: { n: 1 },
     });
-    assert.match(req.headers.get("edgecron-signature")!, new RegExp(`^t=${Math.floor(NOW / 1000)},v1=[0-9a-f]{64}$`));
+    assert.match(req.headers.get("edgecron-signature")!, new RegExp(`^t=${Math.floor(NOW / 1000)},v1=[0-9a-f]{64},v2=[0-9a-f]{64}$`));
   });
 
   it("sends the target's method, headers and body, and signs that body", async () => {
     const { fetch, seen } = fakeFetch(() => new Response(null, { status: 204 }));
     await deliverWebhook(
-      { url: "http://127.0.0.1:9/x", method: "PUT", headers: { "X-Team": "ops", "Edgecron-Job": "spoofed" }, body: "custom" },
+      { url: "https://h.example/x", method: "PUT", headers: { "X-Team": "ops" }, body: "custom" },
       ctx(),
       { fetch, secret: SECRET, nowMs: NOW },
     );
     const req = seen[0]!;
     assert.equal(req.method, "PUT");
     assert.equal(req.headers.get("x-team"), "ops");
-    assert.equal(req.headers.get("edgecron-job"), "nightly-report", "a target header cannot override edgecron's");
+    assert.equal(req.headers.get("edgecron-job"), "nightly-report");
     const verified = await verifySignature(req, SECRET, { now: NOW });
     assert.deepEqual(verified.ok && verified.body, "custom");
   });
@@ -66,16 +67,38 @@ describe("deliverWebhook", () => {
     assert.equal((await verifySignature(seen[0]!, SECRET, { now: NOW })).ok, true);
   });
 
-  it("rejects on a non-2xx answer, naming the status and a short snippet", async () => {
-    const { fetch } = fakeFetch(() => new Response("database is down ".repeat(40), { status: 503, statusText: "Service Unavailable" }));
+  it("rejects on a non-2xx answer with the status line only: the body is not kept by default", async () => {
+    const { fetch } = fakeFetch(() => new Response("db_password=hunter2 ".repeat(40), { status: 503, statusText: "Service Unavailable" }));
     await assert.rejects(
       deliverWebhook({ url: "https://h.example/run" }, ctx(), { fetch, secret: SECRET, nowMs: NOW }),
       (e: Error) => {
-        assert.match(e.message, /^webhook: POST https:\/\/h\.example\/run answered 503 Service Unavailable: "database is down/);
-        assert.ok(e.message.length < 400, "the snippet is cut");
+        assert.equal(e.message, "webhook: POST https://h.example/run answered 503 Service Unavailable");
         return true;
       },
     );
+  });
+
+  it("keeps at most errorBodyBytes of a failed answer's body when configured, printable only", async () => {
+    const { fetch } = fakeFetch(() => new Response("database\u202e is\u0007 down ".repeat(40), { status: 503, statusText: "Service Unavailable" }));
+    const policy = resolveWebhookPolicy({ errorBodyBytes: 24 });
+    await assert.rejects(
+      deliverWebhook({ url: "https://h.example/run" }, ctx(), { fetch, secret: SECRET, nowMs: NOW, policy }),
+      (e: Error) => {
+        assert.equal(e.message, 'webhook: POST https://h.example/run answered 503 Service Unavailable: "database is down dat"');
+        return true;
+      },
+    );
+  });
+
+  it("refuses a stored target that sets a header edgecron owns (Edgecron-*, Host...)", async () => {
+    const { fetch, seen } = fakeFetch(() => new Response("ok"));
+    for (const name of ["Edgecron-Job", "edgecron-signature", "Host", "Content-Length"]) {
+      await assert.rejects(
+        deliverWebhook({ url: "https://h.example/x", headers: { [name]: "spoofed" } }, ctx(), { fetch, secret: SECRET, nowMs: NOW }),
+        new RegExp(`refused: header "${name}" is set by edgecron`),
+      );
+    }
+    assert.equal(seen.length, 0);
   });
 
   it("treats a redirect as a failure instead of following it", async () => {
@@ -89,10 +112,10 @@ describe("deliverWebhook", () => {
       throw new TypeError(`fetch failed for key ${SECRET}`, { cause: new Error("connect ECONNREFUSED") });
     };
     await assert.rejects(
-      deliverWebhook({ url: "https://user:pw@h.example/run?token=abc" }, ctx(), { fetch, secret: SECRET, nowMs: NOW }),
+      deliverWebhook({ url: "https://h.example/run?token=abc" }, ctx(), { fetch, secret: SECRET, nowMs: NOW }),
       (e: Error) => {
         assert.match(e.message, /^webhook: POST https:\/\/h\.example\/run failed: .*ECONNREFUSED/);
-        for (const leak of [SECRET, "pw@", "token=abc"]) assert.ok(!e.message.includes(leak), leak);
+        for (const leak of [SECRET, "token=abc"]) assert.ok(!e.message.includes(leak), leak);
         return true;
       },
     );

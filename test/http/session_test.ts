@@ -1,6 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { HOUR, setup, TOKEN } from "./_setup.ts";
+import { createScheduler } from "../../src/engine/mod.ts";
+import { edgecronRouter } from "../../src/http/mod.ts";
+import { HOUR, quietLogger, setup, TOKEN } from "./_setup.ts";
 
 type F = ReturnType<typeof setup>;
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
@@ -33,7 +35,7 @@ describe("dashboard sign-in", () => {
   it("sets an HttpOnly, SameSite=Strict cookie scoped to the mount that does not contain the token", async () => {
     const f = setup({ mount: "/cron" });
     const { setCookie, cookie } = await login(f, "/cron");
-    assert.match(setCookie, /^edgecron_session=\d+\.[0-9a-f]{64}; Max-Age=43200; Path=\/cron; HttpOnly; SameSite=Strict$/);
+    assert.match(setCookie, /^edgecron_session=\d+\.[0-9a-f]{1,16}\.[0-9a-f]{64}; Max-Age=43200; Path=\/cron; HttpOnly; SameSite=Strict$/);
     assert.ok(!setCookie.includes(TOKEN));
     assert.equal((await f.call("GET", "/cron", { auth: false, headers: { cookie } })).status, 200);
   });
@@ -77,6 +79,79 @@ describe("dashboard sign-in", () => {
     const res = await post(f, "/ui/logout", cookie, {});
     assert.equal(res.status, 303);
     assert.match(res.headers.get("set-cookie") ?? "", /^edgecron_session=; Max-Age=0; Path=\//);
+  });
+});
+
+describe("session revocation, sign-in back-off, proxies", () => {
+  it("a signed-out cookie no longer works, on this node or another sharing the store", async () => {
+    const f = setup();
+    const nodeB = createScheduler({ store: f.store, clock: f.clock, node: "node-b", logger: quietLogger() });
+    const other = edgecronRouter(nodeB, { token: TOKEN, now: f.clock.now, logger: quietLogger() });
+    const { cookie } = await login(f);
+    const kept = (await login(f)).cookie; // a second browser
+    assert.equal((await other.request("/", { headers: { cookie: kept } })).status, 200);
+    assert.equal((await post(f, "/ui/logout", cookie, {})).status, 303);
+    for (const c of [cookie, kept]) assert.equal((await f.call("GET", "/", { auth: false, headers: { cookie: c } })).status, 401);
+    await f.clock.advance(5000); // the other router re-reads the shared epoch at most every 5 s
+    assert.equal((await other.request("/", { headers: { cookie: kept } })).status, 401);
+    assert.ok(await f.store.getSetting("edgecron.session-epoch"), "the epoch lives in the store");
+    assert.equal((await f.call("GET", "/", { auth: false, headers: { cookie: (await login(f)).cookie } })).status, 200);
+  });
+
+  it("a token change ends every session", async () => {
+    const f = setup();
+    const { cookie } = await login(f);
+    const rotated = edgecronRouter(f.scheduler, { token: "a-brand-new-token-value", now: f.clock.now, logger: quietLogger() });
+    assert.equal((await rotated.request("/", { headers: { cookie } })).status, 401);
+  });
+
+  it("backs off after 5 wrong tokens: 200 rapid tries get 5 answers and 195 429s with Retry-After", async () => {
+    const f = setup();
+    const statuses = new Map<number, number>();
+    let retryAfter = "";
+    for (let i = 0; i < 200; i++) {
+      const res = await f.call("POST", "/ui/login", { auth: false, body: "token=guess" + i, headers: FORM });
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      if (res.status === 429) retryAfter = res.headers.get("retry-after") ?? "";
+    }
+    assert.deepEqual([...statuses], [[401, 5], [429, 195]]);
+    assert.equal(retryAfter, "1");
+    // Even the right token waits out the back-off, then works; delays double per failure.
+    assert.equal((await f.call("POST", "/ui/login", { auth: false, body: `token=${TOKEN}`, headers: FORM })).status, 429);
+    await f.clock.advance(1000);
+    assert.equal((await f.call("POST", "/ui/login", { auth: false, body: "token=again", headers: FORM })).status, 401);
+    const doubled = await f.call("POST", "/ui/login", { auth: false, body: `token=${TOKEN}`, headers: FORM });
+    assert.equal(doubled.headers.get("retry-after"), "2");
+    await f.clock.advance(2000);
+    await login(f);
+  });
+
+  it("concurrent wrong tokens cannot slip past the back-off", async () => {
+    const f = setup();
+    const all = await Promise.all(Array.from({ length: 50 }, (_, i) =>
+      f.call("POST", "/ui/login", { auth: false, body: "token=guess" + i, headers: FORM }).then((r) => r.status)));
+    assert.equal(all.filter((s) => s === 401).length, 5);
+  });
+
+  it("with trustProxy, backs off per client address and trusts X-Forwarded-Proto for the Secure flag", async () => {
+    const f = setup({ router: { trustProxy: true } });
+    const from = (ip: string) => ({ ...FORM, "x-forwarded-for": `203.0.113.9, ${ip}` });
+    for (let i = 0; i < 6; i++) await f.call("POST", "/ui/login", { auth: false, body: "token=x", headers: from("198.51.100.1") });
+    assert.equal((await f.call("POST", "/ui/login", { auth: false, body: "token=x", headers: from("198.51.100.1") })).status, 429);
+    const { setCookie } = await login(f, "", { ...from("198.51.100.2"), "x-forwarded-proto": "https" });
+    assert.match(setCookie, /; Secure/);
+    const plain = setup();
+    const { setCookie: noProxy } = await login(plain, "", { "x-forwarded-proto": "https" });
+    assert.doesNotMatch(noProxy, /Secure/, "without trustProxy the header is ignored");
+  });
+
+  it("JSON answers carry nosniff and no-store", async () => {
+    const f = setup();
+    for (const path of ["/jobs", "/health", "/jobs/nope"]) {
+      const res = await f.call("GET", path);
+      assert.equal(res.headers.get("x-content-type-options"), "nosniff", path);
+      assert.equal(res.headers.get("cache-control"), "no-store", path);
+    }
   });
 });
 

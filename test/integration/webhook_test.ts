@@ -71,7 +71,9 @@ async function receivedOn(path: string, n: number): Promise<Received[]> {
 function world(): { clock: ManualClock; scheduler: Scheduler; app: Hono } {
   const clock = createManualClock(T0);
   const quiet = { debug() {}, info() {}, warn() {}, error() {} };
-  const scheduler = createScheduler({ clock, store: createMemoryStore(), node: "it-node", webhookSecret: SECRET, logger: quiet });
+  // The receiver is on loopback, an internal target: allowed on purpose, with a short error body kept.
+  const webhooks = { allow: [new URL(base).origin], errorBodyBytes: 64 };
+  const scheduler = createScheduler({ clock, store: createMemoryStore(), node: "it-node", webhookSecret: SECRET, logger: quiet, webhooks });
   return { clock, scheduler, app: edgecronRouter(scheduler, { token: TOKEN, now: clock.now }) };
 }
 
@@ -100,7 +102,9 @@ describe("webhook delivery to a real receiver", () => {
     assert.deepEqual(JSON.parse(got!.body), { job: "ping", slot: "2026-11-30T12:01:00.000Z", attempt: 1, payload: { hello: "world" } });
 
     const verified = await verifySignature(got!.request, SECRET, { now: clock.now() + 2_000 });
-    assert.deepEqual(verified, { ok: true, body: got!.body, timestamp: Math.floor(clock.now() / 1000) });
+    assert.deepEqual(verified, {
+      ok: true, body: got!.body, timestamp: Math.floor(clock.now() / 1000), scheme: "v2", job: "ping", slot: "2026-11-30T12:01:00.000Z", attempt: "1",
+    });
 
     const tampered = new Request(got!.request.url, { method: "POST", headers: got!.request.headers, body: got!.body.replace("world", "w0rld") });
     assert.deepEqual(await verifySignature(tampered, SECRET, { now: clock.now() }), { ok: false, reason: "mismatch" });

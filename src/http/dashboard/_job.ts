@@ -5,6 +5,7 @@ import type { JobInfo } from "../../engine/types.ts";
 import type { RunRecord } from "../../store/types.ts";
 import { instantFormatter, relative, scheduleInWords } from "./_format.ts";
 import { timeline } from "./timeline.ts";
+import { inertBidi } from "../_text.ts";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -61,7 +62,7 @@ export function jobCard(view: JobView, cc: CardContext): Html {
   return html`<section class="job" data-job="${info.name}">
 <div class="job-head"><div class="job-title">
 <h3>${cc.back === "home" ? html`<a href="${jobHref(cc.base, info.name)}">${info.name}</a>` : info.name} <span class="tag">${info.source}</span> ${state(info)}</h3>
-${info.description ? html`<p class="desc">${info.description}</p>` : ""}
+${info.description ? html`<p class="desc">${inertBidi(info.description)}</p>` : ""}
 </div><div class="actions">${action(cc, info.name, "run", "Run now", true)}${info.paused ? action(cc, info.name, "resume", "Resume") : action(cc, info.name, "pause", "Pause")}</div></div>
 <dl class="facts">
 <div><dt>Schedule</dt><dd><code>${"cron" in info.spec ? info.spec.cron : info.schedule}</code>${words ? html`<div class="sub" data-words>${words}</div>` : ""}</dd></div>

@@ -10,6 +10,8 @@ import type { JobInfo } from "../../engine/types.ts";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { SESSION_COOKIE, sameOrigin } from "../_auth.ts";
 import { readForm } from "../_body.ts";
+import { isHttps } from "../_headers.ts";
+import { clientKey } from "../_throttle.ts";
 import { basePath, homePath, type RouterContext, requireAuth } from "../_context.ts";
 import { validate } from "../_errors.ts";
 import { JOB_NAME } from "../../engine/spec.ts";
@@ -112,13 +114,22 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
     const base = basePath(c, "/ui/login");
     if (!sameOrigin(c.req.raw)) return c.html(await refusedPage(rc.title, homePath(base), "Refused: cross-site sign-in."), 403);
     const form = await readForm(c.req.raw, rc.maxBodyBytes);
+    const client = clientKey(c.req.raw, rc.trustProxy);
+    const wait = rc.throttle.wait(client, rc.now());
+    if (wait > 0) {
+      c.header("Retry-After", String(Math.ceil(wait / 1000)));
+      return c.html(await loginPage(rc.title, base, "Too many wrong tokens; wait and try again."), 429);
+    }
+    // Counted as a failure before the (async) check, so concurrent guesses cannot all slip in.
+    rc.throttle.failed(client, rc.now());
     if (!await auth.login(form.get("token") ?? "")) return c.html(await loginPage(rc.title, base, "Wrong token."), 401);
+    rc.throttle.succeeded(client);
     if (auth.required) {
       setCookie(c, SESSION_COOKIE, await auth.issueSession(rc.now()), {
         httpOnly: true,
         sameSite: "Strict",
         path: homePath(base),
-        secure: rc.secureCookie ?? new URL(c.req.url).protocol === "https:",
+        secure: rc.secureCookie ?? isHttps(c.req.raw, rc.trustProxy),
         maxAge: Math.floor(rc.sessionTtlMs / 1000),
       });
     }
@@ -128,6 +139,8 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
   app.post("/ui/logout", async (c) => {
     const base = basePath(c, "/ui/logout");
     if (!sameOrigin(c.req.raw)) return c.html(await refusedPage(rc.title, homePath(base), "Refused: cross-site request."), 403);
+    // Sessions are not tracked one by one: signing out ends every session, on every node.
+    if (await auth.session(getCookie(c, SESSION_COOKIE), rc.now())) await auth.revokeAll(rc.now());
     deleteCookie(c, SESSION_COOKIE, { path: homePath(base) });
     return c.redirect(homePath(base), 303);
   });

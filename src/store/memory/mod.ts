@@ -15,6 +15,7 @@ import {
   zeroCounts,
 } from "../_validate.ts";
 import { createMemoryDefs } from "./defs.ts";
+import { createMemorySettings } from "./settings.ts";
 import { createRunTable, publicRecord, type Row } from "./runs.ts";
 import { createOverview } from "./overview.ts";
 import type { ClaimResult, JobDef, JobState, RunRecord, RunUpdate, StatusCounts, Store, TickSnapshot } from "../types.ts";
@@ -255,12 +256,12 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     async lastOutcomes(names): Promise<Record<string, RunRecord>> {
       guard("lastOutcomes");
       checkNames(names, "lastOutcomes.jobs");
-      const result: Record<string, RunRecord> = {};
+      const result: [string, RunRecord][] = [];
       for (const name of names) {
         const row = newest(table.rows(name), (r) => r.status !== "running");
-        if (row !== undefined) result[name] = publicRecord(row);
+        if (row !== undefined) result.push([name, publicRecord(row)]);
       }
-      return result;
+      return Object.fromEntries(result);
     },
 
     overview: createOverview(table, guard),
@@ -268,13 +269,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     async counts(names): Promise<Record<string, StatusCounts>> {
       guard("counts");
       checkNames(names, "counts.jobs");
-      const result: Record<string, StatusCounts> = {};
-      for (const name of names) {
+      return Object.fromEntries(names.map((name): [string, StatusCounts] => {
         const counts = zeroCounts();
         for (const row of table.rows(name)) counts[row.status] += 1;
-        result[name] = counts;
-      }
-      return result;
+        return [name, counts];
+      }));
     },
 
     async setPaused(name, paused, now): Promise<void> {
@@ -286,6 +285,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     },
 
     ...defs.methods,
+
+    ...createMemorySettings(guard),
 
     async putDef(name, spec, now, options): Promise<JobDef> {
       const def = await defs.methods.putDef(name, spec, now, options);

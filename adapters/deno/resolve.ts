@@ -1,0 +1,18 @@
+/** Host resolution for webhook SSRF checks on Deno (`Deno.resolveDns`). */
+
+/**
+ * Every A and AAAA address of `host`, for `createScheduler({ webhooks: { resolve } })`:
+ * each delivery is refused when any of them is internal (unless allowed). An IP literal
+ * resolves to itself.
+ *
+ * @throws the resolver's error when the host has neither record.
+ * @example createScheduler({ webhookSecret, webhooks: { resolve: resolveHost } })
+ */
+export async function resolveHost(host: string): Promise<string[]> {
+  const name = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
+  if (/^[\d.]+$/.test(name) || name.includes(":")) return [name];
+  const [a, aaaa] = await Promise.allSettled([Deno.resolveDns(name, "A"), Deno.resolveDns(name, "AAAA")]);
+  const found = [...(a.status === "fulfilled" ? a.value : []), ...(aaaa.status === "fulfilled" ? aaaa.value : [])];
+  if (found.length === 0 && a.status === "rejected") throw a.reason;
+  return found;
+}

@@ -7,7 +7,8 @@ import type { AddressInfo } from "node:net";
 import { createManualClock, createScheduler, type ManualClock } from "../../src/engine/mod.ts";
 import type { Scheduler } from "../../src/engine/types.ts";
 import { createMemoryStore } from "../../src/store/mod.ts";
-import { edgecronRouter, verifySignature } from "../../src/http/mod.ts";
+import { edgecronRouter } from "../../src/http/mod.ts";
+import { verifySignature } from "../../src/webhook.ts";
 import type { Hono } from "hono";
 
 const SECRET = "whsec_integration_secret";

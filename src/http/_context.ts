@@ -3,7 +3,9 @@ import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import type { Logger, Scheduler } from "../engine/types.ts";
 import { type Auth, SESSION_COOKIE } from "./_auth.ts";
+import type { ResponseCache } from "./_cache.ts";
 import { errorBody } from "./_errors.ts";
+import type { Metrics } from "./metrics.ts";
 
 /** The resolved router configuration, built once by `edgecronRouter()`. */
 export interface RouterContext {
@@ -15,6 +17,10 @@ export interface RouterContext {
   logger: Logger;
   sessionTtlMs: number;
   secureCookie: boolean | undefined;
+  /** Read answers kept until the next tick or a write. */
+  cache: ResponseCache;
+  /** Served at `GET /metrics` when given. */
+  metrics: Metrics | undefined;
 }
 
 /**

@@ -7,9 +7,13 @@ import { quote, SchedulerError } from "../core/errors.ts";
 import type { Logger, Scheduler } from "../engine/types.ts";
 import { createAuth } from "./_auth.ts";
 import type { RouterContext } from "./_context.ts";
-import { toErrorResponse } from "./_errors.ts";
+import { createResponseCache } from "./_cache.ts";
+import { compression } from "./_compress.ts";
+import { errorBody, toErrorResponse } from "./_errors.ts";
 import { registerApi } from "./api.ts";
 import { registerDashboard } from "./dashboard/mod.ts";
+import type { Metrics } from "./metrics.ts";
+import { registerDocs } from "./docs.ts";
 
 /** Options of `edgecronRouter()`. */
 export interface RouterOptions {
@@ -29,6 +33,14 @@ export interface RouterOptions {
   sessionTtl?: string | number;
   /** Force the cookie's `Secure` flag; default: set when the request URL is https. */
   secureCookie?: boolean;
+  /** Serves `GET /metrics` (Prometheus text, same auth) from `createMetrics()`; default: no route. */
+  metrics?: Metrics;
+  /**
+   * Longest time a read answer (`GET /jobs…`, the dashboard) is reused; it is also
+   * dropped at this node's next tick and on every write through the router. Default
+   * `"5s"`; `0` turns the cache off.
+   */
+  cacheTtl?: string | number;
 }
 
 function invalid(field: string, message: string): SchedulerError {
@@ -47,31 +59,42 @@ function resolve(scheduler: Scheduler, options: RouterOptions): RouterContext {
   const maxBodyBytes = options.maxBodyBytes ?? 65_536;
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) throw invalid("maxBodyBytes", `expected a positive whole number, got ${quote(maxBodyBytes)}`);
   const sessionTtlMs = parseDuration(options.sessionTtl ?? "12h", { code: "invalid-spec", field: "router.sessionTtl", path: "router.sessionTtl", min: 60_000 });
+  const cacheTtlMs = parseDuration(options.cacheTtl ?? "5s", { code: "invalid-spec", field: "router.cacheTtl", path: "router.cacheTtl" });
+  const now = options.now ?? (() => Date.now());
+  const metrics = options.metrics;
+  if (metrics !== undefined && (typeof metrics.render !== "function" || typeof metrics.onEvent !== "function")) {
+    throw invalid("metrics", "expected the object createMetrics() returns");
+  }
   return {
     scheduler,
     auth: createAuth(isPublic ? undefined : token, sessionTtlMs),
     maxBodyBytes,
     title: options.title ?? "edgecron",
-    now: options.now ?? (() => Date.now()),
+    now,
     logger: options.logger ?? console,
     sessionTtlMs,
     secureCookie: options.secureCookie,
+    cache: createResponseCache({ ttlMs: cacheTtlMs, now, generation: async () => (await scheduler.health()).lastTick }),
+    metrics,
   };
 }
 
 /**
- * Builds the Hono app serving `scheduler`: the JSON API (`/health`, `/jobs`,
+ * Builds the Hono app serving `scheduler`: the JSON API (`/health`, `/jobs` paged,
  * `/jobs/:name`, `/jobs/:name/runs`, `/jobs/:name/run|pause|resume`, `/tick`, data-defined
- * jobs via `POST /jobs`, `PUT` and `DELETE /jobs/:name`) and the dashboard at `/`.
- * Mount it anywhere with `app.route(prefix, router)`.
+ * jobs via `POST /jobs`, `PUT` and `DELETE /jobs/:name`), `/openapi.json`, `/metrics`
+ * (with `metrics`) and the dashboard at `/`. Mount it anywhere with `app.route(prefix, router)`.
+ * Answers of 1 KiB or more are gzipped when the client accepts it.
  *
  * Options: `token` (required unless `public: true`), `public` (default false),
  * `maxBodyBytes` (default 64 KiB), `title` (default "edgecron"), `now` (default
- * `Date.now`), `logger` (default console), `sessionTtl` (default "12h"), `secureCookie`.
+ * `Date.now`), `logger` (default console), `sessionTtl` (default "12h"), `secureCookie`,
+ * `metrics` (default none), `cacheTtl` (default "5s").
  *
  * Errors answer `{ error: { code, message, path? } }`: 400 invalid input, 401 no or wrong
- * token, 404 unknown job, 409 refused (already running, code-defined job...), 413 body
- * over the limit, 500 (generic text; the real error goes to `logger`), 503 store down.
+ * token, 404 unknown job or route, 409 refused (already running, code-defined job...), 413
+ * body over the limit, 500 (generic text; the real error goes to `logger`), 502/504 a
+ * manual run that ended in `error`/`timeout`, 503 store down.
  *
  * @throws {SchedulerError} `invalid-spec` when neither a token nor `public: true` is given.
  * @example
@@ -81,6 +104,11 @@ function resolve(scheduler: Scheduler, options: RouterOptions): RouterContext {
 export function edgecronRouter(scheduler: Scheduler, options: RouterOptions): Hono {
   const rc = resolve(scheduler, options);
   const app = new Hono();
+  app.use(compression());
+  app.notFound((c) => {
+    c.header("Cache-Control", "no-store");
+    return c.json(errorBody("not-found", `no route ${c.req.method} ${c.req.path}`), 404);
+  });
   app.onError((error, c) => {
     const { status, body, internal } = toErrorResponse(error);
     if (internal) {
@@ -98,6 +126,7 @@ export function edgecronRouter(scheduler: Scheduler, options: RouterOptions): Ho
     return c.json(body, status);
   });
   registerApi(app, rc);
+  registerDocs(app, rc);
   registerDashboard(app, rc);
   return app;
 }

@@ -47,6 +47,17 @@ function invalid(field: string, message: string): SchedulerError {
   return new SchedulerError("invalid-spec", `router.${field}: ${message}`, { path: `router.${field}` });
 }
 
+/** The cache generation: the last tick; NaN (equal to nothing, so no hit) when health fails. */
+function generationOf(scheduler: Scheduler): () => Promise<unknown> {
+  return async () => {
+    try {
+      return (await scheduler.health()).lastTick;
+    } catch {
+      return Number.NaN;
+    }
+  };
+}
+
 function resolve(scheduler: Scheduler, options: RouterOptions): RouterContext {
   if (typeof options !== "object" || options === null) throw invalid("options", "expected { token } or { public: true }");
   const isPublic = options.public ?? false;
@@ -74,7 +85,7 @@ function resolve(scheduler: Scheduler, options: RouterOptions): RouterContext {
     logger: options.logger ?? console,
     sessionTtlMs,
     secureCookie: options.secureCookie,
-    cache: createResponseCache({ ttlMs: cacheTtlMs, now, generation: async () => (await scheduler.health()).lastTick }),
+    cache: createResponseCache({ ttlMs: cacheTtlMs, now, generation: generationOf(scheduler) }),
     metrics,
   };
 }

@@ -9,3 +9,5 @@ export type { RouterOptions } from "./router.ts";
 export { signPayload, verifySignature } from "../engine/signature.ts";
 export type { VerifyOptions, VerifyResult } from "../engine/signature.ts";
 export type { ErrorBody } from "./_errors.ts";
+export { createMetrics } from "./metrics.ts";
+export type { JobStateCounts, Metrics, MetricsOptions } from "./metrics.ts";

@@ -82,7 +82,8 @@ async function define(rc: RouterContext, name: string, spec: DataJobSpec, ifVers
     const prefix = `jobs.${name}.`;
     if (e instanceof SchedulerError && e.code.startsWith("invalid-") && e.path?.startsWith(prefix)) {
       const path = e.path.slice(prefix.length);
-      throw new SchedulerError(e.code, e.message.split(prefix).join(""), { path });
+      const message = e.message.startsWith(`${e.code}: `) ? e.message.slice(e.code.length + 2) : e.message;
+      throw new SchedulerError(e.code, message.split(prefix).join(""), { path, cause: e });
     }
     throw e;
   }

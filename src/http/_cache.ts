@@ -1,9 +1,11 @@
 /**
  * A small response cache for the read routes: what a GET answers does not change
  * between two ticks of this node unless someone writes through the router, so an
- * answer is kept until the scheduler's last tick changes, a write clears the cache, or
+ * answer is kept until the scheduler's last tick changes (but at least 2 s, so a node
+ * ticking every second does not re-render every second), a write clears the cache, or
  * `ttl` passes (other nodes' writes). Each entry keeps its bytes and, once asked for,
  * their gzip: a hot page is rendered and compressed once per tick, not per request.
+ * While one request renders a newer answer, concurrent ones get the previous answer.
  */
 import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
@@ -18,6 +20,9 @@ interface Entry {
   zipped: boolean;
   gzip?: Promise<Uint8Array>;
 }
+
+/** An answer is reused this long even when a tick happened meanwhile (bounded by the ttl). */
+export const REUSE_FLOOR_MS = 2000;
 
 /** The cache a router shares between its read routes. */
 export interface ResponseCache {
@@ -71,9 +76,16 @@ export function createResponseCache(options: CacheOptions): ResponseCache {
     const gen = await generation();
     const at = now();
     const hit = entries.get(key);
-    if (hit !== undefined && hit.generation === gen && at - hit.at < ttlMs) return serve(hit, c.req.header("accept-encoding"));
+    const age = hit === undefined ? Infinity : at - hit.at;
+    // A node ticking every second would otherwise re-render every second; under a floor
+    // of reuse, a busy page is rendered at most every REUSE_FLOOR_MS (writes still clear it).
+    const fresh = age < ttlMs && (hit!.generation === gen || age < Math.min(ttlMs, REUSE_FLOOR_MS));
+    if (fresh) return serve(hit!, c.req.header("accept-encoding"));
     const inFlight = pending.get(key);
     if (inFlight !== undefined) {
+      // One request renders the new answer; the others get the previous one meanwhile
+      // (never after a write: a write clears every entry).
+      if (hit !== undefined) return serve(hit, c.req.header("accept-encoding"));
       const shared = await inFlight;
       if (shared !== undefined) return serve(shared, c.req.header("accept-encoding"));
     }

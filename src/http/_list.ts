@@ -9,6 +9,7 @@
  * `runs()` call per listed job. Once the engine's read API is merged, delete every
  * branch marked FALLBACK (the tests keep passing: they check the shape, not the path).
  */
+import { tryParseDuration } from "../core/duration.ts";
 import { schedule } from "../core/schedule.ts";
 import type { JobInfo, Scheduler } from "../engine/types.ts";
 import type { RunRecord } from "../store/types.ts";
@@ -30,7 +31,7 @@ export interface ListedJob extends JobInfo {
 
 /** The agreed `scheduler.list()` options (engine's `ListOptions`). */
 export interface ListQuery {
-  /** Upcoming fire times per job in `next`; default 10. */
+  /** Upcoming fire times per job in `next`; default 5. */
   next?: number;
   /** Horizon in ms for `recent` and `upcoming`. */
   window?: number;
@@ -46,6 +47,8 @@ export interface JobPage {
   nextAfter: string | null;
 }
 
+/** Next slots per job when the query names none (the engine's default). */
+const DEFAULT_NEXT = 5;
 const RECENT_MAX = 50;
 const UPCOMING_SLOTS = 200;
 /** FALLBACK: counting fires stops here (a 1 s schedule over 24 h is 86 400). */
@@ -62,16 +65,35 @@ type ListFn = (options: Omit<ListQuery, "limit"> & { limit?: number }) => Promis
  */
 export async function listJobsWithFallback(scheduler: Scheduler, query: ListQuery, now: number): Promise<JobPage> {
   const list = scheduler.list.bind(scheduler) as ListFn;
-  const asked = { ...query, limit: query.limit + 1 };
+  // `next` is computed below for the page only: an engine without paging would
+  // otherwise step every job's schedule for a page of 100.
+  const asked = { ...query, next: 0, limit: query.limit + 1 };
   let jobs = await list(asked);
   // FALLBACK: an engine without paging returns every job in registry order.
   jobs = jobs.filter((j) => query.after === undefined || j.name > query.after).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const more = jobs.length > query.limit;
-  const page = jobs.slice(0, query.limit).map((j) => quiet(j));
+  const count = query.next ?? DEFAULT_NEXT;
+  const page = jobs.slice(0, query.limit).map((j) => quiet({ ...j, next: nextRunsOf(j, now, count) }));
   if (query.window !== undefined && page.some((j) => j.recent === undefined || j.upcoming === undefined)) {
     await fillWindow(scheduler, page, query.window, now); // FALLBACK
   }
   return { jobs: page, nextAfter: more ? page.at(-1)!.name : null };
+}
+
+function nextRunsOf(job: JobInfo, now: number, count: number): number[] {
+  if (count === 0 || job.paused || !job.enabled) return [];
+  try {
+    return schedule(job.spec).nextRuns(now, count);
+  } catch {
+    return []; // a user-supplied Schedule the spec cannot rebuild; ticks log it
+  }
+}
+
+/** The step and anchor of an `every` schedule on a fixed grid (an instant anchor, or none). */
+function gridOf(spec: JobInfo["spec"]): { step: number; anchor: number } | undefined {
+  if (!("every" in spec) || typeof spec.anchor === "string") return undefined;
+  const step = tryParseDuration(spec.every);
+  return step === undefined || step <= 0 ? undefined : { step, anchor: spec.anchor ?? 0 };
 }
 
 /** A job that will not fire lists no next slots (FALLBACK: the engine does it after the merge). */
@@ -101,10 +123,17 @@ export function upcomingSlots(job: JobInfo, now: number, window: number): Upcomi
   let count = 0;
   let last: number | undefined;
   try {
+    const grid = gridOf(job.spec);
     for (const t of schedule(job.spec).between(now, now + window)) {
       if (slots.length < UPCOMING_SLOTS) slots.push(t);
       last = t;
-      if (++count >= COUNT_CAP) break;
+      count++;
+      // A fixed grid (`every` from an instant) is counted, not walked: 86 400 for 1 s.
+      if (grid !== undefined && slots.length === UPCOMING_SLOTS) {
+        const end = grid.anchor + Math.floor((now + window - grid.anchor) / grid.step) * grid.step;
+        return { count: count + Math.round((end - t) / grid.step), first: slots[0], last: end, slots };
+      }
+      if (count >= COUNT_CAP) break;
     }
   } catch {
     // A user-supplied Schedule object the spec cannot rebuild: show what `next` knows.

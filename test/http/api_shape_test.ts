@@ -114,7 +114,7 @@ describe("compression and the read cache", () => {
     assert.equal((await tiny.json() as { ok: boolean }).ok, true);
   });
 
-  it("serves a read from the cache until the next tick or a write, and never past cacheTtl", async () => {
+  it("serves a read from the cache until the next tick (at least 2 s) or a write, and never past cacheTtl", async () => {
     const f = setup({ router: { cacheTtl: "1m" } });
     let lists = 0;
     const list = f.scheduler.list.bind(f.scheduler);
@@ -128,10 +128,33 @@ describe("compression and the read cache", () => {
     assert.equal(lists, 2);
     await f.scheduler.tick();
     await f.call("GET", "/jobs");
-    assert.equal(lists, 3, "a tick starts a new generation");
-    await f.clock.advance(61_000);
+    assert.equal(lists, 2, "an answer younger than 2 s is reused across a tick");
+    await f.clock.advance(2_000);
+    await f.call("GET", "/jobs");
+    assert.equal(lists, 3, "past the floor, the tick starts a new generation");
+    await f.clock.advance(30_000);
+    await f.call("GET", "/jobs");
+    assert.equal(lists, 3, "no tick since: the same generation, within the ttl");
+    await f.clock.advance(31_000);
     await f.call("GET", "/jobs");
     assert.equal(lists, 4, "ttl");
     assert.equal((await f.call("GET", "/jobs", { auth: false })).status, 401, "auth comes before the cache");
+  });
+});
+
+describe("upcomingSlots", () => {
+  it("counts a dense fixed grid without walking it, the same as walking it", async () => {
+    const { upcomingSlots } = await import("../../src/http/_list.ts");
+    const f = setup();
+    f.scheduler.job("every-5s", { schedule: { every: "5s" }, run: () => {} });
+    f.scheduler.job("every-7m", { schedule: { every: "7m", anchor: T0 + 1_000 }, run: () => {} });
+    for (const name of ["every-5s", "every-7m"]) {
+      const info = (await f.scheduler.get(name))!;
+      const up = upcomingSlots(info, T0 + 123, 24 * HOUR);
+      const walked = [...(await import("../../src/core/schedule.ts")).schedule(info.spec).between(T0 + 123, T0 + 123 + 24 * HOUR)];
+      assert.equal(up.count, walked.length, name);
+      assert.equal(up.last, walked.at(-1), name);
+      assert.deepEqual(up.slots, walked.slice(0, 200), name);
+    }
   });
 });

@@ -63,6 +63,19 @@ export function instantFormatter(zone: string): (ms: number) => string {
   };
 }
 
+/**
+ * Formatters by zone for one page: an Intl formatter costs milliseconds to build, so a
+ * page of 100 jobs in four zones builds four, not a hundred.
+ */
+export function formatterCache(): (zone: string) => (ms: number) => string {
+  const byZone = new Map<string, (ms: number) => string>();
+  return (zone) => {
+    let format = byZone.get(zone);
+    if (format === undefined) byZone.set(zone, format = instantFormatter(zone));
+    return format;
+  };
+}
+
 /** `Mon 30 Nov, 14:00:00 CET` in `zone`; see `instantFormatter` for many instants. */
 export function formatInstant(ms: number, zone: string): string {
   return instantFormatter(zone)(ms);

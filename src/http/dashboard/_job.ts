@@ -27,6 +27,8 @@ export interface CardContext {
   back: "home" | "job";
   /** Next slots listed (the timeline draws all within 24 h). */
   listNext: number;
+  /** Formatter for a zone, shared by the page's cards (see `formatterCache`). */
+  formatterFor: (zone: string) => (ms: number) => string;
 }
 
 /** `/ui/jobs/<name>` under `base`. */
@@ -77,7 +79,7 @@ export function jobCard(view: JobView, cc: CardContext): Html {
   const { info } = view;
   const words = scheduleInWords(info.spec, info.timezone);
   const c = info.counters;
-  const format = instantFormatter(info.timezone);
+  const format = cc.formatterFor(info.timezone);
   return html`<section class="job" data-job="${info.name}">
 <div class="job-head"><div class="job-title">
 <h3>${cc.back === "home" ? html`<a href="${jobHref(cc.base, info.name)}">${info.name}</a>` : info.name} <span class="tag">${info.source}</span> ${state(info)}</h3>

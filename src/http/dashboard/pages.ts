@@ -2,7 +2,7 @@
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import type { RunRecord } from "../../store/types.ts";
-import { formatElapsed, instantFormatter, relative } from "./_format.ts";
+import { formatElapsed, relative } from "./_format.ts";
 import { type CardContext, jobCard, jobHref, type JobView, statusBadge, timeTag } from "./_job.ts";
 import { legend } from "./timeline.ts";
 
@@ -55,7 +55,7 @@ function runRow(r: RunRecord, formatInstant: (ms: number) => string, now: number
 /** One job: its card, the next slots, its target when data-defined, its run history. */
 export function jobPage(view: JobView, history: readonly RunRecord[], cc: CardContext & { nextBefore: number | null; paged: boolean }, notice?: Notice): Html {
   const { info } = view;
-  const format = instantFormatter(info.timezone);
+  const format = cc.formatterFor(info.timezone);
   const target = info.def?.spec.target as { url?: unknown; method?: unknown; headers?: unknown } | undefined;
   let where = "";
   if (target && typeof target.url === "string" && URL.canParse(target.url)) {

@@ -18,6 +18,7 @@ import { JOBS_PAGE } from "../_paging.ts";
 import { layout, loginPage, notFound, refusedPage } from "./_layout.ts";
 import { jobHref, type JobView } from "./_job.ts";
 import { plannedSpans } from "./_planned.ts";
+import { formatterCache } from "./_format.ts";
 import { jobPage, type Notice, overviewPage } from "./pages.ts";
 
 const DAY = 86_400_000;
@@ -89,7 +90,7 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
     const { jobs, nextAfter } = await listJobsWithFallback(scheduler, { next: OVERVIEW_NEXT, window: DAY, limit: JOBS_PAGE, ...(after === undefined ? {} : { after }) }, now);
     const views = jobs.map((info) => viewOf(info, info.recent ?? [], info.upcoming?.count ?? 0, now));
     const { csrf, chrome: ch } = await chrome(c, base, now);
-    const cc = { base, now, csrf, back: "home" as const, listNext: OVERVIEW_NEXT, nextAfter, paged: after !== undefined };
+    const cc = { base, now, csrf, back: "home" as const, listNext: OVERVIEW_NEXT, nextAfter, paged: after !== undefined, formatterFor: formatterCache() };
     return c.html(await layout({ ...ch, refreshSeconds: REFRESH, refreshUrl: refreshUrl(c, "after") }, "Jobs", overviewPage(views, cc, noticeFrom(c))));
   });
 
@@ -109,7 +110,7 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
     const last = history.at(-1);
     const past = (await scheduler.runs(name, { limit: PAST_LIMIT })).filter((r) => r.slot >= now - DAY);
     const view = viewOf(info, past, upcomingSlots(info, now, DAY).count, now);
-    const cc = { base, now, csrf, back: "job" as const, listNext: JOB_NEXT, nextBefore: history.length === HISTORY_LIMIT && last ? last.slot : null, paged: before !== undefined };
+    const cc = { base, now, csrf, back: "job" as const, listNext: JOB_NEXT, nextBefore: history.length === HISTORY_LIMIT && last ? last.slot : null, paged: before !== undefined, formatterFor: formatterCache() };
     return c.html(await layout({ ...ch, refreshSeconds: REFRESH, refreshUrl: refreshUrl(c, "before") }, name, jobPage(view, history, cc, noticeFrom(c))));
   });
 

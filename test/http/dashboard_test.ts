@@ -134,3 +134,44 @@ describe("dashboard job page", () => {
     assert.equal(((await bad.json()) as { error: { path: string } }).error.path, "params.name");
   });
 });
+
+describe("dashboard cost", () => {
+  /** A memory store that counts every call, and a scheduler with `n` jobs on it. */
+  async function world(n: number) {
+    const { createManualClock, createScheduler } = await import("../../src/engine/mod.ts");
+    const { createMemoryStore } = await import("../../src/store/mod.ts");
+    const { edgecronRouter } = await import("../../src/http/mod.ts");
+    const inner = createMemoryStore();
+    const calls: string[] = [];
+    const store = new Proxy(inner, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        return typeof value === "function" ? (...args: unknown[]) => (calls.push(String(key)), value.apply(target, args)) : value;
+      },
+    });
+    const clock = createManualClock(T0);
+    const scheduler = createScheduler({ clock, store, logger: { debug() {}, info() {}, warn() {}, error() {} } });
+    for (let i = 0; i < n; i++) scheduler.job(`job-${String(i).padStart(4, "0")}`, { schedule: "*/15 * * * *", run: () => {} });
+    await scheduler.tick();
+    await clock.advance(HOUR);
+    await scheduler.tick();
+    const app = edgecronRouter(scheduler, { public: true, now: clock.now, cacheTtl: 0 });
+    return { scheduler, app, calls };
+  }
+
+  it("reads the store as many times for 1 000 jobs as for 1 (the engine's list), and never writes", async (t) => {
+    const one = await world(1);
+    const probe = await (one.scheduler.list as (o: object) => Promise<{ recent?: unknown }[]>)({ window: HOUR, limit: 1 });
+    if (probe[0]?.recent === undefined) return t.skip("the engine's list({ window }) read API is not merged yet");
+    const many = await world(1000);
+    const cost = async (w: Awaited<ReturnType<typeof world>>): Promise<string[]> => {
+      w.calls.length = 0;
+      assert.equal((await w.app.request("/")).status, 200);
+      return [...w.calls];
+    };
+    const few = await cost(one);
+    const lots = await cost(many);
+    assert.equal(lots.length, few.length, `1 job: ${few.join(",")}; 1 000 jobs: ${lots.join(",")}`);
+    for (const write of ["snapshot", "claim", "update", "setPaused", "putDef"]) assert.ok(!lots.includes(write), `no ${write}`);
+  });
+});

@@ -11,7 +11,7 @@
 import process from "node:process";
 import { createScheduler, type SchedulerOptions } from "../../src/mod.ts";
 import { libsqlStore } from "../../src/store/libsql/mod.ts";
-import { createMetrics, edgecronRouter } from "../../src/http/mod.ts";
+import { createMetrics, edgecronRouter, openApiDocument } from "../../src/http/mod.ts";
 import { serveBun } from "../../adapters/bun/mod.ts";
 import { addDemoReceiver, banner, demoSettings, demoWebhooks, stopOnSignals } from "../node-server/demo.ts";
 
@@ -34,7 +34,7 @@ const scheduler = createScheduler(options)
     },
   });
 
-const app = addDemoReceiver(edgecronRouter(scheduler, { token: settings.token, metrics }), settings);
+const app = addDemoReceiver(edgecronRouter(scheduler, { token: settings.token, metrics, openapi: openApiDocument }), settings);
 const server = await serveBun(scheduler, {
   app,
   hostname: settings.hostname,

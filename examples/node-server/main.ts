@@ -11,7 +11,7 @@
  */
 import { createScheduler, type SchedulerOptions } from "../../src/mod.ts";
 import { libsqlStore } from "../../src/store/libsql/mod.ts";
-import { createMetrics, edgecronRouter } from "../../src/http/mod.ts";
+import { createMetrics, edgecronRouter, openApiDocument } from "../../src/http/mod.ts";
 import { serveNode } from "../../adapters/node/mod.ts";
 import { addDemoReceiver, banner, demoSettings, demoWebhooks, stopOnSignals } from "./demo.ts";
 
@@ -40,7 +40,7 @@ const scheduler = createScheduler(options)
     run: ({ slot }) => console.log(`ran weekday-report slot=${new Date(slot).toISOString()}`),
   });
 
-const app = addDemoReceiver(edgecronRouter(scheduler, { token: settings.token, metrics }), settings);
+const app = addDemoReceiver(edgecronRouter(scheduler, { token: settings.token, metrics, openapi: openApiDocument }), settings);
 const server = await serveNode(scheduler, {
   app,
   hostname: settings.hostname,

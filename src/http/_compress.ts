@@ -1,10 +1,9 @@
 /**
- * Response compression with the Web-standard `CompressionStream` (Node 20, Deno, Bun
- * and workerd all have it). Unlike hono's `compress()`, which only knows a body's size
- * from `Content-Length` (unset on `c.json()`), this reads the body first, so tiny
- * bodies (under 1 KiB) go out as they are.
+ * gzip for the response cache, with the Web-standard `CompressionStream` (Node 20,
+ * Deno, Bun and workerd all have it). Unlike hono's `compress()`, which knows a body's
+ * size only from `Content-Length` (unset on `c.json()`) and compresses on every request,
+ * the cache compresses an answer once, and leaves bodies under 1 KiB as they are.
  */
-import type { MiddlewareHandler } from "hono";
 
 /** Bodies smaller than this are not worth a gzip header and a stream. */
 export const COMPRESS_THRESHOLD = 1024;
@@ -40,24 +39,4 @@ export function varyOnEncoding(headers: Headers): void {
   const vary = headers.get("vary");
   if (vary === null) headers.set("vary", "Accept-Encoding");
   else if (!/accept-encoding/i.test(vary)) headers.set("vary", `${vary}, Accept-Encoding`);
-}
-
-/**
- * Middleware: gzips text, JSON and SVG answers of 1 KiB or more when the client accepts
- * gzip; leaves smaller ones, HEAD answers and already encoded ones alone.
- */
-export function compression(): MiddlewareHandler {
-  return async (c, next) => {
-    await next();
-    const res = c.res;
-    // A Content-Length means the body is already final (the response cache sizes its own).
-    if (c.req.method === "HEAD" || res.body === null || res.headers.has("content-length") || !compressible(res)) return;
-    const bytes = new Uint8Array(await res.arrayBuffer());
-    const zip = bytes.byteLength >= COMPRESS_THRESHOLD && acceptsGzip(c.req.header("accept-encoding"));
-    const body = zip ? await gzip(bytes) : bytes;
-    c.res = new Response(body as BodyInit, { status: res.status, statusText: res.statusText, headers: res.headers });
-    if (zip) c.res.headers.set("content-encoding", "gzip");
-    c.res.headers.set("content-length", String(body.byteLength));
-    if (bytes.byteLength >= COMPRESS_THRESHOLD) varyOnEncoding(c.res.headers);
-  };
 }

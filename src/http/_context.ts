@@ -21,6 +21,8 @@ export interface RouterContext {
   cache: ResponseCache;
   /** Served at `GET /metrics` when given. */
   metrics: Metrics | undefined;
+  /** Served at `GET /openapi.json` when given. */
+  openapi: string | undefined;
 }
 
 /**

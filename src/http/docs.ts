@@ -1,9 +1,8 @@
-/** `GET /openapi.json` and, when the router has `metrics`, `GET /metrics` (same auth as the API). */
+/** `GET /openapi.json` and `GET /metrics` when the router has them (same auth as the API). */
 import type { Hono } from "hono";
 import { type RouterContext, requireAuth } from "./_context.ts";
 import { listJobsWithFallback } from "./_list.ts";
 import type { JobStateCounts } from "./metrics.ts";
-import { OPENAPI_DOCUMENT } from "./openapi/document.ts";
 
 const METRICS_PAGE = 1000;
 
@@ -11,10 +10,13 @@ const METRICS_PAGE = 1000;
 export function registerDocs(app: Hono, rc: RouterContext): void {
   const read = requireAuth(rc, { cookie: true });
 
-  app.get("/openapi.json", read, (c) => {
-    c.header("Content-Type", "application/json; charset=UTF-8");
-    return c.body(OPENAPI_DOCUMENT);
-  });
+  const document = rc.openapi;
+  if (document !== undefined) {
+    app.get("/openapi.json", read, rc.cache.middleware, (c) => {
+      c.header("Content-Type", "application/json; charset=UTF-8");
+      return c.body(document);
+    });
+  }
 
   const metrics = rc.metrics;
   if (metrics === undefined) return;

@@ -11,3 +11,4 @@ export type { VerifyOptions, VerifyResult } from "../engine/signature.ts";
 export type { ErrorBody } from "./_errors.ts";
 export { createMetrics } from "./metrics.ts";
 export type { JobStateCounts, Metrics, MetricsOptions } from "./metrics.ts";
+export { OPENAPI_DOCUMENT as openApiDocument } from "./openapi/document.ts";

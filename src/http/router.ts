@@ -8,7 +8,6 @@ import type { Logger, Scheduler } from "../engine/types.ts";
 import { createAuth } from "./_auth.ts";
 import type { RouterContext } from "./_context.ts";
 import { createResponseCache } from "./_cache.ts";
-import { compression } from "./_compress.ts";
 import { errorBody, toErrorResponse } from "./_errors.ts";
 import { registerApi } from "./api.ts";
 import { registerDashboard } from "./dashboard/mod.ts";
@@ -41,6 +40,12 @@ export interface RouterOptions {
    * `"5s"`; `0` turns the cache off.
    */
   cacheTtl?: string | number;
+  /**
+   * The OpenAPI document served at `GET /openapi.json`: pass `openApiDocument` from
+   * `edgecron/hono`. Default: no route (the document is 2.5 KB gzipped; an edge bundle
+   * that does not serve it does not carry it).
+   */
+  openapi?: string;
 }
 
 function invalid(field: string, message: string): SchedulerError {
@@ -87,20 +92,22 @@ function resolve(scheduler: Scheduler, options: RouterOptions): RouterContext {
     secureCookie: options.secureCookie,
     cache: createResponseCache({ ttlMs: cacheTtlMs, now, generation: generationOf(scheduler) }),
     metrics,
+    openapi: options.openapi,
   };
 }
 
 /**
  * Builds the Hono app serving `scheduler`: the JSON API (`/health`, `/jobs` paged,
  * `/jobs/:name`, `/jobs/:name/runs`, `/jobs/:name/run|pause|resume`, `/tick`, data-defined
- * jobs via `POST /jobs`, `PUT` and `DELETE /jobs/:name`), `/openapi.json`, `/metrics`
- * (with `metrics`) and the dashboard at `/`. Mount it anywhere with `app.route(prefix, router)`.
- * Answers of 1 KiB or more are gzipped when the client accepts it.
+ * jobs via `POST /jobs`, `PUT` and `DELETE /jobs/:name`), `/openapi.json` (with
+ * `openapi`), `/metrics` (with `metrics`) and the dashboard at `/`. Mount it anywhere with
+ * `app.route(prefix, router)`. Read answers of 1 KiB or more are gzipped when the client
+ * accepts it.
  *
  * Options: `token` (required unless `public: true`), `public` (default false),
  * `maxBodyBytes` (default 64 KiB), `title` (default "edgecron"), `now` (default
  * `Date.now`), `logger` (default console), `sessionTtl` (default "12h"), `secureCookie`,
- * `metrics` (default none), `cacheTtl` (default "5s").
+ * `metrics` (default none), `cacheTtl` (default "5s"), `openapi` (default none).
  *
  * Errors answer `{ error: { code, message, path? } }`: 400 invalid input, 401 no or wrong
  * token, 404 unknown job or route, 409 refused (already running, code-defined job...), 413
@@ -115,7 +122,6 @@ function resolve(scheduler: Scheduler, options: RouterOptions): RouterContext {
 export function edgecronRouter(scheduler: Scheduler, options: RouterOptions): Hono {
   const rc = resolve(scheduler, options);
   const app = new Hono();
-  app.use(compression());
   app.notFound((c) => {
     c.header("Cache-Control", "no-store");
     return c.json(errorBody("not-found", `no route ${c.req.method} ${c.req.path}`), 404);

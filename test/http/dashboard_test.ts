@@ -135,6 +135,16 @@ describe("dashboard job page", () => {
   });
 });
 
+describe("dashboard cache", () => {
+  it("drops cached pages when a dashboard form acts", async () => {
+    const f = setup();
+    assert.match(await page(f), /data-job="hourly">[\s\S]*?data-state="active"/);
+    const res = await f.call("POST", "/ui/jobs/hourly/pause", { body: new URLSearchParams({ csrf: "", back: "home" }), headers: { "content-type": "application/x-www-form-urlencoded" } });
+    assert.equal(res.status, 303);
+    assert.match(await page(f), /data-job="hourly">[\s\S]*?data-state="paused"/, "the overview shows the pause at once");
+  });
+});
+
 describe("dashboard cost", () => {
   /** A memory store that counts every call, and a scheduler with `n` jobs on it. */
   async function world(n: number) {

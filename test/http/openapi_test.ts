@@ -6,6 +6,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { documentModule } from "../../scripts/openapi.ts";
 import { OPENAPI_DOCUMENT } from "../../src/http/openapi/document.ts";
 import { createMetrics } from "../../src/http/metrics.ts";
+import { openApiDocument } from "../../src/http/mod.ts";
 import { setup } from "./_setup.ts";
 
 interface Doc {
@@ -16,7 +17,7 @@ interface Doc {
 
 describe("GET /openapi.json", () => {
   it("serves a document the OpenAPI 3.1 validator accepts", async () => {
-    const f = setup();
+    const f = setup({ router: { openapi: openApiDocument } });
     const res = await f.call("GET", "/openapi.json");
     assert.equal(res.status, 200);
     assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
@@ -28,11 +29,16 @@ describe("GET /openapi.json", () => {
   });
 
   it("lists every route the router serves, and nothing else", async () => {
-    const f = setup({ router: { metrics: createMetrics() } });
+    const f = setup({ router: { metrics: createMetrics(), openapi: openApiDocument } });
     const served = new Set(f.app.routes.filter((r) => r.method !== "ALL").map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`));
     const doc = JSON.parse(OPENAPI_DOCUMENT) as Doc;
     const documented = new Set(Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)));
     assert.deepEqual([...documented].sort(), [...served].sort());
+  });
+
+  it("is served only when the router is given it, and behind the token", async () => {
+    assert.equal((await setup().call("GET", "/openapi.json")).status, 404);
+    assert.equal((await setup({ router: { openapi: openApiDocument } }).call("GET", "/openapi.json", { auth: false })).status, 401);
   });
 
   it("is generated from the request schemas and up to date (run `npm run openapi` after a change)", () => {

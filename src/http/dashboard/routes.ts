@@ -160,6 +160,7 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
         await scheduler[verb](name);
         result = verb === "pause" ? "paused" : "resumed";
       }
+      rc.cache.clear();
       const back = form.get("back") === "job" ? jobHref(base, name) : homePath(base);
       const q = new URLSearchParams({ done: verb, job: name, result });
       return c.redirect(`${back}?${q}`, 303);

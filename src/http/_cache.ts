@@ -10,7 +10,7 @@
 import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { SESSION_COOKIE } from "./_auth.ts";
-import { acceptsGzip, COMPRESS_THRESHOLD, compressible, gzip, varyOnEncoding } from "./_compress.ts";
+import { acceptsGzip, COMPRESS_THRESHOLD, gzip } from "./_compress.ts";
 
 interface Entry {
   generation: unknown;
@@ -53,7 +53,7 @@ export function createResponseCache(options: CacheOptions): ResponseCache {
     const headers = new Headers(entry.headers);
     let body = entry.bytes;
     if (entry.zipped) {
-      varyOnEncoding(headers);
+      headers.set("vary", "Accept-Encoding");
       if (acceptsGzip(acceptEncoding)) {
         body = await (entry.gzip ??= gzip(entry.bytes));
         headers.set("content-encoding", "gzip");
@@ -64,10 +64,11 @@ export function createResponseCache(options: CacheOptions): ResponseCache {
   };
 
   const record = async (res: Response, gen: unknown, at: number): Promise<Entry | undefined> => {
-    if (res.status !== 200 || res.body === null || res.headers.has("content-encoding") || res.headers.has("set-cookie")) return undefined;
+    // The cached routes answer JSON or HTML (both compress well) and never set cookies.
+    if (res.status !== 200) return undefined;
     const bytes = new Uint8Array(await res.clone().arrayBuffer());
     const headers = [...res.headers].filter(([k]) => k !== "content-length");
-    return { generation: gen, at, headers, bytes, zipped: bytes.byteLength >= COMPRESS_THRESHOLD && compressible(res) };
+    return { generation: gen, at, headers, bytes, zipped: bytes.byteLength >= COMPRESS_THRESHOLD };
   };
 
   const middleware: MiddlewareHandler = async (c, next) => {

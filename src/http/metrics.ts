@@ -2,7 +2,8 @@
  * `createMetrics()`: Prometheus counters and histograms fed by `SchedulerEvent`s,
  * rendered in the text exposition format (version 0.0.4) at `GET /metrics`.
  */
-import type { SchedulerEvent } from "../engine/types.ts";
+import type { Scheduler, SchedulerEvent } from "../engine/types.ts";
+import { listJobsWithFallback } from "./_list.ts";
 import { createHistogram, type Histogram, labels } from "./metrics_format.ts";
 
 /** What the router's `GET /metrics` adds at scrape time: jobs by state. */
@@ -14,6 +15,8 @@ export interface Metrics {
   onEvent(event: SchedulerEvent): void;
   /** The exposition text; `jobs` adds the `edgecron_jobs{state}` gauge. */
   render(jobs?: JobStateCounts): string;
+  /** What `GET /metrics` answers: `render()` with the jobs of `scheduler` counted by state. */
+  scrape(scheduler: Scheduler, now: number): Promise<string>;
 }
 
 /** Options of `createMetrics()`. */
@@ -114,7 +117,25 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     return `${out.join("\n")}\n`;
   };
 
-  return { onEvent, render };
+  return { onEvent, render, scrape: async (scheduler, now) => render(await jobStates(scheduler, now)) };
+}
+
+const SCRAPE_PAGE = 1000;
+
+async function jobStates(scheduler: Scheduler, now: number): Promise<JobStateCounts> {
+  const jobs: JobStateCounts = { active: 0, paused: 0, disabled: 0, running: 0 };
+  let after: string | undefined;
+  do {
+    const page = await listJobsWithFallback(scheduler, { next: 0, limit: SCRAPE_PAGE, ...(after === undefined ? {} : { after }) }, now);
+    for (const job of page.jobs) {
+      if (job.runningSince !== undefined) jobs.running++;
+      if (job.paused) jobs.paused++;
+      else if (!job.enabled) jobs.disabled++;
+      else jobs.active++;
+    }
+    after = page.nextAfter ?? undefined;
+  } while (after !== undefined);
+  return jobs;
 }
 
 function histogram(out: string[], name: string, help: string, h: Histogram): void {

@@ -78,7 +78,7 @@ function resolve(scheduler: Scheduler, options: RouterOptions): RouterContext {
   const cacheTtlMs = parseDuration(options.cacheTtl ?? "5s", { code: "invalid-spec", field: "router.cacheTtl", path: "router.cacheTtl" });
   const now = options.now ?? (() => Date.now());
   const metrics = options.metrics;
-  if (metrics !== undefined && (typeof metrics.render !== "function" || typeof metrics.onEvent !== "function")) {
+  if (metrics !== undefined && (typeof metrics.scrape !== "function" || typeof metrics.onEvent !== "function")) {
     throw invalid("metrics", "expected the object createMetrics() returns");
   }
   return {

@@ -158,3 +158,11 @@ describe("upcomingSlots", () => {
     }
   });
 });
+
+describe("acceptsGzip", () => {
+  it("reads Accept-Encoding lists, with and without q values", async () => {
+    const { acceptsGzip } = await import("../../src/http/_compress.ts");
+    for (const yes of ["gzip", "gzip, deflate, br", "br;q=1, gzip;q=0.5", "deflate,gzip", "GZIP", "gzip;q=1"]) assert.equal(acceptsGzip(yes), true, yes);
+    for (const no of [undefined, "", "br", "gzip;q=0", "gzip; q=0.0, br", "x-gzip2"]) assert.equal(acceptsGzip(no), false, String(no));
+  });
+});

@@ -52,10 +52,7 @@ svg.timeline .grid{stroke:var(--line);stroke-width:1;fill:none}
 svg.timeline path.mark{fill:none;stroke-width:4}svg.timeline path.band{stroke:none;opacity:.9}
 svg.timeline .now{stroke:var(--ink);stroke-width:1.5;stroke-dasharray:3 2}
 svg.timeline .axis{fill:var(--muted);font-size:10px}
-.s-ok{color:var(--ok);fill:var(--ok);stroke:var(--ok);background:var(--ok)}.s-error{color:var(--error);fill:var(--error);stroke:var(--error);background:var(--error)}
-.s-timeout{color:var(--timeout);fill:var(--timeout);stroke:var(--timeout);background:var(--timeout)}.s-abandoned{color:var(--abandoned);fill:var(--abandoned);stroke:var(--abandoned);background:var(--abandoned)}
-.s-skipped{color:var(--skipped);fill:var(--skipped);stroke:var(--skipped);background:var(--skipped)}.s-missed{color:var(--missed);fill:var(--missed);stroke:var(--missed);background:var(--missed)}
-.s-running{color:var(--running);fill:var(--running);stroke:var(--running);background:var(--running)}.s-planned{color:var(--planned);fill:var(--planned);stroke:var(--planned);background:var(--planned)}
+${["ok", "error", "timeout", "abandoned", "skipped", "missed", "running", "planned"].map((s) => `.s-${s}{color:var(--${s});fill:var(--${s});stroke:var(--${s});background:var(--${s})}`).join("")}
 table.runs{width:100%;border-collapse:collapse;background:var(--card);border:1px solid var(--line);border-radius:10px;overflow:hidden}
 table.runs th,table.runs td{text-align:left;padding:7px 10px;border-bottom:1px solid var(--line);vertical-align:top}
 table.runs th{font-size:11px;text-transform:uppercase;letter-spacing:.05em;color:var(--muted);background:var(--bg)}

@@ -1,19 +1,25 @@
 /**
- * edgecron on Bun: `bun examples/bun-server/main.ts`.
- * Dashboard and API on http://localhost:8787; the token is printed at start.
+ * edgecron on Bun: `npm run start:bun` (Bun comes from node_modules/.bin, which npm
+ * scripts put on PATH; directly: `node_modules/.bin/bun examples/bun-server/main.ts`).
+ * Dashboard and API on http://127.0.0.1:8787; the token and webhook secret are printed.
  *
- * Env: EDGECRON_TOKEN (default: random, printed), EDGECRON_DB (default: in memory;
- * e.g. `file:edgecron.db`), PORT (default 8787), HEARTBEAT (default "5s"; the tests use "1s").
- * In your own app, import from "edgecron", "edgecron/libsql" and "edgecron/bun".
+ * Env: EDGECRON_TOKEN and EDGECRON_WEBHOOK_SECRET (default: random, printed),
+ * EDGECRON_DB (default `file:.edgecron/edgecron.db`), HOST (default 127.0.0.1), PORT
+ * (default 8787), HEARTBEAT (default "5s"; the tests use "1s").
+ * In your own app, import from "edgecron", "edgecron/libsql", "edgecron/hono" and "edgecron/bun".
  */
 import process from "node:process";
-import { createScheduler } from "../../src/mod.ts";
+import { createScheduler, type SchedulerOptions } from "../../src/mod.ts";
 import { libsqlStore } from "../../src/store/libsql/mod.ts";
+import { createMetrics, edgecronRouter, openApiDocument } from "../../src/http/mod.ts";
 import { serveBun } from "../../adapters/bun/mod.ts";
+import { addDemoReceiver, banner, demoSettings, demoWebhooks, stopOnSignals } from "../node-server/demo.ts";
 
-const db = process.env.EDGECRON_DB;
-const token = process.env.EDGECRON_TOKEN ?? crypto.randomUUID();
-const scheduler = createScheduler(db ? { store: libsqlStore({ url: db }) } : {})
+const settings = demoSettings();
+const metrics = createMetrics();
+// Webhook targets on loopback are refused unless allowed: the demo allows its own receiver.
+const options: SchedulerOptions = { store: libsqlStore({ url: settings.db }), onEvent: metrics.onEvent, ...demoWebhooks(settings) };
+const scheduler = createScheduler(options)
   .job("heartbeat", {
     schedule: { every: process.env.HEARTBEAT ?? "5s" },
     catchUp: { mode: "all", window: "1m" },
@@ -28,8 +34,12 @@ const scheduler = createScheduler(db ? { store: libsqlStore({ url: db }) } : {})
     },
   });
 
-await serveBun(scheduler, {
-  token,
-  port: Number(process.env.PORT ?? 8787),
-  onListen: ({ url }) => console.log(`edgecron: dashboard and API on ${url}\nedgecron: token ${token}`),
+const app = addDemoReceiver(edgecronRouter(scheduler, { token: settings.token, metrics, openapi: openApiDocument }), settings);
+const server = await serveBun(scheduler, {
+  app,
+  hostname: settings.hostname,
+  port: settings.port,
+  signals: [],
+  onListen: ({ url }) => console.log(banner(url, settings)),
 });
+stopOnSignals(server.shutdown);

@@ -1,22 +1,32 @@
 /**
- * edgecron on Node: `npm start` (or `npx tsx examples/node-server/main.ts`).
- * Dashboard and API on http://localhost:8787; the token is printed at start.
+ * edgecron on Node: `npm start` (it runs `node --import tsx examples/node-server/main.ts`,
+ * so Ctrl-C and SIGTERM reach this process and stop it gracefully).
+ * Dashboard and API on http://127.0.0.1:8787; the token and webhook secret are printed
+ * at start. Metrics at /metrics, the OpenAPI document at /openapi.json.
  *
- * Env: EDGECRON_TOKEN (default: random, printed), EDGECRON_DB (default
- * `file:edgecron.db`), PORT (default 8787), HEARTBEAT (default "5s"; the tests use "1s").
- * In your own app, import from "edgecron", "edgecron/libsql" and "edgecron/node".
+ * Env: EDGECRON_TOKEN and EDGECRON_WEBHOOK_SECRET (default: random, printed),
+ * EDGECRON_DB (default `file:.edgecron/edgecron.db`, a git-ignored folder), HOST
+ * (default 127.0.0.1), PORT (default 8787), HEARTBEAT (default "5s"; the tests use "1s").
+ * In your own app, import from "edgecron", "edgecron/libsql", "edgecron/hono" and "edgecron/node".
  */
-import process from "node:process";
-import { createScheduler } from "../../src/mod.ts";
+import { createScheduler, type SchedulerOptions } from "../../src/mod.ts";
 import { libsqlStore } from "../../src/store/libsql/mod.ts";
+import { createMetrics, edgecronRouter, openApiDocument } from "../../src/http/mod.ts";
 import { resolveHost, serveNode } from "../../adapters/node/mod.ts";
+import { addDemoReceiver, banner, demoSettings, demoWebhooks, stopOnSignals } from "./demo.ts";
 
-const token = process.env.EDGECRON_TOKEN ?? crypto.randomUUID();
-const scheduler = createScheduler({
-  store: libsqlStore({ url: process.env.EDGECRON_DB ?? "file:edgecron.db" }),
-  webhookSecret: process.env.EDGECRON_WEBHOOK_SECRET ?? crypto.randomUUID(),
-  webhooks: { resolve: resolveHost },
-})
+const settings = demoSettings();
+const metrics = createMetrics();
+// Webhook targets on loopback are refused unless allowed: the demo allows its own receiver,
+// and resolves other targets' hosts before each delivery.
+const demo = demoWebhooks(settings);
+const options: SchedulerOptions = {
+  store: libsqlStore({ url: settings.db }),
+  onEvent: metrics.onEvent,
+  webhookSecret: demo.webhookSecret,
+  webhooks: { ...demo.webhooks, resolve: resolveHost },
+};
+const scheduler = createScheduler(options)
   .job("heartbeat", {
     schedule: { every: process.env.HEARTBEAT ?? "5s" },
     description: "Proves the scheduler is alive",
@@ -37,8 +47,12 @@ const scheduler = createScheduler({
     run: ({ slot }) => console.log(`ran weekday-report slot=${new Date(slot).toISOString()}`),
   });
 
-await serveNode(scheduler, {
-  token,
-  port: Number(process.env.PORT ?? 8787),
-  onListen: ({ url }) => console.log(`edgecron: dashboard and API on ${url}\nedgecron: token ${token}`),
+const app = addDemoReceiver(edgecronRouter(scheduler, { token: settings.token, metrics, openapi: openApiDocument }), settings);
+const server = await serveNode(scheduler, {
+  app,
+  hostname: settings.hostname,
+  port: settings.port,
+  signals: [],
+  onListen: ({ url }) => console.log(banner(url, settings)),
 });
+stopOnSignals(server.shutdown);

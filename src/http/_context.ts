@@ -3,8 +3,10 @@ import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import type { Logger, Scheduler } from "../engine/types.ts";
 import { type Auth, SESSION_COOKIE } from "./_auth.ts";
+import type { ResponseCache } from "./_cache.ts";
 import { errorBody } from "./_errors.ts";
 import type { LoginThrottle } from "./_throttle.ts";
+import type { Metrics } from "./metrics.ts";
 
 /** The resolved router configuration, built once by `edgecronRouter()`. */
 export interface RouterContext {
@@ -18,6 +20,12 @@ export interface RouterContext {
   secureCookie: boolean | undefined;
   trustProxy: boolean;
   throttle: LoginThrottle;
+  /** Read answers kept until the next tick or a write. */
+  cache: ResponseCache;
+  /** Served at `GET /metrics` when given. */
+  metrics: Metrics | undefined;
+  /** Served at `GET /openapi.json` when given. */
+  openapi: string | undefined;
 }
 
 /**

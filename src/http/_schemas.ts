@@ -60,7 +60,7 @@ const PositiveInt = (max: number) =>
 
 /** Query of `GET /jobs/:name/runs`. */
 export const RunsQuerySchema = v.strictObject({
-  limit: v.optional(PositiveInt(1000)),
+  limit: v.optional(PositiveInt(100)),
   before: v.optional(v.pipe(
     v.string(),
     v.transform((s) => (/^\d{1,16}$/.test(s) ? Number(s) : Date.parse(s))),

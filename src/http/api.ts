@@ -1,13 +1,18 @@
 /**
  * The JSON API routes. Every input goes through a valibot schema first; scheduler
- * errors are mapped to statuses by the router's error handler.
+ * errors are mapped to statuses by the router's error handler. Every body goes out
+ * through `withIso()`: instants as epoch ms with an ISO-8601 `…Iso` sibling.
  */
 import type { Context, Hono } from "hono";
 import type * as v from "valibot";
-import type { HealthReport, JobInfo } from "../engine/types.ts";
+import { SchedulerError } from "../core/errors.ts";
+import type { DataJobSpec, HealthReport, JobInfo } from "../engine/types.ts";
 import { readJson } from "./_body.ts";
 import { type RouterContext, requireAuth } from "./_context.ts";
 import { errorBody, HttpError, validate } from "./_errors.ts";
+import { withIso } from "./_iso.ts";
+import { listJobsWithFallback } from "./_list.ts";
+import { JOBS_PAGE, JobsQuerySchema } from "./_paging.ts";
 import {
   EmptyBodySchema,
   NameSchema,
@@ -22,12 +27,12 @@ import {
 
 function query<S extends v.GenericSchema>(c: Context, schema: S): v.InferOutput<S> {
   const raw = c.req.queries();
-  const single: Record<string, string> = {};
+  const single: Record<string, string> = Object.create(null);
   for (const [key, values] of Object.entries(raw)) {
     if (values.length !== 1) throw new HttpError(400, "invalid-request", `query.${key}: given more than once`, `query.${key}`);
     single[key] = values[0] as string;
   }
-  return validate(schema, single, "query");
+  return validate(schema, { ...single }, "query");
 }
 
 function nameParam(c: Context): string {
@@ -36,6 +41,11 @@ function nameParam(c: Context): string {
 
 async function body<S extends v.GenericSchema>(c: Context, rc: RouterContext, schema: S): Promise<v.InferOutput<S>> {
   return validate(schema, await readJson(c.req.raw, rc.maxBodyBytes));
+}
+
+/** Sends `value` as JSON with the `…Iso` siblings. */
+function send(c: Context, value: unknown, status: 200 | 201 | 502 | 503 | 504 = 200): Response {
+  return c.json(withIso(value) as object, status);
 }
 
 async function existing(rc: RouterContext, name: string): Promise<JobInfo> {
@@ -50,47 +60,75 @@ function refuseCodeDefined(info: JobInfo | undefined): void {
   }
 }
 
+/** A job that will not fire (paused, disabled) lists no next slots. */
+function quietNext(info: JobInfo): JobInfo {
+  return info.paused || !info.enabled ? { ...info, next: [] } : info;
+}
+
 /** Health without internal error text: only the code prefix of the last error leaves. */
 function publicHealth(report: HealthReport): HealthReport {
   const code = report.lastError === undefined ? undefined : (/^([a-z][a-z-]*):/.exec(report.lastError)?.[1] ?? "error");
   return { ...report, lastError: code };
 }
 
+/**
+ * `scheduler.define()` with the body's own field paths: the engine names fields
+ * `jobs.<name>.schedule`, the client sent `schedule`.
+ */
+async function define(rc: RouterContext, name: string, spec: DataJobSpec, ifVersion: number | undefined): Promise<JobInfo> {
+  try {
+    return await rc.scheduler.define(name, spec, ifVersion === undefined ? {} : { ifVersion });
+  } catch (e) {
+    const prefix = `jobs.${name}.`;
+    if (e instanceof SchedulerError && e.code.startsWith("invalid-") && e.path?.startsWith(prefix)) {
+      const path = e.path.slice(prefix.length);
+      const message = e.message.startsWith(`${e.code}: `) ? e.message.slice(e.code.length + 2) : e.message;
+      throw new SchedulerError(e.code, message.split(prefix).join(""), { path, cause: e });
+    }
+    throw e;
+  }
+}
+
 const REFUSAL_STATUS = { "unknown job": 404, "already running": 409, "not due": 409, paused: 409, lost: 409 } as const;
+/** A manual run that ran but failed: the upstream (the handler) failed or was too slow. */
+const FAILED_STATUS: Partial<Record<string, 502 | 504>> = { error: 502, abandoned: 502, timeout: 504 };
 
 /** Registers the JSON routes on `app`. */
 export function registerApi(app: Hono, rc: RouterContext): void {
   const read = requireAuth(rc, { cookie: true });
   const write = requireAuth(rc, { cookie: false });
+  const cached = rc.cache.middleware;
   const { scheduler } = rc;
+  const changed = (): void => rc.cache.clear();
 
   app.get("/health", read, async (c) => {
     query(c, NoQuerySchema);
     const report = publicHealth(await scheduler.health());
-    return c.json(report, report.ok ? 200 : 503);
+    return send(c, report, report.ok ? 200 : 503);
   });
 
-  app.get("/jobs", read, async (c) => {
-    const { next } = query(c, NextQuerySchema);
-    return c.json({ jobs: await scheduler.list(next === undefined ? {} : { next }) });
+  app.get("/jobs", read, cached, async (c) => {
+    const { next, limit = JOBS_PAGE, after } = query(c, JobsQuerySchema);
+    const page = await listJobsWithFallback(scheduler, { limit, ...(next === undefined ? {} : { next }), ...(after === undefined ? {} : { after }) }, rc.now());
+    return send(c, page);
   });
 
-  app.get("/jobs/:name", read, async (c) => {
+  app.get("/jobs/:name", read, cached, async (c) => {
     const name = nameParam(c);
     const { next = 10 } = query(c, NextQuerySchema);
     const info = await scheduler.get(name, { next });
     if (info === undefined) throw new HttpError(404, "unknown-job", `job ${JSON.stringify(name)} does not exist`, "params.name");
-    return c.json(info);
+    return send(c, quietNext(info));
   });
 
-  app.get("/jobs/:name/runs", read, async (c) => {
+  app.get("/jobs/:name/runs", read, cached, async (c) => {
     const name = nameParam(c);
     const q = query(c, RunsQuerySchema);
     await existing(rc, name);
     const limit = q.limit ?? 50;
     const runs = await scheduler.runs(name, q.before === undefined ? { limit } : { limit, before: q.before });
     const last = runs.at(-1);
-    return c.json({ job: name, runs, nextBefore: runs.length === limit && last ? last.slot : null });
+    return send(c, { job: name, runs, nextBefore: runs.length === limit && last ? last.slot : null });
   });
 
   app.post("/jobs/:name/run", write, async (c) => {
@@ -98,7 +136,13 @@ export function registerApi(app: Hono, rc: RouterContext): void {
     query(c, NoQuerySchema);
     const { mode } = await body(c, rc, RunBodySchema);
     const result = await scheduler.run(name, mode === undefined ? {} : { mode });
-    if (result.ok) return c.json(result);
+    changed();
+    if (result.ok) {
+      const status = FAILED_STATUS[result.outcome];
+      if (status === undefined) return send(c, result);
+      const row = await scheduler.store.getRun(name, result.slot).catch(() => undefined);
+      return send(c, { ...result, error: row?.error ?? null }, status);
+    }
     const status = REFUSAL_STATUS[result.reason];
     const code = status === 404 ? "unknown-job" : result.reason.replace(/ /g, "-");
     return c.json(errorBody(code, `job ${JSON.stringify(name)} was not run: ${result.reason}`), status);
@@ -111,7 +155,8 @@ export function registerApi(app: Hono, rc: RouterContext): void {
       await body(c, rc, EmptyBodySchema);
       await existing(rc, name);
       await scheduler[action](name);
-      return c.json({ job: name, paused: action === "pause" });
+      changed();
+      return send(c, { job: name, paused: action === "pause" });
     });
   }
 
@@ -120,11 +165,12 @@ export function registerApi(app: Hono, rc: RouterContext): void {
     // No `now` from the client: a caller must not be able to run future slots early.
     await body(c, rc, EmptyBodySchema);
     const report = await scheduler.tick();
+    changed();
     if (!report.ok) {
       rc.logger.error("edgecron http: tick failed", { error: report.error });
       return c.json(errorBody("store-error", "the store is unavailable; no slot ran"), 503);
     }
-    return c.json(report);
+    return send(c, report);
   });
 
   app.post("/jobs", write, async (c) => {
@@ -133,7 +179,9 @@ export function registerApi(app: Hono, rc: RouterContext): void {
     const current = await scheduler.get(name);
     refuseCodeDefined(current);
     if (current !== undefined) throw new HttpError(409, "conflict", `job ${JSON.stringify(name)} already exists; use PUT to replace it`);
-    return c.json(await scheduler.define(name, spec, { ifVersion: 0 }), 201);
+    const info = await define(rc, name, spec as DataJobSpec, 0);
+    changed();
+    return send(c, info, 201);
   });
 
   app.put("/jobs/:name", write, async (c) => {
@@ -142,8 +190,14 @@ export function registerApi(app: Hono, rc: RouterContext): void {
     const spec = parseJob(await readJson(c.req.raw, rc.maxBodyBytes));
     const current = await scheduler.get(name);
     refuseCodeDefined(current);
-    const info = await scheduler.define(name, spec, ifVersion === undefined ? {} : { ifVersion });
-    return c.json(info, current === undefined ? 201 : 200);
+    // Refused here when already stale, so a plain conflict is not reported as a store failure.
+    const version = current?.def?.version ?? 0;
+    if (ifVersion !== undefined && ifVersion !== version) {
+      throw new HttpError(409, "conflict", `job ${JSON.stringify(name)} is at version ${version}, not ${ifVersion}`, "query.ifVersion");
+    }
+    const info = await define(rc, name, spec as DataJobSpec, ifVersion);
+    changed();
+    return send(c, info, current === undefined ? 201 : 200);
   });
 
   app.delete("/jobs/:name", write, async (c) => {
@@ -151,7 +205,9 @@ export function registerApi(app: Hono, rc: RouterContext): void {
     query(c, NoQuerySchema);
     const info = await existing(rc, name);
     refuseCodeDefined(info);
-    if (!await scheduler.undefine(name)) throw new HttpError(404, "unknown-job", `job ${JSON.stringify(name)} does not exist`, "params.name");
-    return c.json({ job: name, deleted: true });
+    const removed = await scheduler.undefine(name);
+    changed();
+    if (!removed) throw new HttpError(404, "unknown-job", `job ${JSON.stringify(name)} does not exist`, "params.name");
+    return send(c, { job: name, deleted: true });
   });
 }

@@ -7,3 +7,6 @@
 export { edgecronRouter } from "./router.ts";
 export type { RouterOptions } from "./router.ts";
 export type { ErrorBody } from "./_errors.ts";
+export { createMetrics } from "./metrics.ts";
+export type { JobStateCounts, Metrics, MetricsOptions } from "./metrics.ts";
+export { OPENAPI_DOCUMENT as openApiDocument } from "./openapi/document.ts";

@@ -88,10 +88,25 @@ describe("POST /jobs/:name/run", () => {
   it("runs a job now and returns its outcome", async () => {
     const f = setup();
     const ok = await f.call("POST", "/jobs/hourly/run", json({ mode: "force" }));
-    assert.deepEqual(await ok.json(), { ok: true, job: "hourly", slot: T0, outcome: "ok" });
+    assert.deepEqual(await ok.json(), { ok: true, job: "hourly", slot: T0, slotIso: "2026-11-30T12:00:00.000Z", outcome: "ok" });
+  });
+
+  it("answers 502 for a run that ended in error and 504 for a timeout, keeping outcome and error text", async () => {
+    const f = setup();
     const failed = await f.call("POST", "/jobs/failing/run");
-    assert.equal(failed.status, 200);
-    assert.equal((await failed.json() as { outcome: string }).outcome, "error");
+    assert.equal(failed.status, 502);
+    const body = await failed.json() as { outcome: string; error: string };
+    assert.equal(body.outcome, "error");
+    assert.match(body.error, /boom: disk full/);
+    f.scheduler.job("slow", { schedule: "@daily", timeout: "1s", run: ({ signal }) => new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("aborted")))) });
+    let answered: Response | undefined;
+    const pending = f.call("POST", "/jobs/slow/run").then((r) => (answered = r));
+    for (let i = 0; i < 10 && answered === undefined; i++) await f.clock.advance(500);
+    const slow = await pending;
+    assert.equal(slow.status, 504);
+    const timedOut = await slow.json() as { outcome: string; error: string | null };
+    assert.equal(timedOut.outcome, "timeout");
+    assert.equal(typeof timedOut.error, "string");
   });
 
   it("answers 409 with the reason while the job is already running", async () => {

@@ -21,7 +21,7 @@ describe("dashboard page", () => {
     assert.match(html, /<code>0 \* \* \* \*<\/code><div class="sub" data-words>Every hour<\/div>/);
     assert.match(html, /<code>\*\/15 \* \* \* \*<\/code><div class="sub" data-words>Every 15 minutes<\/div>/);
     assert.match(html, /<dd>Europe\/Paris<\/dd>/);
-    assert.match(html, new RegExp(`<li data-slot="${T0 + 2 * HOUR}">Mon 30 Nov, 15:00 CET <span class="sub">in 1h</span></li>`));
+    assert.match(html, new RegExp(`<li data-slot="${T0 + 2 * HOUR}"><time datetime="2026-11-30T14:00:00.000Z" title="Mon 30 Nov, 14:00:00 UTC">Mon 30 Nov, 15:00:00 CET</time> <span class="sub">in 1h</span></li>`));
     assert.match(html, /data-job="failing">[\s\S]*?<span class="status s-error">error<\/span>[\s\S]*?boom: disk full/);
     assert.match(html, /<b>1<\/b> errors/);
   });
@@ -46,7 +46,7 @@ describe("dashboard page", () => {
     assert.match(svg, /role="img" aria-label="Past 24 hours: 4 slots \(4 error\)\. Next 24 hours: 96 planned slots\."/);
     assert.match(svg, /<path class="mark s-error" data-status="error" data-count="4" d="M480 8v18M475 8v18M470 8v18M465 8v18"><title>4 error in the past 24 h<\/title>/);
     assert.match(svg, /<title>96 planned in the next 24 h<\/title>/);
-    assert.equal(svg.match(/M\d+(?:\.\d)? 11v12/g)?.length, 96);
+    assert.match(svg, new RegExp(`data-planned="96" data-until="${T0 + HOUR + 24 * HOUR}"`), "the planned band reaches +24 h");
     for (const s of ["ok", "error", "timeout", "abandoned", "skipped", "missed", "running", "planned"]) {
       assert.ok(html.includes(`<li><span class="swatch s-${s}"></span>${s}</li>`), s);
     }
@@ -63,9 +63,11 @@ describe("dashboard page", () => {
     assert.match(html, /<a href="\/cron\/ui\/jobs\/hourly">hourly<\/a>/);
   });
 
-  it("reloads itself every minute without script, dropping the notice", async () => {
+  it("reloads itself every 30 s without script, dropping the notice but keeping the page", async () => {
     const f = setup({ mount: "/cron" });
-    assert.match(await page(f, "/cron?done=run&job=hourly&result=ok"), /<meta http-equiv="refresh" content="60;url=\/cron">/);
+    assert.match(await page(f, "/cron?done=run&job=hourly&result=ok"), /<meta http-equiv="refresh" content="30;url=\/cron">/);
+    assert.match(await page(f, "/cron?after=failing"), /<meta http-equiv="refresh" content="30;url=\/cron\?after=failing">/);
+    assert.match(await page(f, "/cron/ui/jobs/failing?before=5&done=run&job=failing&result=ok"), /<meta http-equiv="refresh" content="30;url=\/cron\/ui\/jobs\/failing\?before=5">/);
   });
 
   it("sends a strict CSP and no-store", async () => {
@@ -93,7 +95,7 @@ describe("dashboard job page", () => {
     const html = await page(f, "/ui/jobs/failing");
     assert.equal(html.match(/<tr data-slot="\d+" data-status="error">/g)?.length, 12);
     assert.equal(html.match(/<ol class="next">(.*?)<\/ol>/)?.[1]?.match(/<li /g)?.length, 10);
-    assert.match(html, /<td class="err">boom: disk full<\/td>/);
+    assert.match(html, /<td data-label="Error" class="err">boom: disk full<\/td>/);
     assert.ok(!html.includes("Older runs"), "12 runs fit on one page");
   });
 
@@ -106,7 +108,7 @@ describe("dashboard job page", () => {
     }
     const html = await page(f, "/ui/jobs/failing");
     assert.equal(html.match(/<tr data-slot/g)?.length, 50);
-    const href = /<a href="([^"]+)">Older runs/.exec(html)?.[1];
+    const href = /<a href="([^"]+)" data-page="next">Older runs/.exec(html)?.[1];
     assert.equal(href, `/ui/jobs/failing?before=${T0 + 3 * HOUR / 4}`);
     const older = await page(f, href);
     assert.deepEqual([...older.matchAll(/<tr data-slot="(\d+)"/g)].map((m) => Number(m[1])), [T0 + HOUR / 2, T0 + HOUR / 4]);
@@ -130,5 +132,56 @@ describe("dashboard job page", () => {
     const bad = await f.call("GET", "/ui/jobs/a%1Bb");
     assert.equal(bad.status, 400);
     assert.equal(((await bad.json()) as { error: { path: string } }).error.path, "params.name");
+  });
+});
+
+describe("dashboard cache", () => {
+  it("drops cached pages when a dashboard form acts", async () => {
+    const f = setup();
+    assert.match(await page(f), /data-job="hourly">[\s\S]*?data-state="active"/);
+    const res = await f.call("POST", "/ui/jobs/hourly/pause", { body: new URLSearchParams({ csrf: "", back: "home" }), headers: { "content-type": "application/x-www-form-urlencoded" } });
+    assert.equal(res.status, 303);
+    assert.match(await page(f), /data-job="hourly">[\s\S]*?data-state="paused"/, "the overview shows the pause at once");
+  });
+});
+
+describe("dashboard cost", () => {
+  /** A memory store that counts every call, and a scheduler with `n` jobs on it. */
+  async function world(n: number) {
+    const { createManualClock, createScheduler } = await import("../../src/engine/mod.ts");
+    const { createMemoryStore } = await import("../../src/store/mod.ts");
+    const { edgecronRouter } = await import("../../src/http/mod.ts");
+    const inner = createMemoryStore();
+    const calls: string[] = [];
+    const store = new Proxy(inner, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        return typeof value === "function" ? (...args: unknown[]) => (calls.push(String(key)), value.apply(target, args)) : value;
+      },
+    });
+    const clock = createManualClock(T0);
+    const scheduler = createScheduler({ clock, store, logger: { debug() {}, info() {}, warn() {}, error() {} } });
+    for (let i = 0; i < n; i++) scheduler.job(`job-${String(i).padStart(4, "0")}`, { schedule: "*/15 * * * *", run: () => {} });
+    await scheduler.tick();
+    await clock.advance(HOUR);
+    await scheduler.tick();
+    const app = edgecronRouter(scheduler, { public: true, now: clock.now, cacheTtl: 0 });
+    return { scheduler, app, calls };
+  }
+
+  it("reads the store as many times for 1 000 jobs as for 1 (the engine's list), and never writes", async (t) => {
+    const one = await world(1);
+    const probe = await (one.scheduler.list as (o: object) => Promise<{ recent?: unknown }[]>)({ window: HOUR, limit: 1 });
+    if (probe[0]?.recent === undefined) return t.skip("the engine's list({ window }) read API is not merged yet");
+    const many = await world(1000);
+    const cost = async (w: Awaited<ReturnType<typeof world>>): Promise<string[]> => {
+      w.calls.length = 0;
+      assert.equal((await w.app.request("/")).status, 200);
+      return [...w.calls];
+    };
+    const few = await cost(one);
+    const lots = await cost(many);
+    assert.equal(lots.length, few.length, `1 job: ${few.join(",")}; 1 000 jobs: ${lots.join(",")}`);
+    for (const write of ["snapshot", "claim", "update", "setPaused", "putDef"]) assert.ok(!lots.includes(write), `no ${write}`);
   });
 });

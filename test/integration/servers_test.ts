@@ -69,7 +69,7 @@ for (const server of servers) {
     after(() => example.kill());
 
     it("prints the URL and the token at start", () => {
-      assert.match(example.output(), new RegExp(`dashboard and API on http://localhost:${port}`));
+      assert.match(example.output(), new RegExp(`dashboard and API on http://127\\.0\\.0\\.1:${port}`), "loopback unless HOST says otherwise");
       assert.match(example.output(), new RegExp(`token ${TOKEN}`));
     });
 

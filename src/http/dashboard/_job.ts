@@ -4,6 +4,7 @@ import type { HtmlEscapedString } from "hono/utils/html";
 import type { JobInfo } from "../../engine/types.ts";
 import type { RunRecord } from "../../store/types.ts";
 import { instantFormatter, relative, scheduleInWords } from "./_format.ts";
+import type { Spans } from "./_planned.ts";
 import { timeline } from "./timeline.ts";
 import { inertBidi } from "../_text.ts";
 
@@ -14,8 +15,8 @@ export interface JobView {
   info: JobInfo;
   /** Recent runs, newest first (the card draws the past 24 h). */
   past: RunRecord[];
-  /** Planned slots over the next 24 h, for the timeline. */
-  future: number[];
+  /** Planned slots over the next 24 h (none when paused or disabled). */
+  planned: { count: number; spans: Spans };
 }
 
 /** Where forms post and links point. */
@@ -27,11 +28,20 @@ export interface CardContext {
   back: "home" | "job";
   /** Next slots listed (the timeline draws all within 24 h). */
   listNext: number;
+  /** Formatter for a zone, shared by the page's cards (see `formatterCache`). */
+  formatterFor: (zone: string) => (ms: number) => string;
 }
 
 /** `/ui/jobs/<name>` under `base`. */
 export function jobHref(base: string, name: string): string {
   return `${base}/ui/jobs/${encodeURIComponent(name)}`;
+}
+
+const utc = instantFormatter("UTC");
+
+/** An instant in the job's zone, with its UTC form as the tooltip and ISO as `datetime`. */
+export function timeTag(ms: number, format: (ms: number) => string): Html {
+  return html`<time datetime="${new Date(ms).toISOString()}" title="${utc(ms)}">${format(ms)}</time>`;
 }
 
 function action(cc: CardContext, name: string, verb: "run" | "pause" | "resume", label: string, primary = false): Html {
@@ -51,14 +61,26 @@ export function statusBadge(status: string): Html {
   return html`<span class="status s-${status}">${status}</span>`;
 }
 
+function nextList(info: JobInfo, cc: CardContext, format: (ms: number) => string): Html {
+  if (info.paused || !info.enabled) return html`<p class="sub" data-next="none">none: ${info.paused ? "paused" : "disabled"}</p>`;
+  const next = info.next.slice(0, cc.listNext);
+  if (next.length === 0) return html`<p class="sub" data-next="none">none</p>`;
+  return html`<ol class="next">${next.map((t) => html`<li data-slot="${t}">${timeTag(t, format)} <span class="sub">${relative(t, cc.now)}</span></li>`)}</ol>`;
+}
+
+function lastOutcome(last: RunRecord | undefined, cc: CardContext, format: (ms: number) => string): Html {
+  if (last === undefined) return html`<span class="sub">never ran</span>`;
+  // The overview shortens a long error (full text in the tooltip); a job's page shows it all.
+  const error = last.error === null ? "" : cc.back === "job" || last.error.length <= 90 ? last.error : `${last.error.slice(0, 87)}...`;
+  return html`${statusBadge(last.status)} <span class="sub">${timeTag(last.slot, format)} · ${relative(last.finishedAt ?? last.slot, cc.now)}</span>${error ? html`<div class="sub err" title="${last.error}">${error}</div>` : ""}`;
+}
+
 /** Renders one job card. */
 export function jobCard(view: JobView, cc: CardContext): Html {
   const { info } = view;
   const words = scheduleInWords(info.spec, info.timezone);
-  const last = info.lastOutcome;
   const c = info.counters;
-  const next = info.next.slice(0, cc.listNext);
-  const formatInstant = instantFormatter(info.timezone);
+  const format = cc.formatterFor(info.timezone);
   return html`<section class="job" data-job="${info.name}">
 <div class="job-head"><div class="job-title">
 <h3>${cc.back === "home" ? html`<a href="${jobHref(cc.base, info.name)}">${info.name}</a>` : info.name} <span class="tag">${info.source}</span> ${state(info)}</h3>
@@ -67,10 +89,10 @@ ${info.description ? html`<p class="desc">${inertBidi(info.description)}</p>` : 
 <dl class="facts">
 <div><dt>Schedule</dt><dd><code>${"cron" in info.spec ? info.spec.cron : info.schedule}</code>${words ? html`<div class="sub" data-words>${words}</div>` : ""}</dd></div>
 <div><dt>Timezone</dt><dd>${info.timezone}</dd></div>
-<div><dt>Next</dt><dd><ol class="next">${next.length === 0 ? html`<li class="sub">none</li>` : next.map((t) => html`<li data-slot="${t}">${formatInstant(t)} <span class="sub">${relative(t, cc.now)}</span></li>`)}</ol></dd></div>
-<div><dt>Last outcome</dt><dd class="last-outcome">${last ? html`${statusBadge(last.status)} <span class="sub">${formatInstant(last.slot)} · ${relative(last.finishedAt ?? last.slot, cc.now)}</span>${last.error ? html`<div class="sub" title="${last.error}">${last.error.length > 90 ? `${last.error.slice(0, 87)}...` : last.error}</div>` : ""}` : html`<span class="sub">never ran</span>`}</dd></div>
+<div><dt>Next</dt><dd>${nextList(info, cc, format)}</dd></div>
+<div><dt>Last outcome</dt><dd class="last-outcome">${lastOutcome(info.lastOutcome, cc, format)}</dd></div>
 <div><dt>Counters (this node)</dt><dd class="counters"><span><b>${c.runs}</b> runs</span><span><b>${c.ok}</b> ok</span><span><b>${c.errors}</b> errors</span><span><b>${c.timeouts}</b> timeouts</span><span><b>${c.skipped}</b> skipped</span><span><b>${c.missed}</b> missed</span><span><b>${c.lost}</b> lost</span><span><b>${c.abandoned}</b> abandoned</span></dd></div>
 </dl>
-<div class="timeline-wrap">${timeline({ now: cc.now, zone: info.timezone, past: view.past, future: view.future, detail: cc.back === "job" })}</div>
+<div class="timeline-wrap">${timeline({ now: cc.now, zone: info.timezone, past: view.past, planned: view.planned, detail: cc.back === "job" })}</div>
 </section>`;
 }

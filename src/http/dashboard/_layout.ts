@@ -2,6 +2,7 @@
 import { html, raw } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import type { HealthReport } from "../../engine/types.ts";
+import { instantFormatter } from "./_format.ts";
 import { STYLES } from "./_styles.ts";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -15,9 +16,12 @@ export interface Chrome {
   health?: HealthReport;
   /** CSRF token for the logout form; logout is shown only with a session. */
   csrf?: string;
-  /** Reload the page (without its notice) every this many seconds; no script needed. */
+  /** Reload `refreshUrl` (the page without its notice) every this many seconds: a meta refresh, no script. */
   refreshSeconds?: number;
+  refreshUrl?: string;
 }
+
+const utc = instantFormatter("UTC");
 
 /** Wraps `body` in the document with the top bar. */
 export function layout(chrome: Chrome, heading: string, body: Html): Html {
@@ -26,9 +30,9 @@ export function layout(chrome: Chrome, heading: string, body: Html): Html {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${heading} · ${chrome.title}</title><style>${raw(STYLES)}</style>
-${chrome.refreshSeconds ? html`<meta http-equiv="refresh" content="${chrome.refreshSeconds};url=${chrome.home}">` : ""}</head>
+${chrome.refreshSeconds ? html`<meta http-equiv="refresh" content="${chrome.refreshSeconds};url=${chrome.refreshUrl ?? chrome.home}">` : ""}</head>
 <body><header class="top"><h1><a href="${chrome.home}">${chrome.title}</a></h1>
-<div class="meta">${healthPill}${h ? html`<span>node <code>${h.node}</code></span><span>${h.jobs} jobs</span>` : ""}<span>${new Date(chrome.now).toISOString().slice(0, 16).replace("T", " ")} UTC</span></div>
+<div class="meta">${healthPill}${h ? html`<span>node <code>${h.node}</code></span><span>${h.jobs} jobs</span>` : ""}<span data-now>${utc(chrome.now)}</span></div>
 <div class="spacer"></div>
 ${chrome.csrf !== undefined ? html`<form method="post" action="${chrome.base}/ui/logout"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit">Sign out</button></form>` : ""}
 </header><main>${body}</main></body></html>`;

@@ -35,9 +35,10 @@ main{max-width:1180px;margin:0 auto;padding:20px 24px 48px}
 button{font:inherit;font-size:13px;font-weight:600;padding:6px 12px;border-radius:6px;border:1px solid var(--line);background:var(--card);color:var(--ink);cursor:pointer}
 button:hover{border-color:var(--accent)}
 button.primary{background:var(--accent);color:var(--accent-ink);border-color:var(--accent)}
-.facts{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:10px 18px;margin:12px 0 8px}
-@media (min-width:1100px){.facts{grid-template-columns:1.1fr .8fr 1.5fr 1.5fr 1.3fr}}
-.next li{white-space:nowrap}
+.facts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,190px),1fr));gap:10px 18px;margin:12px 0 8px}
+@media (min-width:1100px){.facts{grid-template-columns:1.1fr .8fr 1.6fr 1.5fr 1.3fr}}
+.facts>div{min-width:0}.facts dd{overflow-wrap:anywhere}
+.facts p{margin:0}.sub.err{color:var(--error)}
 .facts dt{font-size:11px;text-transform:uppercase;letter-spacing:.05em;color:var(--muted);margin:0 0 2px}
 .facts dd{margin:0}
 .facts ol{margin:0;padding:0;list-style:none}
@@ -48,13 +49,10 @@ button.primary{background:var(--accent);color:var(--accent-ink);border-color:var
 svg.timeline{width:100%;height:auto;display:block;margin-top:6px}
 svg.timeline .track{fill:var(--bg)}svg.timeline .track-past{fill:var(--line);opacity:.45}
 svg.timeline .grid{stroke:var(--line);stroke-width:1;fill:none}
-svg.timeline path.mark{fill:none;stroke-width:4}svg.timeline path.s-planned{stroke-width:3}
+svg.timeline path.mark{fill:none;stroke-width:4}svg.timeline path.band{stroke:none;opacity:.9}
 svg.timeline .now{stroke:var(--ink);stroke-width:1.5;stroke-dasharray:3 2}
 svg.timeline .axis{fill:var(--muted);font-size:10px}
-.s-ok{color:var(--ok);fill:var(--ok);stroke:var(--ok);background:var(--ok)}.s-error{color:var(--error);fill:var(--error);stroke:var(--error);background:var(--error)}
-.s-timeout{color:var(--timeout);fill:var(--timeout);stroke:var(--timeout);background:var(--timeout)}.s-abandoned{color:var(--abandoned);fill:var(--abandoned);stroke:var(--abandoned);background:var(--abandoned)}
-.s-skipped{color:var(--skipped);fill:var(--skipped);stroke:var(--skipped);background:var(--skipped)}.s-missed{color:var(--missed);fill:var(--missed);stroke:var(--missed);background:var(--missed)}
-.s-running{color:var(--running);fill:var(--running);stroke:var(--running);background:var(--running)}.s-planned{color:var(--planned);fill:var(--planned);stroke:var(--planned);background:var(--planned)}
+${["ok", "error", "timeout", "abandoned", "skipped", "missed", "running", "planned"].map((s) => `.s-${s}{color:var(--${s});fill:var(--${s});stroke:var(--${s});background:var(--${s})}`).join("")}
 table.runs{width:100%;border-collapse:collapse;background:var(--card);border:1px solid var(--line);border-radius:10px;overflow:hidden}
 table.runs th,table.runs td{text-align:left;padding:7px 10px;border-bottom:1px solid var(--line);vertical-align:top}
 table.runs th{font-size:11px;text-transform:uppercase;letter-spacing:.05em;color:var(--muted);background:var(--bg)}
@@ -63,9 +61,14 @@ table.runs td.err{color:var(--error);max-width:420px;overflow-wrap:anywhere}
 .login{max-width:380px;margin:12vh auto;background:var(--card);border:1px solid var(--line);border-radius:12px;padding:24px}
 .login h1{margin:0 0 4px;font-size:20px}.login p{color:var(--muted);margin:0 0 16px}
 .login input{width:100%;font:inherit;padding:8px 10px;border-radius:6px;border:1px solid var(--line);background:var(--bg);color:var(--ink);margin:4px 0 12px}
-.pager{display:flex;justify-content:flex-end;margin:10px 0}
+.pager{display:flex;justify-content:flex-end;gap:16px;margin:10px 0}
 h2.section{font-size:15px;margin:26px 0 10px}
 .timeline-wrap{overflow-x:auto}
 @media (max-width:640px){header.top{flex-wrap:wrap;padding:10px 14px;gap:8px 12px}header.top .meta{order:3;width:100%;font-size:12px;gap:10px}
-main{padding:14px 12px 32px}.job{padding:14px 12px 10px}svg.timeline{min-width:620px}table.runs{display:block;overflow-x:auto}}
+main{padding:14px 12px 32px}.job{padding:14px 12px 10px}.job-title{min-width:0}
+svg.timeline .axis{font-size:24px}svg.timeline .axis.minor{display:none}
+table.runs,table.runs tbody,table.runs tr,table.runs td{display:block;width:100%}table.runs thead{display:none}
+table.runs tr{border-bottom:1px solid var(--line);padding:6px 0}table.runs td{border:0;padding:2px 10px;display:flex;gap:10px}
+table.runs td::before{content:attr(data-label);flex:0 0 64px;font-size:11px;text-transform:uppercase;letter-spacing:.05em;color:var(--muted)}
+table.runs td.err{max-width:none}}
 `;

@@ -2,3 +2,4 @@
 export { registerDashboard } from "./routes.ts";
 export { legend, timeline } from "./timeline.ts";
 export type { TimelineInput } from "./timeline.ts";
+export { plannedSpans } from "./_planned.ts";

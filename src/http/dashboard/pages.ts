@@ -2,8 +2,8 @@
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import type { RunRecord } from "../../store/types.ts";
-import { formatElapsed, instantFormatter, relative } from "./_format.ts";
-import { type CardContext, jobCard, jobHref, type JobView, statusBadge } from "./_job.ts";
+import { formatElapsed, relative } from "./_format.ts";
+import { type CardContext, jobCard, jobHref, type JobView, statusBadge, timeTag } from "./_job.ts";
 import { legend } from "./timeline.ts";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -31,22 +31,31 @@ function noticeBox(notice: Notice | undefined): Html | "" {
   return html`<div class="notice ${GOOD.has(result) ? "good" : "bad"}" role="status" data-notice="${result}">${text}</div>`;
 }
 
-/** Every job with its timeline. */
-export function overviewPage(views: readonly JobView[], cc: CardContext, notice?: Notice): Html {
+/** A page of jobs with their timelines; `nextAfter` links the next page, `first` the first. */
+export function overviewPage(views: readonly JobView[], cc: CardContext & { nextAfter: string | null; paged: boolean }, notice?: Notice): Html {
+  const home = cc.base === "" ? "/" : cc.base;
   return html`${noticeBox(notice)}
 <div class="toolbar"><h2>Jobs</h2>${legend()}</div>
-${views.length === 0 ? html`<div class="empty">No jobs yet. Register one with <code>scheduler.job()</code> or <code>POST /jobs</code>.</div>` : views.map((v) => jobCard(v, cc))}`;
+${views.length === 0 ? html`<div class="empty">No jobs yet. Register one with <code>scheduler.job()</code> or <code>POST /jobs</code>.</div>` : views.map((v) => jobCard(v, cc))}
+${cc.paged || cc.nextAfter !== null ? html`<nav class="pager">${cc.paged ? html`<a href="${home}" data-page="first">← First jobs</a>` : ""}${cc.nextAfter === null ? "" : html`<a href="${home}?after=${encodeURIComponent(cc.nextAfter)}" data-page="next">More jobs →</a>`}</nav>` : ""}`;
 }
 
+/** Outcomes written without running anything: they took no time worth showing. */
+const NOT_RUN = new Set(["missed", "skipped"]);
+
 function runRow(r: RunRecord, formatInstant: (ms: number) => string, now: number): Html {
-  const took = r.finishedAt === null ? (r.status === "running" ? `running ${relative(r.startedAt, now).replace(" ago", "")}` : "") : formatElapsed(r.finishedAt - r.startedAt);
-  return html`<tr data-slot="${r.slot}" data-status="${r.status}"><td>${formatInstant(r.slot)}</td><td>${statusBadge(r.status)}</td><td>${r.kind}</td><td>${r.attempt}</td><td><code>${r.node}</code></td><td>${took}</td><td class="err">${r.error ?? ""}</td></tr>`;
+  const took = NOT_RUN.has(r.status)
+    ? "—"
+    : r.finishedAt === null
+    ? (r.status === "running" ? `running ${relative(r.startedAt, now).replace(" ago", "")}` : "—")
+    : formatElapsed(r.finishedAt - r.startedAt);
+  return html`<tr data-slot="${r.slot}" data-status="${r.status}"><td data-label="Slot">${timeTag(r.slot, formatInstant)}</td><td data-label="Outcome">${statusBadge(r.status)}</td><td data-label="Kind">${r.kind}</td><td data-label="Attempt">${r.attempt}</td><td data-label="Node"><code>${r.node}</code></td><td data-label="Took" class="took">${took}</td><td data-label="Error" class="err">${r.error ?? ""}</td></tr>`;
 }
 
 /** One job: its card, the next slots, its target when data-defined, its run history. */
-export function jobPage(view: JobView, history: readonly RunRecord[], cc: CardContext & { nextBefore: number | null }, notice?: Notice): Html {
+export function jobPage(view: JobView, history: readonly RunRecord[], cc: CardContext & { nextBefore: number | null; paged: boolean }, notice?: Notice): Html {
   const { info } = view;
-  const format = instantFormatter(info.timezone);
+  const format = cc.formatterFor(info.timezone);
   const target = info.def?.spec.target as { url?: unknown; method?: unknown; headers?: unknown } | undefined;
   let where = "";
   if (target && typeof target.url === "string" && URL.canParse(target.url)) {
@@ -63,5 +72,5 @@ ${where ? html`<h2 class="section">Webhook target</h2><p><code>${where}</code>${
 <h2 class="section">Run history</h2>
 ${history.length === 0 ? html`<div class="empty">No runs recorded yet.</div>` : html`<table class="runs"><thead><tr><th>Slot (${info.timezone})</th><th>Outcome</th><th>Kind</th><th>Attempt</th><th>Node</th><th>Took</th><th>Error</th></tr></thead>
 <tbody>${history.map((r) => runRow(r, format, cc.now))}</tbody></table>`}
-${cc.nextBefore === null ? "" : html`<div class="pager"><a href="${jobHref(cc.base, info.name)}?before=${cc.nextBefore}">Older runs →</a></div>`}`;
+${cc.nextBefore === null && !cc.paged ? "" : html`<nav class="pager">${cc.paged ? html`<a href="${jobHref(cc.base, info.name)}" data-page="first">← Newest runs</a>` : ""}${cc.nextBefore === null ? "" : html`<a href="${jobHref(cc.base, info.name)}?before=${cc.nextBefore}" data-page="next">Older runs →</a>`}</nav>`}`;
 }

@@ -5,7 +5,6 @@
  * `Origin` / `Sec-Fetch-Site`. The cookie never authorises the JSON API's writes.
  */
 import type { Context, Hono } from "hono";
-import { schedule } from "../../core/schedule.ts";
 import type { JobInfo } from "../../engine/types.ts";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { SESSION_COOKIE, sameOrigin } from "../_auth.ts";
@@ -16,16 +15,21 @@ import { basePath, homePath, type RouterContext, requireAuth } from "../_context
 import { validate } from "../_errors.ts";
 import { JOB_NAME } from "../../engine/spec.ts";
 import { NameSchema } from "../_schemas.ts";
+import { type ListedJob, listJobsWithFallback, upcomingSlots } from "../_list.ts";
+import { JOBS_PAGE } from "../_paging.ts";
 import { layout, loginPage, notFound, refusedPage } from "./_layout.ts";
 import { jobHref, type JobView } from "./_job.ts";
+import { plannedSpans } from "./_planned.ts";
+import { formatterCache } from "./_format.ts";
 import { jobPage, type Notice, overviewPage } from "./pages.ts";
 
 const DAY = 86_400_000;
 const OVERVIEW_NEXT = 3;
 const JOB_NEXT = 10;
 const PAST_LIMIT = 500;
-const FUTURE_LIMIT = 720;
 const HISTORY_LIMIT = 50;
+/** Seconds between the pages' meta refreshes. */
+const REFRESH = 30;
 const OUTCOME = /^(?:ok|error|timeout|skipped|missed|abandoned|running|already-running|not-due|paused|lost|unknown-job|resumed)$/;
 
 function noticeFrom(c: Context): Notice | undefined {
@@ -37,18 +41,21 @@ function noticeFrom(c: Context): Notice | undefined {
   return { action, job, result };
 }
 
-/** The slots of the next 24 h (the engine lists at most 100), capped for drawing. */
-function futureOf(info: JobInfo, now: number): number[] {
-  try {
-    const out: number[] = [];
-    for (const t of schedule(info.spec).between(now, now + DAY)) {
-      out.push(t);
-      if (out.length >= FUTURE_LIMIT) break;
-    }
-    return out;
-  } catch {
-    return info.next;
-  }
+/** A card's data: nothing planned for a job that will not fire. */
+function viewOf(info: ListedJob, past: JobView["past"], count: number, now: number): JobView {
+  const quiet = info.paused || !info.enabled;
+  return {
+    info: quiet ? { ...info, next: [] } : info,
+    past,
+    planned: quiet || count === 0 ? { count: 0, spans: [] } : { count, spans: plannedSpans(info.spec, now, now + DAY) },
+  };
+}
+
+/** The page's own URL without the notice of an action, for the meta refresh. */
+function refreshUrl(c: Context, keep: string): string {
+  const url = new URL(c.req.url);
+  const value = url.searchParams.get(keep);
+  return `${url.pathname}${value === null ? "" : `?${keep}=${encodeURIComponent(value)}`}`;
 }
 
 function htmlHeaders(c: Context): void {
@@ -70,27 +77,26 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
         return c.html(await loginPage(rc.title, basePath(c, route)), 401);
       },
     });
-  const viewOf = async (info: JobInfo, now: number): Promise<JobView> => {
-    const past = (await scheduler.runs(info.name, { limit: PAST_LIMIT })).filter((r) => r.slot >= now - DAY);
-    return { info, past, future: futureOf(info, now) };
-  };
   const chrome = async (c: Context, base: string, now: number) => {
     const session = getCookie(c, SESSION_COOKIE);
     const csrf = await auth.csrf(session);
     return { csrf, chrome: { title: rc.title, base, home: homePath(base), now, health: await scheduler.health(), ...(auth.required && session ? { csrf } : {}) } };
   };
 
-  app.get("/", page("/"), async (c) => {
+  app.get("/", page("/"), rc.cache.middleware, async (c) => {
     htmlHeaders(c);
     const base = basePath(c, "/");
     const now = rc.now();
-    const jobs = await scheduler.list({ next: OVERVIEW_NEXT });
-    const views = await Promise.all(jobs.map((info) => viewOf(info, now)));
+    const afterText = c.req.query("after");
+    const after = afterText !== undefined && JOB_NAME.test(afterText) ? afterText : undefined;
+    const { jobs, nextAfter } = await listJobsWithFallback(scheduler, { next: OVERVIEW_NEXT, window: DAY, limit: JOBS_PAGE, ...(after === undefined ? {} : { after }) }, now);
+    const views = jobs.map((info) => viewOf(info, info.recent ?? [], info.upcoming?.count ?? 0, now));
     const { csrf, chrome: ch } = await chrome(c, base, now);
-    return c.html(await layout({ ...ch, refreshSeconds: 60 }, "Jobs", overviewPage(views, { base, now, csrf, back: "home", listNext: OVERVIEW_NEXT }, noticeFrom(c))));
+    const cc = { base, now, csrf, back: "home" as const, listNext: OVERVIEW_NEXT, nextAfter, paged: after !== undefined, formatterFor: formatterCache() };
+    return c.html(await layout({ ...ch, refreshSeconds: REFRESH, refreshUrl: refreshUrl(c, "after") }, "Jobs", overviewPage(views, cc, noticeFrom(c))));
   });
 
-  app.get("/ui/jobs/:name", page("/ui/jobs/:name"), async (c) => {
+  app.get("/ui/jobs/:name", page("/ui/jobs/:name"), rc.cache.middleware, async (c) => {
     htmlHeaders(c);
     const base = basePath(c, "/ui/jobs/:name");
     const name = validate(NameSchema, c.req.param("name"), "params.name");
@@ -104,9 +110,10 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
     }
     const history = await scheduler.runs(name, before === undefined ? { limit: HISTORY_LIMIT } : { limit: HISTORY_LIMIT, before });
     const last = history.at(-1);
-    const view = await viewOf(info, now);
-    const cc = { base, now, csrf, back: "job" as const, listNext: JOB_NEXT, nextBefore: history.length === HISTORY_LIMIT && last ? last.slot : null };
-    return c.html(await layout(ch, name, jobPage(view, history, cc, noticeFrom(c))));
+    const past = (await scheduler.runs(name, { limit: PAST_LIMIT })).filter((r) => r.slot >= now - DAY);
+    const view = viewOf(info, past, upcomingSlots(info, now, DAY).count, now);
+    const cc = { base, now, csrf, back: "job" as const, listNext: JOB_NEXT, nextBefore: history.length === HISTORY_LIMIT && last ? last.slot : null, paged: before !== undefined, formatterFor: formatterCache() };
+    return c.html(await layout({ ...ch, refreshSeconds: REFRESH, refreshUrl: refreshUrl(c, "before") }, name, jobPage(view, history, cc, noticeFrom(c))));
   });
 
   app.post("/ui/login", async (c) => {
@@ -166,6 +173,7 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
         await scheduler[verb](name);
         result = verb === "pause" ? "paused" : "resumed";
       }
+      rc.cache.clear();
       const back = form.get("back") === "job" ? jobHref(base, name) : homePath(base);
       const q = new URLSearchParams({ done: verb, job: name, result });
       return c.redirect(`${back}?${q}`, 303);

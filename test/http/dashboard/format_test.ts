@@ -15,7 +15,7 @@ describe("scheduleInWords", () => {
   it("describes intervals and one-shots itself", () => {
     assert.equal(scheduleInWords({ every: "90m" }, "UTC"), "Every 1h30m");
     assert.equal(scheduleInWords({ every: "1h", anchor: "09:30" }, "UTC"), "Every 1h, from 09:30 each day");
-    assert.equal(scheduleInWords({ at: WINTER }, "Europe/Paris"), "Once, at Tue 1 Dec, 15:00 CET");
+    assert.equal(scheduleInWords({ at: WINTER }, "Europe/Paris"), "Once, at Tue 1 Dec, 15:00:00 CET");
   });
 
   it("gives no words rather than throwing on what cronstrue cannot read", () => {
@@ -25,18 +25,18 @@ describe("scheduleInWords", () => {
 
 describe("formatInstant", () => {
   it("names the zone the way its people do, and follows DST", () => {
-    assert.equal(formatInstant(WINTER, "Europe/Paris"), "Tue 1 Dec, 15:00 CET");
-    assert.equal(formatInstant(SUMMER, "Europe/Paris"), "Wed 1 Jul, 16:00 CEST");
-    assert.equal(formatInstant(WINTER, "America/New_York"), "Tue 1 Dec, 09:00 EST");
-    assert.equal(formatInstant(SUMMER, "America/New_York"), "Wed 1 Jul, 10:00 EDT");
-    assert.equal(formatInstant(SUMMER, "Europe/London"), "Wed 1 Jul, 15:00 BST");
-    assert.equal(formatInstant(WINTER, "UTC"), "Tue 1 Dec, 14:00 UTC");
-    assert.equal(formatInstant(WINTER, "Asia/Kolkata"), "Tue 1 Dec, 19:30 GMT+5:30");
+    assert.equal(formatInstant(WINTER, "Europe/Paris"), "Tue 1 Dec, 15:00:00 CET");
+    assert.equal(formatInstant(SUMMER, "Europe/Paris"), "Wed 1 Jul, 16:00:00 CEST");
+    assert.equal(formatInstant(WINTER, "America/New_York"), "Tue 1 Dec, 09:00:00 EST");
+    assert.equal(formatInstant(SUMMER, "America/New_York"), "Wed 1 Jul, 10:00:00 EDT");
+    assert.equal(formatInstant(SUMMER, "Europe/London"), "Wed 1 Jul, 15:00:00 BST");
+    assert.equal(formatInstant(WINTER, "UTC"), "Tue 1 Dec, 14:00:00 UTC");
+    assert.equal(formatInstant(WINTER, "Asia/Kolkata"), "Tue 1 Dec, 19:30:00 GMT+5:30");
   });
 
-  it("shows seconds only when they are not zero, and falls back to UTC for an unknown zone", () => {
+  it("always shows seconds, so every time on a page has one shape, and falls back to UTC for an unknown zone", () => {
     assert.equal(formatInstant(WINTER + 7_000, "UTC"), "Tue 1 Dec, 14:00:07 UTC");
-    assert.equal(formatInstant(WINTER, "Mars/Olympus"), "Tue 1 Dec, 14:00 UTC");
+    assert.equal(formatInstant(WINTER, "Mars/Olympus"), "Tue 1 Dec, 14:00:00 UTC");
   });
 });
 

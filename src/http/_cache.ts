@@ -1,0 +1,111 @@
+/**
+ * A small response cache for the read routes: what a GET answers does not change
+ * between two ticks of this node unless someone writes through the router, so an
+ * answer is kept until the scheduler's last tick changes (but at least 2 s, so a node
+ * ticking every second does not re-render every second), a write clears the cache, or
+ * `ttl` passes (other nodes' writes). Each entry keeps its bytes and, once asked for,
+ * their gzip: a hot page is rendered and compressed once per tick, not per request.
+ * While one request renders a newer answer, concurrent ones get the previous answer.
+ */
+import type { MiddlewareHandler } from "hono";
+import { getCookie } from "hono/cookie";
+import { SESSION_COOKIE } from "./_auth.ts";
+import { acceptsGzip, COMPRESS_THRESHOLD, gzip } from "./_compress.ts";
+
+interface Entry {
+  generation: unknown;
+  at: number;
+  headers: [string, string][];
+  bytes: Uint8Array;
+  zipped: boolean;
+  gzip?: Promise<Uint8Array>;
+}
+
+/** An answer is reused this long even when a tick happened meanwhile (bounded by the ttl). */
+export const REUSE_FLOOR_MS = 2000;
+
+/** The cache a router shares between its read routes. */
+export interface ResponseCache {
+  /** Route middleware (after auth): serves a fresh entry or records the handler's 200. */
+  readonly middleware: MiddlewareHandler;
+  /** Drops every entry (after a write). */
+  clear(): void;
+}
+
+/** Options of `createResponseCache()`. */
+export interface CacheOptions {
+  /** Longest life of an entry in ms; 0 disables the cache. */
+  ttlMs: number;
+  now: () => number;
+  /** Changes whenever cached answers may have changed (the scheduler's last tick). */
+  generation: () => Promise<unknown>;
+  /** Default 64. */
+  maxEntries?: number;
+}
+
+/** Creates the cache. */
+export function createResponseCache(options: CacheOptions): ResponseCache {
+  const { ttlMs, now, generation, maxEntries = 64 } = options;
+  const entries = new Map<string, Entry>();
+  const pending = new Map<string, Promise<Entry | undefined>>();
+
+  const serve = async (entry: Entry, acceptEncoding: string | undefined): Promise<Response> => {
+    const headers = new Headers(entry.headers);
+    let body = entry.bytes;
+    if (entry.zipped) {
+      headers.set("vary", "Accept-Encoding");
+      if (acceptsGzip(acceptEncoding)) {
+        body = await (entry.gzip ??= gzip(entry.bytes));
+        headers.set("content-encoding", "gzip");
+      }
+    }
+    headers.set("content-length", String(body.byteLength));
+    return new Response(body as BodyInit, { status: 200, headers });
+  };
+
+  const record = async (res: Response, gen: unknown, at: number): Promise<Entry | undefined> => {
+    // The cached routes answer JSON or HTML (both compress well) and never set cookies.
+    if (res.status !== 200) return undefined;
+    const bytes = new Uint8Array(await res.clone().arrayBuffer());
+    const headers = [...res.headers].filter(([k]) => k !== "content-length");
+    return { generation: gen, at, headers, bytes, zipped: bytes.byteLength >= COMPRESS_THRESHOLD };
+  };
+
+  const middleware: MiddlewareHandler = async (c, next) => {
+    if (ttlMs <= 0 || c.req.method !== "GET") return next();
+    const key = `${c.req.url}\n${getCookie(c, SESSION_COOKIE) ?? ""}`;
+    const gen = await generation();
+    const at = now();
+    const hit = entries.get(key);
+    const age = hit === undefined ? Infinity : at - hit.at;
+    // A node ticking every second would otherwise re-render every second; under a floor
+    // of reuse, a busy page is rendered at most every REUSE_FLOOR_MS (writes still clear it).
+    const fresh = age < ttlMs && (hit!.generation === gen || age < Math.min(ttlMs, REUSE_FLOOR_MS));
+    if (fresh) return serve(hit!, c.req.header("accept-encoding"));
+    const inFlight = pending.get(key);
+    if (inFlight !== undefined) {
+      // One request renders the new answer; the others get the previous one meanwhile
+      // (never after a write: a write clears every entry).
+      if (hit !== undefined) return serve(hit, c.req.header("accept-encoding"));
+      const shared = await inFlight;
+      if (shared !== undefined) return serve(shared, c.req.header("accept-encoding"));
+    }
+    let settle: (e: Entry | undefined) => void = () => {};
+    pending.set(key, new Promise((resolve) => (settle = resolve)));
+    let entry: Entry | undefined;
+    try {
+      await next();
+      entry = await record(c.res, gen, at);
+    } finally {
+      pending.delete(key);
+      settle(entry);
+    }
+    if (entry === undefined) return;
+    entries.delete(key);
+    entries.set(key, entry);
+    if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
+    c.res = await serve(entry, c.req.header("accept-encoding"));
+  };
+
+  return { middleware, clear: () => entries.clear() };
+}

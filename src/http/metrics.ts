@@ -1,0 +1,143 @@
+/**
+ * `createMetrics()`: Prometheus counters and histograms fed by `SchedulerEvent`s,
+ * rendered in the text exposition format (version 0.0.4) at `GET /metrics`.
+ */
+import type { Scheduler, SchedulerEvent } from "../engine/types.ts";
+import { listJobsWithFallback } from "./_list.ts";
+import { createHistogram, type Histogram, labels } from "./metrics_format.ts";
+
+/** What the router's `GET /metrics` adds at scrape time: jobs by state. */
+export type JobStateCounts = Record<"active" | "paused" | "disabled" | "running", number>;
+
+/** A metrics sink: pass `onEvent` to `createScheduler()` and the object to the router. */
+export interface Metrics {
+  /** The scheduler's `onEvent` listener. Never throws. */
+  onEvent(event: SchedulerEvent): void;
+  /** The exposition text; `jobs` adds the `edgecron_jobs{state}` gauge. */
+  render(jobs?: JobStateCounts): string;
+  /** What `GET /metrics` answers: `render()` with the jobs of `scheduler` counted by state. */
+  scrape(scheduler: Scheduler, now: number): Promise<string>;
+}
+
+/** Options of `createMetrics()`. */
+export interface MetricsOptions {
+  /** Clock (epoch ms) for lateness and tick duration; default `Date.now`. */
+  now?: () => number;
+}
+
+const OUTCOME_OF: Partial<Record<SchedulerEvent["type"], string>> = {
+  succeeded: "ok",
+  failed: "error",
+  "timed-out": "timeout",
+  skipped: "skipped",
+  missed: "missed",
+  abandoned: "abandoned",
+};
+
+const TICK_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const LATENESS_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const DURATION_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 600];
+
+/**
+ * Creates the metrics sink. Series: `edgecron_runs_total{job,outcome}` (attempt
+ * outcomes: ok, error, timeout, skipped, missed, abandoned), `edgecron_claims_total{result}`
+ * (won, lost), `edgecron_store_errors_total`, `edgecron_ticks_total`,
+ * `edgecron_tick_duration_seconds` (from the tick's instant until it settled, its runs
+ * included), `edgecron_lateness_seconds` (first attempt's start − slot),
+ * `edgecron_run_duration_seconds` (successful attempts) and, at scrape time,
+ * `edgecron_jobs{state}`.
+ *
+ * @example
+ * const metrics = createMetrics();
+ * const scheduler = createScheduler({ onEvent: metrics.onEvent });
+ * app.route("/cron", edgecronRouter(scheduler, { token, metrics }));
+ */
+export function createMetrics(options: MetricsOptions = {}): Metrics {
+  const now = options.now ?? (() => Date.now());
+  const runs = new Map<string, number>();
+  const claims = { won: 0, lost: 0 };
+  let storeErrors = 0;
+  let ticks = 0;
+  const tickDuration = createHistogram(TICK_BUCKETS);
+  const lateness = createHistogram(LATENESS_BUCKETS);
+  const duration = createHistogram(DURATION_BUCKETS);
+
+  const onEvent = (event: SchedulerEvent): void => {
+    try {
+      const outcome = OUTCOME_OF[event.type];
+      if (outcome !== undefined && "job" in event) {
+        const key = `${event.job}\n${outcome}`;
+        runs.set(key, (runs.get(key) ?? 0) + 1);
+      }
+      switch (event.type) {
+        case "claimed":
+          claims.won++;
+          break;
+        case "lost":
+          claims.lost++;
+          break;
+        case "store-error":
+          storeErrors++;
+          break;
+        case "tick":
+          ticks++;
+          tickDuration.observe(Math.max(0, now() - event.now) / 1000);
+          break;
+        case "started":
+          if (event.attempt === 1) lateness.observe(Math.max(0, now() - event.slot) / 1000);
+          break;
+        case "succeeded":
+          duration.observe(event.durationMs / 1000);
+          break;
+      }
+    } catch {
+      // Metrics must never disturb the scheduler.
+    }
+  };
+
+  const render = (jobs?: JobStateCounts): string => {
+    const out: string[] = [];
+    out.push("# HELP edgecron_runs_total Attempt outcomes by job.", "# TYPE edgecron_runs_total counter");
+    for (const [key, n] of [...runs].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const [job, outcome] = key.split("\n") as [string, string];
+      out.push(`edgecron_runs_total${labels({ job, outcome })} ${n}`);
+    }
+    out.push("# HELP edgecron_claims_total Slot claims this node won or lost to another node.", "# TYPE edgecron_claims_total counter");
+    out.push(`edgecron_claims_total${labels({ result: "won" })} ${claims.won}`, `edgecron_claims_total${labels({ result: "lost" })} ${claims.lost}`);
+    out.push("# HELP edgecron_store_errors_total Store calls that failed or timed out.", "# TYPE edgecron_store_errors_total counter");
+    out.push(`edgecron_store_errors_total ${storeErrors}`);
+    out.push("# HELP edgecron_ticks_total Ticks settled.", "# TYPE edgecron_ticks_total counter", `edgecron_ticks_total ${ticks}`);
+    histogram(out, "edgecron_tick_duration_seconds", "From a tick's instant until it settled, its runs included.", tickDuration);
+    histogram(out, "edgecron_lateness_seconds", "Start of a slot's first attempt minus the slot.", lateness);
+    histogram(out, "edgecron_run_duration_seconds", "Duration of successful attempts.", duration);
+    if (jobs !== undefined) {
+      out.push("# HELP edgecron_jobs Jobs by state.", "# TYPE edgecron_jobs gauge");
+      for (const state of ["active", "paused", "disabled", "running"] as const) out.push(`edgecron_jobs${labels({ state })} ${jobs[state]}`);
+    }
+    return `${out.join("\n")}\n`;
+  };
+
+  return { onEvent, render, scrape: async (scheduler, now) => render(await jobStates(scheduler, now)) };
+}
+
+const SCRAPE_PAGE = 1000;
+
+async function jobStates(scheduler: Scheduler, now: number): Promise<JobStateCounts> {
+  const jobs: JobStateCounts = { active: 0, paused: 0, disabled: 0, running: 0 };
+  let after: string | undefined;
+  do {
+    const page = await listJobsWithFallback(scheduler, { next: 0, limit: SCRAPE_PAGE, ...(after === undefined ? {} : { after }) }, now);
+    for (const job of page.jobs) {
+      if (job.runningSince !== undefined) jobs.running++;
+      if (job.paused) jobs.paused++;
+      else if (!job.enabled) jobs.disabled++;
+      else jobs.active++;
+    }
+    after = page.nextAfter ?? undefined;
+  } while (after !== undefined);
+  return jobs;
+}
+
+function histogram(out: string[], name: string, help: string, h: Histogram): void {
+  out.push(`# HELP ${name} ${help}`, `# TYPE ${name} histogram`, ...h.lines(name));
+}

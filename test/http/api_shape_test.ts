@@ -1,0 +1,168 @@
+// The API's shape: JSON errors everywhere, ISO-8601 beside every instant, body-relative
+// error paths, paging, compression and the read cache.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { gunzipSync } from "node:zlib";
+import { withIso } from "../../src/http/_iso.ts";
+import { errorOf, HOUR, json, setup, T0 } from "./_setup.ts";
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+describe("JSON errors", () => {
+  it("answers an unknown route with a JSON 404", async () => {
+    const f = setup();
+    for (const [method, path] of [["GET", "/nope"], ["POST", "/jobs/x/explode"], ["DELETE", "/tick"]] as const) {
+      const res = await f.call(method, path);
+      assert.equal(res.status, 404, path);
+      assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
+      assert.equal((await errorOf(res)).code, "not-found");
+    }
+  });
+
+  it("names the body's own field for a bad cron in POST /jobs, not the engine's jobs.<name> path", async () => {
+    const f = setup();
+    const res = await f.call("POST", "/jobs", json({ name: "x", schedule: "61 * * * *", target: { url: "https://h.example/" } }));
+    assert.equal(res.status, 400);
+    const error = await errorOf(res);
+    assert.equal(error.path, "schedule");
+    assert.equal(error.message, 'invalid-spec: schedule: invalid-cron: minute must be 0-59, got "61"');
+    const put = await f.call("PUT", "/jobs/y", json({ schedule: { cron: "0 0 30 2 *" }, target: { url: "https://h.example/" } }));
+    assert.equal((await errorOf(put)).path, "schedule");
+  });
+
+  it("refuses a stale PUT ?ifVersion with 409 and does not report the store as failed", async () => {
+    const f = setup();
+    const spec = { schedule: "@hourly", target: { url: "https://h.example/" } };
+    assert.equal((await f.call("PUT", "/jobs/hook", json(spec))).status, 201);
+    assert.equal((await f.call("PUT", "/jobs/hook?ifVersion=1", json(spec))).status, 200);
+    const stale = await f.call("PUT", "/jobs/hook?ifVersion=1", json(spec));
+    assert.equal(stale.status, 409);
+    assert.equal((await errorOf(stale)).code, "conflict");
+    assert.equal((await f.scheduler.health()).ok, true, "a conflict is not a store failure");
+  });
+});
+
+describe("instants as epoch ms and ISO-8601", () => {
+  it("adds an …Iso sibling to every instant of jobs, runs, health and tick reports", async () => {
+    const f = setup();
+    await f.scheduler.tick();
+    await f.clock.advance(HOUR);
+    const tick = await (await f.call("POST", "/tick")).json() as { now: number; nowIso: string; jobs: Record<string, { run: number[]; runIso: string[] }> };
+    assert.equal(tick.nowIso, iso(T0 + HOUR));
+    assert.deepEqual(tick.jobs.hourly!.runIso, [iso(T0 + HOUR)]);
+    const job = await (await f.call("GET", "/jobs/hourly?next=2")).json() as Record<string, unknown>;
+    assert.deepEqual(job.nextIso, [iso(T0 + 2 * HOUR), iso(T0 + 3 * HOUR)]);
+    const last = job.lastOutcome as Record<string, unknown>;
+    for (const key of ["slot", "claimedAt", "startedAt", "finishedAt"]) assert.equal(last[`${key}Iso`], iso(last[key] as number), key);
+    assert.equal(last.leaseUntilIso, null);
+    assert.equal((job.counters as Record<string, unknown>).missedIso, undefined, "counts are not instants");
+    const runs = await (await f.call("GET", "/jobs/hourly/runs?limit=1")).json() as { runs: { slotIso: string }[]; nextBeforeIso: string };
+    assert.equal(runs.runs[0]!.slotIso, iso(T0 + HOUR));
+    assert.equal(runs.nextBeforeIso, iso(T0 + HOUR));
+    const health = await (await f.call("GET", "/health")).json() as { lastTickIso: string };
+    assert.equal(health.lastTickIso, iso(T0 + HOUR));
+  });
+
+  it("keeps user data as sent and a job named __proto__ as a plain key", () => {
+    const out = withIso({ jobs: JSON.parse('{"__proto__":{"run":[0]}}'), payload: { slot: 1 } }) as Record<string, Record<string, unknown>>;
+    assert.deepEqual(Object.keys(out.jobs!), ["__proto__"]);
+    assert.deepEqual((out.jobs!["__proto__"] as Record<string, unknown>).runIso, ["1970-01-01T00:00:00.000Z"]);
+    assert.deepEqual(out.payload, { slot: 1 });
+  });
+});
+
+describe("GET /jobs paging", () => {
+  it("pages jobs by name with a cursor, 100 at most", async () => {
+    const f = setup();
+    for (let i = 0; i < 3; i++) f.scheduler.job(`job-${i}`, { schedule: "@daily", run: () => {} });
+    const first = await (await f.call("GET", "/jobs?limit=2")).json() as { jobs: { name: string }[]; nextAfter: string };
+    assert.deepEqual(first.jobs.map((j) => j.name), ["failing", "hourly"]);
+    assert.equal(first.nextAfter, "hourly");
+    const second = await (await f.call("GET", `/jobs?limit=2&after=${first.nextAfter}`)).json() as { jobs: { name: string }[]; nextAfter: string };
+    assert.deepEqual(second.jobs.map((j) => j.name), ["job-0", "job-1"]);
+    const last = await (await f.call("GET", `/jobs?limit=2&after=${second.nextAfter}`)).json() as { jobs: { name: string }[]; nextAfter: string | null };
+    assert.deepEqual(last.jobs.map((j) => j.name), ["job-2"]);
+    assert.equal(last.nextAfter, null);
+    assert.equal((await errorOf(await f.call("GET", "/jobs?limit=101"))).path, "query.limit");
+    assert.equal((await errorOf(await f.call("GET", "/jobs/hourly/runs?limit=101"))).path, "query.limit");
+  });
+
+  it("lists no next slots for a paused job", async () => {
+    const f = setup();
+    await f.scheduler.pause("hourly");
+    const { jobs } = await (await f.call("GET", "/jobs")).json() as { jobs: { name: string; next: number[] }[] };
+    assert.deepEqual(jobs.find((j) => j.name === "hourly")!.next, []);
+    assert.deepEqual((await (await f.call("GET", "/jobs/hourly")).json() as { next: number[] }).next, []);
+  });
+});
+
+describe("compression and the read cache", () => {
+  it("gzips large answers for clients that accept it and leaves tiny ones alone", async () => {
+    const f = setup();
+    for (let i = 0; i < 20; i++) f.scheduler.job(`bulk-${i}`, { schedule: "*/5 * * * *", run: () => {} });
+    const big = await f.call("GET", "/jobs", { headers: { "accept-encoding": "gzip, br" } });
+    assert.equal(big.headers.get("content-encoding"), "gzip");
+    assert.match(big.headers.get("vary") ?? "", /accept-encoding/i);
+    const bytes = new Uint8Array(await big.arrayBuffer());
+    assert.equal(Number(big.headers.get("content-length")), bytes.byteLength);
+    const body = JSON.parse(gunzipSync(bytes).toString()) as { jobs: unknown[] };
+    assert.equal(body.jobs.length, 22);
+    const plain = await f.call("GET", "/jobs");
+    assert.equal(plain.headers.get("content-encoding"), null, "no Accept-Encoding: identity");
+    const tiny = await f.call("GET", "/health", { headers: { "accept-encoding": "gzip" } });
+    assert.equal(tiny.headers.get("content-encoding"), null, "under 1 KiB: not compressed");
+    assert.equal((await tiny.json() as { ok: boolean }).ok, true);
+  });
+
+  it("serves a read from the cache until the next tick (at least 2 s) or a write, and never past cacheTtl", async () => {
+    const f = setup({ router: { cacheTtl: "1m" } });
+    let lists = 0;
+    const list = f.scheduler.list.bind(f.scheduler);
+    f.scheduler.list = (o) => (lists++, list(o));
+    await f.call("GET", "/jobs");
+    await f.call("GET", "/jobs");
+    assert.equal(lists, 1, "the second read is a cache hit");
+    await f.call("POST", "/jobs/hourly/pause");
+    const paused = await (await f.call("GET", "/jobs")).json() as { jobs: { name: string; paused: boolean }[] };
+    assert.equal(paused.jobs.find((j) => j.name === "hourly")!.paused, true, "a write clears the cache");
+    assert.equal(lists, 2);
+    await f.scheduler.tick();
+    await f.call("GET", "/jobs");
+    assert.equal(lists, 2, "an answer younger than 2 s is reused across a tick");
+    await f.clock.advance(2_000);
+    await f.call("GET", "/jobs");
+    assert.equal(lists, 3, "past the floor, the tick starts a new generation");
+    await f.clock.advance(30_000);
+    await f.call("GET", "/jobs");
+    assert.equal(lists, 3, "no tick since: the same generation, within the ttl");
+    await f.clock.advance(31_000);
+    await f.call("GET", "/jobs");
+    assert.equal(lists, 4, "ttl");
+    assert.equal((await f.call("GET", "/jobs", { auth: false })).status, 401, "auth comes before the cache");
+  });
+});
+
+describe("upcomingSlots", () => {
+  it("counts a dense fixed grid without walking it, the same as walking it", async () => {
+    const { upcomingSlots } = await import("../../src/http/_list.ts");
+    const f = setup();
+    f.scheduler.job("every-5s", { schedule: { every: "5s" }, run: () => {} });
+    f.scheduler.job("every-7m", { schedule: { every: "7m", anchor: T0 + 1_000 }, run: () => {} });
+    for (const name of ["every-5s", "every-7m"]) {
+      const info = (await f.scheduler.get(name))!;
+      const up = upcomingSlots(info, T0 + 123, 24 * HOUR);
+      const walked = [...(await import("../../src/core/schedule.ts")).schedule(info.spec).between(T0 + 123, T0 + 123 + 24 * HOUR)];
+      assert.equal(up.count, walked.length, name);
+      assert.equal(up.last, walked.at(-1), name);
+      assert.deepEqual(up.slots, walked.slice(0, 200), name);
+    }
+  });
+});
+
+describe("acceptsGzip", () => {
+  it("reads Accept-Encoding lists, with and without q values", async () => {
+    const { acceptsGzip } = await import("../../src/http/_compress.ts");
+    for (const yes of ["gzip", "gzip, deflate, br", "br;q=1, gzip;q=0.5", "deflate,gzip", "GZIP", "gzip;q=1"]) assert.equal(acceptsGzip(yes), true, yes);
+    for (const no of [undefined, "", "br", "gzip;q=0", "gzip; q=0.0, br", "x-gzip2"]) assert.equal(acceptsGzip(no), false, String(no));
+  });
+});

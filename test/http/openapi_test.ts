@@ -1,0 +1,54 @@
+// GET /openapi.json: a valid OpenAPI 3.1 document, generated from the request schemas,
+// naming exactly the routes the router serves.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { documentModule } from "../../scripts/openapi.ts";
+import { OPENAPI_DOCUMENT } from "../../src/http/openapi/document.ts";
+import { createMetrics } from "../../src/http/metrics.ts";
+import { openApiDocument } from "../../src/http/mod.ts";
+import { setup } from "./_setup.ts";
+
+interface Doc {
+  openapi: string;
+  paths: Record<string, Record<string, { parameters?: { name: string; in: string }[] }>>;
+  components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+}
+
+describe("GET /openapi.json", () => {
+  it("serves a document the OpenAPI 3.1 validator accepts", async () => {
+    const f = setup({ router: { openapi: openApiDocument } });
+    const res = await f.call("GET", "/openapi.json");
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
+    const doc = await res.json() as Doc;
+    assert.equal(doc.openapi, "3.1.0");
+    const result = await new Validator().validate(doc as unknown as Record<string, unknown>);
+    assert.deepEqual(result.errors, undefined);
+    assert.equal(result.valid, true);
+  });
+
+  it("lists every route the router serves, and nothing else", async () => {
+    const f = setup({ router: { metrics: createMetrics(), openapi: openApiDocument } });
+    const served = new Set(f.app.routes.filter((r) => r.method !== "ALL").map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`));
+    const doc = JSON.parse(OPENAPI_DOCUMENT) as Doc;
+    const documented = new Set(Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)));
+    assert.deepEqual([...documented].sort(), [...served].sort());
+  });
+
+  it("is served only when the router is given it, and behind the token", async () => {
+    assert.equal((await setup().call("GET", "/openapi.json")).status, 404);
+    assert.equal((await setup({ router: { openapi: openApiDocument } }).call("GET", "/openapi.json", { auth: false })).status, 401);
+  });
+
+  it("is generated from the request schemas and up to date (run `npm run openapi` after a change)", () => {
+    assert.equal(documentModule().includes(JSON.stringify(OPENAPI_DOCUMENT)), true, "src/http/openapi/document.ts is stale");
+    const doc = JSON.parse(OPENAPI_DOCUMENT) as Doc;
+    const job = doc.components.schemas.DataJob!;
+    for (const field of ["schedule", "target", "timezone", "timeout", "overlap", "catchUp", "retries", "enabled", "payload", "description"]) {
+      assert.ok(job.properties?.[field], field);
+    }
+    const params = doc.paths["/jobs"]!.get!.parameters!.map((p) => p.name).sort();
+    assert.deepEqual(params, ["after", "limit", "next"]);
+  });
+});

@@ -1,0 +1,40 @@
+// Read load must never cost a slot: a 1-second heartbeat on the same process as the
+// HTTP server (1 000 jobs, libSQL file) records every slot `ok` while autocannon
+// hammers GET /jobs and the dashboard for 20 s. The count is asserted, not the speed
+// (`npm run bench:http` measures that).
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { heartbeatRecord, load, type LoadServer, startLoadServer } from "../../bench/_http_load.ts";
+
+let dir = "";
+let server: LoadServer;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), "edgecron-http-load-"));
+  server = await startLoadServer({ db: `file:${dir}/load.db`, jobs: 1000 });
+  await new Promise((r) => setTimeout(r, 3_000)); // the first ticks
+});
+
+after(async () => {
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("HTTP load beside the scheduler", () => {
+  it("misses no heartbeat slot while GET /jobs and the dashboard are under load", async () => {
+    const start = Date.now();
+    const results = await Promise.all([load(server, "/jobs", 20, 25), load(server, "/", 20, 25)]);
+    const end = Date.now();
+    await new Promise((r) => setTimeout(r, 2_500)); // the last slots settle
+    for (const r of results) assert.ok(r.rps > 0 && r.errors === 0 && r.non2xx === 0, JSON.stringify(r));
+    const beat = await heartbeatRecord(server, start, end);
+    console.log(`heartbeat under load: ${beat.rows} slots in ${((end - start) / 1000).toFixed(0)} s ${JSON.stringify(beat.statuses)}; GET /jobs ${results[0]!.rps.toFixed(0)} req/s, dashboard ${results[1]!.rps.toFixed(0)} req/s`);
+    assert.ok(beat.rows >= 18, `${beat.rows} rows`);
+    assert.equal(beat.missed, 0, `missed slots: ${JSON.stringify(beat.statuses)}`);
+    assert.equal(beat.gaps, 0, "every second has its row");
+    assert.deepEqual(Object.keys(beat.statuses), ["ok"]);
+  });
+});

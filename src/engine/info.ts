@@ -24,7 +24,7 @@ type Upcoming = NonNullable<JobInfo["upcoming"]>;
 /** Describes jobs; `invalidate()` drops the cache (every tick calls it). */
 export interface JobViews {
   list(options?: ListOptions): Promise<JobInfo[]>;
-  get(name: string, options?: { next?: number }): Promise<JobInfo | undefined>;
+  get(name: string, options?: Pick<ListOptions, "next" | "window">): Promise<JobInfo | undefined>;
   invalidate(): void;
 }
 

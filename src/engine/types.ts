@@ -287,7 +287,8 @@ export interface Scheduler {
   stop(options?: { grace?: string | number; deadline?: string | number }): Promise<void>;
   /** Describes the jobs: at most two store reads, never a write, whatever the number of jobs. */
   list(options?: ListOptions): Promise<JobInfo[]>;
-  get(name: string, options?: { next?: number }): Promise<JobInfo | undefined>;
+  /** One job as `list()` describes it (with `recent` and `upcoming` when `window` is given). */
+  get(name: string, options?: Pick<ListOptions, "next" | "window">): Promise<JobInfo | undefined>;
   run(name: string, options?: { mode?: "force" | "due" }): Promise<ManualRunResult>;
   pause(name: string): Promise<void>;
   resume(name: string): Promise<void>;

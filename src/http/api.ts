@@ -11,7 +11,7 @@ import { readJson } from "./_body.ts";
 import { type RouterContext, requireAuth } from "./_context.ts";
 import { errorBody, HttpError, validate } from "./_errors.ts";
 import { withIso } from "./_iso.ts";
-import { listJobsWithFallback } from "./_list.ts";
+import { listJobs } from "./_list.ts";
 import { JOBS_PAGE, JobsQuerySchema } from "./_paging.ts";
 import {
   EmptyBodySchema,
@@ -109,7 +109,7 @@ export function registerApi(app: Hono, rc: RouterContext): void {
 
   app.get("/jobs", read, cached, async (c) => {
     const { next, limit = JOBS_PAGE, after } = query(c, JobsQuerySchema);
-    const page = await listJobsWithFallback(scheduler, { limit, ...(next === undefined ? {} : { next }), ...(after === undefined ? {} : { after }) }, rc.now());
+    const page = await listJobs(scheduler, { limit, ...(next === undefined ? {} : { next }), ...(after === undefined ? {} : { after }) });
     return send(c, page);
   });
 
@@ -140,7 +140,8 @@ export function registerApi(app: Hono, rc: RouterContext): void {
     if (result.ok) {
       const status = FAILED_STATUS[result.outcome];
       if (status === undefined) return send(c, result);
-      const row = await scheduler.store.getRun(name, result.slot).catch(() => undefined);
+      // The slot's own row: the newest one before the next millisecond.
+      const [row] = await scheduler.runs(name, { before: result.slot + 1, limit: 1 }).catch(() => []);
       return send(c, { ...result, error: row?.error ?? null }, status);
     }
     const status = REFUSAL_STATUS[result.reason];

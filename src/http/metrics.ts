@@ -3,7 +3,7 @@
  * rendered in the text exposition format (version 0.0.4) at `GET /metrics`.
  */
 import type { Scheduler, SchedulerEvent } from "../engine/types.ts";
-import { listJobsWithFallback } from "./_list.ts";
+import { listJobs } from "./_list.ts";
 import { createHistogram, type Histogram, labels } from "./metrics_format.ts";
 
 /** What the router's `GET /metrics` adds at scrape time: jobs by state. */
@@ -126,7 +126,7 @@ async function jobStates(scheduler: Scheduler, now: number): Promise<JobStateCou
   const jobs: JobStateCounts = { active: 0, paused: 0, disabled: 0, running: 0 };
   let after: string | undefined;
   do {
-    const page = await listJobsWithFallback(scheduler, { next: 0, limit: SCRAPE_PAGE, ...(after === undefined ? {} : { after }) }, now);
+    const page = await listJobs(scheduler, { next: 0, limit: SCRAPE_PAGE, ...(after === undefined ? {} : { after }) });
     for (const job of page.jobs) {
       if (job.runningSince !== undefined) jobs.running++;
       if (job.paused) jobs.paused++;

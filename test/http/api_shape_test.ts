@@ -142,19 +142,18 @@ describe("compression and the read cache", () => {
   });
 });
 
-describe("upcomingSlots", () => {
-  it("counts a dense fixed grid without walking it, the same as walking it", async () => {
-    const { upcomingSlots } = await import("../../src/http/_list.ts");
+describe("list({ window }) upcoming", () => {
+  it("counts every fire of a dense schedule over the window, the same as walking it", async () => {
     const f = setup();
     f.scheduler.job("every-5s", { schedule: { every: "5s" }, run: () => {} });
     f.scheduler.job("every-7m", { schedule: { every: "7m", anchor: T0 + 1_000 }, run: () => {} });
+    const now = f.clock.now();
     for (const name of ["every-5s", "every-7m"]) {
-      const info = (await f.scheduler.get(name))!;
-      const up = upcomingSlots(info, T0 + 123, 24 * HOUR);
-      const walked = [...(await import("../../src/core/schedule.ts")).schedule(info.spec).between(T0 + 123, T0 + 123 + 24 * HOUR)];
-      assert.equal(up.count, walked.length, name);
-      assert.equal(up.last, walked.at(-1), name);
-      assert.deepEqual(up.slots, walked.slice(0, 200), name);
+      const info = (await f.scheduler.get(name, { window: 24 * HOUR }))!;
+      const walked = [...(await import("../../src/core/schedule.ts")).schedule(info.spec).between(now, now + 24 * HOUR)];
+      assert.equal(info.upcoming?.count, walked.length, name);
+      assert.equal(info.upcoming?.last, walked.at(-1), name);
+      assert.deepEqual(info.upcoming?.slots, walked.slice(0, 200), name);
     }
   });
 });

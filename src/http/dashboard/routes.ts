@@ -15,7 +15,7 @@ import { basePath, homePath, type RouterContext, requireAuth } from "../_context
 import { validate } from "../_errors.ts";
 import { JOB_NAME } from "../../engine/spec.ts";
 import { NameSchema } from "../_schemas.ts";
-import { type ListedJob, listJobsWithFallback, upcomingSlots } from "../_list.ts";
+import { type ListedJob, listJobs } from "../_list.ts";
 import { JOBS_PAGE } from "../_paging.ts";
 import { layout, loginPage, notFound, refusedPage } from "./_layout.ts";
 import { jobHref, type JobView } from "./_job.ts";
@@ -26,7 +26,6 @@ import { jobPage, type Notice, overviewPage } from "./pages.ts";
 const DAY = 86_400_000;
 const OVERVIEW_NEXT = 3;
 const JOB_NEXT = 10;
-const PAST_LIMIT = 500;
 const HISTORY_LIMIT = 50;
 /** Seconds between the pages' meta refreshes. */
 const REFRESH = 30;
@@ -89,7 +88,7 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
     const now = rc.now();
     const afterText = c.req.query("after");
     const after = afterText !== undefined && JOB_NAME.test(afterText) ? afterText : undefined;
-    const { jobs, nextAfter } = await listJobsWithFallback(scheduler, { next: OVERVIEW_NEXT, window: DAY, limit: JOBS_PAGE, ...(after === undefined ? {} : { after }) }, now);
+    const { jobs, nextAfter } = await listJobs(scheduler, { next: OVERVIEW_NEXT, window: DAY, limit: JOBS_PAGE, ...(after === undefined ? {} : { after }) });
     const views = jobs.map((info) => viewOf(info, info.recent ?? [], info.upcoming?.count ?? 0, now));
     const { csrf, chrome: ch } = await chrome(c, base, now);
     const cc = { base, now, csrf, back: "home" as const, listNext: OVERVIEW_NEXT, nextAfter, paged: after !== undefined, formatterFor: formatterCache() };
@@ -103,15 +102,14 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
     const beforeText = c.req.query("before");
     const before = beforeText !== undefined && /^\d{1,16}$/.test(beforeText) ? Number(beforeText) : undefined;
     const now = rc.now();
-    const info = await scheduler.get(name, { next: JOB_NEXT });
+    const info = await scheduler.get(name, { next: JOB_NEXT, window: DAY });
     const { csrf, chrome: ch } = await chrome(c, base, now);
     if (info === undefined) {
       return c.html(await layout(ch, "Not found", notFound(homePath(base), name)), 404);
     }
     const history = await scheduler.runs(name, before === undefined ? { limit: HISTORY_LIMIT } : { limit: HISTORY_LIMIT, before });
     const last = history.at(-1);
-    const past = (await scheduler.runs(name, { limit: PAST_LIMIT })).filter((r) => r.slot >= now - DAY);
-    const view = viewOf(info, past, upcomingSlots(info, now, DAY).count, now);
+    const view = viewOf(info, info.recent ?? [], info.upcoming?.count ?? 0, now);
     const cc = { base, now, csrf, back: "job" as const, listNext: JOB_NEXT, nextBefore: history.length === HISTORY_LIMIT && last ? last.slot : null, paged: before !== undefined, formatterFor: formatterCache() };
     return c.html(await layout({ ...ch, refreshSeconds: REFRESH, refreshUrl: refreshUrl(c, "before") }, name, jobPage(view, history, cc, noticeFrom(c))));
   });

@@ -58,7 +58,15 @@ export const policyEntries = {
 const scheduleText = v.pipe(text(256), v.minLength(1, () => "expected a cron expression"));
 const zone = v.optional(v.pipe(text(64), v.minLength(1, () => "must not be empty")));
 const scheduleShapes = {
-  cron: strict({ cron: scheduleText, timezone: zone, dayMatch: v.optional(choice(["or", "and"] as const)) }),
+  // hashKey and format come back in a stored H or AWS schedule's toJSON(): a second node
+  // reading the definition must accept what the first wrote.
+  cron: strict({
+    cron: scheduleText,
+    timezone: zone,
+    dayMatch: v.optional(choice(["or", "and"] as const)),
+    hashKey: v.optional(v.pipe(text(128), v.minLength(1, () => "expected the job's name"))),
+    format: v.optional(choice(["cron", "aws"] as const)),
+  }),
   every: strict({
     every: v.pipe(text(64), v.minLength(1, () => "expected a duration like \"15m\"")),
     anchor: v.optional(v.union([v.number(), text(64)], (issue) => `expected an instant (ms) or "HH:MM", got ${got(issue)}`)),

@@ -61,13 +61,23 @@ export function slotsAhead(schedules: Iterable<Schedule>, from: number, until: n
 
 /**
  * Ticks at each slot in `(from, until)` as its time comes, and resolves when every run
- * those ticks started has its outcome recorded. Ends early, leaving the remaining slots
+ * those ticks started has its outcome recorded. Slots already due when it starts (a late
+ * delivery) are taken by one catch-up tick once `previous` (the trigger's own tick) has
+ * settled, so each job's catch-up policy decides them and none is skipped for overlapping
+ * a run whose outcome was still being written. Ends early, leaving the remaining slots
  * unclaimed for the next trigger (which records them by each job's catch-up policy),
  * when `signal` aborts.
  */
-export async function runAhead(deps: RunAheadDeps, from: number, until: number): Promise<TickReport[]> {
+export async function runAhead(deps: RunAheadDeps, from: number, until: number, previous: Promise<unknown>): Promise<TickReport[]> {
   const settled: Promise<TickReport>[] = [];
-  for (const slot of slotsAhead(deps.schedules(), from, until)) {
+  const start = deps.clock.now();
+  const slots = slotsAhead(deps.schedules(), from, until);
+  if (slots.length > 0 && slots[0]! <= start) {
+    await previous;
+    if (!deps.signal.aborted) settled.push((await deps.begin(deps.clock.now())).settled);
+  }
+  for (const slot of slots) {
+    if (slot <= start) continue;
     if (!(await sleepUntil(deps.clock, slot, deps.signal))) break;
     settled.push((await deps.begin(slot)).settled);
   }

@@ -161,7 +161,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       aheads.add(controller);
       const schedules = () => registry.all().filter((job) => job.enabled).map((job) => job.schedule);
       try {
-        const [report] = await Promise.all([main, runAhead({ clock, begin, signal: controller.signal, schedules }, at, opts.until)]);
+        const [report] = await Promise.all([main, runAhead({ clock, begin, signal: controller.signal, schedules }, at, opts.until, main)]);
         return report;
       } finally {
         aheads.delete(controller);

@@ -33,7 +33,7 @@ export type BunServerHandle = ServerHandle;
  * Initialises the store, starts timer mode and serves the router with `Bun.serve`.
  *
  * @throws `Error` when not running on Bun; {SchedulerError} `invalid-spec` without a token
- * or `router: { public: true }`, `store-error` when `store.init()` fails.
+ * or `router: { public: true }`, `store-error` when `scheduler.ready()` (the store's init) fails.
  * @example
  * const scheduler = createScheduler().job("tick", { schedule: { every: "1m" }, run: () => {} });
  * await serveBun(scheduler, { token: Bun.env.EDGECRON_TOKEN });

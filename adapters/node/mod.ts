@@ -22,7 +22,7 @@ export type NodeServer = ServerHandle;
  * Initialises the store, starts timer mode and serves the router.
  *
  * @throws {SchedulerError} `invalid-spec` (`router.token: required …`) without a token or
- * `router: { public: true }`; `store-error` when `store.init()` fails; the listen error
+ * `router: { public: true }`; `store-error` when `scheduler.ready()` (the store's init) fails; the listen error
  * (`EADDRINUSE`) when the port is taken.
  * @example
  * const scheduler = createScheduler({ store: libsqlStore({ url: "file:edgecron.db" }) })

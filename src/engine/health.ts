@@ -5,7 +5,7 @@
 import { SchedulerError } from "../core/errors.ts";
 import type { Store } from "../store/types.ts";
 import { errorText } from "./events.ts";
-import { STORE_METHODS, withDeadline } from "./store_deadline.ts";
+import { asyncMethods, withDeadline } from "./store_deadline.ts";
 import type { Clock, SchedulerEvent } from "./types.ts";
 
 /** The guarded store and what the last calls said about it. */
@@ -30,8 +30,8 @@ export function createStoreHealth(
   let ok = true;
   let lastError: string | undefined;
   const store = {} as Record<string, unknown>;
-  for (const name of STORE_METHODS) {
-    const method = deadlined[name] as ((...args: unknown[]) => Promise<unknown>) | undefined;
+  for (const name of asyncMethods(raw)) {
+    const method = (deadlined as unknown as Record<string, unknown>)[name] as ((...args: unknown[]) => Promise<unknown>) | undefined;
     if (typeof method !== "function") continue;
     store[name] = async (...args: unknown[]): Promise<unknown> => {
       try {

@@ -22,6 +22,18 @@ export const STORE_METHODS = [
 ] as const satisfies readonly (keyof Store)[];
 
 /**
+ * The port's asynchronous methods, plus any other method the store has (a port method
+ * added later), except the synchronous `setCallTimeout`.
+ */
+export function asyncMethods(store: Store): string[] {
+  const names = new Set<string>(STORE_METHODS);
+  for (const key of Object.keys(store)) {
+    if (key !== "setCallTimeout" && typeof (store as unknown as Record<string, unknown>)[key] === "function") names.add(key);
+  }
+  return [...names];
+}
+
+/**
  * Returns a `Store` whose every method rejects with `store-error` when `store` has not
  * answered within `ms` on `clock`. `ms` of `Infinity` returns `store` itself.
  *
@@ -30,8 +42,8 @@ export const STORE_METHODS = [
 export function withDeadline(store: Store, clock: Clock, ms: number): Store {
   if (ms === Infinity) return store;
   const guarded = {} as Record<string, unknown>;
-  for (const name of STORE_METHODS) {
-    const method = store[name] as ((...args: unknown[]) => Promise<unknown>) | undefined;
+  for (const name of asyncMethods(store)) {
+    const method = (store as unknown as Record<string, unknown>)[name] as ((...args: unknown[]) => Promise<unknown>) | undefined;
     // A store from before this port version lacks the newest methods; the engine checks for them.
     if (typeof method !== "function") continue;
     guarded[name] = (...args: unknown[]): Promise<unknown> =>

@@ -15,6 +15,15 @@ function hangingStore(): MemoryStore & { hung: boolean } {
 }
 
 describe("withDeadline", () => {
+  it("guards a method the port gains later (a store's extra async method) too", async () => {
+    const clock = createManualClock(T0);
+    const store = { ...createMemoryStore(), getSetting: () => new Promise<string>(() => {}) };
+    const guarded = withDeadline(store, clock, 1_000) as typeof store;
+    const refused = assert.rejects(guarded.getSetting(), /getSetting\(\) did not answer within/);
+    await clock.advance(1_000);
+    await refused;
+  });
+
   it("rejects a call that does not answer in time with store-error naming the method", async () => {
     const clock = createManualClock(T0);
     const store = hangingStore();

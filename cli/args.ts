@@ -9,6 +9,10 @@ export interface Args {
   count: number;
   from: number | undefined;
   json: boolean;
+  /** `--hash-key`: the job name `H` fields hash (default none: `H` is refused). */
+  hashKey: string | undefined;
+  /** `--format aws`: read the AWS EventBridge form (`min hour dom mon dow year`). */
+  format: "cron" | "aws";
 }
 
 /** What the command line asks for: a command, help (overall or for one command) or the version. */
@@ -39,6 +43,8 @@ export function parseArgs(argv: readonly string[]): Request {
   let from: number | undefined;
   let json = false;
   let help = false;
+  let hashKey: string | undefined;
+  let format: "cron" | "aws" = "cron";
   const known = argv.find((a) => isCommand(a));
   const command = isCommand(known) ? known : undefined;
   for (let i = 0; i < argv.length; i++) {
@@ -53,6 +59,14 @@ export function parseArgs(argv: readonly string[]): Request {
     else if (flag === "-v" || flag === "--version") return { version: true };
     else if (flag === "--json") json = true;
     else if (flag === "--tz" || flag === "--timezone") timezone = value();
+    else if (flag === "--hash-key") {
+      hashKey = value();
+      if (hashKey === "") throw new UsageError("--hash-key needs the job's name, got an empty string", command);
+    } else if (flag === "--format") {
+      const text = value();
+      if (text !== "cron" && text !== "aws") throw new UsageError(`--format must be cron or aws, got ${JSON.stringify(text)}`, command);
+      format = text;
+    }
     else if (flag === "-n" || flag === "--count") {
       const text = value();
       count = Number(text);
@@ -74,5 +88,5 @@ export function parseArgs(argv: readonly string[]): Request {
   if (!isCommand(first)) throw new UsageError(`unknown command ${JSON.stringify(first)}; expected ${COMMANDS.join(", ")}`);
   if (expression === undefined) throw new UsageError(`${first} needs a schedule, e.g. edgecron ${first} "*/5 * * * *"`, first);
   if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])} (quote the schedule: "0 9 * * MON-FRI")`, first);
-  return { command: first, expression, timezone, count, from, json };
+  return { command: first, expression, timezone, count, from, json, hashKey, format };
 }

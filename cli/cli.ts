@@ -8,7 +8,7 @@
  */
 import cronstrue from "cronstrue";
 import { SchedulerError } from "../src/core/errors.ts";
-import { schedule as toSchedule } from "../src/core/mod.ts";
+import { resolveCron, schedule as toSchedule } from "../src/core/mod.ts";
 import type { Schedule } from "../src/core/types.ts";
 import { type Args, parseArgs, type Request, UsageError } from "./args.ts";
 import { formatFire, type FireText, pointAtField } from "./format.ts";
@@ -50,6 +50,16 @@ function describe(expression: string): string | undefined {
 const cronText = (schedule: Schedule): string | undefined => (schedule.toJSON() as { cron?: string }).cron;
 
 /**
+ * The cron fields with `H` replaced by the values the hash key gives (what the job
+ * really fires on), or the fields as written when there is no `H`.
+ */
+function resolvedFields(schedule: Schedule, args: Args): string | undefined {
+  const fields = cronText(schedule);
+  if (fields === undefined || !fields.includes("H")) return fields;
+  return resolveCron(fields, { ...(args.hashKey === undefined ? {} : { hashKey: args.hashKey }), ...(args.format === "aws" ? { format: "aws" as const } : {}) });
+}
+
+/**
  * Runs the CLI on `argv` (the arguments after the program name) and returns the exit code.
  *
  * @example runCli(["next", "CRON_TZ=Europe/Berlin 0 9 * * MON-FRI", "-n", "3"], { out: console.log, err: console.error, now: Date.now() })
@@ -81,13 +91,17 @@ function runCommand(args: Args, io: CliIo): number {
   const { command, expression, json } = args;
   let schedule: Schedule;
   try {
-    schedule = toSchedule(expression, { timezone: args.timezone });
+    schedule = toSchedule(expression, {
+      timezone: args.timezone,
+      ...(args.hashKey === undefined ? {} : { hashKey: args.hashKey }),
+      ...(args.format === "aws" ? { format: "aws" as const } : {}),
+    });
   } catch (error) {
     if (!(error instanceof SchedulerError)) throw error;
     if (json) {
       io.out(JSON.stringify({ ok: false, expression, timezone: args.timezone, code: error.code, path: error.path ?? null, message: error.message }));
     } else {
-      io.err(`invalid: ${error.message}`);
+      io.err(`invalid: ${error.message}${/hashKey/.test(error.message) ? " (pass --hash-key NAME)" : ""}`);
       const pointer = pointAtField(expression, error.message);
       if (pointer) io.err(pointer);
     }
@@ -97,21 +111,24 @@ function runCommand(args: Args, io: CliIo): number {
   const from = args.from ?? io.now;
   const fires = (): FireText[] => schedule.nextRuns(from, args.count).map((ms) => formatFire(ms, timezone));
 
+  const resolved = resolvedFields(schedule, args);
+  const hashed = resolved !== undefined && resolved !== cronText(schedule) ? resolved : undefined;
   if (command === "validate") {
-    if (json) io.out(JSON.stringify({ ok: true, expression, timezone, normalized: schedule.toString() }));
-    else io.out(`valid: ${JSON.stringify(expression)} (${schedule.toString()})`);
+    if (json) io.out(JSON.stringify({ ok: true, expression, timezone, normalized: schedule.toString(), ...(hashed ? { resolved: hashed } : {}) }));
+    else io.out(`valid: ${JSON.stringify(expression)} (${schedule.toString()})${hashed ? `\nH resolves to: ${hashed}` : ""}`);
     return EXIT.ok;
   }
   const next = fires();
-  const fields = cronText(schedule);
+  const fields = resolvedFields(schedule, args);
   const description = command === "explain" && fields !== undefined ? describe(fields) : undefined;
   const either = command === "explain" && fields !== undefined && daysCombineWithOr(fields)
     ? "fires when EITHER the day of month or the day of week matches"
     : undefined;
   if (json) {
-    io.out(JSON.stringify({ ok: true, expression, timezone, ...(command === "explain" ? { description: description ?? null, note: either ?? null } : {}), next }));
+    io.out(JSON.stringify({ ok: true, expression, timezone, ...(hashed ? { resolved: hashed } : {}), ...(command === "explain" ? { description: description ?? null, note: either ?? null } : {}), next }));
     return EXIT.ok;
   }
+  if (hashed) io.out(`H resolves to: ${hashed}`);
   if (command === "explain") {
     io.out(`${description ?? schedule.toString()}${timezone === "UTC" ? " (UTC)" : ` (${timezone})`}`);
     if (either) io.out(`note: ${either}`);

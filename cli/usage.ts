@@ -16,15 +16,17 @@ const OPTIONS = {
   n: "  -n          how many fire times to print, 1-1000 (default 5)",
   from: "  --from      an ISO instant (2026-03-08T00:00:00Z) or epoch ms (default now)",
   json: "  --json      print one JSON object on stdout",
+  hashKey: "  --hash-key  the job name H fields hash (H, H/15, H(0-29)); prints the values it gives",
+  format: "  --format    aws: read the AWS EventBridge form (min hour dom mon dow year)",
 };
 
 /** The overview `edgecron --help` prints. */
 export const USAGE = `edgecron: cron schedules from the command line
 
 Usage:
-  edgecron next "<schedule>" [--tz ZONE] [-n N] [--from INSTANT] [--json]
-  edgecron validate "<schedule>" [--tz ZONE] [--json]
-  edgecron explain "<schedule>" [--tz ZONE] [-n N] [--from INSTANT] [--json]
+  edgecron next "<schedule>" [--tz ZONE] [-n N] [--from INSTANT] [--hash-key NAME] [--format aws] [--json]
+  edgecron validate "<schedule>" [--tz ZONE] [--hash-key NAME] [--format aws] [--json]
+  edgecron explain "<schedule>" [--tz ZONE] [-n N] [--from INSTANT] [--hash-key NAME] [--format aws] [--json]
   edgecron help <command>
   edgecron --version
 
@@ -33,12 +35,14 @@ ${OPTIONS.tz}
 ${OPTIONS.n}
 ${OPTIONS.from}
 ${OPTIONS.json}
+${OPTIONS.hashKey}
+${OPTIONS.format}
 
 Exit codes: 0 ok, 1 the schedule is invalid, 2 usage error.`;
 
 /** `edgecron help <command>`: what the command does, its arguments and an example. */
 export const COMMAND_HELP: Readonly<Record<Command, string>> = {
-  next: `edgecron next "<schedule>" [--tz ZONE] [-n N] [--from INSTANT] [--json]
+  next: `edgecron next "<schedule>" [--tz ZONE] [-n N] [--from INSTANT] [--hash-key NAME] [--format aws] [--json]
 
 Prints the next fire times, in the schedule's zone and in UTC.
 
@@ -47,18 +51,22 @@ ${OPTIONS.tz}
 ${OPTIONS.n}
 ${OPTIONS.from}
 ${OPTIONS.json}
+${OPTIONS.hashKey}
+${OPTIONS.format}
 
 Example: edgecron next "CRON_TZ=America/New_York 30 2 * * *" -n 3`,
-  validate: `edgecron validate "<schedule>" [--tz ZONE] [--json]
+  validate: `edgecron validate "<schedule>" [--tz ZONE] [--hash-key NAME] [--format aws] [--json]
 
 Checks a schedule; exits 1 and points at the offending field when it is invalid.
 
 ${SCHEDULE_TEXT}
 ${OPTIONS.tz}
 ${OPTIONS.json}
+${OPTIONS.hashKey}
+${OPTIONS.format}
 
 Example: edgecron validate "0 9 * * MON-FRI"`,
-  explain: `edgecron explain "<schedule>" [--tz ZONE] [-n N] [--from INSTANT] [--json]
+  explain: `edgecron explain "<schedule>" [--tz ZONE] [-n N] [--from INSTANT] [--hash-key NAME] [--format aws] [--json]
 
 Says the schedule in words, notes surprises (day-of-month OR day-of-week), and prints
 the next fire times.
@@ -68,6 +76,8 @@ ${OPTIONS.tz}
 ${OPTIONS.n}
 ${OPTIONS.from}
 ${OPTIONS.json}
+${OPTIONS.hashKey}
+${OPTIONS.format}
 
 Example: edgecron explain "@every 15m" -n 2`,
 };

@@ -217,3 +217,39 @@ describe("schedules as schedule() accepts them", () => {
     assert.match(String(json(out).code), /^invalid-/);
   });
 });
+
+describe("H and the AWS form", () => {
+  // FNV-1a 32-bit of "nightly-backup\0minute" and "\0hour", written out independently.
+  const fnv = (text: string): number => {
+    let h = 0x811c9dc5;
+    for (const byte of new TextEncoder().encode(text)) h = Math.imul(h ^ byte, 0x01000193) >>> 0;
+    return h;
+  };
+
+  it("--hash-key resolves H to the job's values and prints them", () => {
+    const minute = fnv("nightly-backup\u0000minute") % 60;
+    const hour = 2 + (fnv("nightly-backup\u0000hour") % 4);
+    const r = cli("next", "H H(2-5) * * *", "--hash-key", "nightly-backup", "-n", "1", "--from", "2026-12-01T00:00:00Z");
+    assert.equal(r.code, EXIT.ok, r.err);
+    assert.match(r.out, new RegExp(`^H resolves to: ${minute} ${hour} \\* \\* \\*$`, "m"));
+    assert.match(r.out, new RegExp(`2026-12-01 ${String(hour).padStart(2, "0")}:${String(minute).padStart(2, "0")}:00`));
+    const json = JSON.parse(cli("validate", "H/15 * * * *", "--hash-key", "a", "--json").out) as { resolved: string };
+    assert.equal(json.resolved, `${fnv("a\u0000minute") % 15}-59/15 * * * *`);
+  });
+
+  it("H without --hash-key is invalid and says which flag to pass", () => {
+    const r = cli("next", "H * * * *");
+    assert.equal(r.code, EXIT.invalid);
+    assert.match(r.err, /H needs a hashKey.*\(pass --hash-key NAME\)/);
+  });
+
+  it("--format aws reads min hour dom mon dow year, and only with the flag", () => {
+    const r = cli("next", "0 12 ? * 2 2027", "--format", "aws", "-n", "1", "--from", "2026-12-01T00:00:00Z");
+    assert.equal(r.code, EXIT.ok, r.err);
+    assert.match(r.out, /Mon 2027-01-04 12:00:00/);
+    assert.equal(cli("next", "0 12 ? * 2 2027").code, EXIT.invalid);
+    const bad = cli("next", "0 12 * * *", "--format", "quartz");
+    assert.equal(bad.code, EXIT.usage);
+    assert.match(bad.err, /--format must be cron or aws, got "quartz"/);
+  });
+});

@@ -14,7 +14,7 @@ export { formatDuration, parseDuration, tryParseDuration } from "./core/duration
 export type { DayMatch, Schedule, ScheduleSpec } from "./core/types.ts";
 export { assertTimeZone, at, cron, every, schedule, toEpochMs } from "./core/mod.ts";
 export type { CronOptions, EveryOptions, InstantInput, ScheduleOptions } from "./core/mod.ts";
-export { consoleLogger, createScheduler, systemClock } from "./engine/mod.ts";
+export { consoleLogger, createScheduler, runAheadUntil, systemClock } from "./engine/mod.ts";
 export type {
   CatchUpMode,
   CatchUpSpec,
@@ -26,10 +26,12 @@ export type {
   JobPolicy,
   JobSpec,
   JobTickReport,
+  ListOptions,
   Logger,
   ManualRunResult,
   RetrySpec,
   RunContext,
+  RunLease,
   Scheduler,
   SchedulerEvent,
   SchedulerOptions,

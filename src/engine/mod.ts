@@ -8,6 +8,7 @@ export { createScheduler } from "./scheduler.ts";
 export { createManualClock, systemClock } from "./clock.ts";
 export type { ManualClock } from "./clock.ts";
 export { consoleLogger } from "./events.ts";
+export { runAheadUntil } from "./run_ahead.ts";
 export { MAX_SLOTS_PER_TICK, nextWake, planSlots } from "./plan.ts";
 export type { Plan, PlanInput } from "./plan.ts";
 export { MAX_TIMER_MS, timerDelay } from "./timer.ts";

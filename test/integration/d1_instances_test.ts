@@ -132,7 +132,7 @@ describe("D1 exactly-once across OS processes sharing a persisted local D1", { t
     const minutes = 20;
     const persist = join(dir, "persist");
     const startAt = Date.now() + 10_000;
-    const child = (node: string): Promise<{ node: string; failures: string[]; events: Record<string, number> }> =>
+    const child = (node: string): Promise<{ node: string; failures: string[]; redelivered: number; events: Record<string, number> }> =>
       new Promise((resolve, reject) => {
         const args = [join(ROOT, "test/integration/fixtures/d1_process.ts"), script, persist, node, String(startAt), String(BASE), String(minutes)];
         const p = spawn(process.execPath, ["--import", "tsx", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
@@ -165,7 +165,8 @@ describe("D1 exactly-once across OS processes sharing a persisted local D1", { t
       console.log(
         `d1 processes: ${counts.slots} slots expected, ${counts.okRows} ok rows, ${counts.lines} side-log lines, ` +
           `duplicates ${counts.duplicates}, lost ${counts.lost}; runs per process ${JSON.stringify(perProcess)}; ` +
-          `claims lost to the other process ${lostClaims}; store errors ${storeErrors}`,
+          `claims lost to the other process ${lostClaims}; store errors ${storeErrors}; ` +
+          `deliveries workerd failed and that were redelivered ${results.reduce((n, r) => n + r.redelivered, 0)}`,
       );
       assert.deepEqual(results.flatMap((r) => r.failures), []);
       assert.equal(counts.duplicates, 0, "a slot ran twice");

@@ -156,7 +156,7 @@ describe("D1 exactly-once across OS processes sharing a persisted local D1", { t
     });
     try {
       const db = await mf.getD1Database("DB");
-      const rows = (await db.prepare("SELECT job, slot, status FROM edgecron_runs").all()).results as { job: string; slot: number; status: string }[];
+      const rows = (await db.prepare("SELECT job, slot, status, error FROM edgecron_runs").all()).results as { job: string; slot: number; status: string }[];
       const lines = (await db.prepare("SELECT job, slot, worker FROM side_log").all()).results as { job: string; slot: number; worker: string }[];
       const counts = tally(expectedSlots(minutes), rows, lines);
       const perProcess = Object.fromEntries(results.map((r) => [r.node, lines.filter((l) => l.worker === r.node).length]));
@@ -168,6 +168,8 @@ describe("D1 exactly-once across OS processes sharing a persisted local D1", { t
           `claims lost to the other process ${lostClaims}; store errors ${storeErrors}; ` +
           `deliveries workerd failed and that were redelivered ${results.reduce((n, r) => n + r.redelivered, 0)}`,
       );
+      const notOk = rows.filter((r) => r.status !== "ok");
+      if (notOk.length > 0) console.log(`d1 processes: rows not ok ${JSON.stringify(notOk)}`);
       assert.deepEqual(results.flatMap((r) => r.failures), []);
       assert.equal(counts.duplicates, 0, "a slot ran twice");
       assert.equal(counts.lost, 0, "a slot has no single ok row and side-log line");

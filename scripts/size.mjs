@@ -15,7 +15,7 @@ export const budgets = {
   // picks by default (~5 KB).
   "deno-deploy": 50 * 1024,
   // Issue 12 aimed at 60 KB; the Temporal polyfill (~38 KB), cronstrue, Hono and the
-  // dashboard keep it near 86 KB (a scheduled-only D1 worker is ~60 KB).
+  // dashboard keep it near 85 KB (a scheduled-only D1 worker is ~60 KB).
   "worker-d1": 92 * 1024,
 };
 

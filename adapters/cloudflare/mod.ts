@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { createClient } from "@libsql/client/web";
 import { SchedulerError } from "../../src/core/errors.ts";
 import { runAheadUntil } from "../../src/engine/run_ahead.ts";
 import type { Scheduler } from "../../src/engine/types.ts";
@@ -61,7 +60,10 @@ export function libsqlFromEnv(env: LibsqlEnv): Store {
     });
   }
   const authToken = env.LIBSQL_AUTH_TOKEN;
-  return libsqlStore({ client: createClient({ url, ...(authToken ? { authToken } : {}) }) });
+  // By URL, so the client is imported only when a libSQL store is made (a D1-only
+  // worker bundles none of it); under the workerd condition "@libsql/client" is its
+  // web (HTTP) client.
+  return libsqlStore({ url, ...(authToken ? { authToken } : {}) });
 }
 
 /**

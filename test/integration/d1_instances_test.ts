@@ -132,7 +132,7 @@ describe("D1 exactly-once across OS processes sharing a persisted local D1", { t
     const minutes = 20;
     const persist = join(dir, "persist");
     const startAt = Date.now() + 10_000;
-    const child = (node: string): Promise<{ node: string; failures: string[]; events: Record<string, number> }> =>
+    const child = (node: string): Promise<{ node: string; failures: string[]; redelivered: number; events: Record<string, number> }> =>
       new Promise((resolve, reject) => {
         const args = [join(ROOT, "test/integration/fixtures/d1_process.ts"), script, persist, node, String(startAt), String(BASE), String(minutes)];
         const p = spawn(process.execPath, ["--import", "tsx", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
@@ -156,7 +156,7 @@ describe("D1 exactly-once across OS processes sharing a persisted local D1", { t
     });
     try {
       const db = await mf.getD1Database("DB");
-      const rows = (await db.prepare("SELECT job, slot, status FROM edgecron_runs").all()).results as { job: string; slot: number; status: string }[];
+      const rows = (await db.prepare("SELECT job, slot, status, error FROM edgecron_runs").all()).results as { job: string; slot: number; status: string }[];
       const lines = (await db.prepare("SELECT job, slot, worker FROM side_log").all()).results as { job: string; slot: number; worker: string }[];
       const counts = tally(expectedSlots(minutes), rows, lines);
       const perProcess = Object.fromEntries(results.map((r) => [r.node, lines.filter((l) => l.worker === r.node).length]));
@@ -165,8 +165,11 @@ describe("D1 exactly-once across OS processes sharing a persisted local D1", { t
       console.log(
         `d1 processes: ${counts.slots} slots expected, ${counts.okRows} ok rows, ${counts.lines} side-log lines, ` +
           `duplicates ${counts.duplicates}, lost ${counts.lost}; runs per process ${JSON.stringify(perProcess)}; ` +
-          `claims lost to the other process ${lostClaims}; store errors ${storeErrors}`,
+          `claims lost to the other process ${lostClaims}; store errors ${storeErrors}; ` +
+          `deliveries workerd failed and that were redelivered ${results.reduce((n, r) => n + r.redelivered, 0)}`,
       );
+      const notOk = rows.filter((r) => r.status !== "ok");
+      if (notOk.length > 0) console.log(`d1 processes: rows not ok ${JSON.stringify(notOk)}`);
       assert.deepEqual(results.flatMap((r) => r.failures), []);
       assert.equal(counts.duplicates, 0, "a slot ran twice");
       assert.equal(counts.lost, 0, "a slot has no single ok row and side-log line");

@@ -1,5 +1,9 @@
 // One Miniflare (real workerd, real local D1) for the D1 store tests, and a way to get
 // an empty database for each test without starting workerd again.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { build } from "esbuild";
 import { Miniflare } from "miniflare";
 import type { D1DatabaseLike } from "../../../src/store/d1/mod.ts";
 
@@ -31,5 +35,45 @@ export async function localD1(persist?: string): Promise<LocalD1> {
       await db.batch(TABLES.map((t) => db.prepare(`DROP TABLE IF EXISTS ${t}`)));
     },
     dispose: () => mf.dispose(),
+  };
+}
+
+/** The contract suite running inside workerd (test/store/d1/_contract_worker.ts). */
+export interface ContractWorker {
+  cases: string[];
+  run(name: string): Promise<{ ok: boolean; error?: string }>;
+  dispose(): Promise<void>;
+}
+
+/** Bundles the contract worker for workerd and starts it with a D1 binding `DB`. */
+export async function contractWorker(): Promise<ContractWorker> {
+  const dir = mkdtempSync(join(tmpdir(), "edgecron-d1-contract-"));
+  const script = join(dir, "contract.mjs");
+  await build({
+    entryPoints: [new URL("./_contract_worker.ts", import.meta.url).pathname],
+    outfile: script,
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    conditions: ["workerd", "worker", "browser", "import"],
+    mainFields: ["module", "main"],
+    target: "es2022",
+    logLevel: "warning",
+  });
+  const mf = new Miniflare({
+    modules: true,
+    scriptPath: script,
+    modulesRoot: dir,
+    compatibilityDate: "2025-09-01",
+    d1Databases: { DB: "edgecron-contract" },
+  });
+  const get = async <T>(path: string): Promise<T> => (await (await mf.dispatchFetch(`http://contract.test${path}`)).json()) as T;
+  return {
+    cases: await get<string[]>("/cases"),
+    run: (name) => get(`/run?name=${encodeURIComponent(name)}`),
+    async dispose(): Promise<void> {
+      await mf.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }

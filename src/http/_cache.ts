@@ -1,8 +1,7 @@
 /**
  * A small response cache for the read routes: what a GET answers does not change
  * between two ticks of this node unless someone writes through the router, so an
- * answer is kept until the scheduler's last tick changes (but at least 2 s, so a node
- * ticking every second does not re-render every second), a write clears the cache, or
+ * answer is kept until the scheduler's last tick changes, a write clears the cache, or
  * `ttl` passes (other nodes' writes). Each entry keeps its bytes and, once asked for,
  * their gzip: a hot page is rendered and compressed once per tick, not per request.
  * While one request renders a newer answer, concurrent ones get the previous answer.
@@ -20,9 +19,6 @@ interface Entry {
   zipped: boolean;
   gzip?: Promise<Uint8Array>;
 }
-
-/** An answer is reused this long even when a tick happened meanwhile (bounded by the ttl). */
-export const REUSE_FLOOR_MS = 2000;
 
 /** The cache a router shares between its read routes. */
 export interface ResponseCache {
@@ -60,7 +56,9 @@ export function createResponseCache(options: CacheOptions): ResponseCache {
       }
     }
     headers.set("content-length", String(body.byteLength));
-    return new Response(body as BodyInit, { status: 200, headers });
+    // workerd compresses a body itself when Content-Encoding is set, unless told the
+    // bytes are encoded already ("manual"); other runtimes ignore the unknown field.
+    return new Response(body as BodyInit, { status: 200, headers, encodeBody: "manual" } as ResponseInit);
   };
 
   const record = async (res: Response, gen: unknown, at: number): Promise<Entry | undefined> => {
@@ -77,11 +75,7 @@ export function createResponseCache(options: CacheOptions): ResponseCache {
     const gen = await generation();
     const at = now();
     const hit = entries.get(key);
-    const age = hit === undefined ? Infinity : at - hit.at;
-    // A node ticking every second would otherwise re-render every second; under a floor
-    // of reuse, a busy page is rendered at most every REUSE_FLOOR_MS (writes still clear it).
-    const fresh = age < ttlMs && (hit!.generation === gen || age < Math.min(ttlMs, REUSE_FLOOR_MS));
-    if (fresh) return serve(hit!, c.req.header("accept-encoding"));
+    if (hit !== undefined && hit.generation === gen && at - hit.at < ttlMs) return serve(hit, c.req.header("accept-encoding"));
     const inFlight = pending.get(key);
     if (inFlight !== undefined) {
       // One request renders the new answer; the others get the previous one meanwhile
@@ -104,7 +98,11 @@ export function createResponseCache(options: CacheOptions): ResponseCache {
     entries.delete(key);
     entries.set(key, entry);
     if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
-    c.res = await serve(entry, c.req.header("accept-encoding"));
+    const res = await serve(entry, c.req.header("accept-encoding"));
+    // Replacing a response makes Hono re-create it from (body, old response), which
+    // would drop `encodeBody`; with none set first, the new one is taken as it is.
+    c.res = undefined;
+    c.res = res;
   };
 
   return { middleware, clear: () => entries.clear() };

@@ -3,8 +3,7 @@
 // The claim call times out (the tick fails closed) but its insert commits when the lock
 // goes. The row is this node's and nothing runs it: the next tick must reconcile it (run
 // it, or record it `missed` and release it) and it must never block the `overlap: "skip"`
-// job for a lease. The reconciliation is the engine's (engine branch); until it is merged
-// this test is a todo.
+// job for a lease. The reconciliation is the engine's (src/engine/reconcile.ts).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -31,9 +30,7 @@ function holdLock(path: string, ms: number): Promise<{ released: Promise<void> }
 }
 
 describe("phantom claim on a real lock", { timeout: 90_000 }, () => {
-  it("a claim that timed out but committed later is run or recorded missed on the next tick, and blocks nothing", {
-    todo: "needs the engine branch's reconciliation of unknown claims (issue 9 item 2)",
-  }, async () => {
+  it("a claim that timed out but committed later is run or recorded missed on the next tick, and blocks nothing", async () => {
     const dir = mkdtempSync(join(tmpdir(), "edgecron-phantom-"));
     const path = join(dir, "phantom.db");
     const inner = libsqlStore({ url: `file:${path}`, busyTimeout: 5_000 });

@@ -124,6 +124,41 @@ export function updateStatement(key: AttemptKey, patch: Partial<Record<keyof typ
   );
 }
 
+/**
+ * A group commit of compare-and-sets as ONE set-based `UPDATE ... FROM json_each`, for a
+ * batch whose writes name distinct `(job, slot)` rows and each set something; undefined
+ * otherwise (then each write is its own statement, so a later write sees an earlier
+ * one). A field a patch leaves out keeps its value (`json_type` is NULL only for a
+ * missing key; a JSON null sets NULL). Returns the `(job, slot)` of each row it changed.
+ */
+export function updateManyStatement(writes: readonly { key: AttemptKey; patch: Partial<Record<keyof typeof PATCH_COLUMNS, unknown>> }[]): SqlStatement | undefined {
+  const rows = new Set<string>();
+  const items: unknown[] = [];
+  for (const { key, patch } of writes) {
+    const row = JSON.stringify([key.job, key.slot]);
+    const set = Object.fromEntries(Object.keys(PATCH_COLUMNS).filter((f) => patch[f as keyof typeof PATCH_COLUMNS] !== undefined)
+      .map((f) => [f, patch[f as keyof typeof PATCH_COLUMNS]]));
+    if (rows.has(row) || Object.keys(set).length === 0) return undefined;
+    rows.add(row);
+    items.push([key.job, key.slot, key.attempt, key.node, set]);
+  }
+  const sets = Object.entries(PATCH_COLUMNS).map(([field, column]) =>
+    `${column} = CASE WHEN json_type(req.patch, '$.${field}') IS NULL THEN edgecron_runs.${column} ELSE json_extract(req.patch, '$.${field}') END`
+  );
+  return bind(
+    `UPDATE edgecron_runs SET ${sets.join(", ")}
+      FROM (SELECT json_extract(value, '$[0]') AS job, json_extract(value, '$[1]') AS slot,
+          json_extract(value, '$[2]') AS attempt, json_extract(value, '$[3]') AS node,
+          json_extract(value, '$[4]') AS patch
+        FROM json_each(:items)) AS req
+      WHERE edgecron_runs.job = req.job AND edgecron_runs.slot = req.slot
+        AND edgecron_runs.attempt = req.attempt AND edgecron_runs.node = req.node
+        AND edgecron_runs.status = 'running'
+      RETURNING edgecron_runs.job AS job, edgecron_runs.slot AS slot`,
+    { items: JSON.stringify(items) },
+  );
+}
+
 /** Checks whether `key` is the running attempt (for an `update()` with an empty patch). */
 export function isRunningStatement(key: AttemptKey): SqlStatement {
   return {

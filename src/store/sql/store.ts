@@ -18,6 +18,7 @@ import {
   renewStatement,
   runRecord,
   snapshotStatements,
+  updateManyStatement,
   updateStatement,
 } from "./statements.ts";
 import {
@@ -116,7 +117,15 @@ export function createSqlStore(db: SqlExecutor): Store {
     async updateMany(writes): Promise<boolean[]> {
       checkUpdates(writes);
       if (writes.length === 0) return [];
-      // One transaction; each statement sees the ones before it, as update() calls in order would.
+      // Distinct rows (a tick's outcomes): one set-based statement. Otherwise one
+      // statement per write in one transaction, each seeing the ones before it, as
+      // update() calls in order would.
+      const grouped = updateManyStatement(writes);
+      if (grouped !== undefined) {
+        const [result] = await write("updateMany", [grouped]);
+        const changed = new Set((result?.rows ?? []).map((row) => JSON.stringify([String(row.job), Number(row.slot)])));
+        return writes.map(({ key }) => changed.has(JSON.stringify([key.job, key.slot])));
+      }
       const results = await write("updateMany", writes.map(({ key, patch }) => casStatement(key, patch)));
       return results.map((result) => result.rows.length > 0);
     },

@@ -90,6 +90,29 @@ describe("libsqlStore: this round's port methods", () => {
     raw.close();
   });
 
+  it("updateMany() of distinct rows (a tick's outcomes) is one set-based statement, compare-and-set per row", async () => {
+    const { client, calls, raw } = countingClient();
+    const store = libsqlStore({ client });
+    await store.claim(Array.from({ length: 500 }, (_, i) => request(`j${i}`, T0, { batch: "t", leaseUntil: T0 + MIN })));
+    calls.length = 0;
+    const writes = Array.from({ length: 500 }, (_, i) => ({
+      key: { job: `j${i}`, slot: T0, attempt: 1, node: i % 3 === 0 ? "thief" : "node-a" },
+      patch: i % 2 === 0
+        ? { status: "ok" as const, finishedAt: T0 + i, leaseUntil: null }
+        : { status: "error" as const, finishedAt: T0 + i, leaseUntil: null, error: `boom ${i}` },
+    }));
+    const results = await store.updateMany(writes);
+    assert.deepEqual(calls, [{ kind: "batch", mode: "write", statements: 1 }]);
+    assert.deepEqual(results, writes.map((_, i) => i % 3 !== 0));
+    const [j1, j2, j3] = await Promise.all([1, 2, 3].map((i) => store.getRun(`j${i}`, T0)));
+    assert.deepEqual([j1?.status, j1?.finishedAt, j1?.leaseUntil, j1?.error, j1?.attempt], ["error", T0 + 1, null, "boom 1", 1]);
+    assert.deepEqual([j2?.status, j2?.finishedAt, j2?.leaseUntil, j2?.error], ["ok", T0 + 2, null, null]);
+    assert.deepEqual([j3?.status, j3?.leaseUntil], ["running", T0 + MIN], "another node's key changes nothing");
+    assert.equal((await store.getRun("j2", T0))?.startedAt, T0, "a field the patch leaves out keeps its value");
+    await store.close();
+    raw.close();
+  });
+
   it("read() and overview() are one read each and work while another connection holds the write lock", async () => {
     const url = `file:${join(dir, `db-${++files}.db`)}`;
     const store = libsqlStore({ url, busyTimeout: 0 });

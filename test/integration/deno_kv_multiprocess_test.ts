@@ -4,10 +4,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunRecord } from "../../src/store/types.ts";
+import { assertExactlyOnce, commonWindow, type WorkerResult } from "./_exactly_once.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const WORKER = join(ROOT, "test/integration/fixtures/kv_multiprocess_worker.ts");
@@ -38,12 +39,6 @@ function deno(label: string, args: string[]): Promise<string> {
   });
 }
 
-interface WorkerResult {
-  node: string;
-  started: number;
-  stopped: number;
-  events: Record<string, number>;
-}
 
 describe("multi-process exactly-once on one Deno KV file", { timeout: 120_000 }, () => {
   it("3 deno processes, 10 six-field jobs every second for 15 s: one ok row and one side-log line per slot", async () => {
@@ -57,46 +52,10 @@ describe("multi-process exactly-once on one Deno KV file", { timeout: 120_000 },
       const results = (await Promise.all(nodes.map((node) =>
         deno(node, ["run", kv, log, node, String(startAt), String(stopAt), String(JOBS)])
       ))).map((line) => JSON.parse(line) as WorkerResult);
-      const from = Math.max(...results.map((r) => r.started));
-      const to = Math.min(...results.map((r) => r.stopped));
-      const windowSlots: number[] = [];
-      for (let s = Math.floor(from / 1000) * 1000 + 1000; s <= to; s += 1000) windowSlots.push(s);
-      assert.ok(windowSlots.length >= 12, `common window too short: ${windowSlots.length} s`);
-
+      const window = commonWindow(results, 12);
       const rows = JSON.parse(await deno("dump", ["dump", kv, String(JOBS)])) as RunRecord[];
-      const lines = readFileSync(log, "utf8").trim().split("\n").filter((l) => l !== "");
-      const lineCount = new Map<string, number>();
-      for (const line of lines) {
-        const [job, slot] = line.split(" ");
-        lineCount.set(`${job} ${slot}`, (lineCount.get(`${job} ${slot}`) ?? 0) + 1);
-      }
-      const okRows = new Map<string, number>();
-      const statuses: Record<string, number> = {};
-      for (const r of rows) {
-        statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-        if (r.status === "ok") okRows.set(`${r.job} ${r.slot}`, (okRows.get(`${r.job} ${r.slot}`) ?? 0) + 1);
-      }
-      const duplicates = [...lineCount.values()].filter((n) => n > 1).length;
-      let lost = 0;
-      let checked = 0;
-      for (let i = 0; i < JOBS; i++) {
-        for (const slot of windowSlots) {
-          const key = `job-${String(i).padStart(2, "0")} ${slot}`;
-          checked++;
-          if (okRows.get(key) !== 1 || lineCount.get(key) !== 1) lost++;
-        }
-      }
-      const wins = Object.fromEntries(results.map((r) => [r.node, r.events["claimed"] ?? 0]));
-      const lostClaims = results.reduce((n, r) => n + (r.events["lost"] ?? 0), 0);
-      console.log(
-        `kv multiprocess: window ${windowSlots.length} s x ${JOBS} jobs = ${checked} slots; ` +
-          `ok rows ${okRows.size}, side-log lines ${lines.length}, duplicates ${duplicates}, lost ${lost}; ` +
-          `row statuses ${JSON.stringify(statuses)}; wins per process ${JSON.stringify(wins)}; claims lost to other processes ${lostClaims}`,
-      );
-      assert.equal(duplicates, 0, "a slot ran twice");
-      assert.equal(lost, 0, "a slot in the common window has no single ok row and side-log line");
-      assert.equal(lines.length, okRows.size, "every side-log line has its ok row");
-      assert.ok(Object.values(wins).filter((n) => n > 0).length >= 2, "more than one process won slots");
+      const jobs = Array.from({ length: JOBS }, (_, i) => `job-${String(i).padStart(2, "0")}`);
+      assertExactlyOnce("multiprocess (Deno KV)", { rows, log, jobs, window, results });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

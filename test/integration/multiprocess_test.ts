@@ -4,11 +4,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { libsqlStore } from "../../src/store/libsql/mod.ts";
 import type { RunRecord } from "../../src/store/types.ts";
+import { assertExactlyOnce, commonWindow, type WorkerResult } from "./_exactly_once.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const WORKER = join(ROOT, "test/integration/fixtures/multiprocess_worker.ts");
@@ -17,12 +18,6 @@ const JOBS = 20;
 const RUN_MS = 20_000;
 const BOOT_MS = 6_000;
 
-interface WorkerResult {
-  node: string;
-  started: number;
-  stopped: number;
-  events: Record<string, number>;
-}
 
 function runWorker(label: string, cmd: string, args: string[]): Promise<WorkerResult> {
   return new Promise((resolve, reject) => {
@@ -57,50 +52,13 @@ describe("multi-process exactly-once on one libSQL file", { timeout: 120_000 }, 
         runWorker("deno", BIN("deno"), ["run", "-A", ...args("deno")]),
         runWorker("node-2", process.execPath, ["--import", "tsx", ...args("node-2")]),
       ]);
-      const from = Math.max(...results.map((r) => r.started));
-      const to = Math.min(...results.map((r) => r.stopped));
-      const windowSlots: number[] = [];
-      for (let s = Math.floor(from / 1000) * 1000 + 1000; s <= to; s += 1000) windowSlots.push(s);
-      assert.ok(windowSlots.length >= 15, `common window too short: ${windowSlots.length} s`);
-
+      const window = commonWindow(results, 15);
       const store = libsqlStore({ url: `file:${db}` });
       const rows: RunRecord[] = [];
       for (let i = 0; i < JOBS; i++) rows.push(...await store.runs(`job-${String(i).padStart(2, "0")}`, { limit: 1000 }));
       await store.close();
-      const lines = readFileSync(log, "utf8").trim().split("\n").filter((l) => l !== "");
-
-      const lineCount = new Map<string, number>();
-      for (const line of lines) {
-        const [job, slot] = line.split(" ");
-        lineCount.set(`${job} ${slot}`, (lineCount.get(`${job} ${slot}`) ?? 0) + 1);
-      }
-      const okRows = new Map<string, number>();
-      const statuses: Record<string, number> = {};
-      for (const r of rows) {
-        statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-        if (r.status === "ok") okRows.set(`${r.job} ${r.slot}`, (okRows.get(`${r.job} ${r.slot}`) ?? 0) + 1);
-      }
-      const duplicates = [...lineCount.values()].filter((n) => n > 1).length;
-      let lost = 0;
-      let checked = 0;
-      for (let i = 0; i < JOBS; i++) {
-        for (const slot of windowSlots) {
-          const key = `job-${String(i).padStart(2, "0")} ${slot}`;
-          checked++;
-          if (okRows.get(key) !== 1 || lineCount.get(key) !== 1) lost++;
-        }
-      }
-      const wins = Object.fromEntries(results.map((r) => [r.node, r.events["claimed"] ?? 0]));
-      const lostClaims = results.reduce((n, r) => n + (r.events["lost"] ?? 0), 0);
-      console.log(
-        `multiprocess: window ${windowSlots.length} s x ${JOBS} jobs = ${checked} slots; ` +
-          `ok rows ${okRows.size}, side-log lines ${lines.length}, duplicates ${duplicates}, lost ${lost}; ` +
-          `row statuses ${JSON.stringify(statuses)}; wins per node ${JSON.stringify(wins)}; lost claims ${lostClaims}`,
-      );
-      assert.equal(duplicates, 0, "a slot ran twice");
-      assert.equal(lost, 0, "a slot in the common window has no single ok row and side-log line");
-      assert.equal(lines.length, okRows.size, "every side-log line has its ok row");
-      assert.ok(Object.values(wins).filter((n) => n > 0).length >= 2, "more than one process won slots");
+      const jobs = Array.from({ length: JOBS }, (_, i) => `job-${String(i).padStart(2, "0")}`);
+      assertExactlyOnce("multiprocess (libSQL)", { rows, log, jobs, window, results });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

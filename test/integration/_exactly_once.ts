@@ -1,0 +1,66 @@
+/**
+ * The exactly-once tally the multi-process tests share: the store's rows and the side
+ * log the handlers append to (`<job> <slot>` per line), checked over the slots of the
+ * common window of every process.
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import type { RunRecord } from "../../src/store/types.ts";
+
+/** What each worker process reported when it stopped. */
+export interface WorkerResult {
+  node: string;
+  started: number;
+  stopped: number;
+  events: Record<string, number>;
+}
+
+/** The whole seconds every process was running for, after its first second. */
+export function commonWindow(results: readonly WorkerResult[], min: number): number[] {
+  const from = Math.max(...results.map((r) => r.started));
+  const to = Math.min(...results.map((r) => r.stopped));
+  const slots: number[] = [];
+  for (let s = Math.floor(from / 1000) * 1000 + 1000; s <= to; s += 1000) slots.push(s);
+  assert.ok(slots.length >= min, `common window too short: ${slots.length} s`);
+  return slots;
+}
+
+/**
+ * Counts and asserts: no slot ran twice (side log), every slot of `jobs` in `window`
+ * has exactly one `ok` row and one side-log line, every line has its row, and more
+ * than one process won slots. Logs the figures under `label`.
+ */
+export function assertExactlyOnce(label: string, input: { rows: readonly RunRecord[]; log: string; jobs: readonly string[]; window: readonly number[]; results: readonly WorkerResult[] }): void {
+  const lines = readFileSync(input.log, "utf8").trim().split("\n").filter((l) => l !== "");
+  const lineCount = new Map<string, number>();
+  for (const line of lines) {
+    const [job, slot] = line.split(" ");
+    lineCount.set(`${job} ${slot}`, (lineCount.get(`${job} ${slot}`) ?? 0) + 1);
+  }
+  const okRows = new Map<string, number>();
+  const statuses: Record<string, number> = {};
+  for (const r of input.rows) {
+    statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+    if (r.status === "ok") okRows.set(`${r.job} ${r.slot}`, (okRows.get(`${r.job} ${r.slot}`) ?? 0) + 1);
+  }
+  const duplicates = [...lineCount.values()].filter((n) => n > 1).length;
+  let lost = 0;
+  let checked = 0;
+  for (const job of input.jobs) {
+    for (const slot of input.window) {
+      checked++;
+      if (okRows.get(`${job} ${slot}`) !== 1 || lineCount.get(`${job} ${slot}`) !== 1) lost++;
+    }
+  }
+  const wins = Object.fromEntries(input.results.map((r) => [r.node, r.events["claimed"] ?? 0]));
+  const lostClaims = input.results.reduce((n, r) => n + (r.events["lost"] ?? 0), 0);
+  console.log(
+    `${label}: window ${input.window.length} s x ${input.jobs.length} jobs = ${checked} slots; ` +
+      `ok rows ${okRows.size}, side-log lines ${lines.length}, duplicates ${duplicates}, lost ${lost}; ` +
+      `row statuses ${JSON.stringify(statuses)}; wins per process ${JSON.stringify(wins)}; claims lost to other processes ${lostClaims}`,
+  );
+  assert.equal(duplicates, 0, "a slot ran twice");
+  assert.equal(lost, 0, "a slot in the common window has no single ok row and side-log line");
+  assert.equal(lines.length, okRows.size, "every side-log line has its ok row");
+  assert.ok(Object.values(wins).filter((n) => n > 0).length >= 2, "more than one process won slots");
+}

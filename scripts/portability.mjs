@@ -1,5 +1,5 @@
 // Finds runtime-specific names in src/: the portable core may use ECMAScript and
-// Web-standard globals only (DESIGN.md §1). Shared by `npm test` and test/portability_test.ts.
+// Web-standard globals only (docs/architecture.md, "Layers"). Shared by `npm test` and test/portability_test.ts.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 

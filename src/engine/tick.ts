@@ -1,5 +1,5 @@
 /**
- * One tick (DESIGN.md §5), top to bottom: snapshot → settle claims of unknown outcome
+ * One tick (docs/architecture.md, "The tick"), top to bottom: snapshot → settle claims of unknown outcome
  * → reap ended leases → a pure `planTick()` → one claim batch → run → record.
  */
 import { own } from "../core/own.ts";

@@ -31,7 +31,7 @@ export interface CronOptions {
  * A schedule from a cron expression: 5 fields (`minute hour day-of-month month
  * day-of-week`), 6 (leading `second`) or 7 (trailing `year`, 1970-2099); names, `?`,
  * `L`, `LW`, `nW`, `nL`, `n#k`, `H` and `@daily`-style nicknames. Read in `timezone`
- * with the DST rules of DESIGN.md §4. A `+` before day-of-week (OCPS) is the same as
+ * with the daylight-saving rules (docs/architecture.md, "Schedules"). A `+` before day-of-week (OCPS) is the same as
  * `dayMatch: "and"`. After the last year of a year field, `next()` returns null.
  *
  * Options: `timezone` (default `"UTC"`), `dayMatch` (default `"or"`), `hashKey` (no

@@ -1,5 +1,5 @@
 /**
- * The daylight-saving rules of DESIGN.md §4, applied to a compiled cron expression:
+ * The daylight-saving rules (docs/architecture.md, "Schedules"), applied to a compiled cron expression:
  * fires are found in instant space, one offset segment at a time. Inside a segment
  * wall = instant + offset, so the next matching wall time maps straight back. At a
  * transition the segment's first instants also carry the rules: after a gap they take

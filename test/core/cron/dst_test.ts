@@ -1,4 +1,4 @@
-// DESIGN.md §4 in ten zones: a gap shifts a wall time later by the gap's length (once,
+// The daylight-saving rules (docs/architecture.md) in ten zones: a gap shifts a wall time later by the gap's length (once,
 // if that lands on a fire); an overlap fires once at the first instant, except for
 // all-hours schedules, which fire in both copies. Transition instants are in comments.
 import assert from "node:assert/strict";

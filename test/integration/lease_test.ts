@@ -111,6 +111,10 @@ describe("leases with default settings, real processes", { timeout: 120_000 }, (
       const stopAt = String(slot + 44_000);
       const paused = worker([db, "paused", "pause", stopAt, String(slot)]);
       await paused.line(/^running long 1$/);
+      // Not in the middle of the tick's own writes: a process stopped inside a SQLite write
+      // keeps the file's lock, and then no other process can write at all (the survivor's
+      // init failed so, once in a CI run). Its next write is the heartbeat, 5 s on.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
       paused.child.kill("SIGSTOP");
       const stoppedAt = Date.now();
       const survivor = worker([db, "survivor", "pause", stopAt, String(slot)]);

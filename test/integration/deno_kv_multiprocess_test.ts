@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunRecord } from "../../src/store/types.ts";
 import { assertExactlyOnce, commonWindow, type WorkerResult } from "./_exactly_once.ts";
+import { jobName } from "./fixtures/_side_log_worker.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const WORKER = join(ROOT, "test/integration/fixtures/kv_multiprocess_worker.ts");
@@ -54,7 +55,7 @@ describe("multi-process exactly-once on one Deno KV file", { timeout: 120_000 },
       ))).map((line) => JSON.parse(line) as WorkerResult);
       const window = commonWindow(results, 12);
       const rows = JSON.parse(await deno("dump", ["dump", kv, String(JOBS)])) as RunRecord[];
-      const jobs = Array.from({ length: JOBS }, (_, i) => `job-${String(i).padStart(2, "0")}`);
+      const jobs = Array.from({ length: JOBS }, (_, i) => jobName(i));
       assertExactlyOnce("multiprocess (Deno KV)", { rows, log, jobs, window, results });
     } finally {
       rmSync(dir, { recursive: true, force: true });

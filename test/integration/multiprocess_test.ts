@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { libsqlStore } from "../../src/store/libsql/mod.ts";
 import type { RunRecord } from "../../src/store/types.ts";
 import { assertExactlyOnce, commonWindow, type WorkerResult } from "./_exactly_once.ts";
+import { jobName } from "./fixtures/_side_log_worker.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const WORKER = join(ROOT, "test/integration/fixtures/multiprocess_worker.ts");
@@ -55,9 +56,9 @@ describe("multi-process exactly-once on one libSQL file", { timeout: 120_000 }, 
       const window = commonWindow(results, 15);
       const store = libsqlStore({ url: `file:${db}` });
       const rows: RunRecord[] = [];
-      for (let i = 0; i < JOBS; i++) rows.push(...await store.runs(`job-${String(i).padStart(2, "0")}`, { limit: 1000 }));
+      for (let i = 0; i < JOBS; i++) rows.push(...await store.runs(jobName(i), { limit: 1000 }));
       await store.close();
-      const jobs = Array.from({ length: JOBS }, (_, i) => `job-${String(i).padStart(2, "0")}`);
+      const jobs = Array.from({ length: JOBS }, (_, i) => jobName(i));
       assertExactlyOnce("multiprocess (libSQL)", { rows, log, jobs, window, results });
     } finally {
       rmSync(dir, { recursive: true, force: true });

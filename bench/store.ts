@@ -9,9 +9,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createMemoryStore } from "../src/store/memory/mod.ts";
 import { libsqlStore } from "../src/store/libsql/mod.ts";
-import { build } from "esbuild";
-import { Miniflare } from "miniflare";
 import type { ClaimRequest, Store } from "../src/store/types.ts";
+import { d1Worker } from "../test/store/d1/_miniflare.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -57,19 +56,7 @@ async function printRow(name: string, store: Store, total: number): Promise<void
  * bench/_d1_worker.ts on the worker's own binding, as a Worker makes them.
  */
 export async function benchD1Store(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), "edgecron-bench-d1-"));
-  const script = join(dir, "d1.mjs");
-  await build({
-    entryPoints: [new URL("./_d1_worker.ts", import.meta.url).pathname],
-    outfile: script,
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    conditions: ["workerd", "worker", "browser", "import"],
-    mainFields: ["module", "main"],
-    logLevel: "warning",
-  });
-  const mf = new Miniflare({ modules: true, scriptPath: script, modulesRoot: dir, compatibilityDate: "2025-09-01", d1Databases: { DB: "bench" } });
+  const { mf, dispose } = await d1Worker(new URL("./_d1_worker.ts", import.meta.url), "bench");
   try {
     const rate = async (size: number, total: number): Promise<number> => {
       const body = (await (await mf.dispatchFetch(`http://bench.test/?size=${size}&total=${total}`)).json()) as { rate?: number; error?: string };
@@ -83,8 +70,7 @@ export async function benchD1Store(): Promise<void> {
     }
     console.log(`${"d1 (workerd)".padEnd(12)} | ${cells.join(" | ")}`);
   } finally {
-    await mf.dispose();
-    rmSync(dir, { recursive: true, force: true });
+    await dispose();
   }
 }
 

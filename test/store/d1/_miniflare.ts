@@ -45,12 +45,21 @@ export interface ContractWorker {
   dispose(): Promise<void>;
 }
 
-/** Bundles the contract worker for workerd and starts it with a D1 binding `DB`. */
-export async function contractWorker(): Promise<ContractWorker> {
-  const dir = mkdtempSync(join(tmpdir(), "edgecron-d1-contract-"));
-  const script = join(dir, "contract.mjs");
+/** A worker bundled for workerd and running in Miniflare with a D1 binding `DB`. */
+export interface D1Worker {
+  mf: Miniflare;
+  dispose(): Promise<void>;
+}
+
+/**
+ * Bundles `entry` for workerd (the conditions wrangler uses) into a temporary folder and
+ * starts it with an in-memory D1 database `database` bound as `DB`.
+ */
+export async function d1Worker(entry: URL, database: string): Promise<D1Worker> {
+  const dir = mkdtempSync(join(tmpdir(), "edgecron-d1-worker-"));
+  const script = join(dir, "worker.mjs");
   await build({
-    entryPoints: [new URL("./_contract_worker.ts", import.meta.url).pathname],
+    entryPoints: [entry.pathname],
     outfile: script,
     bundle: true,
     format: "esm",
@@ -60,20 +69,23 @@ export async function contractWorker(): Promise<ContractWorker> {
     target: "es2022",
     logLevel: "warning",
   });
-  const mf = new Miniflare({
-    modules: true,
-    scriptPath: script,
-    modulesRoot: dir,
-    compatibilityDate: "2025-09-01",
-    d1Databases: { DB: "edgecron-contract" },
-  });
-  const get = async <T>(path: string): Promise<T> => (await (await mf.dispatchFetch(`http://contract.test${path}`)).json()) as T;
+  const mf = new Miniflare({ modules: true, scriptPath: script, modulesRoot: dir, compatibilityDate: "2025-09-01", d1Databases: { DB: database } });
   return {
-    cases: await get<string[]>("/cases"),
-    run: (name) => get(`/run?name=${encodeURIComponent(name)}`),
+    mf,
     async dispose(): Promise<void> {
       await mf.dispose();
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/** Bundles the contract worker for workerd and starts it with a D1 binding `DB`. */
+export async function contractWorker(): Promise<ContractWorker> {
+  const { mf, dispose } = await d1Worker(new URL("./_contract_worker.ts", import.meta.url), "edgecron-contract");
+  const get = async <T>(path: string): Promise<T> => (await (await mf.dispatchFetch(`http://contract.test${path}`)).json()) as T;
+  return {
+    cases: await get<string[]>("/cases"),
+    run: (name) => get(`/run?name=${encodeURIComponent(name)}`),
+    dispose,
   };
 }

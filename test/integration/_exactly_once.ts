@@ -4,6 +4,7 @@
  * common window of every process.
  */
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import type { RunRecord } from "../../src/store/types.ts";
 
@@ -13,6 +14,28 @@ export interface WorkerResult {
   started: number;
   stopped: number;
   events: Record<string, number>;
+}
+
+/**
+ * Runs one worker process to its end and resolves with the JSON (object or array) of
+ * its last stdout line; rejects on a non-zero exit or no JSON. Killed after `timeoutMs`.
+ */
+export function runWorker(label: string, cmd: string, args: readonly string[], options: { cwd: string; timeoutMs: number }): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => (out += d));
+    child.stderr.on("data", (d: Buffer) => (err += d));
+    const kill = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs);
+    child.on("close", (code) => {
+      clearTimeout(kill);
+      if (err.trim() !== "") console.log(`[${label} stderr] ${err.trim().slice(0, 2000)}`);
+      const line = out.trim().split("\n").at(-1) ?? "";
+      if (code !== 0 || !/^[[{]/.test(line)) reject(new Error(`${label} exited ${code}: ${out}${err}`));
+      else resolve(JSON.parse(line));
+    });
+  });
 }
 
 /** The whole seconds every process was running for, after its first second. */

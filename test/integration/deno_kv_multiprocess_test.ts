@@ -3,12 +3,11 @@
 // `ok` row and exactly one side-log line: zero duplicates, zero lost.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunRecord } from "../../src/store/types.ts";
-import { assertExactlyOnce, commonWindow, type WorkerResult } from "./_exactly_once.ts";
+import { assertExactlyOnce, commonWindow, runWorker, type WorkerResult } from "./_exactly_once.ts";
 import { jobName } from "./fixtures/_side_log_worker.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
@@ -18,27 +17,8 @@ const JOBS = 10;
 const RUN_MS = 15_000;
 const BOOT_MS = 5_000;
 
-function deno(label: string, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(DENO, ["run", "-A", "--unstable-kv", WORKER, ...args], {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, NO_COLOR: "1" },
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d: Buffer) => (out += d));
-    child.stderr.on("data", (d: Buffer) => (err += d));
-    const kill = setTimeout(() => child.kill("SIGKILL"), RUN_MS + BOOT_MS + 30_000);
-    child.on("close", (code) => {
-      clearTimeout(kill);
-      if (err.trim() !== "") console.log(`[${label} stderr] ${err.trim().slice(0, 2000)}`);
-      const line = out.trim().split("\n").at(-1) ?? "";
-      if (code !== 0 || !/^[[{]/.test(line)) reject(new Error(`${label} exited ${code}: ${out}${err}`));
-      else resolve(line);
-    });
-  });
-}
+const deno = (label: string, args: string[]): Promise<unknown> =>
+  runWorker(label, DENO, ["run", "-A", "--unstable-kv", WORKER, ...args], { cwd: ROOT, timeoutMs: RUN_MS + BOOT_MS + 30_000 });
 
 
 describe("multi-process exactly-once on one Deno KV file", { timeout: 120_000 }, () => {
@@ -52,9 +32,9 @@ describe("multi-process exactly-once on one Deno KV file", { timeout: 120_000 },
       const nodes = ["deno-1", "deno-2", "deno-3"];
       const results = (await Promise.all(nodes.map((node) =>
         deno(node, ["run", kv, log, node, String(startAt), String(stopAt), String(JOBS)])
-      ))).map((line) => JSON.parse(line) as WorkerResult);
+      ))) as WorkerResult[];
       const window = commonWindow(results, 12);
-      const rows = JSON.parse(await deno("dump", ["dump", kv, String(JOBS)])) as RunRecord[];
+      const rows = await deno("dump", ["dump", kv, String(JOBS)]) as RunRecord[];
       const jobs = Array.from({ length: JOBS }, (_, i) => jobName(i));
       assertExactlyOnce("multiprocess (Deno KV)", { rows, log, jobs, window, results });
     } finally {

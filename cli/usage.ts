@@ -20,6 +20,11 @@ const OPTIONS = {
   format: "  --format    aws: read the AWS EventBridge form (min hour dom mon dow year)",
 };
 
+/** The schedule and options of the commands that print fire times (`next`, `explain`). */
+const FIRES_OPTIONS = [SCHEDULE_TEXT, OPTIONS.tz, OPTIONS.n, OPTIONS.from, OPTIONS.json, OPTIONS.hashKey, OPTIONS.format].join("\n");
+/** The same for `validate`, which prints none. */
+const VALIDATE_OPTIONS = [SCHEDULE_TEXT, OPTIONS.tz, OPTIONS.json, OPTIONS.hashKey, OPTIONS.format].join("\n");
+
 /** The overview `edgecron --help` prints. */
 export const USAGE = `edgecron: cron schedules from the command line
 
@@ -30,13 +35,7 @@ Usage:
   edgecron help <command>
   edgecron --version
 
-${SCHEDULE_TEXT}
-${OPTIONS.tz}
-${OPTIONS.n}
-${OPTIONS.from}
-${OPTIONS.json}
-${OPTIONS.hashKey}
-${OPTIONS.format}
+${FIRES_OPTIONS}
 
 Exit codes: 0 ok, 1 the schedule is invalid, 2 usage error.`;
 
@@ -46,24 +45,14 @@ export const COMMAND_HELP: Readonly<Record<Command, string>> = {
 
 Prints the next fire times, in the schedule's zone and in UTC.
 
-${SCHEDULE_TEXT}
-${OPTIONS.tz}
-${OPTIONS.n}
-${OPTIONS.from}
-${OPTIONS.json}
-${OPTIONS.hashKey}
-${OPTIONS.format}
+${FIRES_OPTIONS}
 
 Example: edgecron next "CRON_TZ=America/New_York 30 2 * * *" -n 3`,
   validate: `edgecron validate "<schedule>" [--tz ZONE] [--hash-key NAME] [--format aws] [--json]
 
 Checks a schedule; exits 1 and points at the offending field when it is invalid.
 
-${SCHEDULE_TEXT}
-${OPTIONS.tz}
-${OPTIONS.json}
-${OPTIONS.hashKey}
-${OPTIONS.format}
+${VALIDATE_OPTIONS}
 
 Example: edgecron validate "0 9 * * MON-FRI"`,
   explain: `edgecron explain "<schedule>" [--tz ZONE] [-n N] [--from INSTANT] [--hash-key NAME] [--format aws] [--json]
@@ -71,13 +60,7 @@ Example: edgecron validate "0 9 * * MON-FRI"`,
 Says the schedule in words, notes surprises (day-of-month OR day-of-week), and prints
 the next fire times.
 
-${SCHEDULE_TEXT}
-${OPTIONS.tz}
-${OPTIONS.n}
-${OPTIONS.from}
-${OPTIONS.json}
-${OPTIONS.hashKey}
-${OPTIONS.format}
+${FIRES_OPTIONS}
 
 Example: edgecron explain "@every 15m" -n 2`,
 };

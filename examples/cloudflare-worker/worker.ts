@@ -10,25 +10,11 @@
  * In your own worker, import from "edgecron" and "edgecron/cloudflare".
  */
 import { createScheduler } from "../../src/mod.ts";
+import { exampleJobs } from "./jobs.ts";
 import { cloudflareWorker, libsqlFromEnv, type LibsqlEnv } from "../../adapters/cloudflare/mod.ts";
 
 interface Env extends LibsqlEnv {
   EDGECRON_TOKEN?: string;
 }
 
-export default cloudflareWorker((env: Env) =>
-  createScheduler(env.LIBSQL_URL ? { store: libsqlFromEnv(env) } : {})
-    .job("purge-expired", {
-      schedule: "* * * * *",
-      description: "Deletes expired upload links",
-      timeout: "30s",
-      run: ({ slot }) => console.log(`ran purge-expired slot=${new Date(slot).toISOString()}`),
-    })
-    .job("daily-digest", {
-      schedule: "0 8 * * *",
-      timezone: "Europe/Paris",
-      description: "Sends the 08:00 Paris digest",
-      retries: { attempts: 2 },
-      run: ({ slot }) => console.log(`ran daily-digest slot=${new Date(slot).toISOString()}`),
-    })
-);
+export default cloudflareWorker((env: Env) => exampleJobs(createScheduler(env.LIBSQL_URL ? { store: libsqlFromEnv(env) } : {})));

@@ -5,15 +5,13 @@
  */
 import type { JobInfo, ListOptions, Scheduler } from "../engine/types.ts";
 
-/** A listed job: `recent` and `upcoming` are present when a `window` was asked for. */
-export type ListedJob = JobInfo;
-
 /** What a page asks for: the scheduler's `ListOptions` with a required page size. */
 export type ListQuery = Omit<ListOptions, "limit"> & { limit: number };
 
 /** One page of jobs and the cursor of the next page (null on the last page). */
 export interface JobPage {
-  jobs: ListedJob[];
+  /** `recent` and `upcoming` are present when a `window` was asked for. */
+  jobs: JobInfo[];
   nextAfter: string | null;
 }
 

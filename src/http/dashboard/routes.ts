@@ -15,7 +15,7 @@ import { basePath, homePath, type RouterContext, requireAuth } from "../_context
 import { validate } from "../_errors.ts";
 import { JOB_NAME } from "../../engine/spec.ts";
 import { NameSchema } from "../_schemas.ts";
-import { type ListedJob, listJobs } from "../_list.ts";
+import { listJobs } from "../_list.ts";
 import { JOBS_PAGE } from "../_paging.ts";
 import { layout, loginPage, notFound, refusedPage } from "./_layout.ts";
 import { jobHref, type JobView } from "./_job.ts";
@@ -41,7 +41,7 @@ function noticeFrom(c: Context): Notice | undefined {
 }
 
 /** A card's data: nothing planned for a job that will not fire. */
-function viewOf(info: ListedJob, past: JobView["past"], count: number, now: number): JobView {
+function viewOf(info: JobInfo, past: JobView["past"], count: number, now: number): JobView {
   const quiet = info.paused || !info.enabled;
   return {
     info: quiet ? { ...info, next: [] } : info,

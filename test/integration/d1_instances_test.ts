@@ -132,21 +132,33 @@ describe("D1 exactly-once across OS processes sharing a persisted local D1", { t
     const minutes = 20;
     const persist = join(dir, "persist");
     const startAt = Date.now() + 10_000;
-    const child = (node: string): Promise<{ node: string; failures: string[]; redelivered: number; events: Record<string, number> }> =>
+    type Result = { node: string; failures: string[]; redelivered: number; events: Record<string, number> };
+    // Resolves `started` once the process's workerd is up: two workerd processes that open
+    // the same fresh persisted database at the same instant can fail to start (SQLITE_BUSY
+    // in workerd itself), so the second starts after the first.
+    const child = (node: string, started: () => void = () => {}): Promise<Result> =>
       new Promise((resolve, reject) => {
         const args = [join(ROOT, "test/integration/fixtures/d1_process.ts"), script, persist, node, String(startAt), String(BASE), String(minutes)];
         const p = spawn(process.execPath, ["--import", "tsx", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
         let out = "";
         let err = "";
-        p.stdout.on("data", (d: Buffer) => (out += d));
+        p.stdout.on("data", (d: Buffer) => {
+          out += d;
+          if (/^ready$/m.test(out)) started();
+        });
         p.stderr.on("data", (d: Buffer) => (err += d));
         p.on("close", (code) => {
+          started();
           const line = out.trim().split("\n").at(-1) ?? "";
           if (code !== 0 || !line.startsWith("{")) reject(new Error(`${node} exited ${code}: ${out}${err}`));
           else resolve(JSON.parse(line));
         });
       });
-    const results = await Promise.all([child("p1"), child("p2")]);
+    let first!: Promise<Result>;
+    await new Promise<void>((started) => {
+      first = child("p1", started);
+    });
+    const results = await Promise.all([first, child("p2")]);
     const mf = new Miniflare({
       modules: true,
       script: "export default { fetch() { return new Response(''); } };",

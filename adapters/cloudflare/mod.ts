@@ -6,7 +6,7 @@
  * @module
  */
 import { SchedulerError } from "../../src/core/errors.ts";
-import { runAheadUntil } from "../../src/engine/run_ahead.ts";
+import { runAheadUntil } from "../../src/engine/tick/run_ahead.ts";
 import type { Scheduler } from "../../src/engine/types.ts";
 import type { RouterOptions } from "../../src/http/mod.ts";
 import { libsqlStore } from "../../src/store/libsql/mod.ts";

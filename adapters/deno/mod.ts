@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { runAheadUntil } from "../../src/engine/run_ahead.ts";
+import { runAheadUntil } from "../../src/engine/tick/run_ahead.ts";
 import type { Scheduler, TickReport } from "../../src/engine/types.ts";
 import { createClient } from "@libsql/client/web";
 import { kvStore, type KvLike } from "../../src/store/deno-kv/mod.ts";

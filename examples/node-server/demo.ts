@@ -6,7 +6,7 @@
 import { mkdirSync } from "node:fs";
 import process from "node:process";
 import type { Hono } from "hono";
-import { verifySignature } from "../../src/webhook.ts";
+import { verifySignature } from "../../src/webhook/mod.ts";
 
 /** The demo's resolved settings. */
 export interface DemoSettings {

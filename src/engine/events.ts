@@ -1,5 +1,6 @@
 /** Logging and event delivery that can never throw into the scheduler. */
 import { civilDay, civilFromDays, civilMonth, civilYear } from "../core/civil.ts";
+import { errorText, jobLabel, safeJson } from "./text.ts";
 import type { Logger, SchedulerEvent } from "./types.ts";
 
 type Level = keyof Logger;
@@ -67,11 +68,6 @@ function callSafely(
   }
 }
 
-/** Quotes a job name for a log line: `job "nightly"`. */
-export function jobLabel(name: string): string {
-  return `job ${JSON.stringify(name)}`;
-}
-
 /** Delivers events to a listener; a throwing listener is logged once per event and ignored. */
 export function createEmitter(
   listener: ((event: SchedulerEvent) => void) | undefined,
@@ -87,26 +83,6 @@ export function createEmitter(
       log.warn("onEvent listener threw", { error: errorText(e), event: event.type });
     }
   };
-}
-
-/** The readable text of anything thrown; never throws itself. */
-export function errorText(error: unknown): string {
-  try {
-    if (error instanceof Error) return String(error.message || error.name);
-    if (typeof error === "string") return error;
-    return safeJson(error);
-  } catch {
-    // A value whose getters or conversions throw must not turn a failed run into a crash.
-    return "unprintable thrown value";
-  }
-}
-
-function safeJson(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
 }
 
 /**

@@ -1,7 +1,7 @@
 /** Scheduler options that need resolving once: the lease settings, capacity, store deadline. */
 import { quote, SchedulerError } from "../core/errors.ts";
 import { parseDuration } from "../core/duration.ts";
-import type { LeasePolicy } from "./lease.ts";
+import type { LeasePolicy } from "./run/lease.ts";
 import type { SchedulerOptions, TickReport } from "./types.ts";
 
 /** Default `concurrency`: see README ("Capacity"). */
@@ -44,17 +44,4 @@ export function storeTimeoutOf(options: SchedulerOptions, at: At): number {
   if (options.storeTimeout === undefined) return 30_000;
   if (options.storeTimeout === Infinity) return Infinity;
   return parseDuration(options.storeTimeout, { ...at("storeTimeout"), min: 1 });
-}
-
-/** Adds a later round's job reports to the first round's (a `tick()` in rounds). */
-export function mergeRounds(into: TickReport, round: TickReport): void {
-  for (const [name, r] of Object.entries(round.jobs)) {
-    const target = into.jobs[name];
-    if (target === undefined) {
-      into.jobs[name] = r;
-      continue;
-    }
-    for (const key of ["planned", "won", "lost", "run", "skipped", "missed", "abandoned"] as const) target[key].push(...r[key]);
-    Object.assign(target.outcomes, r.outcomes);
-  }
 }

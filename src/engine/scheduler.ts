@@ -2,27 +2,29 @@
 import { quote, SchedulerError } from "../core/errors.ts";
 import { parseDuration } from "../core/duration.ts";
 import { createMemoryStore } from "../store/memory/mod.ts";
-import { checkName, JOB_NAME } from "./_schema.ts";
+import { checkName, JOB_NAME } from "./jobs/schema.ts";
 import { systemClock } from "./clock.ts";
-import { consoleLogger, createEmitter, errorText, jobLabel, logEvent, safeLogger } from "./events.ts";
-import { createStoreHealth } from "./health.ts";
-import { createJobViews } from "./info.ts";
-import { createLease } from "./lease.ts";
-import { manualRun } from "./manual.ts";
-import { concurrencyOf, leasePolicy, mergeRounds, storeTimeoutOf } from "./options.ts";
-import { createOutcomeWriter } from "./outcomes.ts";
-import { createReconciler } from "./reconcile.ts";
-import { createJobRegistry } from "./registry.ts";
-import { sleep } from "./runner.ts";
-import { dataSpecJson, resolveDataJob, resolveDefaults } from "./spec.ts";
-import { stopRuns } from "./stop.ts";
-import { createTicker, type StartedTick } from "./tick.ts";
-import { createTimerLoop } from "./timer.ts";
-import { runAhead } from "./run_ahead.ts";
-import { createRunTracker } from "./tracker.ts";
+import { consoleLogger, createEmitter, logEvent, safeLogger } from "./events.ts";
+import { errorText, jobLabel } from "./text.ts";
+import { createStoreHealth } from "./store/health.ts";
+import { createJobViews } from "./jobs/info.ts";
+import { createLease } from "./run/lease.ts";
+import { manualRun } from "./run/manual.ts";
+import { concurrencyOf, leasePolicy, storeTimeoutOf } from "./options.ts";
+import { mergeRounds } from "./tick/report.ts";
+import { createOutcomeWriter } from "./run/outcomes.ts";
+import { createReconciler } from "./tick/reconcile.ts";
+import { createJobRegistry } from "./jobs/registry.ts";
+import { sleep } from "./run/sleep.ts";
+import { dataSpecJson, resolveDataJob, resolveDefaults } from "./jobs/spec.ts";
+import { stopRuns } from "./run/stop.ts";
+import { createTicker, type StartedTick } from "./tick/tick.ts";
+import { createTimerLoop } from "./tick/timer.ts";
+import { runAhead } from "./tick/run_ahead.ts";
+import { createRunTracker } from "./run/tracker.ts";
 import type { Scheduler, SchedulerEvent, SchedulerOptions, TickReport } from "./types.ts";
-import { deliverWebhook } from "./webhook.ts";
-import { checkTargetUrl, resolveWebhookPolicy } from "./webhook_policy.ts";
+import { deliverWebhook } from "../webhook/deliver.ts";
+import { checkTargetUrl, resolveWebhookPolicy } from "../webhook/policy.ts";
 
 /**
  * Creates a scheduler. Nothing runs until `tick()` is called (platform triggers) or

@@ -6,7 +6,7 @@
  */
 import * as v from "valibot";
 import { quote } from "../core/errors.ts";
-import { checkName, dataJobSchema, JOB_NAME, nameSchema, parseOrThrow } from "../engine/_schema.ts";
+import { checkName, dataJobSchema, JOB_NAME, nameSchema, parseOrThrow } from "../engine/jobs/schema.ts";
 import type { DataJobSpec } from "../engine/types.ts";
 
 /** A job name in a URL: 1–128 characters of `[A-Za-z0-9._:-]`, not `.` or `..`. */

@@ -7,7 +7,7 @@ import { denoImports, exportsDrift, packageExports } from "../../scripts/exports
 import * as root from "../../src/mod.ts";
 import * as store from "../../src/store/mod.ts";
 import * as testing from "../../src/testing.ts";
-import * as webhook from "../../src/webhook.ts";
+import * as webhook from "../../src/webhook/mod.ts";
 
 const repo = new URL("../../", import.meta.url);
 const readJson = (name: string): Record<string, unknown> =>

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { JobInfo } from "../../src/engine/types.ts";
-import { verifySignature } from "../../src/webhook.ts";
+import { verifySignature } from "../../src/webhook/mod.ts";
 import { errorOf, json, SECRET, setup, T0 } from "./_setup.ts";
 
 const HOOK = { schedule: "*/5 * * * *", target: { url: "https://hooks.example/run", headers: { "X-Team": "ops" } } };

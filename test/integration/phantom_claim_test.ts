@@ -3,7 +3,7 @@
 // The claim call times out (the tick fails closed) but its insert commits when the lock
 // goes. The row is this node's and nothing runs it: the next tick must reconcile it (run
 // it, or record it `missed` and release it) and it must never block the `overlap: "skip"`
-// job for a lease. The reconciliation is the engine's (src/engine/reconcile.ts).
+// job for a lease. The reconciliation is the engine's (src/engine/tick/reconcile.ts).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";

@@ -8,7 +8,7 @@ import { createManualClock, createScheduler, type ManualClock } from "../../src/
 import type { Scheduler } from "../../src/engine/types.ts";
 import { createMemoryStore } from "../../src/store/mod.ts";
 import { edgecronRouter } from "../../src/http/mod.ts";
-import { verifySignature } from "../../src/webhook.ts";
+import { verifySignature } from "../../src/webhook/mod.ts";
 import type { Hono } from "hono";
 
 const SECRET = "whsec_integration_secret";

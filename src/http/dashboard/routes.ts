@@ -13,7 +13,7 @@ import { isHttps } from "../_headers.ts";
 import { clientKey } from "../_throttle.ts";
 import { basePath, homePath, type RouterContext, requireAuth } from "../_context.ts";
 import { validate } from "../_errors.ts";
-import { JOB_NAME } from "../../engine/spec.ts";
+import { JOB_NAME } from "../../engine/jobs/spec.ts";
 import { NameSchema } from "../_schemas.ts";
 import { listJobs } from "../_list.ts";
 import { JOBS_PAGE } from "../_paging.ts";

@@ -1,0 +1,160 @@
+/**
+ * The read side: `list()` and `get()` describe jobs from at most two store reads
+ * (`read` + `overview`), never a write, whatever the number of jobs. Upcoming slots
+ * are cached per job until the next tick or a definition change.
+ */
+import { redactDef } from "./redact.ts";
+import { own } from "../../core/own.ts";
+import type { RunRecord, Store, TickSnapshot } from "../../store/types.ts";
+import type { JobRegistry } from "./registry.ts";
+import type { ResolvedJob } from "./spec.ts";
+import type { Clock, JobInfo, ListOptions } from "../types.ts";
+
+/** How many next slots `list()` and `get()` show by default. */
+export const DEFAULT_NEXT = 5;
+/** Rows per job in `recent`. */
+const RECENT_PER_JOB = 50;
+/** Slots listed in `upcoming.slots`. */
+const UPCOMING_SLOTS = 200;
+/** Counting stops here: a every-second job over a long window would otherwise cost a walk per slot. */
+const UPCOMING_COUNT_MAX = 1_000_000;
+
+type Upcoming = NonNullable<JobInfo["upcoming"]>;
+
+/** Describes jobs; `invalidate()` drops the cache (every tick calls it). */
+export interface JobViews {
+  list(options?: ListOptions): Promise<JobInfo[]>;
+  get(name: string, options?: Pick<ListOptions, "next" | "window">): Promise<JobInfo | undefined>;
+  invalidate(): void;
+}
+
+/** Creates the read side over the (deadline-guarded) store. */
+export function createJobViews(deps: { store: Store; clock: Clock; registry: JobRegistry }): JobViews {
+  const { store, clock, registry } = deps;
+  let cache = new Map<string, { job: ResolvedJob; from: number; window: number; value: Upcoming }>();
+  let cacheVersion = registry.version;
+
+  const upcoming = (job: ResolvedJob, now: number, window: number): Upcoming => {
+    if (cacheVersion !== registry.version) {
+      cache = new Map();
+      cacheVersion = registry.version;
+    }
+    const hit = cache.get(job.name);
+    if (hit !== undefined && hit.job === job && hit.window === window && hit.from <= now) {
+      // Slots that came due since are dropped; the far end moves on at the next tick.
+      const gone = hit.value.slots.findIndex((s) => s > now);
+      if (gone === 0) return hit.value;
+      if (gone > 0 && gone < hit.value.slots.length) {
+        const slots = hit.value.slots.slice(gone);
+        return { count: hit.value.count - gone, first: slots[0], last: hit.value.last, slots };
+      }
+    }
+    const value = computeUpcoming(job, now, window);
+    cache.set(job.name, { job, from: now, window, value });
+    return value;
+  };
+
+  const describe = async (only: string | undefined, options: ListOptions): Promise<JobInfo[]> => {
+    const now = clock.now();
+    const count = clampNext(options.next);
+    const snapshot = await store.read(only === undefined ? registry.names() : [only]);
+    registry.syncDefs(snapshot.defs);
+    let jobs = registry.all().filter((j) => only === undefined || j.name === only);
+    // Pages are in name order; without paging, code jobs come first as registered.
+    if (options.after !== undefined || options.limit !== undefined) {
+      jobs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    }
+    if (options.after !== undefined) jobs = jobs.filter((j) => j.name > options.after!);
+    if (options.limit !== undefined) jobs = jobs.slice(0, Math.max(0, Math.floor(options.limit)));
+    if (jobs.length === 0) return [];
+    const window = options.window;
+    const since = window === undefined ? now + 1 : now - window;
+    const overview = await store.overview(jobs.map((j) => j.name), { since, perJob: RECENT_PER_JOB });
+    const live = liveSince(snapshot, now);
+    return jobs.map((job) => {
+      const paused = own(snapshot.jobs, job.name)?.paused ?? false;
+      const fires = job.enabled && !paused;
+      const info = describeJob(job, registry, {
+        paused,
+        runningSince: live.get(job.name),
+        lastOutcome: own(overview, job.name)?.last,
+        next: fires ? nextRuns(job, now, count) : [],
+      });
+      if (window !== undefined) {
+        info.recent = overview[job.name]?.recent ?? [];
+        info.upcoming = fires ? upcoming(job, now, window) : { count: 0, first: undefined, last: undefined, slots: [] };
+      }
+      return info;
+    });
+  };
+
+  return {
+    list: (options = {}) => describe(undefined, options),
+    async get(name, options = {}) {
+      return (await describe(name, options))[0];
+    },
+    invalidate() {
+      cache = new Map();
+    },
+  };
+}
+
+function clampNext(next: number | undefined): number {
+  const n = next ?? DEFAULT_NEXT;
+  return Math.max(0, Math.min(100, Math.floor(Number.isFinite(n) ? n : DEFAULT_NEXT)));
+}
+
+function computeUpcoming(job: ResolvedJob, now: number, window: number): Upcoming {
+  const slots: number[] = [];
+  let count = 0;
+  let last: number | undefined;
+  try {
+    for (const slot of job.schedule.between(now, now + window)) {
+      if (slots.length < UPCOMING_SLOTS) slots.push(slot);
+      last = slot;
+      if (++count >= UPCOMING_COUNT_MAX) break;
+    }
+  } catch {
+    // A broken user-supplied Schedule: ticks log it.
+  }
+  return { count, first: slots[0], last, slots };
+}
+
+function nextRuns(job: ResolvedJob, now: number, count: number): number[] {
+  try {
+    return job.schedule.nextRuns(now, count);
+  } catch {
+    return []; // a broken user-supplied Schedule; ticks log it
+  }
+}
+
+/** The oldest slot of each job's live runs, one pass over the running rows. */
+function liveSince(snapshot: TickSnapshot, now: number): Map<string, number> {
+  const since = new Map<string, number>();
+  for (const r of snapshot.running) {
+    if (r.leaseUntil === null || r.leaseUntil < now) continue;
+    const seen = since.get(r.job);
+    if (seen === undefined || r.slot < seen) since.set(r.job, r.slot);
+  }
+  return since;
+}
+
+function describeJob(
+  job: ResolvedJob,
+  registry: JobRegistry,
+  live: { paused: boolean; runningSince: number | undefined; lastOutcome: RunRecord | undefined; next: number[] },
+): JobInfo {
+  const out: JobInfo = {
+    name: job.name,
+    source: job.source,
+    description: job.description,
+    schedule: job.schedule.toString(),
+    spec: job.schedule.toJSON(),
+    timezone: job.timezone,
+    enabled: job.enabled,
+    ...live,
+    counters: { ...registry.counters(job.name) },
+  };
+  if (job.def !== undefined) out.def = redactDef(job.def);
+  return out;
+}

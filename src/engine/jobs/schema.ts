@@ -1,0 +1,198 @@
+/** Valibot schemas of job specs, and the conversion of a valibot issue to a `SchedulerError`. */
+import * as v from "valibot";
+import { quote, SchedulerError } from "../../core/errors.ts";
+import { choice, duration, got, strict, text } from "./_valibot.ts";
+import { MAX_TARGET_HEADERS, RESERVED_HEADER } from "../../webhook/deliver.ts";
+
+/**
+ * Job names (and node ids): 1–128 characters of `[A-Za-z0-9._:-]`, so never a control
+ * character, and never `.` or `..` (URL path normalisation would eat them).
+ */
+export const JOB_NAME = /^(?!\.\.?$)[A-Za-z0-9._:-]{1,128}$/;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
+/** C0 and C1 controls except tab and line feed, and DEL. */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+/** The largest `target.body`, in characters. */
+export const MAX_TARGET_BODY = 32_768;
+/** How deeply a data job's `payload` may nest. */
+export const MAX_JSON_DEPTH = 32;
+/** The placeholder reads show instead of a header value; refused as a value so a read-modify-write cannot store it. */
+export const REDACTED = "[redacted]";
+
+/** True when `value` is plain JSON (objects, arrays, strings, finite numbers, booleans, null) at most `depth` deep. */
+export function isJsonValue(value: unknown, depth: number = MAX_JSON_DEPTH): boolean {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return Number.isFinite(value);
+  if (typeof value !== "object" || depth === 0) return false;
+  if (Array.isArray(value)) return value.every((item) => isJsonValue(item, depth - 1));
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  return Object.values(value).every((item) => isJsonValue(item, depth - 1));
+}
+
+/** Policy fields shared by code- and data-defined jobs (and `SchedulerOptions.defaults`). */
+export const policyEntries = {
+  timezone: v.optional(v.pipe(text(64), v.minLength(1, () => "must not be empty"))),
+  timeout: v.optional(duration),
+  overlap: v.optional(choice(["skip", "allow"] as const)),
+  catchUp: v.optional(strict({
+    mode: v.optional(choice(["latest", "all", "none"] as const)),
+    window: v.optional(duration),
+    tolerance: v.optional(duration),
+  })),
+  retries: v.optional(strict({
+    attempts: v.pipe(
+      v.number((issue) => `expected a whole number 0-100, got ${got(issue)}`),
+      v.integer((issue) => `expected a whole number 0-100, got ${got(issue)}`),
+      v.minValue(0, (issue) => `expected a whole number 0-100, got ${got(issue)}`),
+      v.maxValue(100, (issue) => `expected a whole number 0-100, got ${got(issue)}`),
+    ),
+    backoff: v.optional(duration),
+  })),
+  enabled: v.optional(v.boolean((issue) => `expected true or false, got ${got(issue)}`)),
+  payload: v.optional(v.unknown()),
+  description: v.optional(v.pipe(text(1000), v.check((s) => !CONTROL.test(s), () => "must not contain control characters"))),
+};
+
+const scheduleText = v.pipe(text(256), v.minLength(1, () => "expected a cron expression"));
+const zone = v.optional(v.pipe(text(64), v.minLength(1, () => "must not be empty")));
+const scheduleShapes = {
+  // hashKey and format come back in a stored H or AWS schedule's toJSON(): a second node
+  // reading the definition must accept what the first wrote.
+  cron: strict({
+    cron: scheduleText,
+    timezone: zone,
+    dayMatch: v.optional(choice(["or", "and"] as const)),
+    hashKey: v.optional(v.pipe(text(128), v.minLength(1, () => "expected the job's name"))),
+    format: v.optional(choice(["cron", "aws"] as const)),
+  }),
+  every: strict({
+    every: v.pipe(text(64), v.minLength(1, () => "expected a duration like \"15m\"")),
+    anchor: v.optional(v.union([v.number(), text(64)], (issue) => `expected an instant (ms) or "HH:MM", got ${got(issue)}`)),
+    timezone: zone,
+  }),
+  at: strict({ at: v.union([v.number(), text(64)], (issue) => `expected epoch milliseconds or an ISO-8601 instant, got ${got(issue)}`) }),
+};
+const isScheduleObject = (input: object): boolean =>
+  typeof (input as { next?: unknown }).next === "function" && typeof (input as { between?: unknown }).between === "function";
+
+/**
+ * A schedule as JSON: a cron string, or a strict `{ cron }`, `{ every }` or `{ at }`
+ * object (unknown fields refused). A code job may also pass a `Schedule` object.
+ */
+const scheduleInput = v.lazy((input: unknown) => {
+  if (typeof input === "string") return scheduleText;
+  if (typeof input === "object" && input !== null && !Array.isArray(input)) {
+    if (isScheduleObject(input)) return v.unknown();
+    if ("cron" in input) return scheduleShapes.cron;
+    if ("every" in input) return scheduleShapes.every;
+    if ("at" in input) return scheduleShapes.at;
+  }
+  return v.custom<never>(() => false, (issue) => `expected a cron string, { cron }, { every }, { at } or a Schedule, got ${got(issue)}`);
+});
+
+/** `SchedulerOptions.defaults`. */
+export const policySchema = strict(policyEntries);
+
+/** A code-defined job's spec. */
+export const jobSchema = strict({
+  ...policyEntries,
+  schedule: scheduleInput,
+  run: v.function_((issue) => `expected a function, got ${got(issue)}`),
+});
+
+const parseUrl = (input: string): URL | undefined => {
+  try {
+    return new URL(input);
+  } catch {
+    return undefined;
+  }
+};
+
+const url = v.pipe(
+  text(2048),
+  v.check((input) => {
+    const parsed = parseUrl(input);
+    return parsed !== undefined && (parsed.protocol === "http:" || parsed.protocol === "https:");
+  }, (issue) => `expected an http or https URL, got ${got(issue)}`),
+  v.check((input) => {
+    const parsed = parseUrl(input) as URL;
+    return parsed.username === "" && parsed.password === "";
+  }, () => "credentials in the URL are refused; send them in target.headers"),
+);
+
+const headerNames = v.custom<Record<string, string>>((input) => {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return true; // the record reports it
+  return Object.keys(input).length <= MAX_TARGET_HEADERS;
+}, () => `at most ${MAX_TARGET_HEADERS} headers`);
+
+/** A data-defined job's webhook target. */
+export const targetSchema = strict({
+  url,
+  method: v.optional(choice(["GET", "POST", "PUT", "PATCH", "DELETE"] as const)),
+  headers: v.optional(v.pipe(
+    headerNames,
+    v.record(
+      v.pipe(
+        v.string(),
+        v.regex(HEADER_NAME, (issue) => `invalid header name ${got(issue)}`),
+        v.check((name) => !RESERVED_HEADER.test(name), (issue) => `header ${got(issue)} is set by edgecron and cannot be configured`),
+      ),
+      v.pipe(
+        text(4096),
+        v.check((value) => !/[\r\n\0]/.test(value), () => "header values must not contain line breaks"),
+        v.check((value) => value !== REDACTED, () => `${REDACTED} is what reads show; send the real value`),
+      ),
+      (issue) => `expected an object of header names to strings, got ${got(issue)}`,
+    ),
+  )),
+  body: v.optional(text(MAX_TARGET_BODY)),
+});
+
+const jsonPayload = v.custom<unknown>(
+  (input) => isJsonValue(input),
+  () => `expected plain JSON nested at most ${MAX_JSON_DEPTH} deep`,
+);
+
+/** A data-defined job's spec: no `run`, a `target`, a JSON-only schedule and payload. */
+export const dataJobSchema = strict({
+  ...policyEntries,
+  payload: v.optional(jsonPayload),
+  schedule: scheduleInput,
+  target: targetSchema,
+});
+
+const NAME_RULE = "job name must be 1-128 characters of A-Z a-z 0-9 . _ : -, and not . or ..";
+
+/**
+ * Throws `invalid-name` unless `name` is 1–128 characters of `[A-Za-z0-9._:-]` other
+ * than `.` and `..`.
+ *
+ * @throws {SchedulerError} `invalid-name: job name must be 1-128 characters of A-Z a-z 0-9 . _ : -, and not . or .., got "a b"`
+ */
+export function checkName(name: unknown): string {
+  if (typeof name !== "string" || !JOB_NAME.test(name)) {
+    throw new SchedulerError("invalid-name", `${NAME_RULE}, got ${quote(typeof name === "string" ? name : String(name))}`, { path: "name" });
+  }
+  return name;
+}
+
+/** The `name` field of an API body, with the same rule and message as `checkName`. */
+export const nameSchema = v.pipe(
+  v.string((issue) => `${NAME_RULE}, got ${got(issue)}`),
+  v.regex(JOB_NAME, (issue) => `${NAME_RULE}, got ${got(issue)}`),
+);
+
+/**
+ * Parses `input` with `schema` or throws `invalid-spec` naming the first issue's field,
+ * prefixed with `prefix` (`jobs.nightly`).
+ */
+export function parseOrThrow<T extends v.GenericSchema>(schema: T, input: unknown, prefix: string): v.InferOutput<T> {
+  const result = v.safeParse(schema, input, { abortEarly: true });
+  if (result.success) return result.output;
+  const issue = result.issues[0];
+  const dot = v.getDotPath(issue);
+  const path = dot === null || dot === "" ? prefix : prefix === "" ? dot : `${prefix}.${dot}`;
+  throw new SchedulerError(dot === "name" ? "invalid-name" : "invalid-spec", `${path === "" ? "body" : path}: ${issue.message}`, { path });
+}

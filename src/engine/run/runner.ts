@@ -1,0 +1,193 @@
+/**
+ * Runs one claimed slot through its attempts: the handler raced against its timeout
+ * (aborting the signal), the outcome recorded through the group-commit writer,
+ * retries with doubling backoff, the lease held and renewed throughout.
+ */
+import type { Outcome, RunPatch, Store } from "../../store/types.ts";
+import { safeLogger } from "../events.ts";
+import { errorText, jobLabel } from "../text.ts";
+import { leaseCap, leaseUntil, type Lease } from "./lease.ts";
+import type { OutcomeWriter } from "./outcomes.ts";
+import type { JobRegistry } from "../jobs/registry.ts";
+import type { ResolvedJob } from "../jobs/spec.ts";
+import { sleep } from "./sleep.ts";
+import type { HeldClaim, RunTracker } from "./tracker.ts";
+import type { Clock, Logger, RunContext, RunLease, SchedulerEvent } from "../types.ts";
+
+/**
+ * The longest wait before a retry: the longest delay a Web timer honours (about 24.8
+ * days). Doubling goes past it after a few dozen retries, and past safe-integer
+ * leases soon after.
+ */
+export const MAX_BACKOFF_MS = 2_147_483_647;
+
+/** What the runner uses. */
+export interface RunnerDeps {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  emit: (event: SchedulerEvent) => void;
+  registry: JobRegistry;
+  lease: Lease;
+  tracker: RunTracker;
+  writer: OutcomeWriter;
+}
+
+type AttemptResult = { status: "ok" } | { status: "error" | "timeout"; error: string; stopped: boolean };
+
+/**
+ * Runs `claim`'s slot of `job` from `claim.attempt`, on a row this node holds as
+ * `running`. Resolves with the recorded outcome, or `undefined` when the row was taken
+ * away (reaped after its lease: a `lost` event says so), the store failed, or the
+ * scheduler stopped during a retry backoff (the row then stays `running` until its
+ * lease ends and any node records it `abandoned`). Never rejects.
+ */
+export async function runSlot(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim): Promise<Outcome | undefined> {
+  const { clock, store, lease, tracker } = deps;
+  const counters = deps.registry.counters(job.name);
+  const { slot } = claim;
+  try {
+    for (;;) {
+      const attempt = claim.attempt;
+      const started = clock.now();
+      claim.capUntil = leaseCap(lease.policy, started, job.timeoutMs);
+      deps.emit({ type: "started", job: job.name, slot, attempt });
+      counters.runs++;
+      const result = await attemptOnce(deps, job, claim);
+      const now = clock.now();
+      if (result.status === "ok") {
+        counters.ok++;
+        deps.emit({ type: "succeeded", job: job.name, slot, attempt, durationMs: now - started });
+        return await finish(deps, claim, { status: "ok", finishedAt: now, leaseUntil: null, error: null });
+      }
+      const willRetry = attempt <= job.retries.attempts && !result.stopped && !tracker.stopping && !claim.lost;
+      if (result.status === "timeout") {
+        counters.timeouts++;
+        deps.emit({ type: "timed-out", job: job.name, slot, attempt, willRetry });
+      } else {
+        counters.errors++;
+        deps.emit({ type: "failed", job: job.name, slot, attempt, error: result.error, willRetry });
+      }
+      if (!willRetry) return await finish(deps, claim, { status: result.status, finishedAt: now, leaseUntil: null, error: result.error });
+      // Retry k waits backoff * 2^(k-1), at most MAX_BACKOFF_MS; the lease covers the wait and one lease more.
+      const delay = Math.min(job.retries.backoffMs * 2 ** (attempt - 1), MAX_BACKOFF_MS);
+      const key = { job: job.name, slot, attempt, node: claim.node };
+      claim.capUntil = leaseCap(lease.policy, now + delay, job.timeoutMs);
+      const waitUntil = leaseUntil(lease.policy, now + delay, claim.capUntil);
+      claim.generation++;
+      if (!(await store.update(key, { attempt: attempt + 1, leaseUntil: waitUntil, error: result.error }))) return lost(deps, claim, "the row was reaped or taken during the retry");
+      claim.attempt = attempt + 1;
+      claim.leaseUntil = waitUntil;
+      await sleep(deps, delay);
+      if (tracker.stopping || claim.lost) return leave(deps, claim);
+      const restart = clock.now();
+      const until = lease.until(restart, job);
+      claim.generation++;
+      if (!(await store.update({ ...key, attempt: claim.attempt }, { startedAt: restart, leaseUntil: until }))) {
+        return lost(deps, claim, "the row was reaped or taken during the retry backoff");
+      }
+      claim.leaseUntil = until;
+    }
+  } catch (e) {
+    // The row stays `running`; once its lease ends any node records it `abandoned`.
+    deps.log.error(`${jobLabel(job.name)}: could not record the outcome of slot ${slot}; its lease will expire`);
+    return lost(deps, claim, `the store failed: ${errorText(e)}`);
+  }
+}
+
+async function finish(deps: RunnerDeps, claim: HeldClaim, patch: RunPatch & { status: Outcome }): Promise<Outcome | undefined> {
+  const key = { job: claim.job, slot: claim.slot, attempt: claim.attempt, node: claim.node };
+  claim.generation++;
+  if (await deps.writer.write(key, patch)) {
+    deps.tracker.release(claim);
+    return patch.status;
+  }
+  return lost(deps, claim, claim.lost
+    ? "the lease ended before the outcome was recorded (the slot was reaped, and may have run elsewhere)"
+    : "the row was no longer this attempt's (reaped or taken by another node)");
+}
+
+function lost(deps: RunnerDeps, claim: HeldClaim, reason: string): undefined {
+  deps.emit({ type: "lost", job: claim.job, slot: claim.slot, attempt: claim.attempt, reason });
+  return leave(deps, claim);
+}
+
+function leave(deps: RunnerDeps, claim: HeldClaim): undefined {
+  deps.tracker.release(claim);
+  return undefined;
+}
+
+/** The fencing value a handler sees: live views of its claim. */
+function leaseView(deps: RunnerDeps, claim: HeldClaim): RunLease {
+  const attempt = claim.attempt;
+  return {
+    node: claim.node,
+    attempt,
+    get until() {
+      return claim.leaseUntil;
+    },
+    get held() {
+      return !claim.lost && claim.attempt === attempt && deps.clock.now() <= claim.leaseUntil;
+    },
+  };
+}
+
+/** One call of the handler, raced against the timeout. Never rejects. */
+function attemptOnce(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim): Promise<AttemptResult> {
+  const { clock, tracker } = deps;
+  const { slot, attempt } = claim;
+  const controller = new AbortController();
+  tracker.controllers.add(controller);
+  claim.controller = controller;
+  const log = safeLogger(deps.log, { job: job.name, slot, attempt });
+  const ctx: RunContext = { job: job.name, slot, attempt, signal: controller.signal, lease: leaseView(deps, claim), payload: job.payload, log };
+  const startedAt = clock.now();
+  let settled = false;
+  let timedOut = false;
+
+  const outcome = new Promise<unknown>((resolve) => resolve(job.run!(ctx)));
+  const finished = outcome.then(
+    (): AttemptResult => ({ status: "ok" }),
+    (e: unknown): AttemptResult => {
+      const aborted = controller.signal.aborted && !timedOut;
+      const why = claim.lost ? "lease ended" : "scheduler stopped";
+      return { status: "error", error: aborted ? `aborted: ${why} (${errorText(e)})` : errorText(e), stopped: aborted };
+    },
+  );
+  let timer: unknown;
+  const timeout = new Promise<AttemptResult>((resolve) => {
+    timer = clock.setTimeout(() => {
+      timedOut = true;
+      const error = `timed out after ${job.timeoutMs}ms`;
+      controller.abort(new DOMException(error, "TimeoutError"));
+      resolve({ status: "timeout", error, stopped: false });
+    }, job.timeoutMs);
+  });
+  void finished.then(() => {
+    settled = true;
+  });
+
+  return Promise.race([finished, timeout]).then((result) => {
+    clock.clearTimeout(timer);
+    tracker.controllers.delete(controller);
+    claim.controller = undefined;
+    if (result.status === "timeout") watchStuck(deps, job, claim, startedAt, () => settled, finished);
+    return result;
+  });
+}
+
+/** One `stuck` event when a timed-out handler still has not settled when its lease grace ends. */
+function watchStuck(
+  deps: RunnerDeps,
+  job: ResolvedJob,
+  claim: HeldClaim,
+  since: number,
+  isSettled: () => boolean,
+  finished: Promise<unknown>,
+): void {
+  const { slot, attempt } = claim;
+  const handle = deps.clock.setTimeout(() => {
+    if (!isSettled()) deps.emit({ type: "stuck", job: job.name, slot, attempt, since });
+  }, deps.lease.policy.graceMs);
+  void finished.then(() => deps.clock.clearTimeout(handle));
+}

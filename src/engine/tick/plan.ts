@@ -1,0 +1,118 @@
+/** Pure tick planning: which slots of one job a tick considers, and what becomes of each. */
+import type { Schedule } from "../../core/types.ts";
+import type { CatchUpMode } from "../types.ts";
+
+/** The most slots one tick plans for one job; see `planSlots`. */
+export const MAX_SLOTS_PER_TICK = 10_000;
+
+/** What `planSlots` needs: the job's schedule and catch-up policy, and the store's view. */
+export interface PlanInput {
+  schedule: Schedule;
+  catchUp: { mode: CatchUpMode; windowMs: number; toleranceMs: number };
+  now: number;
+  /** Newest recorded scheduled slot, if any. */
+  watermark: number | undefined;
+  /** When the store first saw the job. */
+  firstSeen: number;
+  /** A paused job runs nothing: every planned slot is recorded `missed`. */
+  paused: boolean;
+  /** Default `MAX_SLOTS_PER_TICK`. */
+  maxSlots?: number;
+}
+
+/** The slots to claim, oldest first. */
+export interface Plan {
+  /** Slots to claim as `running` (the tick runs the ones it wins, oldest first). */
+  run: number[];
+  /** Slots to record `missed`. */
+  missed: number[];
+  /** Slots inside the window left unplanned because of `maxSlots` (see `planSlots`). */
+  dropped: number;
+}
+
+/**
+ * Plans one job's slots in `(max(watermark ?? firstSeen, now - window), now]`:
+ *
+ * - `"all"`: every slot runs, oldest first;
+ * - `"latest"`: the newest slot runs, every older one is `missed`;
+ * - `"none"`: a slot runs when it is at most `tolerance` late, else it is `missed`;
+ * - paused: every slot is `missed`, so that resuming does not catch up on the
+ *   paused time and the history shows what the pause cost.
+ *
+ * At most `maxSlots` slots are planned. With `"all"` the OLDEST ones are taken
+ * (the watermark then moves forward tick by tick, so nothing is lost); otherwise the
+ * NEWEST ones, and `dropped` counts the older ones that will never be recorded
+ * (the caller logs them).
+ *
+ * @example planSlots({ schedule, catchUp, now, watermark: undefined, firstSeen, paused: false })
+ */
+export function planSlots(input: PlanInput): Plan {
+  const { schedule, catchUp, now, watermark, firstSeen, paused } = input;
+  const max = input.maxSlots ?? MAX_SLOTS_PER_TICK;
+  const lower = Math.max(watermark ?? firstSeen, now - catchUp.windowMs);
+  if (lower >= now) return { run: [], missed: [], dropped: 0 };
+
+  const keepOldest = catchUp.mode === "all" && !paused;
+  const { slots, dropped } = keepOldest ? oldest(schedule, lower, now, max) : newest(schedule, lower, now, max);
+
+  if (paused) return { run: [], missed: slots, dropped };
+  switch (catchUp.mode) {
+    case "all":
+      return { run: slots, missed: [], dropped };
+    case "latest":
+      // One slot due is the common case: it runs, and `slots` is already the run list.
+      return slots.length <= 1
+        ? { run: slots, missed: [], dropped }
+        : { run: slots.slice(-1), missed: slots.slice(0, -1), dropped };
+    case "none":
+      return {
+        run: slots.filter((s) => now - s <= catchUp.toleranceMs),
+        missed: slots.filter((s) => now - s > catchUp.toleranceMs),
+        dropped,
+      };
+  }
+}
+
+function oldest(schedule: Schedule, lower: number, now: number, max: number): { slots: number[]; dropped: number } {
+  const slots: number[] = [];
+  for (const slot of schedule.between(lower, now)) {
+    if (slots.length === max) break;
+    slots.push(slot);
+  }
+  // Not counted: the next tick starts from the new watermark and plans them.
+  return { slots, dropped: 0 };
+}
+
+function newest(schedule: Schedule, lower: number, now: number, max: number): { slots: number[]; dropped: number } {
+  // A ring of the last `max` slots, so a long window never holds every slot at once.
+  const ring: number[] = [];
+  let seen = 0;
+  for (const slot of schedule.between(lower, now)) {
+    ring[seen % max] = slot;
+    seen++;
+  }
+  if (seen <= max) return { slots: ring, dropped: 0 };
+  const start = seen % max;
+  return { slots: [...ring.slice(start), ...ring.slice(0, start)], dropped: seen - max };
+}
+
+/**
+ * The earliest next slot of any of `schedules` strictly after `now`, or undefined.
+ * A schedule whose `next()` throws is left out.
+ *
+ * @example nextWake([cron("* * * * *")], now) // the next minute boundary
+ */
+export function nextWake(schedules: Iterable<Schedule>, now: number): number | undefined {
+  let best: number | undefined;
+  for (const schedule of schedules) {
+    let next: number | null;
+    try {
+      next = schedule.next(now);
+    } catch {
+      // A broken user-supplied Schedule; the tick logs it, the 60 s clamp keeps waking.
+      continue;
+    }
+    if (next !== null && (best === undefined || next < best)) best = next;
+  }
+  return best;
+}

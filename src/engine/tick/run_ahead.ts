@@ -1,0 +1,103 @@
+/**
+ * Run-ahead: platform triggers (Cloudflare Cron Triggers, `Deno.cron`) fire at most once
+ * a minute. After the trigger's own tick, the invocation is held and the scheduler ticks
+ * again at each sub-minute slot before the next minute, so `*\/10 * * * * *` runs six
+ * times a minute instead of once.
+ *
+ * Each slot is claimed by a tick at its own time, never in advance, so a second trigger
+ * or node racing this one still runs each slot exactly once; the minute boundary itself
+ * (`until`) is left to the next trigger.
+ */
+import { cron } from "../../core/cron/mod.ts";
+import type { Schedule } from "../../core/types.ts";
+import type { Clock, TickReport } from "../types.ts";
+
+/** What run-ahead needs from the scheduler. */
+export interface RunAheadDeps {
+  clock: Clock;
+  /** The schedules of the jobs known now (code and data jobs). */
+  schedules(): Iterable<Schedule>;
+  /** Starts a tick at `now`; resolves once its claims are made, with `settled` resolving when its runs are recorded. */
+  begin(now: number): Promise<{ settled: Promise<TickReport> }>;
+  /** Aborted by `stop()`: no slot after that is claimed. */
+  signal: AbortSignal;
+}
+
+/** The end of the trigger's minute: run-ahead covers `(now, minuteEnd(now))`. */
+export function minuteEnd(now: number): number {
+  return Math.floor(now / 60_000) * 60_000 + 60_000;
+}
+
+/**
+ * Where a platform trigger's run-ahead ends: the trigger's own next fire after `now`
+ * (its cron read in UTC, as Cron Triggers and `Deno.cron` read it), or the end of the
+ * minute when the trigger's expression is not one this library reads.
+ *
+ * @example runAheadUntil("* * * * *", Date.UTC(2030, 0, 1, 0, 0, 5)) // 2030-01-01T00:01:00Z
+ */
+export function runAheadUntil(trigger: string | undefined, now: number): number {
+  if (trigger !== undefined) {
+    try {
+      const next = cron(trigger, { timezone: "UTC" }).next(now);
+      if (next !== null) return next;
+    } catch {
+      // Not our grammar (a platform-specific form): a minute is always safe.
+    }
+  }
+  return minuteEnd(now);
+}
+
+/**
+ * The distinct fire times of `schedules` strictly inside `(from, until)`, ascending.
+ * A schedule whose every slot falls on the minute has none there, so it costs nothing.
+ */
+export function slotsAhead(schedules: Iterable<Schedule>, from: number, until: number): number[] {
+  const times = new Set<number>();
+  for (const schedule of schedules) {
+    for (const t of schedule.between(from, until - 1)) times.add(t);
+  }
+  return [...times].sort((a, b) => a - b);
+}
+
+/**
+ * Ticks at each slot in `(from, until)` as its time comes, and resolves when every run
+ * those ticks started has its outcome recorded. Slots already due when it starts (a late
+ * delivery) are taken by one catch-up tick once `previous` (the trigger's own tick) has
+ * settled, so each job's catch-up policy decides them and none is skipped for overlapping
+ * a run whose outcome was still being written. Ends early, leaving the remaining slots
+ * unclaimed for the next trigger (which records them by each job's catch-up policy),
+ * when `signal` aborts.
+ */
+export async function runAhead(deps: RunAheadDeps, from: number, until: number, previous: Promise<unknown>): Promise<TickReport[]> {
+  const settled: Promise<TickReport>[] = [];
+  const start = deps.clock.now();
+  const slots = slotsAhead(deps.schedules(), from, until);
+  if (slots.length > 0 && slots[0]! <= start) {
+    await previous;
+    if (!deps.signal.aborted) settled.push((await deps.begin(deps.clock.now())).settled);
+  }
+  for (const slot of slots) {
+    if (slot <= start) continue;
+    if (!(await sleepUntil(deps.clock, slot, deps.signal))) break;
+    settled.push((await deps.begin(slot)).settled);
+  }
+  return Promise.all(settled);
+}
+
+/** Waits until the clock reaches `at`; false when `signal` aborted first. */
+function sleepUntil(clock: Clock, at: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  const delay = at - clock.now();
+  if (delay <= 0) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const onAbort = (): void => {
+      clock.clearTimeout(handle);
+      resolve(false);
+    };
+    const handle = clock.setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, delay);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}

@@ -1,0 +1,116 @@
+/** Timer mode: one timer at the earliest next slot of all jobs, clamped to 60 s. */
+import { errorText } from "../text.ts";
+import type { ResolvedJob } from "../jobs/spec.ts";
+import { nextWake } from "./plan.ts";
+import type { StartedTick } from "./tick.ts";
+import type { Clock, Logger } from "../types.ts";
+
+/** How soon a node whose tick left due slots to others (capacity) looks again, at the latest. */
+export const DEFERRED_RETRY_MS = 1_000;
+
+/** The longest a timer waits, so clock jumps, job changes and expired leases are re-read. */
+export const MAX_TIMER_MS = 60_000;
+
+/**
+ * How long timer mode sleeps at `now` when the earliest next slot is `next`:
+ * `next - now`, at most `MAX_TIMER_MS` (also when there is no next slot), never negative.
+ *
+ * @example timerDelay(0, 365 * 86_400_000) // 60_000
+ */
+export function timerDelay(now: number, next: number | undefined): number {
+  if (next === undefined) return MAX_TIMER_MS;
+  return Math.min(MAX_TIMER_MS, Math.max(0, next - now));
+}
+
+/** The timer loop of one scheduler. `start()` ticks at once, then at each wake. */
+export interface TimerLoop {
+  start(): void;
+  /** Stops arming; resolves when a tick being planned has made its claims. */
+  stop(): Promise<void>;
+  readonly running: boolean;
+  /** Delay of the armed timer, if armed (for tests and health). */
+  readonly armedMs: number | undefined;
+}
+
+/**
+ * Creates the loop. On wake it runs `tick(now)` and re-arms as soon as that tick's
+ * claims are made, WITHOUT waiting for its runs: a long run never delays another
+ * job's slot. Ticks therefore overlap when runs are long; the store's claims keep
+ * every slot to one run.
+ */
+export function createTimerLoop(
+  state: {
+    clock: Clock;
+    log: Logger;
+    jobs: () => ResolvedJob[];
+    /** Calls the listener when runs settle and at least half the capacity is free. */
+    onCapacity: (listener: () => void) => void;
+    /** Whether at least half the capacity is free now. */
+    hasCapacity: () => boolean;
+  },
+  tick: (now: number) => Promise<StartedTick>,
+): TimerLoop {
+  let running = false;
+  let deferred = false;
+  let handle: unknown;
+  let armedMs: number | undefined;
+  let planning: Promise<unknown> = Promise.resolve();
+
+  const arm = (): void => {
+    // A wake from before a stop()/start() pair may finish after the new one armed: one timer only.
+    if (!running || handle !== undefined) return;
+    const now = state.clock.now();
+    const jobs = state.jobs().filter((j) => j.enabled);
+    armedMs = timerDelay(now, nextWake(jobs.map((j) => j.schedule), now));
+    // Slots left for lack of capacity are still due: look again at once when this node has
+    // room (its claims lost to other nodes'), else once runs end or after a short delay.
+    if (deferred) armedMs = state.hasCapacity() ? 0 : Math.min(armedMs, DEFERRED_RETRY_MS);
+    handle = state.clock.setTimeout(wake, armedMs);
+  };
+
+  const wake = (): void => {
+    handle = undefined;
+    armedMs = undefined;
+    if (!running) return;
+    const phase = tick(state.clock.now()).then(
+      (started) => {
+        deferred = (started.report.deferred ?? 0) > 0;
+        started.settled.catch((e: unknown) => state.log.error("tick failed", { error: errorText(e) }));
+      },
+      (e: unknown) => state.log.error("tick failed", { error: errorText(e) }),
+    );
+    planning = phase;
+    void phase.then(arm);
+  };
+
+  state.onCapacity(() => {
+    // A run ended while due slots wait: wake now instead of at the retry delay.
+    if (!deferred || !running || handle === undefined) return;
+    state.clock.clearTimeout(handle);
+    handle = undefined;
+    deferred = false;
+    wake();
+  });
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      // Tick at once: registers new jobs (their first-seen instant) and catches up after downtime.
+      wake();
+    },
+    async stop() {
+      running = false;
+      if (handle !== undefined) state.clock.clearTimeout(handle);
+      handle = undefined;
+      armedMs = undefined;
+      await planning;
+    },
+    get running() {
+      return running;
+    },
+    get armedMs() {
+      return armedMs;
+    },
+  };
+}

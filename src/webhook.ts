@@ -1,9 +1,0 @@
-/**
- * `edgecron/webhook`: signing and verifying webhook deliveries (v1 and v2 signatures),
- * and deduplicating them on `(job, slot, attempt)`, for a receiver that does not load
- * the router (`edgecron/hono`) or the scheduler.
- *
- * @module
- */
-export { createDeduper, deliveryKey, SIGNATURE_HEADER, signDelivery, signPayload, verifySignature } from "./engine/signature.ts";
-export type { Deduper, DeduperOptions, SignedDelivery, VerifyOptions, VerifyResult } from "./engine/signature.ts";

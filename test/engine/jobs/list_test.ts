@@ -1,0 +1,88 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { createMemoryStore } from "../../../src/store/memory/mod.ts";
+import type { Store } from "../../../src/store/types.ts";
+import { HOUR, MIN, setup, T0, tickAt } from "../_helpers.ts";
+
+const READS = new Set(["read", "overview", "getRun", "runs", "lastOutcomes", "counts", "listDefs", "getDef"]);
+
+/** A memory store that counts calls per method. */
+function counting(): { store: ReturnType<typeof createMemoryStore>; calls: Map<string, number> } {
+  const store = createMemoryStore();
+  const calls = new Map<string, number>();
+  for (const key of Object.keys(store) as (keyof Store)[]) {
+    const fn = store[key];
+    if (typeof fn !== "function") continue;
+    (store as unknown as Record<string, unknown>)[key] = (...args: unknown[]) => {
+      calls.set(key, (calls.get(key) ?? 0) + 1);
+      return (fn as (...a: unknown[]) => unknown).apply(store, args);
+    };
+  }
+  return { store, calls };
+}
+
+describe("list()", () => {
+  for (const jobs of [1, 1000]) {
+    it(`with ${jobs} job(s) and a window: two store reads (read + overview), no write`, async () => {
+      const { store, calls } = counting();
+      const s = setup({ store, start: T0 - MIN });
+      for (let i = 0; i < jobs; i++) s.scheduler.job(`job-${i}`, { schedule: "*/15 * * * *", run: () => {} });
+      await tickAt(s, T0 - MIN);
+      await tickAt(s, T0);
+      await s.clock.set(T0 + MIN);
+      calls.clear();
+      const infos = await s.scheduler.list({ window: HOUR });
+      assert.equal(infos.length, jobs);
+      assert.deepEqual([...calls.entries()].sort(), [["overview", 1], ["read", 1]]);
+      assert.ok([...calls.keys()].every((k) => READS.has(k)));
+      const first = infos.find((i) => i.name === "job-0")!;
+      assert.deepEqual(first.recent!.map((r) => [r.slot, r.status]), [[T0, "ok"]]);
+      assert.deepEqual(first.upcoming, { count: 4, first: T0 + 15 * MIN, last: T0 + HOUR, slots: [T0 + 15 * MIN, T0 + 30 * MIN, T0 + 45 * MIN, T0 + HOUR] });
+      assert.equal(first.lastOutcome?.slot, T0);
+    });
+  }
+
+  it("a job the store never saw is listed without being written; paging by name; paused jobs have no next slots", async () => {
+    const { store, calls } = counting();
+    const s = setup({ store });
+    for (const name of ["c", "a", "b"]) s.scheduler.job(name, { schedule: "0 * * * *", run: () => {} });
+    const all = await s.scheduler.list({ window: HOUR });
+    assert.deepEqual(all.map((i) => i.name), ["c", "a", "b"]);
+    assert.equal(calls.get("snapshot"), undefined, "list() never inserts job state");
+    assert.equal(Object.keys((await store.read(["a"])).jobs).length, 0);
+    assert.deepEqual((await s.scheduler.list({ limit: 2 })).map((i) => i.name), ["a", "b"]);
+    assert.deepEqual((await s.scheduler.list({ after: "a", limit: 5 })).map((i) => i.name), ["b", "c"]);
+    await s.scheduler.pause("b");
+    const b = await s.scheduler.get("b");
+    assert.deepEqual([b!.paused, b!.next], [true, []]);
+    const listed = (await s.scheduler.list({ window: HOUR })).find((i) => i.name === "b")!;
+    assert.equal(listed.upcoming!.count, 0);
+  });
+
+  it("upcoming slots are cached until the next tick or a definition change", async () => {
+    const s = setup();
+    let walks = 0;
+    const schedule = {
+      kind: "cron" as const,
+      timezone: "UTC",
+      next: (after: number) => Math.floor(after / HOUR) * HOUR + HOUR,
+      prev: (before: number) => Math.ceil(before / HOUR) * HOUR - HOUR,
+      nextRuns: (after: number, n: number) => Array.from({ length: n }, (_, i) => Math.floor(after / HOUR) * HOUR + (i + 1) * HOUR),
+      *between(from: number, to: number) {
+        walks++;
+        for (let t = Math.floor(from / HOUR) * HOUR + HOUR; t <= to; t += HOUR) yield t;
+      },
+      toString: () => "hourly",
+      toJSON: () => ({ cron: "0 * * * *" }),
+    };
+    s.scheduler.job("h", { schedule, run: () => {} });
+    await s.scheduler.list({ window: 3 * HOUR });
+    await s.clock.advance(MIN);
+    const again = await s.scheduler.list({ window: 3 * HOUR });
+    assert.equal(walks, 1);
+    assert.equal(again[0]!.upcoming!.count, 3);
+    await s.scheduler.tick();
+    await s.scheduler.list({ window: 3 * HOUR });
+    assert.equal(walks, 2, "a tick drops the cache");
+  });
+});

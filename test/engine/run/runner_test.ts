@@ -1,0 +1,160 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { MIN, ofType, rows, SEC, setup, T0, tickAt } from "../_helpers.ts";
+
+describe("runs: timeouts", () => {
+  it("a handler that never settles is timed out, recorded, and the job runs again at its next slot", async () => {
+    const s = setup();
+    const calls: { slot: number; signal: AbortSignal }[] = [];
+    s.scheduler.job("hang", {
+      schedule: "* * * * *",
+      timeout: "30s",
+      run: (ctx) => {
+        calls.push({ slot: ctx.slot, signal: ctx.signal });
+        return new Promise(() => {});
+      },
+    });
+    await tickAt(s, T0);
+    await s.clock.set(T0 + MIN);
+    const pending = s.scheduler.tick();
+    await s.clock.advance(30 * SEC);
+    const report = await pending;
+    assert.equal(report.jobs["hang"]!.outcomes[T0 + MIN], "timeout");
+    assert.equal(calls[0]!.signal.aborted, true);
+    assert.equal((calls[0]!.signal.reason as Error).name, "TimeoutError");
+    const [row] = await rows(s.store, "hang");
+    assert.equal(row!.status, "timeout");
+    assert.match(row!.error ?? "", /timed out after 30000ms/);
+
+    await s.clock.set(T0 + 2 * MIN);
+    const next = s.scheduler.tick();
+    await s.clock.advance(MIN);
+    assert.equal((await next).jobs["hang"]!.outcomes[T0 + 2 * MIN], "timeout");
+    assert.deepEqual(calls.map((c) => c.slot), [T0 + MIN, T0 + 2 * MIN]);
+    assert.equal(ofType(s.events, "timed-out").length, 2);
+  });
+
+  it("emits one stuck event per stuck run, after the lease grace", async () => {
+    const s = setup();
+    s.scheduler.job("hang", { schedule: "* * * * *", timeout: "10s", run: () => new Promise(() => {}) });
+    await tickAt(s, T0);
+    await s.clock.set(T0 + MIN);
+    const pending = s.scheduler.tick();
+    await s.clock.advance(10 * SEC);
+    await pending;
+    assert.equal(ofType(s.events, "stuck").length, 0);
+    await s.clock.advance(5 * SEC);
+    await s.clock.advance(10 * MIN);
+    const stuck = ofType(s.events, "stuck");
+    assert.deepEqual(stuck, [{ type: "stuck", job: "hang", slot: T0 + MIN, attempt: 1, since: T0 + MIN }]);
+  });
+
+  it("no stuck event when the handler honours its signal", async () => {
+    const s = setup();
+    s.scheduler.job("polite", {
+      schedule: "* * * * *",
+      timeout: "10s",
+      run: (ctx) => new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason))),
+    });
+    await tickAt(s, T0);
+    await s.clock.set(T0 + MIN);
+    const pending = s.scheduler.tick();
+    await s.clock.advance(MIN);
+    assert.equal((await pending).jobs["polite"]!.outcomes[T0 + MIN], "timeout");
+    assert.equal(ofType(s.events, "stuck").length, 0);
+  });
+});
+
+describe("runs: failures", () => {
+  for (const [label, run] of [
+    ["throwing", () => {
+      throw new Error("boom");
+    }],
+    ["rejecting", () => Promise.reject(new Error("boom"))],
+    ["throwing a non-Error", () => {
+      throw "boom";
+    }],
+  ] as const) {
+    it(`a ${label} handler is recorded error with its message and never escapes`, async () => {
+      const s = setup();
+      s.scheduler.job("bad", { schedule: "* * * * *", run });
+      await tickAt(s, T0);
+      const report = await tickAt(s, T0 + MIN);
+      assert.equal(report.ok, true);
+      assert.equal(report.jobs["bad"]!.outcomes[T0 + MIN], "error");
+      const [row] = await rows(s.store, "bad");
+      assert.equal(row!.status, "error");
+      assert.equal(row!.error, "boom");
+      assert.deepEqual(ofType(s.events, "failed").map((e) => [e.error, e.willRetry]), [["boom", false]]);
+      const info = await s.scheduler.get("bad");
+      assert.equal(info!.counters.errors, 1);
+      assert.equal(info!.lastOutcome?.status, "error");
+    });
+  }
+});
+
+describe("runs: retries", () => {
+  it("retries error with doubling backoff and records the final attempt", async () => {
+    const s = setup();
+    const starts: number[] = [];
+    s.scheduler.job("flaky", {
+      schedule: "* * * * *",
+      retries: { attempts: 3, backoff: "10s" },
+      run: (ctx) => {
+        starts.push(s.clock.now());
+        if (ctx.attempt < 3) throw new Error(`fail ${ctx.attempt}`);
+      },
+    });
+    await tickAt(s, T0);
+    await s.clock.set(T0 + MIN);
+    const pending = s.scheduler.tick();
+    await s.clock.advance(MIN);
+    const report = await pending;
+    assert.deepEqual(starts, [T0 + MIN, T0 + MIN + 10 * SEC, T0 + MIN + 30 * SEC]);
+    assert.equal(report.jobs["flaky"]!.outcomes[T0 + MIN], "ok");
+    const [row] = await rows(s.store, "flaky");
+    assert.equal(row!.status, "ok");
+    assert.equal(row!.attempt, 3);
+    assert.deepEqual(ofType(s.events, "failed").map((e) => e.willRetry), [true, true]);
+  });
+
+  it("gives up after the last attempt and retries timeouts too", async () => {
+    const s = setup();
+    let calls = 0;
+    s.scheduler.job("slow", {
+      schedule: "* * * * *",
+      timeout: "5s",
+      retries: { attempts: 1, backoff: "1s" },
+      run: () => {
+        calls++;
+        return new Promise(() => {});
+      },
+    });
+    await tickAt(s, T0);
+    await s.clock.set(T0 + MIN);
+    const pending = s.scheduler.tick();
+    await s.clock.advance(MIN);
+    assert.equal((await pending).jobs["slow"]!.outcomes[T0 + MIN], "timeout");
+    assert.equal(calls, 2);
+    assert.deepEqual(ofType(s.events, "timed-out").map((e) => [e.attempt, e.willRetry]), [[1, true], [2, false]]);
+  });
+});
+
+describe("runs: the run context", () => {
+  it("carries job, slot, attempt, payload, and a logger that adds the run's fields", async () => {
+    const s = setup();
+    let seen: unknown;
+    s.scheduler.job("ctx", {
+      schedule: "* * * * *",
+      payload: { to: "ops" },
+      run: (ctx) => {
+        ctx.log.info("hello");
+        seen = { job: ctx.job, slot: ctx.slot, attempt: ctx.attempt, payload: ctx.payload, aborted: ctx.signal.aborted };
+      },
+    });
+    await tickAt(s, T0);
+    await tickAt(s, T0 + MIN);
+    assert.deepEqual(seen, { job: "ctx", slot: T0 + MIN, attempt: 1, payload: { to: "ops" }, aborted: false });
+    assert.ok(s.logger.lines.includes("info hello"));
+  });
+});

@@ -1,0 +1,160 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { minuteEnd, runAheadUntil, slotsAhead } from "../../../src/engine/tick/run_ahead.ts";
+import { cron } from "../../../src/core/mod.ts";
+import { createMemoryStore } from "../../../src/store/memory/mod.ts";
+import { createManualClock } from "../../../src/engine/clock.ts";
+import { MIN, rows, SEC, setup, T0 } from "../_helpers.ts";
+
+const every10s = "*/10 * * * * *";
+
+/** Registers the jobs in the store 1 ms before T0 (a new job never runs slots from before it existed), then moves to T0. */
+async function prime(s: { clock: ReturnType<typeof createManualClock>; scheduler: { tick(now?: number): Promise<unknown> } }, at = T0): Promise<void> {
+  await s.scheduler.tick(T0 - 1);
+  await s.clock.set(at);
+}
+
+/** Slot offsets (s from T0) and statuses of a job's rows, oldest first. */
+async function table(store: Parameters<typeof rows>[0], job: string): Promise<string[]> {
+  return (await rows(store, job)).map((r) => `${(r.slot - T0) / SEC}:${r.status}`);
+}
+
+describe("run-ahead", () => {
+  it("minuteEnd() is the next minute boundary, also from a minute boundary", () => {
+    assert.equal(minuteEnd(T0), T0 + MIN);
+    assert.equal(minuteEnd(T0 + 59_999), T0 + MIN);
+    assert.equal(minuteEnd(T0 + MIN), T0 + 2 * MIN);
+  });
+
+  it("runAheadUntil() ends at the trigger's next fire, or at the minute's end for a form it cannot read", () => {
+    assert.equal(runAheadUntil("* * * * *", T0 + 5 * SEC), T0 + MIN);
+    assert.equal(runAheadUntil("*/5 * * * *", T0 + 5 * SEC), T0 + 5 * MIN);
+    assert.equal(runAheadUntil("not a cron", T0 + 5 * SEC), T0 + MIN);
+    assert.equal(runAheadUntil(undefined, T0 + 5 * SEC), T0 + MIN);
+  });
+
+  it("slotsAhead() lists the distinct sub-minute slots strictly inside the window", () => {
+    const schedules = [cron(every10s), cron("*/15 * * * * *"), cron("* * * * *")];
+    assert.deepEqual(
+      slotsAhead(schedules, T0, T0 + MIN).map((t) => (t - T0) / SEC),
+      [10, 15, 20, 30, 40, 45, 50],
+    );
+    assert.deepEqual(slotsAhead([cron("* * * * *"), cron("0 * * * * *")], T0, T0 + MIN), []);
+  });
+
+  it("a once-a-minute trigger runs every 10 s slot once, and the next trigger neither repeats nor skips", async () => {
+    const s = setup({ start: T0 - 1 });
+    const seen: number[] = [];
+    s.scheduler.job("ten", { schedule: every10s, run: (ctx) => void seen.push((ctx.slot - T0) / SEC) });
+    await prime(s);
+    const first = s.scheduler.tick(T0, { until: minuteEnd(T0) });
+    await s.clock.advance(59_999);
+    await first;
+    // The boundary slot (60 s) belongs to the next trigger, not to this run-ahead.
+    assert.deepEqual(seen, [0, 10, 20, 30, 40, 50]);
+    await s.clock.advance(1);
+    const second = s.scheduler.tick(T0 + MIN, { until: minuteEnd(T0 + MIN) });
+    await s.clock.advance(MIN - 1);
+    await second;
+    assert.deepEqual(seen, [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110]);
+    assert.deepEqual(await table(s.store, "ten"), seen.map((t) => `${t}:ok`));
+  });
+
+  it("claims each slot only when it is due", async () => {
+    const s = setup({ start: T0 - 1 });
+    s.scheduler.job("ten", { schedule: every10s, run: () => {} });
+    await prime(s);
+    const done = s.scheduler.tick(T0, { until: minuteEnd(T0) });
+    await s.clock.advance(25 * SEC);
+    assert.deepEqual(await table(s.store, "ten"), ["0:ok", "10:ok", "20:ok"]);
+    await s.clock.advance(35 * SEC);
+    await done;
+  });
+
+  it("two triggers racing on one store run each slot exactly once", async () => {
+    const store = createMemoryStore();
+    const clock = createManualClock(T0 - 1);
+    const calls = new Map<number, number>();
+    const make = (node: string) => {
+      const s = setup({ store, clock, node });
+      s.scheduler.job("ten", { schedule: every10s, run: (ctx) => void calls.set(ctx.slot, (calls.get(ctx.slot) ?? 0) + 1) });
+      return s;
+    };
+    const a = make("a");
+    const b = make("b");
+    await prime({ clock, scheduler: a.scheduler });
+    // Both receive the same scheduled event, and b a repeated delivery of it.
+    const runs = [
+      a.scheduler.tick(T0, { until: minuteEnd(T0) }),
+      b.scheduler.tick(T0, { until: minuteEnd(T0) }),
+      b.scheduler.tick(T0, { until: minuteEnd(T0) }),
+    ];
+    await clock.advance(MIN - 1);
+    await Promise.all(runs);
+    assert.deepEqual([...calls.entries()].map(([slot, n]) => [(slot - T0) / SEC, n]), [[0, 1], [10, 1], [20, 1], [30, 1], [40, 1], [50, 1]]);
+    assert.deepEqual(await table(store, "ten"), ["0:ok", "10:ok", "20:ok", "30:ok", "40:ok", "50:ok"]);
+  });
+
+  it("stop() ends the run-ahead; the next trigger records the unclaimed slots by the catch-up policy", async () => {
+    const s = setup({ start: T0 - 1 });
+    s.scheduler.job("ten", { schedule: every10s, run: () => {} });
+    await prime(s);
+    const first = s.scheduler.tick(T0, { until: minuteEnd(T0) });
+    await s.clock.advance(25 * SEC);
+    await s.scheduler.stop({ grace: 0, deadline: "1s" });
+    await first;
+    await s.clock.set(T0 + MIN);
+    await s.scheduler.tick(T0 + MIN);
+    // catch-up "latest": the newest due slot runs, the older unclaimed ones are missed.
+    assert.deepEqual(await table(s.store, "ten"), ["0:ok", "10:ok", "20:ok", "30:missed", "40:missed", "50:missed", "60:ok"]);
+  });
+
+  it("is off with runAhead: false", async () => {
+    const s = setup({ start: T0 - 1, runAhead: false });
+    s.scheduler.job("ten", { schedule: every10s, run: () => {} });
+    await prime(s);
+    await s.scheduler.tick(T0, { until: minuteEnd(T0) });
+    assert.deepEqual(await table(s.store, "ten"), ["0:ok"]);
+  });
+
+  it("holds nothing when every slot falls on the minute", async () => {
+    const s = setup({ start: T0 - 1 });
+    s.scheduler.job("minutely", { schedule: "* * * * *", run: () => {} });
+    s.scheduler.job("second-zero", { schedule: "0 * * * * *", run: () => {} });
+    // Resolves without the clock moving: no timer was armed.
+    await prime(s);
+    await s.scheduler.tick(T0, { until: minuteEnd(T0) });
+    assert.equal(s.clock.now(), T0);
+    assert.equal((await rows(s.store, "minutely")).length, 1);
+  });
+
+  it("a late delivery runs the slots already due at once, then the rest on time", async () => {
+    const s = setup({ start: T0 - 1 });
+    const started: number[] = [];
+    s.scheduler.job("ten", { schedule: every10s, catchUp: { mode: "all" }, run: () => void started.push((s.clock.now() - T0) / SEC) });
+    await prime(s, T0 + 25 * SEC);
+    const done = s.scheduler.tick(T0, { until: minuteEnd(T0) });
+    await s.clock.advance(35 * SEC - 1);
+    await done;
+    assert.deepEqual(started, [25, 25, 25, 30, 40, 50]);
+    assert.deepEqual(await table(s.store, "ten"), ["0:ok", "10:ok", "20:ok", "30:ok", "40:ok", "50:ok"]);
+  });
+
+  it("a handler slower than the slot spacing does not delay the next claim", async () => {
+    const s = setup({ start: T0 - 1 });
+    const started: number[] = [];
+    s.scheduler.job("slow", {
+      schedule: every10s,
+      overlap: "allow",
+      run: (ctx) => {
+        started.push((s.clock.now() - T0) / SEC);
+        return new Promise<void>((resolve) => void s.clock.setTimeout(resolve, 25 * SEC));
+      },
+    });
+    await prime(s);
+    const done = s.scheduler.tick(T0, { until: minuteEnd(T0) });
+    await s.clock.advance(90 * SEC);
+    await done;
+    assert.deepEqual(started, [0, 10, 20, 30, 40, 50]);
+  });
+});

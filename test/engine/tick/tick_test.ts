@@ -1,0 +1,161 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { createMemoryStore } from "../../../src/store/memory/mod.ts";
+import { deferred, HOUR, MIN, ofType, rows, setup, T0, tally, tickAt } from "../_helpers.ts";
+
+const OUTAGE_END = T0 + MIN + 3 * HOUR;
+
+/** Registers a minutely job, runs T0+1m, then ticks once after a 3 h outage. */
+async function afterOutage(mode: "latest" | "all" | "none", now = OUTAGE_END, tolerance = "60s") {
+  const s = setup();
+  const ran: number[] = [];
+  s.scheduler.job("minutely", { schedule: "* * * * *", catchUp: { mode, tolerance }, run: (ctx) => void ran.push(ctx.slot) });
+  await tickAt(s, T0);
+  await tickAt(s, T0 + MIN);
+  const report = await tickAt(s, now);
+  return { ...s, ran, report: report.jobs["minutely"]!, records: await rows(s.store, "minutely") };
+}
+
+describe("tick catch-up after a 3 h outage", () => {
+  it("latest runs only the newest slot of the 1 h window and records the other 59 missed", async () => {
+    const { ran, report, records } = await afterOutage("latest");
+    assert.deepEqual(ran, [T0 + MIN, OUTAGE_END]);
+    assert.equal(report.missed.length, 59);
+    assert.deepEqual(report.run, [OUTAGE_END]);
+    assert.equal(report.outcomes[OUTAGE_END], "ok");
+    assert.deepEqual(tally(records), { ok: 2, missed: 59 });
+    assert.equal(records[1]!.slot, OUTAGE_END - 59 * MIN);
+  });
+
+  it("all runs each of the 60 slots in the window, oldest first", async () => {
+    const { ran, report, records } = await afterOutage("all");
+    assert.equal(ran.length, 61);
+    assert.deepEqual(ran.slice(1), Array.from({ length: 60 }, (_, i) => OUTAGE_END - (59 - i) * MIN));
+    assert.equal(report.run.length, 60);
+    assert.deepEqual(tally(records), { ok: 61 });
+  });
+
+  it("none runs the newest slot only when it is within the tolerance", async () => {
+    const onTime = await afterOutage("none", OUTAGE_END + 30_000);
+    assert.deepEqual(onTime.report.run, [OUTAGE_END]);
+    assert.deepEqual(tally(onTime.records), { ok: 2, missed: 59 });
+    const late = await afterOutage("none", OUTAGE_END + 30_000, "10s");
+    assert.deepEqual(late.report.run, []);
+    assert.deepEqual(tally(late.records), { ok: 1, missed: 60 });
+  });
+
+  it("a new job never catches up on slots from before it was first seen", async () => {
+    const s = setup({ start: T0 + 3 * HOUR });
+    let runs = 0;
+    s.scheduler.job("fresh", { schedule: "* * * * *", catchUp: { mode: "all", window: "1d" }, run: () => void runs++ });
+    const first = await tickAt(s, T0 + 3 * HOUR + 30_000);
+    assert.equal(runs, 0);
+    assert.equal(first.jobs["fresh"], undefined);
+    await tickAt(s, T0 + 3 * HOUR + MIN);
+    assert.equal(runs, 1);
+  });
+});
+
+describe("tick overlap", () => {
+  async function overlapping(overlap: "skip" | "allow") {
+    const s = setup();
+    const gate = deferred();
+    let running = 0;
+    let peak = 0;
+    s.scheduler.job("slow", {
+      schedule: "* * * * *",
+      overlap,
+      run: async () => {
+        running++;
+        peak = Math.max(peak, running);
+        await gate.promise;
+        running--;
+      },
+    });
+    await tickAt(s, T0);
+    await s.clock.set(T0 + MIN);
+    const first = s.scheduler.tick();
+    await s.clock.settle();
+    await s.clock.set(T0 + 2 * MIN);
+    const second = await Promise.race([s.scheduler.tick(), s.clock.settle().then(() => undefined)]);
+    gate.resolve();
+    await first;
+    return { ...s, peak, second, records: await rows(s.store, "slow") };
+  }
+
+  it("skip records the next slot skipped while the previous run is live", async () => {
+    const { peak, second, records, events } = await overlapping("skip");
+    assert.equal(peak, 1);
+    assert.deepEqual(second?.jobs["slow"]?.skipped, [T0 + 2 * MIN]);
+    assert.deepEqual(records.map((r) => r.status), ["ok", "skipped"]);
+    assert.deepEqual(ofType(events, "skipped").map((e) => e.slot), [T0 + 2 * MIN]);
+  });
+
+  it("allow runs the next slot concurrently", async () => {
+    const { peak, records } = await overlapping("allow");
+    assert.equal(peak, 2);
+    assert.deepEqual(records.map((r) => r.status), ["ok", "ok"]);
+  });
+});
+
+describe("tick across schedulers", () => {
+  it("two schedulers on one store never both run a slot", async () => {
+    const store = createMemoryStore();
+    const a = setup({ store, node: "a" });
+    const b = setup({ store, node: "b", clock: a.clock });
+    const ran: string[] = [];
+    for (const s of [a, b]) s.scheduler.job("shared", { schedule: "*/5 * * * *", run: (ctx) => void ran.push(`${ctx.slot}`) });
+    await Promise.all([tickAt(a, T0), tickAt(b, T0)]);
+    for (let i = 1; i <= 12; i++) {
+      const now = T0 + i * 5 * MIN;
+      await a.clock.set(now);
+      const [ra, rb] = await Promise.all([a.scheduler.tick(), b.scheduler.tick()]);
+      const won = [...(ra.jobs["shared"]?.won ?? []), ...(rb.jobs["shared"]?.won ?? [])];
+      const lost = [...(ra.jobs["shared"]?.lost ?? []), ...(rb.jobs["shared"]?.lost ?? [])];
+      assert.deepEqual(won, [now]);
+      assert.deepEqual(lost, [now]);
+    }
+    assert.equal(ran.length, 12);
+    assert.equal(new Set(ran).size, 12);
+    assert.deepEqual(tally(await rows(store, "shared")), { ok: 12 });
+  });
+
+  it("every slots are identical on two schedulers created at different times", async () => {
+    const a = setup({ start: T0 });
+    const b = setup({ start: T0 + 123_457 });
+    a.scheduler.job("grid", { schedule: { every: "7m" }, run: () => {} });
+    await a.clock.advance(123_457);
+    b.scheduler.job("grid", { schedule: { every: "7m" }, run: () => {} });
+    const [ia, ib] = [await a.scheduler.get("grid", { next: 10 }), await b.scheduler.get("grid", { next: 10 })];
+    assert.equal(ia!.next.length, 10);
+    assert.deepEqual(ia!.next, ib!.next);
+    for (const slot of ia!.next) assert.equal(slot % (7 * MIN), 0);
+  });
+});
+
+describe("tick with a failing store", () => {
+  it("runs no slot, emits store-error, reports unhealthy, and catches up once the store is back", async () => {
+    const s = setup();
+    const ran: number[] = [];
+    s.scheduler.job("minutely", { schedule: "* * * * *", run: (ctx) => void ran.push(ctx.slot) });
+    await tickAt(s, T0);
+    s.store.setFailing(true);
+    for (let i = 1; i <= 5; i++) {
+      const report = await tickAt(s, T0 + i * MIN);
+      assert.equal(report.ok, false);
+      assert.match(report.error ?? "", /store-error/);
+    }
+    assert.deepEqual(ran, []);
+    assert.equal(ofType(s.events, "store-error").length, 5);
+    const sick = await s.scheduler.health();
+    assert.equal(sick.ok, false);
+    assert.equal(sick.store, "error");
+
+    s.store.setFailing(false);
+    const report = await tickAt(s, T0 + 5 * MIN + 10_000);
+    assert.equal(report.ok, true);
+    assert.deepEqual(ran, [T0 + 5 * MIN]);
+    assert.deepEqual(report.jobs["minutely"]!.missed, [T0 + MIN, T0 + 2 * MIN, T0 + 3 * MIN, T0 + 4 * MIN]);
+    assert.equal((await s.scheduler.health()).ok, true);
+  });
+});

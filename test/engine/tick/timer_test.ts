@@ -1,0 +1,118 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { MAX_TIMER_MS, timerDelay } from "../../../src/engine/tick/timer.ts";
+import { deferred, MIN, SEC, setup, T0 } from "../_helpers.ts";
+
+describe("timer mode", () => {
+  it("timerDelay clamps to 60 s and never goes negative", () => {
+    assert.equal(timerDelay(0, 365 * 86_400_000), MAX_TIMER_MS);
+    assert.equal(timerDelay(0, undefined), MAX_TIMER_MS);
+    assert.equal(timerDelay(1_000, 1_500), 500);
+    assert.equal(timerDelay(2_000, 1_500), 0);
+  });
+
+  it("an @yearly job never arms a timer longer than 60 s", async () => {
+    const s = setup({ start: T0 + 1 });
+    s.scheduler.job("yearly", { schedule: "@yearly", run: () => {} });
+    s.scheduler.start();
+    await s.clock.settle();
+    for (let i = 0; i < 5; i++) {
+      const timers = s.clock.pending();
+      assert.equal(timers.length, 1);
+      assert.equal(timers[0]!.at - s.clock.now(), MAX_TIMER_MS);
+      await s.clock.advance(MAX_TIMER_MS);
+    }
+    assert.equal(s.events.filter((e) => e.type === "tick").length, 6);
+    await s.scheduler.stop();
+    assert.equal(s.clock.pending().length, 0);
+  });
+
+  it("wakes at each next slot, 1 s apart for a 6-field cron", async () => {
+    const s = setup({ start: T0 });
+    const slots: number[] = [];
+    s.scheduler.job("second", { schedule: "* * * * * *", run: (ctx) => void slots.push(ctx.slot) });
+    s.scheduler.start();
+    await s.clock.advance(1);
+    await s.clock.advance(5 * SEC);
+    assert.equal(s.clock.pending()[0]!.at, T0 + 6 * SEC);
+    await s.scheduler.stop();
+    assert.deepEqual(slots, [1, 2, 3, 4, 5].map((i) => T0 + i * SEC));
+  });
+
+  it("a long run does not delay another job's slot, and stop() aborts it after the grace", async () => {
+    const s = setup({ start: T0 });
+    const fast: number[] = [];
+    let aborted: unknown;
+    const started = deferred();
+    s.scheduler.job("long", {
+      schedule: "0 * * * *",
+      timeout: "1h",
+      run: (ctx) => {
+        started.resolve();
+        return new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject((aborted = ctx.signal.reason))));
+      },
+    });
+    s.scheduler.job("fast", { schedule: "* * * * *", run: (ctx) => void fast.push(ctx.slot) });
+    s.scheduler.start();
+    await s.clock.advance(1);
+    await s.clock.set(T0 + 3 * MIN);
+    assert.deepEqual(fast, [T0 + MIN, T0 + 2 * MIN, T0 + 3 * MIN]);
+    await s.clock.set(T0 + 3 * MIN + 1);
+    assert.equal(aborted, undefined);
+    // the hourly job fires at T0 + 1h; it was first seen at T0, so run it then.
+    await s.clock.set(T0 + 60 * MIN + 1);
+    await started.promise;
+    const stopping = s.scheduler.stop({ grace: "2s", deadline: "10s" });
+    await s.clock.advance(2 * SEC);
+    await stopping;
+    assert.equal((aborted as unknown as Error).name, "AbortError");
+    const [row] = await s.store.runs("long");
+    assert.equal(row!.status, "error");
+    assert.match(row!.error ?? "", /scheduler stopped/);
+    assert.equal(s.clock.pending().filter((t) => t.at <= s.clock.now() + MIN).length, 0);
+  });
+});
+
+describe("stop()", () => {
+  it("resolves at the deadline when a handler ignores its abort, leaving the row running for another node", async () => {
+    const s = setup({ start: T0 });
+    let signal: AbortSignal | undefined;
+    s.scheduler.job("stubborn", {
+      schedule: "* * * * *",
+      run: (ctx) => {
+        signal = ctx.signal;
+        return new Promise(() => {});
+      },
+    });
+    s.scheduler.start();
+    await s.clock.set(T0 + MIN);
+    assert.ok(signal !== undefined);
+    let resolved = false;
+    const stopping = s.scheduler.stop({ grace: "1s", deadline: "3s" }).then(() => (resolved = true));
+    await s.clock.advance(SEC);
+    assert.equal(signal.aborted, true);
+    assert.equal(resolved, false);
+    await s.clock.advance(2 * SEC);
+    await stopping;
+    assert.equal(resolved, true);
+    const [row] = await s.store.runs("stubborn");
+    assert.equal(row!.status, "running");
+    assert.equal(s.clock.pending().some((t) => t.at <= s.clock.now() + MIN), false);
+  });
+
+  it("resolves at once when nothing runs, and the scheduler can start again", async () => {
+    const s = setup({ start: T0 });
+    const slots: number[] = [];
+    s.scheduler.job("x", { schedule: "* * * * *", run: (ctx) => void slots.push(ctx.slot) });
+    s.scheduler.start();
+    await s.clock.settle();
+    await s.scheduler.stop();
+    await s.clock.set(T0 + 3 * MIN);
+    assert.deepEqual(slots, []);
+    s.scheduler.start();
+    await s.clock.set(T0 + 4 * MIN);
+    // Restart ticks at once: latest catch-up runs 00:03, records 00:01-00:02 missed, then 00:04 on time.
+    assert.deepEqual(slots, [T0 + 3 * MIN, T0 + 4 * MIN]);
+    await s.scheduler.stop();
+  });
+});

@@ -2,14 +2,17 @@
  * edgecron: cron for the edge. The portable entry point: schedules, the scheduler, the
  * in-memory store, `SchedulerError` and the types an application uses.
  *
- * Other subpaths: `edgecron/libsql` (the libSQL store), `edgecron/hono` (HTTP API and
- * dashboard), `edgecron/webhook` (signing and verifying webhook deliveries),
- * `edgecron/store` (the `Store` port, for store authors), `edgecron/testing` (the manual
- * clock), and the runtime adapters `edgecron/node`, `/bun`, `/deno`, `/cloudflare`.
+ * Other subpaths (the list is deno.json `exports`): the stores `edgecron/libsql`
+ * (libSQL / Turso), `edgecron/d1` (Cloudflare D1) and `edgecron/deno-kv` (Deno KV);
+ * `edgecron/hono` (HTTP API and dashboard), `edgecron/webhook` (signing and verifying
+ * webhook deliveries), `edgecron/store` (the `Store` port and its contract suite, for
+ * store authors), `edgecron/testing` (the manual clock), and the runtime adapters
+ * `edgecron/node`, `/bun`, `/deno`, `/cloudflare`.
  *
  * @module
  */
-export { SchedulerError } from "./core/errors.ts";
+export { SCHEDULER_ERROR_CODES, SchedulerError } from "./core/errors.ts";
+export type { SchedulerErrorCode } from "./core/errors.ts";
 export { formatDuration, parseDuration, tryParseDuration } from "./core/duration.ts";
 export type { DayMatch, Schedule, ScheduleSpec } from "./core/types.ts";
 export { assertTimeZone, at, cron, every, schedule, toEpochMs } from "./core/mod.ts";
@@ -39,5 +42,5 @@ export type {
   TickReport,
   WebhookTarget,
 } from "./engine/mod.ts";
-export { createMemoryStore } from "./store/mod.ts";
+export { createMemoryStore, memoryStore } from "./store/mod.ts";
 export type { MemoryStore, MemoryStoreOptions, RunKind, RunQuery, RunRecord, RunStatus, StatusCounts, Store } from "./store/mod.ts";

@@ -10,9 +10,9 @@
 import { runAheadUntil } from "../../src/engine/tick/run_ahead.ts";
 import type { Scheduler, TickReport } from "../../src/engine/types.ts";
 import { createClient } from "@libsql/client/web";
-import { kvStore, type KvLike } from "../../src/store/deno-kv/mod.ts";
+import { denoKvStore, type KvLike } from "../../src/store/deno-kv/mod.ts";
 import { libsqlStore } from "../../src/store/libsql/mod.ts";
-import { createMemoryStore } from "../../src/store/memory/mod.ts";
+import { memoryStore } from "../../src/store/memory/mod.ts";
 import type { Store } from "../../src/store/types.ts";
 import { type AppOptions, appFor } from "../_app.ts";
 import { createShutdown, type ShutdownOptions } from "../_lifecycle.ts";
@@ -145,7 +145,7 @@ export function denoStore(options: DenoStoreOptions = {}): Store {
   const openKv = (Deno as unknown as { openKv?: (path?: string) => Promise<KvLike> }).openKv;
   if (typeof openKv !== "function") {
     console.error("edgecron: Deno KV is unavailable (run with --unstable-kv); using an in-memory store, not shared between processes");
-    return createMemoryStore();
+    return memoryStore();
   }
-  return kvStore(openKv.call(Deno, options.kvPath), { closeKv: true });
+  return denoKvStore(openKv.call(Deno, options.kvPath), { closeKv: true });
 }

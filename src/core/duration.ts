@@ -3,6 +3,7 @@
  * (`"PT15M"`, `"P1DT2H"`, `"PT0.5S"`), or a number of milliseconds.
  */
 import { quote, SchedulerError } from "./errors.ts";
+import type { SchedulerErrorCode } from "./errors.ts";
 
 const UNIT_MS: Record<string, number> = {
   ms: 1,
@@ -57,7 +58,7 @@ export function tryParseDuration(input: unknown): number | undefined {
  */
 export function parseDuration(
   input: unknown,
-  options: { code?: string; field?: string; path?: string; min?: number } = {},
+  options: { code?: SchedulerErrorCode; field?: string; path?: string; min?: number } = {},
 ): number {
   const { code = "invalid-duration", field = "duration", path, min } = options;
   const ms = tryParseDuration(input);

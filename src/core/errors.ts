@@ -1,21 +1,47 @@
 /**
+ * Every `SchedulerError.code`, in one list (a test checks that each is thrown somewhere
+ * under src/ and that src/ throws no other). `invalid-*` codes are bad input (HTTP 400).
+ */
+export const SCHEDULER_ERROR_CODES = [
+  "invalid-cron",
+  "invalid-timezone",
+  "invalid-interval",
+  "invalid-instant",
+  "invalid-duration",
+  "invalid-spec",
+  "invalid-name",
+  "unknown-job",
+  "conflict",
+  "store-error",
+] as const;
+
+/** A machine-readable `SchedulerError` code: one of `SCHEDULER_ERROR_CODES`. */
+export type SchedulerErrorCode = typeof SCHEDULER_ERROR_CODES[number];
+
+/**
  * The one error type edgecron throws for bad input and refused operations.
  *
- * `code` is machine-readable (`invalid-cron`, `invalid-timezone`, `invalid-interval`,
+ * `code` is a `SchedulerErrorCode` (`invalid-cron`, `invalid-timezone`, `invalid-interval`,
  * `invalid-instant`, `invalid-duration`, `invalid-spec`, `invalid-name`, `unknown-job`,
  * `conflict`, `store-error`); the message starts with it, names the field and quotes
  * the offending text. `path` is the dotted path of the offending field, when known.
  *
  * @example
- * try { cron("61 * * * *") } catch (e) {
- *   if (e instanceof SchedulerError) console.log(e.code) // "invalid-cron"
+ * ```ts
+ * import { cron, SchedulerError } from "edgecron";
+ *
+ * try {
+ *   cron("61 * * * *");
+ * } catch (e) {
+ *   if (e instanceof SchedulerError) console.log(e.code); // "invalid-cron"
  * }
+ * ```
  */
 export class SchedulerError extends Error {
-  readonly code: string;
+  readonly code: SchedulerErrorCode;
   readonly path: string | undefined;
 
-  constructor(code: string, message: string, options: { path?: string; cause?: unknown } = {}) {
+  constructor(code: SchedulerErrorCode, message: string, options: { path?: string; cause?: unknown } = {}) {
     super(`${code}: ${message}`, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "SchedulerError";
     this.code = code;

@@ -7,7 +7,7 @@ import type { SchedulerOptions, TickReport } from "./types.ts";
 /** Default `concurrency`: see README ("Capacity"). */
 export const DEFAULT_CONCURRENCY = 200;
 
-type At = (field: string) => { code: string; field: string; path: string };
+type At = (field: string) => { code: "invalid-spec"; field: string; path: string };
 
 /**
  * Resolves `lease` (default 15 s), `heartbeat` (default a third of the lease, at most half

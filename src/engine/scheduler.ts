@@ -66,7 +66,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
   const fetcher = options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
   const webhooks = resolveWebhookPolicy(options.webhooks);
   const clock = options.clock ?? systemClock();
-  const at = (field: string) => ({ code: "invalid-spec", field, path: field });
+  const at = (field: string) => ({ code: "invalid-spec" as const, field, path: field });
   const defaults = resolveDefaults(options.defaults);
   const policy = leasePolicy(options, at);
   const concurrency = concurrencyOf(options);

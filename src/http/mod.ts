@@ -1,6 +1,7 @@
 /**
- * `edgecron/hono`: the HTTP router (JSON API and dashboard) and the webhook signature
- * helpers receivers use.
+ * `edgecron/hono`: the HTTP router (JSON API and dashboard), Prometheus metrics and the
+ * OpenAPI document. Webhook receivers import the signature helpers from
+ * `edgecron/webhook`, which loads no router.
  *
  * @module
  */

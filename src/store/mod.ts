@@ -5,7 +5,7 @@
  *
  * @module
  */
-export { createMemoryStore } from "./memory/mod.ts";
+export { createMemoryStore, memoryStore } from "./memory/mod.ts";
 export { request, storeContract } from "./contract/mod.ts";
 export type { ItFunction, StoreContractOptions } from "./contract/mod.ts";
 export type { MemoryStore, MemoryStoreOptions } from "./memory/mod.ts";

@@ -1,8 +1,8 @@
 /**
  * The `Store` port: where claims, run outcomes, job state and data-defined jobs live.
  *
- * Every implementation passes the one contract suite in `test/store/contract.ts`.
- * All times are epoch milliseconds. One row per `(job, slot)` in `runs`: the claim is
+ * Every implementation passes the one contract suite, `storeContract` (src/store/contract/,
+ * exported from `edgecron/store`). All times are epoch milliseconds. One row per `(job, slot)` in `runs`: the claim is
  * the atomic insert of that row, and its final status is the slot's one outcome.
  */
 
@@ -110,7 +110,7 @@ export interface ReclaimRequest {
 /** Per-job state the store keeps. */
 export interface JobState {
   name: string;
-  /** When the store first saw the job (`ensureJobs`); planning never starts before it. */
+  /** When the store first saw the job (its first `snapshot()` naming it); planning never starts before it. */
   firstSeen: number;
   paused: boolean;
 }
@@ -160,7 +160,7 @@ export interface JobOverview {
 }
 
 /**
- * The storage port. Implementations: `createMemoryStore()`, `libsqlStore(...)`.
+ * The storage port. Implementations: `memoryStore()`, `libsqlStore(...)`, `d1Store(db)`, `denoKvStore(kv)`.
  * Every method may reject with a `SchedulerError` of code `store-error` when the
  * backend fails; none resolves with partial writes.
  */
@@ -192,13 +192,6 @@ export interface Store {
   update(key: AttemptKey, patch: RunPatch): Promise<boolean>;
 
   /**
-   * Read-only planning state, in one round trip: the same shape as snapshot(), but it
-   * NEVER writes (no job-state rows are inserted). Names the store has never seen are
-   * absent from `jobs` and `watermarks`.
-   */
-  read(names: readonly string[]): Promise<TickSnapshot>;
-
-  /**
    * Extends running leases in ONE write (one batch / transaction). An item is renewed
    * only while its row is still `running` at that attempt, held by that node, with a
    * current leaseUntil >= now: a lease that has ended is never revived (it belongs to
@@ -223,7 +216,6 @@ export interface Store {
    * while the job has another live `running` row (leaseUntil > now), decided in the same
    * statement as the update, as `claim()` decides its overlap check.
    */
-  /** (signature change) one request object instead of four positional arguments; same semantics as before. */
   reclaim(request: ReclaimRequest): Promise<boolean>;
 
   /** One row, or undefined. */

@@ -85,7 +85,7 @@ function expand(
   defaults: JobPolicy,
   extra: Pick<ResolvedJob, "run" | "target" | "def">,
 ): ResolvedJob {
-  const at = (field: string): { code: string; field: string; path: string } => ({
+  const at = (field: string): { code: "invalid-spec"; field: string; path: string } => ({
     code: "invalid-spec",
     field: `jobs.${name}.${field}`,
     path: `jobs.${name}.${field}`,

@@ -96,8 +96,16 @@ function d1Executor(db: D1DatabaseLike): SqlExecutor {
  * reject with `store-error` (the D1 error as `cause`) when the database fails.
  *
  * @example
- * import { d1Store } from "edgecron/d1";
- * export default cloudflareWorker((env: { DB: D1Database }) => createScheduler({ store: d1Store(env.DB) }));
+ * ```ts
+ * import { createScheduler } from "edgecron";
+ * import { cloudflareWorker } from "edgecron/cloudflare";
+ * import { d1Store, type D1DatabaseLike } from "edgecron/d1";
+ *
+ * // With @cloudflare/workers-types, write `DB: D1Database`.
+ * export default cloudflareWorker((env: { DB: D1DatabaseLike }) =>
+ *   createScheduler({ store: d1Store(env.DB) })
+ *     .job("hello", { schedule: "* * * * *", run: () => console.log("hello from D1") }));
+ * ```
  */
 export function d1Store(db: D1DatabaseLike): Store {
   if (!isD1Database(db)) {

@@ -17,8 +17,8 @@ import type { ClaimResult, JobOverview, RunRecord, StatusCounts, Store, TickSnap
 
 export type { KvAtomic, KvKey, KvKeyPart, KvLike, KvListed, KvMaybe, KvSelector } from "./_kv.ts";
 
-/** Options of `kvStore`. */
-export interface KvStoreOptions {
+/** Options of `denoKvStore`. */
+export interface DenoKvStoreOptions {
   /** The key prefix every entry lives under; default `["edgecron"]`. Lets several schedulers share one KV. */
   prefix?: KvKey;
   /** Whether `close()` closes the KV; default false (whoever opened it closes it). */
@@ -42,17 +42,22 @@ export interface KvStoreOptions {
  * reject with `store-error` when KV fails, and with `invalid-*` codes for bad arguments.
  *
  * @example
- * import { kvStore } from "edgecron/deno-kv";
- * const scheduler = createScheduler({ store: kvStore(await Deno.openKv()) });
+ * ```ts
+ * // fragment: names Deno, which a Node consumer's type check does not know
+ * import { createScheduler } from "edgecron";
+ * import { denoKvStore } from "edgecron/deno-kv";
+ *
+ * const scheduler = createScheduler({ store: denoKvStore(await Deno.openKv()) });
+ * ```
  */
-export function kvStore(kv: KvLike | Promise<KvLike>, options: KvStoreOptions = {}): Store {
+export function denoKvStore(kv: KvLike | Promise<KvLike>, options: DenoKvStoreOptions = {}): Store {
   const isKv = (value: unknown): boolean => typeof (value as KvLike | null)?.atomic === "function";
   if (!(kv instanceof Promise) && !isKv(kv)) {
-    throw new SchedulerError("invalid-spec", `kvStore: expected a KV handle (from openKv()), got ${quote(kv)}`);
+    throw new SchedulerError("invalid-spec", `denoKvStore: expected a KV handle (from openKv()), got ${quote(kv)}`);
   }
   const prefix = options.prefix ?? ["edgecron"];
   if (!Array.isArray(prefix)) {
-    throw new SchedulerError("invalid-spec", `kvStore.prefix: expected an array of key parts, got ${quote(prefix)}`, { path: "prefix" });
+    throw new SchedulerError("invalid-spec", `denoKvStore.prefix: expected an array of key parts, got ${quote(prefix)}`, { path: "prefix" });
   }
   let closed = false;
   const ctx = createContext(kv, keysUnder(prefix), () => closed);
@@ -167,3 +172,13 @@ export function kvStore(kv: KvLike | Promise<KvLike>, options: KvStoreOptions = 
     },
   };
 }
+
+/**
+ * The former name of `denoKvStore`, kept so existing code compiles.
+ *
+ * @deprecated Use `denoKvStore` (one naming pattern for every store factory).
+ */
+export const kvStore: (kv: KvLike | Promise<KvLike>, options?: DenoKvStoreOptions) => Store = denoKvStore;
+
+/** @deprecated Use `DenoKvStoreOptions`. */
+export type KvStoreOptions = DenoKvStoreOptions;

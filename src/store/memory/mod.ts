@@ -55,14 +55,18 @@ export interface MemoryStore extends Store {
  * with `invalid-*` codes for malformed arguments (before changing anything).
  *
  * @example
- * const store = createMemoryStore();
+ * ```ts
+ * import { memoryStore } from "edgecron/store";
+ *
+ * const store = memoryStore();
  * await store.init();
  * const [result] = await store.claim([{ job: "nightly", slot: 1_700_000_000_000, kind: "scheduled",
  *   status: "running", overlap: "skip", node: "a", batch: "t1", now: 1_700_000_000_000,
  *   leaseUntil: 1_700_000_600_000 }]);
- * result.outcome // "won"
+ * console.log(result?.outcome); // "won"
+ * ```
  */
-export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
+export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
   const table = createRunTable();
   const jobs = new Map<string, JobState>();
   let failing = false;
@@ -302,3 +306,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     },
   };
 }
+
+/**
+ * The former name of `memoryStore`, kept so existing code compiles.
+ *
+ * @deprecated Use `memoryStore` (one naming pattern for every store factory).
+ */
+export const createMemoryStore: (options?: MemoryStoreOptions) => MemoryStore = memoryStore;

@@ -35,8 +35,13 @@ export type BunServerHandle = ServerHandle;
  * @throws `Error` when not running on Bun; {SchedulerError} `invalid-spec` without a token
  * or `router: { public: true }`, `store-error` when `scheduler.ready()` (the store's init) fails.
  * @example
+ * ```ts
+ * import { createScheduler } from "edgecron";
+ * import { serveBun } from "edgecron/bun";
+ *
  * const scheduler = createScheduler().job("tick", { schedule: { every: "1m" }, run: () => {} });
- * await serveBun(scheduler, { token: Bun.env.EDGECRON_TOKEN });
+ * await serveBun(scheduler, { token: process.env.EDGECRON_TOKEN ?? "" });
+ * ```
  */
 export async function serveBun(scheduler: Scheduler, options: BunServeOptions = {}): Promise<BunServerHandle> {
   const { port = 8787, hostname, timer = true, signals = ["SIGINT", "SIGTERM"], exit = true } = options;

@@ -50,7 +50,13 @@ export interface LibsqlEnv {
  * URL and token read from the worker's bindings.
  *
  * @throws {SchedulerError} `invalid-spec` when `env.LIBSQL_URL` is missing.
- * @example createScheduler({ store: libsqlFromEnv(env) })
+ * @example
+ * ```ts
+ * import { createScheduler } from "edgecron";
+ * import { libsqlFromEnv, type LibsqlEnv } from "edgecron/cloudflare";
+ *
+ * export const build = (env: LibsqlEnv) => createScheduler({ store: libsqlFromEnv(env) });
+ * ```
  */
 export function libsqlFromEnv(env: LibsqlEnv): Store {
   const url = env.LIBSQL_URL;
@@ -72,8 +78,15 @@ export function libsqlFromEnv(env: LibsqlEnv): Store {
  * there is neither (each isolate then keeps its own memory store: not exactly-once).
  *
  * @example
- * const store = storeFromEnv(env); // or storeFromEnv(env, { binding: "JOBS_DB" })
- * createScheduler(store ? { store } : {})
+ * ```ts
+ * import { createScheduler } from "edgecron";
+ * import { storeFromEnv } from "edgecron/cloudflare";
+ *
+ * export function build(env: object) {
+ *   const store = storeFromEnv(env); // or storeFromEnv(env, { binding: "JOBS_DB" })
+ *   return createScheduler(store ? { store } : {});
+ * }
+ * ```
  */
 export function storeFromEnv(env: object, options: { binding?: string } = {}): Store | undefined {
   const bindings = env as LibsqlEnv & Record<string, unknown>;
@@ -103,9 +116,14 @@ interface Built {
  *
  * @throws Nothing itself; a factory's error rejects that event's promise.
  * @example
- * export default cloudflareWorker((env: Env) =>
+ * ```ts
+ * import { createScheduler } from "edgecron";
+ * import { cloudflareWorker, libsqlFromEnv, type LibsqlEnv } from "edgecron/cloudflare";
+ *
+ * export default cloudflareWorker((env: LibsqlEnv) =>
  *   createScheduler({ store: libsqlFromEnv(env) })
- *     .job("digest", { schedule: "0 8 * * *", timezone: "Europe/Paris", run: sendDigest }));
+ *     .job("digest", { schedule: "0 8 * * *", timezone: "Europe/Paris", run: () => console.log("digest") }));
+ * ```
  */
 export function cloudflareWorker<Env extends object = EdgecronEnv>(
   source: Scheduler | ((env: Env) => Scheduler | Promise<Scheduler>),

@@ -64,8 +64,14 @@ export interface DenoHandle {
  * @throws `Error` when `Deno.cron` is missing (`deno run` without `--unstable-cron`);
  * {SchedulerError} `invalid-spec` without a token or `router: { public: true }`.
  * @example
- * const scheduler = createScheduler().job("cleanup", { schedule: "0 3 * * *", run: cleanup });
- * serveDeno(scheduler, { token: Deno.env.get("EDGECRON_TOKEN") });
+ * ```ts
+ * import { createScheduler } from "edgecron";
+ * import { serveDeno } from "edgecron/deno";
+ *
+ * const scheduler = createScheduler().job("cleanup", { schedule: "0 3 * * *", run: () => console.log("cleanup") });
+ * const token = Deno.env.get("EDGECRON_TOKEN");
+ * serveDeno(scheduler, token === undefined ? {} : { token });
+ * ```
  */
 export function serveDeno(scheduler: Scheduler, options: DenoServeOptions = {}): DenoHandle {
   const { trigger = "* * * * *", name = "edgecron tick", timer = false, signals = true, tickOnStart = true } = options;
@@ -136,8 +142,14 @@ export interface DenoStoreOptions {
  * back to an in-memory store, which is per process and not exactly-once.
  *
  * @example
- * const scheduler = createScheduler({ store: denoStore() }).job("report", { schedule: "0 8 * * 1", run });
- * serveDeno(scheduler, { token: Deno.env.get("EDGECRON_TOKEN") });
+ * ```ts
+ * import { createScheduler } from "edgecron";
+ * import { denoStore, serveDeno } from "edgecron/deno";
+ *
+ * const scheduler = createScheduler({ store: denoStore() })
+ *   .job("report", { schedule: "0 8 * * 1", run: () => console.log("weekly report") });
+ * serveDeno(scheduler, { token: Deno.env.get("EDGECRON_TOKEN") ?? "" });
+ * ```
  */
 export function denoStore(options: DenoStoreOptions = {}): Store {
   const url = Deno.env.get("LIBSQL_URL");

@@ -6,7 +6,13 @@
  * resolves to itself.
  *
  * @throws the resolver's error when the host has neither record.
- * @example createScheduler({ webhookSecret, webhooks: { resolve: resolveHost } })
+ * @example
+ * ```ts
+ * import { createScheduler } from "edgecron";
+ * import { resolveHost } from "edgecron/deno";
+ *
+ * createScheduler({ webhookSecret: "s3cret", webhooks: { resolve: resolveHost } });
+ * ```
  */
 export async function resolveHost(host: string): Promise<string[]> {
   const name = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;

@@ -25,9 +25,15 @@ export type NodeServer = ServerHandle;
  * `router: { public: true }`; `store-error` when `scheduler.ready()` (the store's init) fails; the listen error
  * (`EADDRINUSE`) when the port is taken.
  * @example
+ * ```ts
+ * import { createScheduler } from "edgecron";
+ * import { libsqlStore } from "edgecron/libsql";
+ * import { serveNode } from "edgecron/node";
+ *
  * const scheduler = createScheduler({ store: libsqlStore({ url: "file:edgecron.db" }) })
- *   .job("report", { schedule: "0 9 * * MON-FRI", timezone: "Europe/Berlin", run: sendReport });
- * await serveNode(scheduler, { token: process.env.EDGECRON_TOKEN });
+ *   .job("report", { schedule: "0 9 * * MON-FRI", timezone: "Europe/Berlin", run: () => console.log("report") });
+ * await serveNode(scheduler, { token: process.env.EDGECRON_TOKEN ?? "" });
+ * ```
  */
 export async function serveNode(scheduler: Scheduler, options: NodeServeOptions = {}): Promise<NodeServer> {
   const { port = 8787, hostname, timer = true, signals = ["SIGINT", "SIGTERM"], exit = true } = options;

@@ -6,7 +6,13 @@ import { lookup } from "node:dns/promises";
  * each delivery is refused when any of them is internal (unless allowed).
  *
  * @throws the resolver's error (`ENOTFOUND`) when the host does not resolve.
- * @example createScheduler({ webhookSecret, webhooks: { resolve: resolveHost } })
+ * @example
+ * ```ts
+ * import { createScheduler } from "edgecron";
+ * import { resolveHost } from "edgecron/node";
+ *
+ * createScheduler({ webhookSecret: "s3cret", webhooks: { resolve: resolveHost } });
+ * ```
  */
 export async function resolveHost(host: string): Promise<string[]> {
   const name = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;

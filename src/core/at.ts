@@ -9,7 +9,12 @@ import type { Schedule } from "./types.ts";
  * ISO string with `Z` or an offset).
  *
  * @throws {SchedulerError} `invalid-instant: at: expected ..., got "tomorrow"`
- * @example at("2026-12-24T18:00:00+01:00").next(0) // 1798131600000
+ * @example
+ * ```ts
+ * import { at } from "edgecron";
+ *
+ * console.log(at("2026-12-24T18:00:00+01:00").next(0)); // 1798131600000
+ * ```
  */
 export function at(instant: InstantInput): Schedule {
   const ms = toEpochMs(instant, { field: "at" });

@@ -22,7 +22,13 @@ const ISO = /^P(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H
  * Parses a duration to whole milliseconds, or returns `undefined` when the input is
  * not a duration. Numbers are milliseconds and must be finite and non-negative.
  *
- * @example tryParseDuration("1h30m") // 5_400_000
+ * @example
+ * ```ts
+ * import { tryParseDuration } from "edgecron";
+ *
+ * console.log(tryParseDuration("1h30m")); // 5400000
+ * console.log(tryParseDuration("soon")); // undefined
+ * ```
  */
 export function tryParseDuration(input: unknown): number | undefined {
   if (typeof input === "number") {

@@ -83,8 +83,13 @@ function dailyGrid(zone: ZoneOffsets, clock: number, interval: number): Pick<Sch
  *
  * @throws {SchedulerError} `invalid-interval` (bad or too short interval, or one that does
  *   not divide 24 h with an `"HH:MM"` anchor), `invalid-instant`, `invalid-timezone`
- * @example every("15m").next(Date.parse("2026-01-01T00:07:00Z")) // 00:15Z
- * @example every("6h", { anchor: "09:30", timezone: "Europe/Berlin" }) // 03:30, 09:30, 15:30, 21:30 Berlin time
+ * @example
+ * ```ts
+ * import { every } from "edgecron";
+ *
+ * every("15m").next(Date.parse("2026-01-01T00:07:00Z")); // 00:15Z
+ * every("6h", { anchor: "09:30", timezone: "Europe/Berlin" }); // 03:30, 09:30, 15:30, 21:30 Berlin time
+ * ```
  */
 export function every(interval: number | string, options: EveryOptions = {}): Schedule {
   const ms = parseDuration(interval, { code: "invalid-interval", field: "interval", path: "every", min: 1000 });

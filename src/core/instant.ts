@@ -16,7 +16,12 @@ const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z
  * Options: `field` (named in the message, default `"instant"`), `allowString` (default true).
  *
  * @throws {SchedulerError} `invalid-instant: instant: expected epoch ms, a Date or an ISO instant, got "soon"`
- * @example toEpochMs(new Date("2026-01-01T00:00:00Z")) // 1767225600000
+ * @example
+ * ```ts
+ * import { toEpochMs } from "edgecron";
+ *
+ * toEpochMs(new Date("2026-01-01T00:00:00Z")); // 1767225600000
+ * ```
  */
 export function toEpochMs(input: unknown, options: { field?: string; allowString?: boolean } = {}): number {
   const { field = "instant", allowString = true } = options;

@@ -74,8 +74,13 @@ function cronOptions(
  *
  * @throws {SchedulerError} `invalid-spec` for an unrecognised shape, plus the codes of
  *   `cron()`, `every()` and `at()`
- * @example schedule({ every: "15m" }).next(0) // 900000
- * @example schedule("CRON_TZ=Europe/Berlin 0 9 * * MON-FRI").timezone // "Europe/Berlin"
+ * @example
+ * ```ts
+ * import { schedule } from "edgecron";
+ *
+ * schedule({ every: "15m" }).next(0); // 900000
+ * schedule("CRON_TZ=Europe/Berlin 0 9 * * MON-FRI").timezone; // "Europe/Berlin"
+ * ```
  */
 export function schedule(input: string | ScheduleSpec | Schedule, options: ScheduleOptions = {}): Schedule {
   const { timezone } = options;

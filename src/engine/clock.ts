@@ -17,7 +17,12 @@ class ChainedTimer {
  * 2^31 - 1 ms (about 24.8 days: a `timeout: "30d"`, a long retry backoff) is waited
  * in steps, since the hosts would otherwise fire it at once.
  *
- * @example createScheduler({ clock: systemClock() })
+ * @example
+ * ```ts
+ * import { createScheduler, systemClock } from "edgecron";
+ *
+ * createScheduler({ clock: systemClock() });
+ * ```
  */
 export function systemClock(): Clock {
   return {

@@ -14,7 +14,12 @@ const DROPPED: LogMethod = () => {};
  * A logger writing one line per message to the global `console`, prefixed
  * `edgecron:`; fields are appended as JSON. `debug` is dropped unless `debug: true`.
  *
- * @example createScheduler({ logger: consoleLogger({ debug: true }) })
+ * @example
+ * ```ts
+ * import { consoleLogger, createScheduler } from "edgecron";
+ *
+ * createScheduler({ logger: consoleLogger({ debug: true }) });
+ * ```
  */
 export function consoleLogger(options: { debug?: boolean } = {}): Logger {
   const debug = options.debug === true;

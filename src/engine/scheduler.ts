@@ -46,9 +46,14 @@ import { checkTargetUrl, resolveWebhookPolicy } from "../webhook/policy.ts";
  * @throws {SchedulerError} `invalid-spec` for bad `defaults`, `lease`, `heartbeat`,
  * `leaseGrace`, `concurrency`, `storeTimeout` or `retention`; `invalid-name` for a bad `node`.
  * @example
+ * ```ts
+ * import { createScheduler } from "edgecron";
+ * import { libsqlStore } from "edgecron/libsql";
+ *
  * const scheduler = createScheduler({ store: libsqlStore({ url: "file:edgecron.db" }) })
- *   .job("nightly", { schedule: "0 3 * * *", timezone: "Europe/Paris", run: () => backup() });
+ *   .job("nightly", { schedule: "0 3 * * *", timezone: "Europe/Paris", run: () => console.log("backup") });
  * scheduler.start();
+ * ```
  */
 export function createScheduler(options: SchedulerOptions = {}): Scheduler {
   const log = safeLogger(options.logger ?? consoleLogger());

@@ -48,9 +48,16 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 60
  * `edgecron_jobs{state}`.
  *
  * @example
+ * ```ts
+ * import { Hono } from "hono"; // your own dependency: npm i hono
+ * import { createScheduler } from "edgecron";
+ * import { createMetrics, edgecronRouter } from "edgecron/hono";
+ *
  * const metrics = createMetrics();
  * const scheduler = createScheduler({ onEvent: metrics.onEvent });
- * app.route("/cron", edgecronRouter(scheduler, { token, metrics }));
+ * const app = new Hono();
+ * app.route("/cron", edgecronRouter(scheduler, { token: "a long random secret", metrics }));
+ * ```
  */
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const now = options.now ?? (() => Date.now());

@@ -122,8 +122,15 @@ function resolve(scheduler: Scheduler, options: RouterOptions): RouterContext {
  *
  * @throws {SchedulerError} `invalid-spec` when neither a token nor `public: true` is given.
  * @example
+ * ```ts
+ * import { Hono } from "hono"; // your own dependency: npm i hono
+ * import { createScheduler } from "edgecron";
+ * import { edgecronRouter } from "edgecron/hono";
+ *
+ * const scheduler = createScheduler();
  * const app = new Hono();
- * app.route("/cron", edgecronRouter(scheduler, { token: env.EDGECRON_TOKEN }));
+ * app.route("/cron", edgecronRouter(scheduler, { token: "a long random secret" }));
+ * ```
  */
 export function edgecronRouter(scheduler: Scheduler, options: RouterOptions): Hono {
   const rc = resolve(scheduler, options);

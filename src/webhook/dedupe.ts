@@ -18,7 +18,12 @@ export interface DeliveryIdentity {
  * newline). Pass a verified result or a `Request` (its `Edgecron-*` headers).
  *
  * @throws {SchedulerError} `invalid-spec` when the job, slot or attempt is missing.
- * @example deliveryKey({ job: "nightly", slot: "2026-11-30T12:00:00.000Z", attempt: "1" })
+ * @example
+ * ```ts
+ * import { deliveryKey } from "edgecron/webhook";
+ *
+ * deliveryKey({ job: "nightly", slot: "2026-11-30T12:00:00.000Z", attempt: "1" });
+ * ```
  */
 export function deliveryKey(delivery: DeliveryIdentity | Request): string {
   const id: DeliveryIdentity = delivery instanceof Request
@@ -53,9 +58,17 @@ export interface Deduper {
  *
  * @throws {SchedulerError} `invalid-spec` for a bad `ttl` or `max`.
  * @example
+ * ```ts
+ * import { createDeduper, verifySignature } from "edgecron/webhook";
+ *
  * const dedupe = createDeduper({ ttl: "1h" });
- * const result = await verifySignature(request, secret);
- * if (result.ok && !dedupe.first(result)) return new Response("duplicate", { status: 200 });
+ * export async function receive(request: Request, secret: string): Promise<Response> {
+ *   const result = await verifySignature(request, secret);
+ *   if (!result.ok) return new Response(result.reason, { status: 401 });
+ *   if (!dedupe.first(result)) return new Response("duplicate", { status: 200 });
+ *   return new Response("ok");
+ * }
+ * ```
  */
 export function createDeduper(options: DeduperOptions = {}): Deduper {
   const ttl = parseDuration(options.ttl ?? "24h", { code: "invalid-spec", field: "ttl", min: 1 });

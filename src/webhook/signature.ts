@@ -55,7 +55,12 @@ function checkSigning(secret: string, timestampSec: number): void {
  * The legacy v1 header value for `body` sent at `timestampSec`: `t=<t>,v1=<hex>`.
  *
  * @throws {SchedulerError} `invalid-spec` when the secret is empty or the timestamp not an integer.
- * @example await signPayload("s3cret", '{"a":1}', 1764504000) // "t=1764504000,v1=<64 hex>"
+ * @example
+ * ```ts
+ * import { signPayload } from "edgecron/webhook";
+ *
+ * await signPayload("s3cret", '{"a":1}', 1764504000); // "t=1764504000,v1=<64 hex>"
+ * ```
  */
 export async function signPayload(secret: string, body: string, timestampSec: number): Promise<string> {
   checkSigning(secret, timestampSec);
@@ -66,7 +71,15 @@ export async function signPayload(secret: string, body: string, timestampSec: nu
  * The header value edgecron sends: `t=<t>,v1=<hex>,v2=<hex>` (v1 kept for one release).
  *
  * @throws {SchedulerError} as `signPayload`.
- * @example await signDelivery("s3cret", { method: "POST", url, job: "a", slot, attempt: "1", body }, 1764504000)
+ * @example
+ * ```ts
+ * import { signDelivery } from "edgecron/webhook";
+ *
+ * const body = JSON.stringify({ hello: "world" });
+ * const url = "https://example.com/hook";
+ * const slot = "2026-11-30T12:00:00.000Z";
+ * await signDelivery("s3cret", { method: "POST", url, job: "a", slot, attempt: "1", body }, 1764504000);
+ * ```
  */
 export async function signDelivery(secret: string, delivery: SignedDelivery, timestampSec: number): Promise<string> {
   const v1 = await signPayload(secret, delivery.body, timestampSec);
@@ -140,8 +153,15 @@ async function anyMatch(secrets: readonly string[], presented: readonly string[]
  *
  * @throws {SchedulerError} `invalid-spec` when `secret` is empty or `tolerance` is not a duration.
  * @example
- * const result = await verifySignature(request, env.EDGECRON_SECRET);
- * if (!result.ok) return new Response(result.reason, { status: 401 });
+ * ```ts
+ * import { verifySignature } from "edgecron/webhook";
+ *
+ * export async function receive(request: Request, env: { EDGECRON_SECRET: string }): Promise<Response> {
+ *   const result = await verifySignature(request, env.EDGECRON_SECRET);
+ *   if (!result.ok) return new Response(result.reason, { status: 401 });
+ *   return new Response("ok");
+ * }
+ * ```
  */
 export async function verifySignature(
   request: Request,

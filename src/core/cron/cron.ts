@@ -40,10 +40,14 @@ export interface CronOptions {
  * @throws {SchedulerError} `invalid-cron` (bad grammar, `H` without `hashKey`, or an
  *   expression that never fires), `invalid-timezone`
  * @example
+ * ```ts
+ * import { cron } from "edgecron";
+ *
  * const s = cron("30 2 * * *", { timezone: "America/New_York" });
- * s.next(Date.parse("2026-03-08T05:00:00Z")) // 03:30 EDT: the gap shifts 02:30 by an hour
- * @example cron("H 3 * * *", { hashKey: "nightly-report" }).toString() // "H 3 * * *"
- * @example cron("0 12 * * ? *", { format: "aws" }).toString() // "cron(0 12 * * ? *)"
+ * s.next(Date.parse("2026-03-08T05:00:00Z")); // 03:30 EDT: the gap shifts 02:30 by an hour
+ * cron("H 3 * * *", { hashKey: "nightly-report" }).toString(); // "H 3 * * *"
+ * cron("0 12 * * ? *", { format: "aws" }).toString(); // "cron(0 12 * * ? *)"
+ * ```
  */
 export function cron(expression: string, options: CronOptions = {}): Schedule {
   if (typeof options !== "object" || options === null) {

@@ -9,7 +9,12 @@ const MAX_ZONE_LENGTH = 64;
  * `"america/new_york"` → `"America/New_York"`), or throws.
  *
  * @throws {SchedulerError} `invalid-timezone: timezone: unknown time zone "Mars/Olympus"`
- * @example assertTimeZone("europe/berlin") // "Europe/Berlin"
+ * @example
+ * ```ts
+ * import { assertTimeZone } from "edgecron";
+ *
+ * console.log(assertTimeZone("europe/berlin")); // "Europe/Berlin"
+ * ```
  */
 export function assertTimeZone(name: unknown): string {
   if (typeof name !== "string" || name.length === 0 || name.length > MAX_ZONE_LENGTH) {

@@ -33,7 +33,12 @@ export function minuteEnd(now: number): number {
  * (its cron read in UTC, as Cron Triggers and `Deno.cron` read it), or the end of the
  * minute when the trigger's expression is not one this library reads.
  *
- * @example runAheadUntil("* * * * *", Date.UTC(2030, 0, 1, 0, 0, 5)) // 2030-01-01T00:01:00Z
+ * @example
+ * ```ts
+ * import { runAheadUntil } from "edgecron";
+ *
+ * runAheadUntil("* * * * *", Date.UTC(2030, 0, 1, 0, 0, 5)); // 2030-01-01T00:01:00Z
+ * ```
  */
 export function runAheadUntil(trigger: string | undefined, now: number): number {
   if (trigger !== undefined) {

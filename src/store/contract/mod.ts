@@ -32,9 +32,13 @@ export interface StoreContractOptions {
  * `makeStore`, calls `init()`, and closes it after.
  *
  * @example
+ * ```ts
  * import { describe, it } from "node:test";
- * import { storeContract } from "edgecron/store";
- * storeContract({ describe, it, name: "my store", makeStore: () => myStore() });
+ * import { memoryStore, storeContract } from "edgecron/store";
+ *
+ * // Pass your own factory; a fresh, empty store per case.
+ * storeContract({ describe, it, name: "my store", makeStore: () => memoryStore() });
+ * ```
  */
 export function storeContract(options: StoreContractOptions): void {
   const { describe, it, makeStore, name = "store" } = options;

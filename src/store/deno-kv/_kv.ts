@@ -4,8 +4,8 @@
  */
 import type { RunRecord, RunStatus } from "../types.ts";
 
-/** One part of a KV key. */
-export type KvKeyPart = Uint8Array | string | number | bigint | boolean;
+/** One part of a KV key (Deno 2.9 types allow symbols too; the store writes none, but `Deno.Kv` must be assignable). */
+export type KvKeyPart = Uint8Array | string | number | bigint | boolean | symbol;
 /** A KV key. */
 export type KvKey = readonly KvKeyPart[];
 

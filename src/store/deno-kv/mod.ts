@@ -43,7 +43,6 @@ export interface DenoKvStoreOptions {
  *
  * @example
  * ```ts
- * // fragment: names Deno, which a Node consumer's type check does not know
  * import { createScheduler } from "edgecron";
  * import { denoKvStore } from "edgecron/deno-kv";
  *

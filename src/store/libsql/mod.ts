@@ -31,10 +31,13 @@ export type { LibsqlStoreOptions } from "./client.ts";
  * with `invalid-*` codes for malformed arguments.
  *
  * @example
+ * ```ts
  * import { libsqlStore } from "edgecron/libsql";
+ *
  * const store = libsqlStore({ url: "file:jobs.db" });
  * await store.init();
- * await store.putDef("ping", { schedule: "*\/5 * * * *" }, Date.now());
+ * await store.putDef("ping", { schedule: "*\\/5 * * * *" }, Date.now());
+ * ```
  */
 export function libsqlStore(options: LibsqlStoreOptions = {}): Store {
   return createSqlStore(libsqlExecutor(libsqlConnection(resolveLibsqlOptions(options))));

@@ -4,17 +4,26 @@ import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 // @ts-ignore: plain JS module shared with `npm run exports`
 import { denoImports, exportsDrift, packageExports } from "../../scripts/exports.mjs";
+// @ts-ignore: plain JS module shared with `node scripts/docs.mjs`
+import { docSpecifiers, specifierOf, subpathOf } from "../../scripts/docs.mjs";
 import * as root from "../../src/mod.ts";
 import * as store from "../../src/store/mod.ts";
 import * as testing from "../../src/testing.ts";
 import * as webhook from "../../src/webhook/mod.ts";
+import * as d1 from "../../src/store/d1/mod.ts";
+import * as denoKv from "../../src/store/deno-kv/mod.ts";
 
 const repo = new URL("../../", import.meta.url);
 const readJson = (name: string): Record<string, unknown> =>
   JSON.parse(readFileSync(new URL(name, repo), "utf8").replace(/^\s*\/\/.*$/gm, "")) as Record<string, unknown>;
 
-/** The subpaths the README documents; other subpaths may be added (one line in deno.json). */
-const DOCUMENTED = [".", "./store", "./testing", "./webhook", "./libsql", "./hono", "./deno", "./cloudflare", "./bun", "./node"];
+interface Mention {
+  specifier: string;
+  file: string;
+  line: number;
+}
+/** Every `edgecron` / `edgecron/…` specifier README.md and docs/** name (read, not typed here). */
+const mentions = docSpecifiers() as Mention[];
 
 describe("export subpaths (deno.json `exports` is the one list)", () => {
   const pkg = readJson("package.json");
@@ -42,8 +51,21 @@ describe("export subpaths (deno.json `exports` is the one list)", () => {
     assert.deepEqual(exportsDrift(), []);
   });
 
-  it("has every documented subpath", () => {
-    for (const subpath of DOCUMENTED) assert.ok(subpath in denoExports, subpath);
+  it("exports every specifier README.md and docs/** name", () => {
+    assert.ok(mentions.length > 20, `too few mentions found: ${mentions.length}`);
+    const unknown = mentions.filter((m) => !(subpathOf(m.specifier) in denoExports));
+    assert.deepEqual(unknown.map((m) => `${m.file}:${m.line}: ${m.specifier} is not exported`), []);
+  });
+
+  it("every export is documented: README.md or docs/** names each subpath", () => {
+    const named = new Set(mentions.map((m) => subpathOf(m.specifier)));
+    assert.deepEqual(Object.keys(denoExports).filter((s) => !named.has(s)).map((s) => `${specifierOf(s)} is in no doc`), []);
+  });
+
+  it("the README's install table lists every subpath", () => {
+    const readme = readFileSync(new URL("README.md", repo), "utf8");
+    const rows = new Set([...readme.matchAll(/^\| `(edgecron(?:\/[\w-]+)?)` \|/gm)].map((m) => subpathOf(m[1] ?? "")));
+    assert.deepEqual(Object.keys(denoExports).filter((s) => !rows.has(s)), []);
   });
 
   it("every source exists, is compiled by tsconfig.build.json and published", () => {
@@ -73,7 +95,7 @@ describe("export subpaths (deno.json `exports` is the one list)", () => {
 
 describe("the public API per subpath", () => {
   it("the root keeps schedules, the scheduler, the memory store and SchedulerError", () => {
-    for (const name of ["schedule", "cron", "every", "at", "createScheduler", "createMemoryStore", "SchedulerError", "parseDuration"]) {
+    for (const name of ["schedule", "cron", "every", "at", "createScheduler", "memoryStore", "createMemoryStore", "SchedulerError", "parseDuration"]) {
       assert.equal(typeof (root as Record<string, unknown>)[name], "function", name);
     }
   });
@@ -90,5 +112,12 @@ describe("the public API per subpath", () => {
     assert.equal(typeof webhook.verifySignature, "function");
     assert.equal(webhook.SIGNATURE_HEADER, "Edgecron-Signature");
     assert.equal(typeof store.createMemoryStore, "function");
+  });
+
+  it("store factories follow one pattern; the former names are the same functions", () => {
+    assert.equal(root.createMemoryStore, root.memoryStore);
+    assert.equal(store.memoryStore, root.memoryStore);
+    assert.equal(denoKv.kvStore, denoKv.denoKvStore);
+    assert.equal(typeof d1.d1Store, "function");
   });
 });

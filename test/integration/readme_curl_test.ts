@@ -1,4 +1,4 @@
-// The README's curl examples, run as written against the demo server (`npm start`'s
+// The curl examples of docs/http.md ("Try it with curl"), run as written against the demo server (`npm start`'s
 // examples/node-server/main.ts) on a free port, so that they cannot drift from the API.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -12,10 +12,13 @@ import { type Example, freePort, startExample } from "../adapters/_process.ts";
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const TOKEN = "readme-curl-token-0123456789";
 
-/** The curl commands of the README's HTTP API section, continuation lines joined. */
+/** The curl commands of docs/http.md's "Try it with curl" section, continuation lines joined. */
 function readmeCurls(): string[] {
-  const readme = readFileSync(`${root}README.md`, "utf8");
-  const section = readme.slice(readme.indexOf("## HTTP API and dashboard"), readme.indexOf("### Dashboard"));
+  const page = readFileSync(`${root}docs/http.md`, "utf8");
+  const start = page.indexOf("## Try it with curl");
+  assert.ok(start >= 0, "docs/http.md has no \"## Try it with curl\" section");
+  const end = page.indexOf("\n## ", start + 1);
+  const section = page.slice(start, end < 0 ? undefined : end);
   const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] as string);
   return blocks.flatMap((b) => b.replace(/\\\n\s*/g, "").split("\n")).map((l) => l.trim()).filter((l) => l.startsWith("curl "));
 }
@@ -39,7 +42,7 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe("README curl examples against the demo server", () => {
+describe("docs/http.md curl examples against the demo server", () => {
   it("finds the examples: create a webhook job, run it, list jobs and runs, scrape metrics", () => {
     const curls = readmeCurls();
     assert.ok(curls.length >= 5, curls.join("\n"));
@@ -64,10 +67,10 @@ describe("README curl examples against the demo server", () => {
     assert.match(outputs.at(-1)!, /edgecron_runs_total\{job="ping-receiver",outcome="ok"\} 1/);
   });
 
-  it("answers the README's error example for a bad cron, word for word", async () => {
-    const readme = readFileSync(`${root}README.md`, "utf8");
-    const shown = /```json\n(\{"error":\{"code":"invalid-spec"[^\n]*)\n```/.exec(readme)?.[1];
-    assert.ok(shown, "the README shows the bad-cron error");
+  it("answers docs/http.md's error example for a bad cron, word for word", async () => {
+    const page = readFileSync(`${root}docs/http.md`, "utf8");
+    const shown = /```json\n(\{"error":\{"code":"invalid-spec"[^\n]*)\n```/.exec(page)?.[1];
+    assert.ok(shown, "docs/http.md shows the bad-cron error");
     const res = await fetch(`http://127.0.0.1:${port}/jobs`, {
       method: "POST",
       headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },

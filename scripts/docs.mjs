@@ -185,9 +185,9 @@ const tsName = (b, i) =>
 /**
  * Writes the checkable blocks into `dir` as one tsc project and returns the map file → block.
  * `paths` (optional) maps `edgecron` specifiers to sources (the fast check); without it the
- * specifiers resolve as a consumer's do (node_modules).
+ * specifiers resolve as a consumer's do (node_modules). `typeRoots`: where `@types/node` is.
  */
-export function writeProject(dir, blocks, { paths, types = [], extraFiles = [] } = {}) {
+export function writeProject(dir, blocks, { paths, types = [], extraFiles = [], typeRoots } = {}) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, "snippets"), { recursive: true });
   const map = new Map();
@@ -214,6 +214,7 @@ export function writeProject(dir, blocks, { paths, types = [], extraFiles = [] }
     types: ["node"],
   };
   if (paths) Object.assign(compilerOptions, { paths, allowImportingTsExtensions: true });
+  if (typeRoots) compilerOptions.typeRoots = typeRoots;
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "docs-snippets", private: true, type: "module" }));
   writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: [...types, ...extraFiles, ...map.keys()] }, null, 2));
   return map;

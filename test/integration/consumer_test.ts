@@ -1,17 +1,21 @@
 // The package as a user gets it: `npm pack` (which builds, through prepack), the tarball
 // installed into a temporary project OUTSIDE the repository, then that installed copy used
 // from Node, tsc (NodeNext and bundler), Bun, Deno (node_modules and deno.json links) and
-// a Cloudflare Worker bundled like wrangler bundles it, on workerd through Miniflare.
+// a Cloudflare Worker bundled like wrangler bundles it, on workerd through Miniflare; every
+// subpath imported, `require("edgecron")` from a CommonJS project, and every docs block
+// type-checked against the installed copy (the README's first look is run).
 // The project's files are in fixtures/consumer/. Sizes are printed for the release notes.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
+// @ts-ignore: plain JS module shared with `node scripts/docs.mjs`
+import { blockProblems, denoTypes, docBlocks, exampleBlocks, specifierOf, typeCheck, writeProject } from "../../scripts/docs.mjs";
 import { Miniflare } from "miniflare";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -95,6 +99,81 @@ describe("the packed tarball", () => {
     const res = sh(join(app, "node_modules/.bin/edgecron"), ["--version"], app);
     assert.equal(res.status, 0, res.out);
     assert.equal(res.out.trim(), pkg.version);
+  });
+});
+
+interface DocBlock {
+  file: string;
+  line: number;
+  lang: string;
+  code: string;
+  fragment: string | undefined;
+  run: boolean;
+  output: string | undefined;
+}
+
+describe("every subpath and every documented block, from the installed copy", () => {
+  const specifiers = Object.keys(pkg.exports).map((subpath) => specifierOf(subpath) as string);
+
+  it("node imports every subpath (ESM), and each has exports", () => {
+    const script = `const out = {}; for (const s of ${JSON.stringify(specifiers)}) out[s] = Object.keys(await import(s)).length; console.log(JSON.stringify(out));`;
+    const out = json(process.execPath, ["--input-type=module", "-e", script], app);
+    assert.deepEqual(Object.keys(out), specifiers);
+    for (const [specifier, count] of Object.entries(out)) assert.ok((count as number) > 0, `${specifier} exports nothing`);
+  });
+
+  it("tsc NodeNext resolves every subpath's types", () => {
+    const dir = join(app, "all-subpaths");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "all.ts"), specifiers.map((s, i) => `import * as m${i} from "${s}";\nconsole.log(Object.keys(m${i}));`).join("\n"));
+    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
+      compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", lib: ["ES2023", "DOM"], types: [], strict: true, noEmit: true },
+      files: ["all.ts"],
+    }));
+    const res = sh(bin("tsc"), ["-p", "tsconfig.json"], dir);
+    assert.equal(res.status, 0, res.out);
+  });
+
+  it("require(\"edgecron\") works from a CommonJS project (npm init -y) on Node 20", () => {
+    const cjs = join(dir, "cjs");
+    mkdirSync(cjs, { recursive: true });
+    assert.equal(sh("npm", ["init", "-y"], cjs).status, 0);
+    assert.equal(JSON.parse(readFileSync(join(cjs, "package.json"), "utf8")).type, undefined, "npm init -y makes a CommonJS project");
+    const install = sh("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", join(dir, packed.filename)], cjs, 120_000);
+    assert.equal(install.status, 0, install.out);
+    writeFileSync(join(cjs, "index.js"), [
+      'const { cron, createScheduler } = require("edgecron");',
+      'const { libsqlStore } = require("edgecron/libsql");',
+      'const next = cron("0 8 * * *", { timezone: "Europe/Paris" }).next(Date.UTC(2026, 2, 1));',
+      'console.log(JSON.stringify({ next: new Date(next).toISOString(), scheduler: typeof createScheduler, libsql: typeof libsqlStore, node: process.versions.node }));',
+    ].join("\n"));
+    const out = json(process.execPath, ["index.js"], cjs);
+    assert.deepEqual({ ...out, node: String(out.node).split(".")[0] }, { next: "2026-03-01T07:00:00.000Z", scheduler: "function", libsql: "function", node: "20" });
+  });
+
+  it("every ts/js block of README.md and docs/**, and every public @example, type-checks against the installed package", () => {
+    const blocks = [...docBlocks(root), ...exampleBlocks(root)] as DocBlock[];
+    assert.deepEqual(blockProblems(blocks), []);
+    const docs = join(app, "docs-check");
+    const map = writeProject(docs, blocks, { types: [denoTypes(root)], typeRoots: [join(root, "node_modules/@types")] });
+    assert.ok(map.size > 40, `only ${map.size} blocks checked`);
+    assert.deepEqual(typeCheck(docs, map, bin("tsc")), []);
+  });
+
+  it("runs the README's whole programs (<!-- run -->) and prints what the README shows", () => {
+    const programs = (docBlocks(root) as DocBlock[]).filter((b) => b.run);
+    assert.ok(programs.length >= 1, "the README's first look is marked <!-- run -->");
+    for (const b of programs) {
+      const file = join(app, `program_L${b.line}.${b.lang === "ts" ? "ts" : "mjs"}`);
+      writeFileSync(file, b.code);
+      const res = sh(process.execPath, ["--import", join(root, "node_modules/tsx/dist/esm/index.mjs"), file], app);
+      assert.equal(res.status, 0, `${b.file}:${b.line}:\n${res.out}`);
+      if (b.output !== undefined) {
+        // The scheduler's own log lines (edgecron: …) carry durations; the README leaves them out.
+        const printed = res.stdout.split("\n").filter((l) => l !== "" && !l.startsWith("edgecron: ")).join("\n");
+        assert.equal(printed, b.output.trim(), `${b.file}:${b.line}`);
+      }
+    }
   });
 });
 

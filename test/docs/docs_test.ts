@@ -31,8 +31,11 @@ interface Block {
   output: string | undefined;
 }
 
+// One tsc run over every block takes seconds (more on a loaded machine): past Bun's 5 s default.
+const TSC = { timeout: 180_000 };
+
 describe("docs that run", () => {
-  it("every ts/js block in README.md and docs/, and every public @example, type-checks as a strict consumer's", () => {
+  it("every ts/js block in README.md and docs/, and every public @example, type-checks as a strict consumer's", TSC, () => {
     assert.deepEqual(checkDocs({ dir: scratch("docs-check") }), []);
   });
 
@@ -46,7 +49,7 @@ describe("docs that run", () => {
     }
   });
 
-  it("fails on a broken block, naming the file and line; a fragment needs a reason", () => {
+  it("fails on a broken block, naming the file and line; a fragment needs a reason", TSC, () => {
     const problems = checkDocs({ base: fixtures, files: ["broken.md"], examples: false, dir: scratch("docs-broken") }) as string[];
     assert.equal(problems.length, 2, problems.join("\n"));
     assert.match(problems.find((p) => p.includes("error TS")) ?? "", /^broken\.md:16: error TS2322: .*'number \| null'/);

@@ -56,14 +56,14 @@ let packed: PackInfo;
 
 before(() => {
   dir = mkdtempSync(join(tmpdir(), "edgecron-consumer-"));
-  const pack = sh("npm", ["pack", "--json", "--pack-destination", dir], root, 120_000);
+  const pack = sh("npm", ["pack", "--json", "--pack-destination", dir], root, 300_000);
   assert.equal(pack.status, 0, pack.out);
   // prepack's build prints first; npm's JSON report is the rest.
   packed = (JSON.parse(pack.stdout.slice(pack.stdout.search(/^\[/m))) as PackInfo[])[0] as PackInfo;
   app = join(dir, "app");
   cpSync(fixtures, app, { recursive: true });
   writeFileSync(join(app, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
-  const install = sh("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", join(dir, packed.filename)], app, 120_000);
+  const install = sh("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", join(dir, packed.filename)], app, 300_000);
   assert.equal(install.status, 0, install.out);
   console.log(`packed ${packed.filename}: ${packed.files.length} files, ${packed.size} B, unpacked ${packed.unpackedSize} B`);
 });
@@ -139,7 +139,7 @@ describe("every subpath and every documented block, from the installed copy", ()
     mkdirSync(cjs, { recursive: true });
     assert.equal(sh("npm", ["init", "-y"], cjs).status, 0);
     assert.equal(JSON.parse(readFileSync(join(cjs, "package.json"), "utf8")).type, undefined, "npm init -y makes a CommonJS project");
-    const install = sh("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", join(dir, packed.filename)], cjs, 120_000);
+    const install = sh("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", join(dir, packed.filename)], cjs, 300_000);
     assert.equal(install.status, 0, install.out);
     writeFileSync(join(cjs, "index.js"), [
       'const { cron, createScheduler } = require("edgecron");',

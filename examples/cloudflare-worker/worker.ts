@@ -1,7 +1,7 @@
 /**
  * edgecron on Cloudflare Workers. Locally: `npm run dev:worker` (wrangler dev with
  * --test-scheduled), then `curl "http://localhost:8787/__scheduled?cron=*+*+*+*+*"` fires
- * the Cron Trigger (see the README). Or `npm run build` and load `dist/worker.mjs`.
+ * the Cron Trigger (see docs/getting-started/workers.md). Or `npm run build` and load `dist/worker.mjs`.
  * The Cron Trigger in wrangler.toml ticks every minute.
  *
  * Bindings: EDGECRON_TOKEN (secret), LIBSQL_URL and LIBSQL_AUTH_TOKEN (Turso or sqld;

@@ -1,7 +1,7 @@
 /**
  * What the demo servers (`npm start`, `npm run start:bun`) share: settings from the
  * environment with generated secrets, the data folder, and a local webhook receiver so
- * that the README's webhook example succeeds against the demo.
+ * that the webhook example of docs/http.md ("Try it with curl") succeeds against the demo.
  */
 import { mkdirSync } from "node:fs";
 import process from "node:process";

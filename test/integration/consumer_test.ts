@@ -122,15 +122,19 @@ describe("every subpath and every documented block, from the installed copy", ()
     for (const [specifier, count] of Object.entries(out)) assert.ok((count as number) > 0, `${specifier} exports nothing`);
   });
 
-  it("tsc NodeNext resolves every subpath's types", () => {
+  it("tsc NodeNext resolves every subpath's types, and their declarations compile without skipLibCheck", () => {
+    // edgecron/deno's declarations name the Deno namespace, which only Deno's own types (not a
+    // tsc lib) provide: its docs blocks are checked below with those types, and `deno check`
+    // runs on it in "the installed copy, from each runtime".
+    const portable = specifiers.filter((s) => s !== "edgecron/deno");
     const dir = join(app, "all-subpaths");
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "all.ts"), specifiers.map((s, i) => `import * as m${i} from "${s}";\nconsole.log(Object.keys(m${i}));`).join("\n"));
+    writeFileSync(join(dir, "all.ts"), portable.map((s, i) => `import * as m${i} from "${s}";\nconsole.log(Object.keys(m${i}));`).join("\n"));
     writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
       compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", lib: ["ES2023", "DOM"], types: [], strict: true, noEmit: true },
       files: ["all.ts"],
     }));
-    const res = sh(bin("tsc"), ["-p", "tsconfig.json"], dir);
+    const res = sh(bin("tsc"), ["-p", "tsconfig.json"], dir, 300_000);
     assert.equal(res.status, 0, res.out);
   });
 
@@ -138,7 +142,8 @@ describe("every subpath and every documented block, from the installed copy", ()
     const cjs = join(dir, "cjs");
     mkdirSync(cjs, { recursive: true });
     assert.equal(sh("npm", ["init", "-y"], cjs).status, 0);
-    assert.equal(JSON.parse(readFileSync(join(cjs, "package.json"), "utf8")).type, undefined, "npm init -y makes a CommonJS project");
+    const type = (JSON.parse(readFileSync(join(cjs, "package.json"), "utf8")) as { type?: string }).type;
+    assert.ok(type === undefined || type === "commonjs", `npm init -y makes a CommonJS project, got type ${type}`);
     const install = sh("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", join(dir, packed.filename)], cjs, 300_000);
     assert.equal(install.status, 0, install.out);
     writeFileSync(join(cjs, "index.js"), [

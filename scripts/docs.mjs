@@ -91,6 +91,38 @@ export function docSpecifiers(base = root, files = docFiles(base)) {
   return found;
 }
 
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
+const anchorOf = (heading) => heading.trim().toLowerCase().replace(/[^\p{L}\p{N}_\- ]/gu, "").replace(/ /g, "-");
+
+function headings(path) {
+  const out = new Set();
+  let fence = false;
+  for (const line of readFileSync(path, "utf8").split("\n")) {
+    if (/^\s*(```|~~~)/.test(line)) fence = !fence;
+    const m = fence ? null : /^#+\s+(.*)$/.exec(line);
+    if (m) out.add(anchorOf(m[1]));
+  }
+  return out;
+}
+
+/** Relative links (and their #anchors) in README.md and docs/ that lead nowhere. */
+export function brokenLinks(base = root, files = [...docFiles(base), "CONTRIBUTING.md", "bench/README.md"]) {
+  const broken = [];
+  for (const file of files.filter((f) => existsSync(join(base, f)))) {
+    readFileSync(join(base, file), "utf8").split("\n").forEach((line, i) => {
+      for (const m of line.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const link = m[1];
+        if (/^[a-z]+:/.test(link)) continue;
+        const [path, anchor] = link.split("#");
+        const target = path === "" ? join(base, file) : join(base, dirname(file), path);
+        if (!existsSync(target)) broken.push(`${file}:${i + 1}: ${link}: no such file`);
+        else if (anchor && target.endsWith(".md") && !headings(target).has(anchor)) broken.push(`${file}:${i + 1}: ${link}: no such heading`);
+      }
+    });
+  }
+  return broken;
+}
+
 /** The subpath of a specifier: "edgecron" → ".", "edgecron/d1" → "./d1". */
 export const subpathOf = (specifier) => (specifier === "edgecron" ? "." : `./${specifier.slice("edgecron/".length)}`);
 

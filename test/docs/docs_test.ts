@@ -7,7 +7,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 // @ts-ignore: plain JS module shared with `node scripts/docs.mjs`
-import { checkDocs, docBlocks, exampleBlocks, markdownBlocks } from "../../scripts/docs.mjs";
+import { brokenLinks, checkDocs, docBlocks, exampleBlocks, markdownBlocks } from "../../scripts/docs.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const fixtures = fileURLToPath(new URL("../fixtures/docs/", import.meta.url));
@@ -54,6 +54,14 @@ describe("docs that run", () => {
     assert.equal(problems.length, 2, problems.join("\n"));
     assert.match(problems.find((p) => p.includes("error TS")) ?? "", /^broken\.md:16: error TS2322: .*'number \| null'/);
     assert.match(problems.find((p) => !p.includes("error TS")) ?? "", /^broken\.md:26: a fragment needs a reason/);
+  });
+
+  it("every relative link and #anchor in README.md, docs/, CONTRIBUTING.md and bench/README.md leads somewhere", () => {
+    assert.deepEqual(brokenLinks(), []);
+    assert.deepEqual(brokenLinks(fixtures, ["links.md"]), [
+      "links.md:3: broken.md#no-such-heading: no such heading",
+      "links.md:4: missing.md: no such file",
+    ]);
   });
 
   it("reads fences, fragment reasons, run marks and expected output", () => {

@@ -165,18 +165,37 @@ describe("every subpath and every documented block, from the installed copy", ()
     assert.deepEqual(typeCheck(docs, map, bin("tsc")), []);
   });
 
-  it("runs the README's whole programs (<!-- run -->) and prints what the README shows", () => {
-    const programs = (docBlocks(root) as DocBlock[]).filter((b) => b.run);
-    assert.ok(programs.length >= 1, "the README's first look is marked <!-- run -->");
-    for (const b of programs) {
-      const file = join(app, `program_L${b.line}.${b.lang === "ts" ? "ts" : "mjs"}`);
-      writeFileSync(file, b.code);
-      const res = sh(process.execPath, ["--import", join(root, "node_modules/tsx/dist/esm/index.mjs"), file], app);
+  // The scheduler's own log lines (edgecron: …) carry durations; the docs leave them out.
+  const printed = (stdout: string): string => stdout.split("\n").filter((l) => l !== "" && !l.startsWith("edgecron: ")).join("\n");
+  const programs = (): DocBlock[] => (docBlocks(root) as DocBlock[]).filter((b) => b.run);
+  /** A program in its own folder per runtime (programs write files such as edgecron.db there). */
+  const programFile = (b: DocBlock, runtime: string): { file: string; cwd: string } => {
+    const cwd = join(app, `run-${runtime}`);
+    mkdirSync(cwd, { recursive: true });
+    const file = join(cwd, `program_${b.file.replace(/[^\w]+/g, "_")}_L${b.line}.${b.lang === "ts" ? "ts" : "mjs"}`);
+    writeFileSync(file, b.code);
+    return { file, cwd };
+  };
+
+  it("runs the docs' whole programs (<!-- run -->) on Node and prints what the docs show", () => {
+    assert.ok(programs().some((b) => b.file === "README.md"), "the README's first look is marked <!-- run -->");
+    for (const b of programs()) {
+      const { file, cwd } = programFile(b, "node");
+      const res = sh(process.execPath, ["--import", join(root, "node_modules/tsx/dist/esm/index.mjs"), file], cwd);
       assert.equal(res.status, 0, `${b.file}:${b.line}:\n${res.out}`);
-      if (b.output !== undefined) {
-        // The scheduler's own log lines (edgecron: …) carry durations; the README leaves them out.
-        const printed = res.stdout.split("\n").filter((l) => l !== "" && !l.startsWith("edgecron: ")).join("\n");
-        assert.equal(printed, b.output.trim(), `${b.file}:${b.line}`);
+      if (b.output !== undefined) assert.equal(printed(res.stdout), b.output.trim(), `${b.file}:${b.line}`);
+    }
+  });
+
+  it("the programs with a shown output print the same on Bun and Deno (native Temporal)", () => {
+    const shown = programs().filter((b) => b.output !== undefined);
+    assert.ok(shown.length >= 3);
+    for (const b of shown) {
+      for (const runtime of ["bun", "deno"] as const) {
+        const { file, cwd } = programFile(b, runtime);
+        const res = sh(bin(runtime), runtime === "bun" ? [file] : ["run", "-A", file], cwd, 120_000);
+        assert.equal(res.status, 0, `${runtime} ${b.file}:${b.line}:\n${res.out}`);
+        assert.equal(printed(res.stdout), b.output?.trim(), `${runtime} ${b.file}:${b.line}`);
       }
     }
   });

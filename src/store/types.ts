@@ -6,14 +6,51 @@
  * the atomic insert of that row, and its final status is the slot's one outcome.
  */
 
-/** The state of one slot's row. `running` is the only non-final status. */
-export type RunStatus = "running" | "ok" | "error" | "timeout" | "skipped" | "missed" | "abandoned";
+/**
+ * The state of one slot's row. Non-final: `running`; `cancelling` (a running row whose
+ * holder was told to stop by a `cancelOther` slot; still live until it settles or its
+ * lease ends); `buffered` (claimed, waiting for the job's live run to settle; no lease).
+ * `cancelled` is the final status of a superseded run.
+ */
+export type RunStatus =
+  | "running"
+  | "cancelling"
+  | "buffered"
+  | "ok"
+  | "error"
+  | "timeout"
+  | "skipped"
+  | "missed"
+  | "abandoned"
+  | "cancelled";
 
-/** Final statuses (every status except `running`). */
-export type Outcome = Exclude<RunStatus, "running">;
+/** Every status, in a fixed order (counts, validation). */
+export const RUN_STATUSES: readonly RunStatus[] = [
+  "running", "cancelling", "buffered", "ok", "error", "timeout", "skipped", "missed", "abandoned", "cancelled",
+];
 
-/** `scheduled` slots lie on the job's schedule; `manual` ones come from `run(..., {mode:"force"})`. */
-export type RunKind = "scheduled" | "manual";
+/** Statuses that are not final: the row still belongs to a run in flight or waiting. */
+export const OPEN_STATUSES: readonly RunStatus[] = ["running", "cancelling", "buffered"];
+
+/** Final statuses. */
+export type Outcome = Exclude<RunStatus, "running" | "cancelling" | "buffered">;
+
+/**
+ * `scheduled` slots lie on the job's schedule; `manual` ones come from
+ * `run(..., {mode:"force"})`; `backfill` ones from `backfill()` (on the schedule, but
+ * never a watermark: planning ignores them).
+ */
+export type RunKind = "scheduled" | "manual" | "backfill";
+
+/**
+ * What a claim does while the job has a live run (on any node):
+ * `skip` records `skipped`; `allow` runs anyway; `bufferOne` keeps one slot `buffered`
+ * (further ones `skipped`); `bufferAll` keeps every slot `buffered` up to the request's
+ * `bufferLimit` (the excess `skipped`); `cancelOther` keeps the slot `buffered`, marks
+ * the live runs `cancelling` and supersedes older buffered scheduled slots (`skipped`).
+ * Buffered slots run oldest first through `promote()`.
+ */
+export type OverlapPolicy = "skip" | "allow" | "bufferOne" | "bufferAll" | "cancelOther";
 
 /** One slot's row. */
 export interface RunRecord {
@@ -47,9 +84,13 @@ export interface ClaimRequest {
   /**
    * With `skip`, a `running` request whose job already has a live `running` row
    * (leaseUntil > now) from a DIFFERENT batch is inserted as `skipped` instead,
-   * decided inside the same statement as the insert.
+   * decided inside the same statement as the insert. The buffering policies (see
+   * {@link OverlapPolicy}) count as blocked also while the job has `buffered` rows, so
+   * buffered slots keep their order; a `cancelling` row counts as live.
    */
-  overlap: "skip" | "allow";
+  overlap: OverlapPolicy;
+  /** `bufferAll`: the most `buffered` rows the job may have (default 100). */
+  bufferLimit?: number;
   node: string;
   /** Claims sharing a batch id never block one another through the overlap check. */
   batch: string;
@@ -61,10 +102,11 @@ export interface ClaimRequest {
 /**
  * What became of a claim request.
  * `won`: this request inserted a `running` row; run it.
+ * `buffered`: this request inserted a `buffered` row; `promote()` starts it later.
  * `skipped` / `missed`: this request inserted a row with that final status.
  * `lost`: a row for `(job, slot)` already existed; nothing was written.
  */
-export type ClaimOutcome = "won" | "skipped" | "missed" | "lost";
+export type ClaimOutcome = "won" | "buffered" | "skipped" | "missed" | "lost";
 
 export interface ClaimResult {
   job: string;
@@ -107,6 +149,34 @@ export interface ReclaimRequest {
   overlap?: "skip" | "allow";
 }
 
+/** What promote() needs: the job, the node that will run the slot, and its lease. */
+export interface PromoteRequest {
+  job: string;
+  node: string;
+  now: number;
+  leaseUntil: number;
+  /** Only a buffered row of this kind (backfill() promotes its own rows); default any. */
+  kind?: RunKind;
+}
+
+/** One slot for enqueue() (backfill): inserted `buffered`, or re-buffered with `rerun`. */
+export interface EnqueueRequest {
+  job: string;
+  slot: number;
+  kind: RunKind;
+  node: string;
+  now: number;
+  /**
+   * When the slot already has a FINAL row that finished at or before `now`, turn it
+   * back into `buffered` at attempt + 1 (a re-run). A row still open, or finished after
+   * `now` (by a concurrent backfill), is left alone.
+   */
+  rerun: boolean;
+}
+
+/** What enqueue() did with one request: `queued` (new row), `requeued` (rerun), `exists` (left alone). */
+export type EnqueueOutcome = "queued" | "requeued" | "exists";
+
 /** Per-job state the store keeps. */
 export interface JobState {
   name: string;
@@ -135,7 +205,10 @@ export interface TickSnapshot {
   watermarks: Record<string, number>;
   /** Every data-defined job. */
   defs: JobDef[];
-  /** Every `running` row (any job, any node), including ones whose lease has ended. */
+  /**
+   * Every open row (any job, any node): `running` and `cancelling` ones, including
+   * those whose lease has ended, and `buffered` ones (leaseUntil null).
+   */
   running: RunRecord[];
 }
 
@@ -184,7 +257,7 @@ export interface Store {
   claim(requests: readonly ClaimRequest[]): Promise<ClaimResult[]>;
 
   /**
-   * Compare-and-set on a `running` row held by `key` (same job, slot, attempt, node).
+   * Compare-and-set on a `running` (or `cancelling`) row held by `key` (same job, slot, attempt, node).
    * Applies `patch` (status, attempt, startedAt, leaseUntil, finishedAt, error) and
    * returns true; returns false when the row is no longer that running attempt
    * (for example it was reaped as `abandoned`).
@@ -212,7 +285,10 @@ export interface Store {
    */
   updateMany(writes: readonly RunUpdate[]): Promise<boolean[]>;
 
-  /** Atomically marks every `running` row with leaseUntil < now as `abandoned`; returns the rows this call changed (status already `abandoned`). */
+  /**
+   * Atomically marks every `running` row with leaseUntil < now as `abandoned`, and every
+   * `cancelling` one as `cancelled`; returns the rows this call changed (new status set).
+   */
   reap(now: number): Promise<RunRecord[]>;
 
   /**
@@ -226,11 +302,25 @@ export interface Store {
   /** (signature change) one request object instead of four positional arguments; same semantics as before. */
   reclaim(request: ReclaimRequest): Promise<boolean>;
 
+  /**
+   * Starts the job's oldest `buffered` row (of `kind`, when given): turns it `running`,
+   * held by `node` with `leaseUntil`, at the same attempt, in ONE statement that also
+   * checks the job has no live row (`running` or `cancelling` with leaseUntil >= now).
+   * Returns the row as started, or undefined (nothing buffered, or a run is live).
+   */
+  promote(request: PromoteRequest): Promise<RunRecord | undefined>;
+
+  /**
+   * Inserts `buffered` rows for a backfill in one write, in request order; see
+   * {@link EnqueueRequest}. Results in request order.
+   */
+  enqueue(requests: readonly EnqueueRequest[]): Promise<EnqueueOutcome[]>;
+
   /** One row, or undefined. */
   getRun(job: string, slot: number): Promise<RunRecord | undefined>;
   /** A job's rows, newest slot first. */
   runs(job: string, query?: RunQuery): Promise<RunRecord[]>;
-  /** The newest finished row per job (status other than running). */
+  /** The newest finished row per job (a final status). */
   lastOutcomes(jobs: readonly string[]): Promise<Record<string, RunRecord>>;
   /** Row counts by status per job. */
   counts(jobs: readonly string[]): Promise<Record<string, StatusCounts>>;

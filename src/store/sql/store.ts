@@ -2,7 +2,7 @@
  * The `Store` over any SQLite-family `SqlExecutor`: libSQL and D1 are this one store
  * with a different connection underneath, so both run the same statements.
  */
-import { claimOutcomes, claimStatement, claimsStatement } from "./claims.ts";
+import { claimOutcomes, claimStatement, claimsStatement, supersedeStatements } from "./claims.ts";
 import { sqlDefs } from "./defs.ts";
 import type { SqlExecutor, SqlStatement } from "./executor.ts";
 import { sqlReads } from "./reads.ts";
@@ -10,8 +10,10 @@ import { migrate } from "./schema.ts";
 import { sqlSettings } from "./settings.ts";
 import {
   attemptKeyText,
+  enqueueStatements,
   isRunningStatement,
   jobDef,
+  promoteStatement,
   reapStatement,
   reclaimStatement,
   readStatements,
@@ -22,8 +24,11 @@ import {
   updateStatement,
 } from "./statements.ts";
 import {
+  CANCELLED_SUPERSEDED,
   checkBoolean,
   checkClaims,
+  checkEnqueue,
+  checkPromote,
   checkInstant,
   checkNames,
   checkReclaimRequest,
@@ -34,7 +39,7 @@ import {
   LEASE_EXPIRED,
   setOwn,
 } from "../_validate.ts";
-import type { AttemptKey, ClaimResult, RunPatch, RunRecord, Store, TickSnapshot } from "../types.ts";
+import type { AttemptKey, ClaimResult, EnqueueOutcome, RunPatch, RunRecord, Store, TickSnapshot } from "../types.ts";
 import type { SqlResult } from "./executor.ts";
 
 /** The statement of one compare-and-set (a read when the patch sets nothing). */
@@ -103,7 +108,10 @@ export function createSqlStore(db: SqlExecutor): Store {
       if (requests.length === 0) return [];
       // A tick sends one batch id: one statement. Mixed ids need one statement per claim.
       const single = requests.every((r) => r.batch === requests[0]?.batch);
-      const statements = single ? [claimsStatement(requests)] : requests.map(claimStatement);
+      // A cancelOther claim's follow-up goes right after the insert that buffered it.
+      const statements = single
+        ? [claimsStatement(requests), ...supersedeStatements(requests)]
+        : requests.flatMap((r) => [claimStatement(r), ...supersedeStatements([r])]);
       const results = await write("claim", statements);
       return claimOutcomes(requests, results.flatMap((result) => result.rows));
     },
@@ -140,8 +148,31 @@ export function createSqlStore(db: SqlExecutor): Store {
 
     async reap(now): Promise<RunRecord[]> {
       checkInstant(now, "reap.now");
-      const [result] = await write("reap", [reapStatement(now, LEASE_EXPIRED)]);
+      const [result] = await write("reap", [reapStatement(now, LEASE_EXPIRED, CANCELLED_SUPERSEDED)]);
       return (result?.rows ?? []).map(runRecord);
+    },
+
+    async promote(request): Promise<RunRecord | undefined> {
+      checkPromote(request);
+      const [result] = await write("promote", [promoteStatement(request)]);
+      const row = result?.rows[0];
+      return row === undefined ? undefined : runRecord(row);
+    },
+
+    async enqueue(requests): Promise<EnqueueOutcome[]> {
+      checkEnqueue(requests);
+      if (requests.length === 0) return [];
+      const [inserted, requeued] = await write("enqueue", enqueueStatements(requests));
+      const keyOf = (row: Record<string, unknown>): string => JSON.stringify([String(row.job), Number(row.slot)]);
+      const queued = new Set((inserted?.rows ?? []).map(keyOf));
+      const again = new Set((requeued?.rows ?? []).map(keyOf));
+      return requests.map((r) => {
+        const key = JSON.stringify([r.job, r.slot]);
+        // A slot asked twice in one call: only its first request counts.
+        if (queued.delete(key)) return "queued";
+        if (again.delete(key)) return "requeued";
+        return "exists";
+      });
     },
 
     async reclaim(request): Promise<boolean> {
@@ -168,7 +199,7 @@ export function createSqlStore(db: SqlExecutor): Store {
 
     async prune(before): Promise<number> {
       checkInstant(before, "prune.before");
-      const [result] = await write("prune", [{ sql: "DELETE FROM edgecron_runs WHERE status <> 'running' AND slot < ?", args: [before] }]);
+      const [result] = await write("prune", [{ sql: "DELETE FROM edgecron_runs WHERE status NOT IN ('running', 'cancelling', 'buffered') AND slot < ?", args: [before] }]);
       return result?.changes ?? 0;
     },
   };

@@ -168,7 +168,8 @@ export interface EnqueueRequest {
   now: number;
   /**
    * When the slot already has a FINAL row that finished at or before `now`, turn it
-   * back into `buffered` at attempt + 1 (a re-run). A row still open, or finished after
+   * back into `buffered` at attempt + 1 (a re-run; the row keeps its kind, so a
+   * scheduled slot stays the job's watermark). A row still open, or finished after
    * `now` (by a concurrent backfill), is left alone.
    */
   rerun: boolean;

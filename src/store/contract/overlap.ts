@@ -131,11 +131,13 @@ export function overlapCases({ it, withStore }: ContractContext): void {
       assert.deepEqual(await ask(false, "node-b"), ["exists", "exists", "exists"], "a second backfill of the range queues nothing");
       assert.deepEqual(await ask(true), ["requeued", "exists", "exists"], "open rows are never re-queued");
       const row = await store.getRun("a", T0);
-      assert.deepEqual([row?.status, row?.attempt, row?.kind, row?.error, row?.finishedAt], ["buffered", 2, "backfill", null, null]);
+      assert.deepEqual([row?.status, row?.attempt, row?.kind, row?.error, row?.finishedAt], ["buffered", 2, "scheduled", null, null]);
+      assert.equal((await store.getRun("a", T0 + MIN))?.kind, "backfill");
       assert.equal((await store.snapshot(["a"], now)).watermarks.a, T0, "backfill rows are no watermark");
       // Oldest first, and only the kind asked for.
-      assert.equal(await store.promote({ job: "a", node: "n", now, leaseUntil: now + MIN, kind: "scheduled" }), undefined);
-      const first = await store.promote({ job: "a", node: "n", now, leaseUntil: now + MIN, kind: "backfill" });
+      assert.equal((await store.promote({ job: "a", node: "n", now, leaseUntil: now + MIN, kind: "backfill" }))?.slot, T0 + MIN);
+      await store.update({ job: "a", slot: T0 + MIN, attempt: 1, node: "n" }, { status: "ok", finishedAt: now, leaseUntil: null });
+      const first = await store.promote({ job: "a", node: "n", now, leaseUntil: now + MIN });
       assert.deepEqual([first?.slot, first?.attempt], [T0, 2]);
       await store.update({ job: "a", slot: T0, attempt: 2, node: "n" }, { status: "ok", finishedAt: now + 1, leaseUntil: null });
       // Finished after the rerun's `now`: a concurrent rerun of the same range leaves it alone.

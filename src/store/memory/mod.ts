@@ -281,7 +281,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
           return "queued";
         }
         if (!r.rerun || isOpenStatus(row.status) || (row.finishedAt ?? Infinity) > r.now) return "exists";
-        table.put({ ...row, ...base, attempt: row.attempt + 1, batch: `enqueue:${r.node}` });
+        table.put({ ...row, ...base, kind: row.kind, attempt: row.attempt + 1, batch: `enqueue:${r.node}` });
         return "requeued";
       });
     },

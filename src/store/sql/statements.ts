@@ -221,7 +221,7 @@ export function enqueueStatements(requests: readonly EnqueueRequest[]): [SqlStat
       { items },
     ),
     bind(
-      `UPDATE edgecron_runs SET status = 'buffered', attempt = attempt + 1, kind = req.kind, node = req.node,
+      `UPDATE edgecron_runs SET status = 'buffered', attempt = attempt + 1, node = req.node,
           batch = 'enqueue:' || req.node, claimed_at = req.now, started_at = req.now, finished_at = NULL,
           lease_until = NULL, error = NULL
         FROM (${req}) AS req

@@ -8,6 +8,7 @@ import { consoleLogger, createEmitter, logEvent, safeLogger } from "./events.ts"
 import { errorText, jobLabel } from "./text.ts";
 import { createStoreHealth } from "./store/health.ts";
 import { createJobViews } from "./jobs/info.ts";
+import { createPromoter } from "./run/overlap.ts";
 import { createLease } from "./run/lease.ts";
 import { manualRun } from "./run/manual.ts";
 import { concurrencyOf, leasePolicy, storeTimeoutOf } from "./options.ts";
@@ -92,7 +93,8 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
   const writer = createOutcomeWriter({ store, clock, log, graceMs: policy.graceMs, sleep: (ms) => sleep({ clock, tracker }, ms) });
   const runner = { store, clock, log, emit, registry, lease, tracker, writer, node };
   const reconciler = createReconciler({ store, node, registry, lease, tracker, emit });
-  const ticker = createTicker({ ...runner, reconciler, concurrency, retentionMs });
+  const promoter = createPromoter(runner);
+  const ticker = createTicker({ ...runner, reconciler, promoter, concurrency, retentionMs });
   const views = createJobViews({ store, clock, registry });
 
   let initialised: Promise<void> | undefined;

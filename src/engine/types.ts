@@ -1,6 +1,6 @@
 /** Public types of the engine. */
 import type { Schedule, ScheduleSpec } from "../core/types.ts";
-import type { JobDef, Outcome, RunRecord, RunStatus, Store } from "../store/types.ts";
+import type { JobDef, Outcome, OverlapPolicy, RunRecord, RunStatus, Store } from "../store/types.ts";
 
 /** Time source and timers. Only the engine reads it; tests inject a manual one. */
 export interface Clock {
@@ -91,8 +91,16 @@ export interface JobPolicy {
   timezone?: string;
   /** Default `"10m"`. */
   timeout?: string | number;
-  /** Default `"skip"`. */
-  overlap?: "skip" | "allow";
+  /**
+   * What a slot does while a run of the job is live on any node (default `"skip"`):
+   * `"skip"` records it `skipped`; `"allow"` runs it alongside; `"bufferOne"` keeps it
+   * and starts it when the live run settles (later slots meanwhile `skipped`);
+   * `"bufferAll"` keeps every one (up to `bufferLimit`) and runs them in slot order;
+   * `"cancelOther"` aborts the live run (its row ends `cancelled`) and then starts.
+   */
+  overlap?: OverlapPolicy;
+  /** `overlap: "bufferAll"`: the most slots kept waiting; the excess is `skipped`. Default 100, at most 10 000. */
+  bufferLimit?: number;
   /** Default `{ mode: "latest", window: "1h" }`. */
   catchUp?: CatchUpSpec;
   retries?: RetrySpec;
@@ -124,6 +132,10 @@ export interface JobCounters {
   missed: number;
   lost: number;
   abandoned: number;
+  /** Slots kept waiting behind a live run (overlap `bufferOne`, `bufferAll`, `cancelOther`). */
+  buffered: number;
+  /** Runs this node ended `cancelled` (a `cancelOther` slot superseded them). */
+  cancelled: number;
 }
 
 /** What `list()` and `get()` describe. */
@@ -171,6 +183,8 @@ export interface JobTickReport {
   skipped: number[];
   missed: number[];
   abandoned: number[];
+  /** Slots this tick kept waiting behind a live run (overlap `bufferOne`, `bufferAll`, `cancelOther`). */
+  buffered: number[];
   /** Outcome per slot this node ran in this tick (absent while still running in timer mode). */
   outcomes: Record<number, Outcome>;
 }
@@ -202,6 +216,10 @@ export type SchedulerEvent =
   | { type: "timed-out"; job: string; slot: number; attempt: number; willRetry: boolean }
   | { type: "skipped"; job: string; slot: number }
   | { type: "missed"; job: string; slot: number }
+  /** The slot waits behind a live run of its job (a buffering overlap policy) and starts when it settles. */
+  | { type: "buffered"; job: string; slot: number }
+  /** A run ended `cancelled`: a newer slot superseded it (`overlap: "cancelOther"`); `node` ran it. */
+  | { type: "cancelled"; job: string; slot: number; attempt: number; node: string; reason: string }
   | { type: "abandoned"; job: string; slot: number; attempt: number; node: string; willRetry: boolean }
   | { type: "store-error"; error: string }
   | { type: "stuck"; job: string; slot: number; attempt: number; since: number };

@@ -11,6 +11,7 @@ import type { OutcomeWriter } from "./outcomes.ts";
 import type { JobRegistry } from "../jobs/registry.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 import { sleep } from "./sleep.ts";
+import { SUPERSEDED } from "./supersede.ts";
 import type { HeldClaim, RunTracker } from "./tracker.ts";
 import type { Clock, Logger, RunContext, RunLease, SchedulerEvent } from "../types.ts";
 
@@ -55,6 +56,7 @@ export async function runSlot(deps: RunnerDeps, job: ResolvedJob, claim: HeldCla
       counters.runs++;
       const result = await attemptOnce(deps, job, claim);
       const now = clock.now();
+      if (claim.superseded && result.status !== "ok") return await cancel(deps, claim, now);
       if (result.status === "ok") {
         counters.ok++;
         deps.emit({ type: "succeeded", job: job.name, slot, attempt, durationMs: now - started });
@@ -105,6 +107,16 @@ async function finish(deps: RunnerDeps, claim: HeldClaim, patch: RunPatch & { st
   return lost(deps, claim, claim.lost
     ? "the lease ended before the outcome was recorded (the slot was reaped, and may have run elsewhere)"
     : "the row was no longer this attempt's (reaped or taken by another node)");
+}
+
+/**
+ * Records a superseded run `cancelled` (its row is `cancelling`; the compare-and-set
+ * still holds for its holder). Also for a queued slot superseded before it started.
+ */
+export async function cancel(deps: RunnerDeps, claim: HeldClaim, now: number): Promise<Outcome | undefined> {
+  deps.registry.counters(claim.job).cancelled++;
+  deps.emit({ type: "cancelled", job: claim.job, slot: claim.slot, attempt: claim.attempt, node: claim.node, reason: SUPERSEDED });
+  return await finish(deps, claim, { status: "cancelled", finishedAt: now, leaseUntil: null, error: SUPERSEDED });
 }
 
 function lost(deps: RunnerDeps, claim: HeldClaim, reason: string): undefined {

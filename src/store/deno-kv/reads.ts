@@ -6,6 +6,7 @@ import { CONFLICT, type KvContext } from "./_context.ts";
 import { counterValue, getAll, type KvLike, lastString, listAll, markSlot, publicRecord, type Row } from "./_kv.ts";
 import { readDefs } from "./defs.ts";
 import { checkInstant, MAX_RUNS_LIMIT, zeroCounts } from "../_validate.ts";
+import { isOpenStatus } from "../_overlap.ts";
 import { quote, SchedulerError } from "../../core/errors.ts";
 import type { JobOverview, JobState, RunRecord, RunStatus, StatusCounts, TickSnapshot } from "../types.ts";
 
@@ -82,7 +83,7 @@ export async function newestRows(
 export async function lastFinished(kv: KvLike, ctx: KvContext, job: string): Promise<RunRecord | undefined> {
   for await (const entry of kv.list({ prefix: ctx.keys.runs(job) }, { reverse: true, batchSize: 20 })) {
     const row = entry.value as Row;
-    if (row.status !== "running") return publicRecord(row);
+    if (!isOpenStatus(row.status)) return publicRecord(row);
   }
   return undefined;
 }
@@ -90,10 +91,10 @@ export async function lastFinished(kv: KvLike, ctx: KvContext, job: string): Pro
 /** A job's row counts by status (counters kept by every row write). */
 export async function countsOf(kv: KvLike, ctx: KvContext, job: string): Promise<StatusCounts> {
   const counts = zeroCounts();
-  const [finished, running] = await Promise.all([listAll(kv, { prefix: ctx.keys.count(job) }), kv.get(ctx.keys.ver(job))]);
+  const [finished, open] = await Promise.all([listAll(kv, { prefix: ctx.keys.count(job) }), listAll(kv, { prefix: ctx.keys.lives(job) })]);
   for (const entry of finished) counts[lastString(entry.key) as RunStatus] = counterValue(entry.value);
-  // Running rows are counted by the job's running-set version key.
-  counts.running = counterValue(running.value);
+  // Open rows (running, cancelling, buffered) are the job's live index.
+  for (const entry of open) counts[(entry.value as Row).status] += 1;
   return counts;
 }
 

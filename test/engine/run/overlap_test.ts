@@ -3,42 +3,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createMemoryStore } from "../../../src/store/memory/mod.ts";
-import type { RunContext } from "../../../src/engine/types.ts";
-import type { ManualClock } from "../../../src/engine/clock.ts";
-import { deferred, MIN, ofType, rows, SEC, setup, T0 } from "../_helpers.ts";
-
-/** A handler whose runs end only when the test says so; it tracks runs live at once. */
-export function gate(clock: ManualClock, options: { ignoreAbort?: boolean } = {}) {
-  const state = { started: [] as number[], startedAt: [] as number[], live: 0, peak: 0, reasons: [] as string[] };
-  const pending = new Map<number, { resolve: () => void; reject: (e: unknown) => void }>();
-  const run = (ctx: RunContext): Promise<void> => {
-    state.started.push(ctx.slot);
-    state.startedAt.push(clock.now());
-    state.peak = Math.max(state.peak, ++state.live);
-    const d = deferred();
-    pending.set(ctx.slot, d);
-    ctx.signal.addEventListener("abort", () => {
-      const reason = ctx.signal.reason as { message?: string };
-      state.reasons.push(String(reason?.message ?? reason));
-      if (!options.ignoreAbort) d.reject(ctx.signal.reason);
-    });
-    return d.promise.finally(() => state.live--);
-  };
-  const release = async (slot: number): Promise<void> => {
-    const d = pending.get(slot);
-    assert.ok(d, `slot ${new Date(slot).toISOString()} is not running`);
-    pending.delete(slot);
-    d.resolve();
-    await clock.settle();
-  };
-  return { state, run, release };
-}
-
-/** The store first sees the job one minute before T0, so the T0 slot is due at T0. */
-async function register(s: { clock: ManualClock; scheduler: { tick(): Promise<unknown> } }): Promise<void> {
-  await s.scheduler.tick();
-  await s.clock.set(T0);
-}
+import { MIN, ofType, rows, SEC, setup, T0 } from "../_helpers.ts";
+import { gate, register } from "./_gate.ts";
 
 const statuses = async (store: Parameters<typeof rows>[0], job: string): Promise<[number, string, string | null][]> =>
   (await rows(store, job)).map((r) => [(r.slot - T0) / MIN, r.status, r.error]);

@@ -9,6 +9,7 @@ import { errorText, jobLabel } from "./text.ts";
 import { createStoreHealth } from "./store/health.ts";
 import { createJobViews } from "./jobs/info.ts";
 import { createPromoter } from "./run/overlap.ts";
+import { planBackfill, runBackfill } from "./backfill.ts";
 import { createLease } from "./run/lease.ts";
 import { manualRun } from "./run/manual.ts";
 import { concurrencyOf, leasePolicy, storeTimeoutOf } from "./options.ts";
@@ -194,6 +195,14 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     async run(name, opts = {}) {
       await ready();
       return manualRun(runner, name, opts.mode ?? "force");
+    },
+    async backfill(name, opts) {
+      await ready();
+      const job = registry.get(name);
+      if (job === undefined) throw new SchedulerError("unknown-job", `no job named ${JSON.stringify(name)}`, { path: "name" });
+      const plan = planBackfill(job, opts);
+      opts.onPlan?.(plan.slots);
+      return runBackfill({ ...runner, promoter }, job, plan, opts.signal);
     },
     pause: (name) => setPaused(name, true),
     resume: (name) => setPaused(name, false),

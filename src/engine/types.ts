@@ -284,6 +284,43 @@ export interface SchedulerOptions {
   retention?: string | number;
 }
 
+/** Options of `scheduler.backfill()`. */
+export interface BackfillOptions {
+  /** First instant of the range (inclusive): epoch ms, a `Date` or an ISO instant with offset. */
+  from: number | Date | string;
+  /** End of the range (exclusive). */
+  to: number | Date | string;
+  /**
+   * How a slot meets a live run of the job (default `"bufferAll"`: it waits for it, so
+   * the backfill runs one slot at a time in order). `"skip"` records it `skipped`;
+   * `"allow"` runs it beside the live run. `"bufferOne"` is the same as `"bufferAll"`.
+   */
+  overlap?: "bufferAll" | "bufferOne" | "skip" | "allow";
+  /** Re-run slots that already have a final row, as a new attempt (default false: they are skipped). */
+  rerun?: boolean;
+  /** Stops the backfill: no slot after the current one starts. */
+  signal?: AbortSignal;
+  /** Called with the planned slots once the range is validated, before any slot runs. */
+  onPlan?: (slots: readonly number[]) => void;
+}
+
+/** What `scheduler.backfill()` did. */
+export interface BackfillReport {
+  job: string;
+  from: number;
+  to: number;
+  /** Slots of the schedule in `[from, to)`. */
+  planned: number;
+  /** Slots that ran for this backfill (here or on another node), in order. */
+  ran: number[];
+  /** Slots not run: `exists` (a row was there and `rerun` was off, or another node took it), `overlap` (with `overlap: "skip"`). */
+  skipped: { slot: number; reason: "exists" | "overlap" }[];
+  /** The final outcome of each slot that ran (or was skipped for overlap). */
+  outcomes: Record<number, Outcome>;
+  /** True when `signal` (or `stop()`) ended it before the last slot. */
+  stopped: boolean;
+}
+
 export interface Scheduler {
   readonly node: string;
   /** Initialises the store (through `storeTimeout`); idempotent, retried after a failure. */
@@ -310,6 +347,13 @@ export interface Scheduler {
   run(name: string, options?: { mode?: "force" | "due" }): Promise<ManualRunResult>;
   pause(name: string): Promise<void>;
   resume(name: string): Promise<void>;
+  /**
+   * Runs the job for every slot of its schedule in `[from, to)`, in slot order, each
+   * claimed exactly once (rows of kind `backfill`); resolves with a report when the last
+   * slot has settled. Throws `unknown-job`, `invalid-instant`, or `invalid-spec` (a
+   * reversed range, more than 10 000 slots, a bad option) before running anything.
+   */
+  backfill(name: string, options: BackfillOptions): Promise<BackfillReport>;
   runs(name: string, query?: { limit?: number; before?: number }): Promise<RunRecord[]>;
   /** Validates and stores a data-defined job (every node sees it on its next tick). */
   define(name: string, spec: DataJobSpec, options?: { ifVersion?: number }): Promise<JobInfo>;

@@ -21,6 +21,12 @@ export interface Promoter {
    * drain try once more instead. Never rejects.
    */
   drain(job: ResolvedJob, onRun?: (slot: number, outcome: Outcome | undefined) => void): Promise<void>;
+  /** Marks the job as having a slot waiting here (a backfill); runs of it that settle here then drain. Returns the unmark. */
+  want(job: string): () => void;
+  /** Whether a slot of the job waits here (see `want`). */
+  wants(job: string): boolean;
+  /** Resolves after `ms`, or sooner when a slot of the job settles on this node. */
+  nap(job: string, ms: number): Promise<void>;
 }
 
 /** Creates the promoter of one scheduler. */
@@ -59,13 +65,48 @@ export function createPromoter(deps: RunnerDeps & { node: string }): Promoter {
         const claim = lease.hold({ job: job.name, slot: row.slot, attempt: row.attempt, node }, row.leaseUntil ?? clock.now());
         deps.emit({ type: "claimed", job: job.name, slot: row.slot });
         onRun?.(row.slot, await runSlot(deps, job, claim));
+        wake(job.name);
       }
     } finally {
       draining.delete(job.name);
     }
   };
 
-  return { drain: (job, onRun) => tracker.track(drain(job, onRun)) };
+  const wanted = new Map<string, number>();
+  const nappers = new Map<string, Set<() => void>>();
+  function wake(job: string): void {
+    const set = nappers.get(job);
+    nappers.delete(job);
+    for (const resolve of set ?? []) resolve();
+  }
+  return {
+    nap(job, ms) {
+      return new Promise<void>((resolve) => {
+        const handle = clock.setTimeout(done, ms);
+        function done(): void {
+          clock.clearTimeout(handle);
+          nappers.get(job)?.delete(done);
+          resolve();
+        }
+        const set = nappers.get(job) ?? new Set();
+        set.add(done);
+        nappers.set(job, set);
+      });
+    },
+    drain: (job, onRun) => tracker.track(drain(job, onRun)),
+    want(job) {
+      wanted.set(job, (wanted.get(job) ?? 0) + 1);
+      let done = false;
+      return () => {
+        if (done) return;
+        done = true;
+        const left = (wanted.get(job) ?? 1) - 1;
+        if (left === 0) wanted.delete(job);
+        else wanted.set(job, left);
+      };
+    },
+    wants: (job) => wanted.has(job),
+  };
 }
 
 /** Does this overlap policy leave slots buffered behind a live run? */

@@ -227,7 +227,7 @@ export function createTicker(deps: TickDeps): Ticker {
 
   /** After a job's runs here: its buffered slots, when its policy buffers (or `always`: the tick saw some waiting). */
   const drain = (job: ResolvedJob, r: JobTickReport, always = false): Promise<void> => {
-    if (!always && !buffers(job)) return Promise.resolve();
+    if (!always && !buffers(job) && !deps.promoter.wants(job.name)) return Promise.resolve();
     return deps.promoter.drain(job, (slot, outcome) => {
       r.run.push(slot);
       record(r, slot, outcome);

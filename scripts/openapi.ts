@@ -20,6 +20,7 @@ import {
   PutQuerySchema,
   RunBodySchema,
   RunsQuerySchema,
+  BackfillBodySchema,
 } from "../src/http/_schemas.ts";
 import { RESPONSE_SCHEMAS } from "./openapi_responses.ts";
 
@@ -106,6 +107,14 @@ export function buildOpenApi(): Json {
         responses: { "200": json("RunResult", "Ran: ok (or skipped/missed)"), "502": json("RunResult", "Ran and failed: error"), "504": json("RunResult", "Ran and timed out"), ...errors(400, 401, 404, 409) },
       },
     },
+    "/jobs/{name}/backfill": {
+      post: {
+        summary: "Runs the job for every slot of its schedule in [from, to), in order; answers at once with the planned count (progress shows in the run history)",
+        parameters: [NAME],
+        requestBody: { ...body("BackfillBody"), required: true },
+        responses: { "202": json("BackfillStarted", "Planned; the slots run in the background"), ...errors(400, 401, 404, 413, 503) },
+      },
+    },
     "/jobs/{name}/pause": { post: action("Pauses the job on every node") },
     "/jobs/{name}/resume": { post: action("Resumes the job") },
     "/tick": { post: { summary: "Runs one tick now (for external triggers)", requestBody: body("EmptyBody"), responses: { "200": json("TickReport", "What the tick did"), ...errors(400, 401, 503) } } },
@@ -133,6 +142,7 @@ export function buildOpenApi(): Json {
         DataJob: strip(convert(DataJobSchema)),
         NamedDataJob: strip(convert(NamedDataJobSchema)),
         RunBody: strip(convert(RunBodySchema)),
+        BackfillBody: strip(convert(BackfillBodySchema)),
         EmptyBody: strip(convert(EmptyBodySchema)),
         ...RESPONSE_SCHEMAS,
       },

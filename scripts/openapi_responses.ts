@@ -15,8 +15,8 @@ const obj = (properties: Json, required: string[] = []): Json => ({ type: "objec
 
 const Run = obj({
   job: { type: "string" },
-  kind: { enum: ["scheduled", "manual"] },
-  status: { enum: ["running", "ok", "error", "timeout", "skipped", "missed", "abandoned"] },
+  kind: { enum: ["scheduled", "manual", "backfill"] },
+  status: { enum: ["running", "cancelling", "buffered", "ok", "error", "timeout", "skipped", "missed", "abandoned", "cancelled"] },
   attempt: { type: "integer" },
   node: { type: "string" },
   ...instants("slot", "claimedAt", "startedAt"),
@@ -60,6 +60,7 @@ export const RESPONSE_SCHEMAS: Record<string, Json> = {
   JobPage: obj({ jobs: { type: "array", items: ref("Job") }, nextAfter: maybe({ type: "string" }) }, ["jobs", "nextAfter"]),
   RunPage: obj({ job: { type: "string" }, runs: { type: "array", items: ref("Run") }, nextBefore: maybe(ms), nextBeforeIso: maybe(iso) }, ["job", "runs", "nextBefore"]),
   RunResult: obj({ ok: { const: true }, job: { type: "string" }, ...instants("slot"), outcome: { type: "string" }, error: maybe({ type: "string" }) }, ["ok", "job", "slot", "outcome"]),
+  BackfillStarted: obj({ job: { type: "string" }, planned: { type: "integer" }, first: maybe(ms), firstIso: maybe(iso), last: maybe(ms), lastIso: maybe(iso) }, ["job", "planned"]),
   PauseResult: obj({ job: { type: "string" }, paused: { type: "boolean" } }, ["job", "paused"]),
   Deleted: obj({ job: { type: "string" }, deleted: { const: true } }, ["job", "deleted"]),
   TickReport: obj({ ok: { type: "boolean" }, node: { type: "string" }, ...instants("now"), jobs: { type: "object", additionalProperties: { type: "object" } } }, ["ok", "node", "now"]),

@@ -46,6 +46,19 @@ export function parseJob(input: unknown): DataJobSpec {
 /** Body of `POST /jobs/:name/run`. */
 export const RunBodySchema = v.strictObject({ mode: v.optional(v.picklist(["force", "due"])) });
 
+const Instant = v.union([
+  v.pipe(v.string(), v.maxLength(40, "expected an ISO-8601 instant with offset or epoch milliseconds")),
+  v.pipe(v.number(), v.integer("expected whole epoch milliseconds")),
+], "expected an ISO-8601 instant with offset or epoch milliseconds");
+
+/** Body of `POST /jobs/:name/backfill`: the range `[from, to)` and its options. */
+export const BackfillBodySchema = v.strictObject({
+  from: Instant,
+  to: Instant,
+  rerun: v.optional(v.boolean()),
+  overlap: v.optional(v.picklist(["bufferAll", "bufferOne", "skip", "allow"])),
+});
+
 /** Body of bodiless actions (`pause`, `resume`, `tick`): nothing or `{}`. */
 export const EmptyBodySchema = v.strictObject({});
 

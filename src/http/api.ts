@@ -6,7 +6,7 @@
 import type { Context, Hono } from "hono";
 import type * as v from "valibot";
 import { SchedulerError } from "../core/errors.ts";
-import type { DataJobSpec, HealthReport, JobInfo } from "../engine/types.ts";
+import type { BackfillOptions, DataJobSpec, HealthReport, JobInfo } from "../engine/types.ts";
 import { readJson } from "./_body.ts";
 import { type RouterContext, requireAuth } from "./_context.ts";
 import { errorBody, HttpError, validate } from "./_errors.ts";
@@ -20,6 +20,7 @@ import {
   NoQuerySchema,
   parseJob,
   parseNamedJob,
+  BackfillBodySchema,
   PutQuerySchema,
   RunBodySchema,
   RunsQuerySchema,
@@ -44,7 +45,7 @@ async function body<S extends v.GenericSchema>(c: Context, rc: RouterContext, sc
 }
 
 /** Sends `value` as JSON with the `…Iso` siblings. */
-function send(c: Context, value: unknown, status: 200 | 201 | 502 | 503 | 504 = 200): Response {
+function send(c: Context, value: unknown, status: 200 | 201 | 202 | 502 | 503 | 504 = 200): Response {
   return c.json(withIso(value) as object, status);
 }
 
@@ -87,6 +88,28 @@ async function define(rc: RouterContext, name: string, spec: DataJobSpec, ifVers
     }
     throw e;
   }
+}
+
+/**
+ * Starts a backfill and resolves with its planned slots once they are validated (a bad
+ * range rejects here, as a 400); the runs go on after the answer, inside the platform's
+ * `waitUntil` where there is one. Progress shows in the run history.
+ */
+function startBackfill(c: Context, rc: RouterContext, name: string, options: Omit<BackfillOptions, "onPlan">): Promise<readonly number[]> {
+  return new Promise((resolve, reject) => {
+    const done = rc.scheduler.backfill(name, { ...options, onPlan: resolve }).then(
+      (report) => rc.logger.info(`edgecron http: backfill of ${JSON.stringify(name)} done: ${report.ran.length} ran, ${report.skipped.length} skipped`),
+      (e: unknown) => {
+        reject(e);
+        rc.logger.error(`edgecron http: backfill of ${JSON.stringify(name)} failed`, { error: e instanceof Error ? e.message : String(e) });
+      },
+    );
+    try {
+      c.executionCtx.waitUntil(done);
+    } catch {
+      // Not on a platform with an execution context: the process keeps running it.
+    }
+  });
 }
 
 const REFUSAL_STATUS = { "unknown job": 404, "already running": 409, "not due": 409, paused: 409, lost: 409 } as const;
@@ -160,6 +183,17 @@ export function registerApi(app: Hono, rc: RouterContext): void {
       return send(c, { job: name, paused: action === "pause" });
     });
   }
+
+  app.post("/jobs/:name/backfill", write, async (c) => {
+    const name = nameParam(c);
+    query(c, NoQuerySchema);
+    const { from, to, rerun, overlap } = await body(c, rc, BackfillBodySchema);
+    await existing(rc, name);
+    const planned = startBackfill(c, rc, name, { from, to, ...(rerun === undefined ? {} : { rerun }), ...(overlap === undefined ? {} : { overlap }) });
+    const slots = await planned;
+    changed();
+    return send(c, { job: name, planned: slots.length, first: slots[0] ?? null, last: slots.at(-1) ?? null }, 202);
+  });
 
   app.post("/tick", write, async (c) => {
     query(c, NoQuerySchema);

@@ -130,6 +130,9 @@ export function buildOpenApi(): Json {
       post: { summary: `Dashboard form: ${verb}`, parameters: [NAME], requestBody: form(["csrf", "back"]), responses: { ...redirect, "401": htmlPage("Sign-in form"), "403": htmlPage("Stale form or cross-site") } },
     };
   }
+  paths["/ui/jobs/{name}/backfill"] = {
+    post: { summary: "Dashboard form: backfill", parameters: [NAME], requestBody: form(["csrf", "from", "to", "rerun"]), responses: { ...redirect, "401": htmlPage("Sign-in form"), "403": htmlPage("Stale form or cross-site") } },
+  };
   return {
     openapi: "3.1.0",
     info: { title: "edgecron", version: "1", description: "Every instant is sent as epoch milliseconds `x` with an ISO-8601 sibling `xIso`." },

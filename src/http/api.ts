@@ -6,7 +6,8 @@
 import type { Context, Hono } from "hono";
 import type * as v from "valibot";
 import { SchedulerError } from "../core/errors.ts";
-import type { BackfillOptions, DataJobSpec, HealthReport, JobInfo } from "../engine/types.ts";
+import type { DataJobSpec, HealthReport, JobInfo } from "../engine/types.ts";
+import { startBackfill } from "./_backfill.ts";
 import { readJson } from "./_body.ts";
 import { type RouterContext, requireAuth } from "./_context.ts";
 import { errorBody, HttpError, validate } from "./_errors.ts";
@@ -88,28 +89,6 @@ async function define(rc: RouterContext, name: string, spec: DataJobSpec, ifVers
     }
     throw e;
   }
-}
-
-/**
- * Starts a backfill and resolves with its planned slots once they are validated (a bad
- * range rejects here, as a 400); the runs go on after the answer, inside the platform's
- * `waitUntil` where there is one. Progress shows in the run history.
- */
-function startBackfill(c: Context, rc: RouterContext, name: string, options: Omit<BackfillOptions, "onPlan">): Promise<readonly number[]> {
-  return new Promise((resolve, reject) => {
-    const done = rc.scheduler.backfill(name, { ...options, onPlan: resolve }).then(
-      (report) => rc.logger.info(`edgecron http: backfill of ${JSON.stringify(name)} done: ${report.ran.length} ran, ${report.skipped.length} skipped`),
-      (e: unknown) => {
-        reject(e);
-        rc.logger.error(`edgecron http: backfill of ${JSON.stringify(name)} failed`, { error: e instanceof Error ? e.message : String(e) });
-      },
-    );
-    try {
-      c.executionCtx.waitUntil(done);
-    } catch {
-      // Not on a platform with an execution context: the process keeps running it.
-    }
-  });
 }
 
 const REFUSAL_STATUS = { "unknown job": 404, "already running": 409, "not due": 409, paused: 409, lost: 409 } as const;

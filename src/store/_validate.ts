@@ -4,7 +4,7 @@
  */
 import { quote, SchedulerError } from "../core/errors.ts";
 import { RUN_STATUSES } from "./types.ts";
-import type { AttemptKey, ClaimRequest, EnqueueRequest, LeaseRenewal, PromoteRequest, ReclaimRequest, RunQuery, RunRecord, RunStatus, RunUpdate } from "./types.ts";
+import type { AttemptKey, ClaimRequest, EnqueueRequest, LeaseRenewal, PauseInfo, PromoteRequest, ReclaimRequest, RunQuery, RunRecord, RunStatus, RunUpdate } from "./types.ts";
 
 const STATUSES = RUN_STATUSES;
 const KINDS = ["scheduled", "manual", "backfill"] as const;
@@ -90,6 +90,23 @@ export function checkPromote(request: PromoteRequest): void {
   checkInstant(request.now, "promote.now");
   checkInstant(request.leaseUntil, "promote.leaseUntil");
   if (request.kind !== undefined) checkOneOf(request.kind, KINDS, "promote.kind");
+}
+
+/** Longest pause note a store keeps. */
+export const MAX_NOTE_CHARS = 500;
+
+/** Resolves `setPaused()`'s info: the pause record to store, or undefined when resuming. */
+export function pauseRecord(paused: boolean, now: number, info: { note?: string | null; by?: string } | undefined): PauseInfo | undefined {
+  if (!paused) return undefined;
+  if (info !== undefined && (info === null || typeof info !== "object")) {
+    throw new SchedulerError("invalid-spec", `setPaused.info: expected an object, got ${quote(info)}`, { path: "setPaused.info" });
+  }
+  const note = info?.note ?? null;
+  if (note !== null && (typeof note !== "string" || note.length > MAX_NOTE_CHARS)) {
+    throw new SchedulerError("invalid-spec", `setPaused.note: expected text of at most ${MAX_NOTE_CHARS} characters, got ${quote(note)}`, { path: "setPaused.note" });
+  }
+  const by = info?.by === undefined ? "api" : checkText(info.by, "setPaused.by");
+  return { note, at: now, by };
 }
 
 /** Checks every request of `enqueue()` before any is applied. */

@@ -178,12 +178,24 @@ export interface EnqueueRequest {
 /** What enqueue() did with one request: `queued` (new row), `requeued` (rerun), `exists` (left alone). */
 export type EnqueueOutcome = "queued" | "requeued" | "exists";
 
+/** Why, when and by whom a job was paused. */
+export interface PauseInfo {
+  /** The note given with the pause, or null. */
+  note: string | null;
+  /** When it was paused. */
+  at: number;
+  /** Who paused it: an API caller's label, `"api"`, `"code"` or `"pauseOnFailure"`. */
+  by: string;
+}
+
 /** Per-job state the store keeps. */
 export interface JobState {
   name: string;
   /** When the store first saw the job (`ensureJobs`); planning never starts before it. */
   firstSeen: number;
   paused: boolean;
+  /** While paused with `setPaused(..., { note, by })`: its note, time and author (absent otherwise). */
+  pause?: PauseInfo;
 }
 
 /** A data-defined job as stored: its validated spec as plain JSON. */
@@ -329,8 +341,12 @@ export interface Store {
   /** Last outcome, counts and recent rows for many jobs in ONE read; never writes. Names with no rows get { last: undefined, counts: all zero, recent: [] }. perJob defaults to 50, at most 1000. */
   overview(names: readonly string[], query: { since: number; perJob?: number }): Promise<Record<string, JobOverview>>;
 
-  /** Sets a job's paused flag (inserting its state with firstSeen = now if missing). */
-  setPaused(name: string, paused: boolean, now: number): Promise<void>;
+  /**
+   * Sets a job's paused flag (inserting its state with firstSeen = now if missing).
+   * Pausing records `{ note, at: now, by }` (note default null, by default `"api"`),
+   * shown as `JobState.pause`; resuming clears it.
+   */
+  setPaused(name: string, paused: boolean, now: number, info?: { note?: string | null; by?: string }): Promise<void>;
 
   /** Data-defined jobs. */
   listDefs(): Promise<JobDef[]>;

@@ -151,4 +151,17 @@ export function overlapCases({ it, withStore }: ContractContext): void {
       await rejectsWith(store.claim([request("a", T0, { overlap: "bufferAll", bufferLimit: 0 })]), "invalid-spec", /bufferLimit/);
       assert.equal(await store.getRun("a", T0), undefined);
     }));
+
+  it("setPaused() with a note records note, time and author in the job state; resuming clears them", () =>
+    withStore(async (store) => {
+      await store.setPaused("a", true, T0, { note: "waiting for the vendor's fix", by: "ops-bot" });
+      const paused = (await store.read(["a"])).jobs.a;
+      assert.deepEqual([paused?.paused, paused?.pause], [true, { note: "waiting for the vendor's fix", at: T0, by: "ops-bot" }]);
+      await store.setPaused("a", true, T0 + MIN);
+      assert.deepEqual((await store.snapshot(["a"], T0 + MIN)).jobs.a?.pause, { note: null, at: T0 + MIN, by: "api" });
+      await store.setPaused("a", false, T0 + 2 * MIN);
+      const resumed = (await store.read(["a"])).jobs.a;
+      assert.deepEqual([resumed?.paused, resumed?.pause, resumed?.firstSeen], [false, undefined, T0]);
+      await rejectsWith(store.setPaused("a", true, T0, { note: "x".repeat(501) }), "invalid-spec", /setPaused\.note/);
+    }));
 }

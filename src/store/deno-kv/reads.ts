@@ -8,7 +8,7 @@ import { readDefs } from "./defs.ts";
 import { checkInstant, MAX_RUNS_LIMIT, zeroCounts } from "../_validate.ts";
 import { isOpenStatus } from "../_overlap.ts";
 import { quote, SchedulerError } from "../../core/errors.ts";
-import type { JobOverview, JobState, RunRecord, RunStatus, StatusCounts, TickSnapshot } from "../types.ts";
+import type { JobOverview, JobState, PauseInfo, RunRecord, RunStatus, StatusCounts, TickSnapshot } from "../types.ts";
 
 /** Sets an own property, even one named `__proto__` (job names are user data). */
 export function define<T>(target: Record<string, T>, key: string, value: T): void {
@@ -18,6 +18,7 @@ export function define<T>(target: Record<string, T>, key: string, value: T): voi
 interface StoredState {
   firstSeen: number;
   paused: boolean;
+  pause?: PauseInfo;
 }
 
 /** `read()` when `insertAt` is undefined; `snapshot()` (missing states inserted with firstSeen = insertAt) otherwise. */
@@ -49,7 +50,9 @@ export function planningState(ctx: KvContext, names: readonly string[], insertAt
       const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs, running: running.map((e) => publicRecord(e.value as Row)) };
       all.forEach((name, i) => {
         const state = states[i]!.value as StoredState | null;
-        if (state !== null) define(snapshot.jobs, name, { name, firstSeen: state.firstSeen, paused: state.paused });
+        if (state === null) return;
+        const { firstSeen, paused, pause } = state;
+        define(snapshot.jobs, name, pause === undefined ? { name, firstSeen, paused } : { name, firstSeen, paused, pause: { ...pause } });
       });
       known.forEach((name, i) => {
         if (marks[i]!.versionstamp !== null) define(snapshot.watermarks, name, markSlot(marks[i]!.value));

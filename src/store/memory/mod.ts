@@ -14,6 +14,7 @@ import {
   checkText,
   checkUpdate,
   LEASE_EXPIRED,
+  pauseRecord,
   resolveRunQuery,
   SKIP_SUPERSEDED,
   zeroCounts,
@@ -121,7 +122,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     for (const name of new Set([...names, ...snapshot.defs.map((d) => d.name)])) {
       const state = stateOf(name);
       if (state === undefined) continue;
-      ownKey(snapshot.jobs, name, { ...state });
+      ownKey(snapshot.jobs, name, state.pause === undefined ? { ...state } : { ...state, pause: { ...state.pause } });
       const watermark = table.watermark(name);
       if (watermark !== undefined) ownKey(snapshot.watermarks, name, watermark);
     }
@@ -328,12 +329,14 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       }));
     },
 
-    async setPaused(name, paused, now): Promise<void> {
+    async setPaused(name, paused, now, info): Promise<void> {
       guard("setPaused");
       checkText(name, "setPaused.name");
       checkBoolean(paused, "setPaused.paused");
       checkInstant(now, "setPaused.now");
-      jobs.set(name, { ...ensureJob(name, now), paused });
+      const pause = pauseRecord(paused, now, info);
+      const { pause: _old, ...state } = ensureJob(name, now);
+      jobs.set(name, pause === undefined ? { ...state, paused } : { ...state, paused, pause });
     },
 
     ...defs.methods,

@@ -86,7 +86,7 @@ export function readStatements(names: readonly string[]): SqlStatement[] {
 }
 
 /** Job states with their watermark; exported so a test can show the plan uses the index. */
-export const jobStatesSql = `SELECT j.name, j.first_seen, j.paused,
+export const jobStatesSql = `SELECT j.name, j.first_seen, j.paused, j.pause_note, j.paused_at, j.paused_by,
     (SELECT MAX(r.slot) FROM edgecron_runs r WHERE r.job = j.name AND r.kind = 'scheduled') AS watermark
   FROM edgecron_jobs j
   WHERE j.name IN (SELECT value FROM json_each(:names) UNION SELECT name FROM edgecron_defs)`;

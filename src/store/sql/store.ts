@@ -37,6 +37,7 @@ import {
   checkUpdate,
   checkUpdates,
   LEASE_EXPIRED,
+  pauseRecord,
   setOwn,
 } from "../_validate.ts";
 import type { AttemptKey, ClaimResult, EnqueueOutcome, RunPatch, RunRecord, Store, TickSnapshot } from "../types.ts";
@@ -72,7 +73,11 @@ export function createSqlStore(db: SqlExecutor): Store {
     const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs: [], running: [] };
     for (const row of states?.rows ?? []) {
       const name = String(row.name);
-      setOwn(snapshot.jobs, name, { name, firstSeen: Number(row.first_seen), paused: Number(row.paused) === 1 });
+      const paused = Number(row.paused) === 1;
+      const pause = paused && row.paused_at !== null && row.paused_at !== undefined
+        ? { note: row.pause_note === null || row.pause_note === undefined ? null : String(row.pause_note), at: Number(row.paused_at), by: String(row.paused_by) }
+        : undefined;
+      setOwn(snapshot.jobs, name, pause === undefined ? { name, firstSeen: Number(row.first_seen), paused } : { name, firstSeen: Number(row.first_seen), paused, pause });
       if (row.watermark !== null && row.watermark !== undefined) setOwn(snapshot.watermarks, name, Number(row.watermark));
     }
     snapshot.defs = (defs?.rows ?? []).map((row) => jobDef(row, db.label));
@@ -184,14 +189,16 @@ export function createSqlStore(db: SqlExecutor): Store {
 
     ...sqlReads(db, ensureReady),
 
-    async setPaused(name, paused, now): Promise<void> {
+    async setPaused(name, paused, now, info): Promise<void> {
       checkText(name, "setPaused.name");
       checkBoolean(paused, "setPaused.paused");
       checkInstant(now, "setPaused.now");
+      const pause = pauseRecord(paused, now, info);
       await write("setPaused", [{
-        sql: `INSERT INTO edgecron_jobs (name, first_seen, paused) VALUES (?, ?, ?)
-          ON CONFLICT (name) DO UPDATE SET paused = excluded.paused`,
-        args: [name, now, paused ? 1 : 0],
+        sql: `INSERT INTO edgecron_jobs (name, first_seen, paused, pause_note, paused_at, paused_by) VALUES (?, ?, ?, ?, ?, ?)
+          ON CONFLICT (name) DO UPDATE SET paused = excluded.paused, pause_note = excluded.pause_note,
+            paused_at = excluded.paused_at, paused_by = excluded.paused_by`,
+        args: [name, now, paused ? 1 : 0, pause?.note ?? null, pause?.at ?? null, pause?.by ?? null],
       }]);
     },
 

@@ -21,6 +21,7 @@ import {
   RunBodySchema,
   RunsQuerySchema,
   BackfillBodySchema,
+  PauseBodySchema,
 } from "../src/http/_schemas.ts";
 import { RESPONSE_SCHEMAS } from "./openapi_responses.ts";
 
@@ -115,7 +116,7 @@ export function buildOpenApi(): Json {
         responses: { "202": json("BackfillStarted", "Planned; the slots run in the background"), ...errors(400, 401, 404, 413, 503) },
       },
     },
-    "/jobs/{name}/pause": { post: action("Pauses the job on every node") },
+    "/jobs/{name}/pause": { post: { ...action("Pauses the job on every node, with an optional note (shown in the job's `pause` until it resumes)"), requestBody: body("PauseBody") } },
     "/jobs/{name}/resume": { post: action("Resumes the job") },
     "/tick": { post: { summary: "Runs one tick now (for external triggers)", requestBody: body("EmptyBody"), responses: { "200": json("TickReport", "What the tick did"), ...errors(400, 401, 503) } } },
     "/openapi.json": { get: { summary: "This document", responses: { "200": { description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } }, ...errors(401) } } },
@@ -146,6 +147,7 @@ export function buildOpenApi(): Json {
         NamedDataJob: strip(convert(NamedDataJobSchema)),
         RunBody: strip(convert(RunBodySchema)),
         BackfillBody: strip(convert(BackfillBodySchema)),
+        PauseBody: strip(convert(PauseBodySchema)),
         EmptyBody: strip(convert(EmptyBodySchema)),
         ...RESPONSE_SCHEMAS,
       },

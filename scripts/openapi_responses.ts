@@ -36,6 +36,7 @@ const Job = obj({
   timezone: { type: "string" },
   enabled: { type: "boolean" },
   paused: { type: "boolean" },
+  pause: obj({ note: maybe({ type: "string" }), at: ms, atIso: iso, by: { type: "string" } }, ["note", "at", "by"]),
   ...list("next"),
   lastOutcome: ref("Run"),
   counters: { type: "object", additionalProperties: { type: "integer" } },

@@ -24,7 +24,8 @@ import { createTicker, type StartedTick } from "./tick/tick.ts";
 import { createTimerLoop } from "./tick/timer.ts";
 import { runAhead } from "./tick/run_ahead.ts";
 import { createRunTracker } from "./run/tracker.ts";
-import type { Scheduler, SchedulerEvent, SchedulerOptions, TickReport } from "./types.ts";
+import type { PauseOptions, Scheduler, SchedulerEvent, SchedulerOptions, TickReport } from "./types.ts";
+import { pauseInfo } from "./jobs/pause.ts";
 import { deliverWebhook } from "../webhook/deliver.ts";
 import { checkTargetUrl, resolveWebhookPolicy } from "../webhook/policy.ts";
 
@@ -204,7 +205,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       opts.onPlan?.(plan.slots);
       return runBackfill({ ...runner, promoter }, job, plan, opts.signal);
     },
-    pause: (name) => setPaused(name, true),
+    pause: (name, opts) => setPaused(name, true, opts),
     resume: (name) => setPaused(name, false),
     async runs(name, query) {
       await ready();
@@ -251,13 +252,14 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     },
   };
 
-  async function setPaused(name: string, paused: boolean): Promise<void> {
+  async function setPaused(name: string, paused: boolean, opts?: PauseOptions): Promise<void> {
     await ready();
     if (registry.get(name) === undefined) {
       const def = await store.getDef(name);
       if (def === undefined) throw new SchedulerError("unknown-job", `no job named ${JSON.stringify(name)}`, { path: "name" });
     }
-    await store.setPaused(name, paused, clock.now());
+    const info = pauseInfo(opts);
+    await store.setPaused(name, paused, clock.now(), info);
   }
   return scheduler;
 }

@@ -1,6 +1,6 @@
 /** Public types of the engine. */
 import type { Schedule, ScheduleSpec } from "../core/types.ts";
-import type { JobDef, Outcome, OverlapPolicy, RunRecord, RunStatus, Store } from "../store/types.ts";
+import type { JobDef, Outcome, OverlapPolicy, PauseInfo, RunRecord, RunStatus, Store } from "../store/types.ts";
 
 /** Time source and timers. Only the engine reads it; tests inject a manual one. */
 export interface Clock {
@@ -149,6 +149,8 @@ export interface JobInfo {
   timezone: string;
   enabled: boolean;
   paused: boolean;
+  /** While paused: its note (or null), when, and by whom (`pause(name, { note, by })`; `"api"` by default). */
+  pause?: PauseInfo;
   next: number[];
   lastOutcome: RunRecord | undefined;
   counters: JobCounters;
@@ -284,6 +286,14 @@ export interface SchedulerOptions {
   retention?: string | number;
 }
 
+/** Options of `scheduler.pause()`. */
+export interface PauseOptions {
+  /** Why (shown with the job; at most 500 characters). */
+  note?: string;
+  /** Who: an API caller's label; default `"api"`. */
+  by?: string;
+}
+
 /** Options of `scheduler.backfill()`. */
 export interface BackfillOptions {
   /** First instant of the range (inclusive): epoch ms, a `Date` or an ISO instant with offset. */
@@ -345,7 +355,11 @@ export interface Scheduler {
   /** One job as `list()` describes it (with `recent` and `upcoming` when `window` is given). */
   get(name: string, options?: Pick<ListOptions, "next" | "window">): Promise<JobInfo | undefined>;
   run(name: string, options?: { mode?: "force" | "due" }): Promise<ManualRunResult>;
-  pause(name: string): Promise<void>;
+  /**
+   * Pauses the job on every node; `note` (at most 500 characters) and `by` (default
+   * `"api"`) show in `get()`'s `pause` with the time. `resume` clears them.
+   */
+  pause(name: string, options?: PauseOptions): Promise<void>;
   resume(name: string): Promise<void>;
   /**
    * Runs the job for every slot of its schedule in `[from, to)`, in slot order, each

@@ -59,7 +59,16 @@ export const BackfillBodySchema = v.strictObject({
   overlap: v.optional(v.picklist(["bufferAll", "bufferOne", "skip", "allow"])),
 });
 
-/** Body of bodiless actions (`pause`, `resume`, `tick`): nothing or `{}`. */
+/** Body of `POST /jobs/:name/pause`: an optional note (shown with the job until it resumes). */
+export const PauseBodySchema = v.strictObject({
+  note: v.optional(v.pipe(
+    v.string(),
+    v.maxLength(500, "expected at most 500 characters"),
+    v.check((s) => !/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(s), "must not contain control characters"),
+  )),
+});
+
+/** Body of bodiless actions (`resume`, `tick`): nothing or `{}`. */
 export const EmptyBodySchema = v.strictObject({});
 
 const PositiveInt = (max: number) =>

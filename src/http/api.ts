@@ -22,6 +22,7 @@ import {
   parseJob,
   parseNamedJob,
   BackfillBodySchema,
+  PauseBodySchema,
   PutQuerySchema,
   RunBodySchema,
   RunsQuerySchema,
@@ -151,17 +152,26 @@ export function registerApi(app: Hono, rc: RouterContext): void {
     return c.json(errorBody(code, `job ${JSON.stringify(name)} was not run: ${result.reason}`), status);
   });
 
-  for (const action of ["pause", "resume"] as const) {
-    app.post(`/jobs/:name/${action}`, write, async (c) => {
-      const name = nameParam(c);
-      query(c, NoQuerySchema);
-      await body(c, rc, EmptyBodySchema);
-      await existing(rc, name);
-      await scheduler[action](name);
-      changed();
-      return send(c, { job: name, paused: action === "pause" });
-    });
-  }
+  app.post("/jobs/:name/pause", write, async (c) => {
+    const name = nameParam(c);
+    query(c, NoQuerySchema);
+    const { note } = await body(c, rc, PauseBodySchema);
+    await existing(rc, name);
+    // The router has one token, so every API caller is "api".
+    await scheduler.pause(name, note === undefined ? { by: "api" } : { note, by: "api" });
+    changed();
+    return send(c, { job: name, paused: true });
+  });
+
+  app.post("/jobs/:name/resume", write, async (c) => {
+    const name = nameParam(c);
+    query(c, NoQuerySchema);
+    await body(c, rc, EmptyBodySchema);
+    await existing(rc, name);
+    await scheduler.resume(name);
+    changed();
+    return send(c, { job: name, paused: false });
+  });
 
   app.post("/jobs/:name/backfill", write, async (c) => {
     const name = nameParam(c);

@@ -170,7 +170,9 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
         const r = await scheduler.run(name, { mode: "force" });
         result = r.ok ? r.outcome : r.reason.replace(/ /g, "-");
       } else {
-        await scheduler[verb](name);
+        const note = verb === "pause" ? (form.get("note") ?? "").trim() : "";
+        if (verb === "pause") await scheduler.pause(name, note === "" ? { by: "dashboard" } : { note: note.slice(0, 500), by: "dashboard" });
+        else await scheduler.resume(name);
         result = verb === "pause" ? "paused" : "resumed";
       }
       rc.cache.clear();

@@ -120,6 +120,8 @@ export function logEvent(log: Logger, event: SchedulerEvent): void {
       return log.info(`${jobLabel(event.job)} skipped slot ${isoText(event.slot)}: still running`);
     case "missed":
       return log.info(`${jobLabel(event.job)} missed slot ${isoText(event.slot)}`);
+    case "paused":
+      return log.warn(`${jobLabel(event.job)} paused by ${event.by}: ${event.reason}`);
     case "buffered":
       return log.info(`${jobLabel(event.job)} slot ${isoText(event.slot)} waits for the live run to settle`);
     case "cancelled":

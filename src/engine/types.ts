@@ -101,6 +101,12 @@ export interface JobPolicy {
   overlap?: OverlapPolicy;
   /** `overlap: "bufferAll"`: the most slots kept waiting; the excess is `skipped`. Default 100, at most 10 000. */
   bufferLimit?: number;
+  /**
+   * Pauses the job (on every node) after this many consecutive runs ended `error` or
+   * `timeout`, counted from the store across nodes, with the note "paused after n
+   * consecutive failures" and a `paused` event. Default: never. 1 to 1000.
+   */
+  pauseOnFailure?: number;
   /** Default `{ mode: "latest", window: "1h" }`. */
   catchUp?: CatchUpSpec;
   retries?: RetrySpec;
@@ -218,6 +224,8 @@ export type SchedulerEvent =
   | { type: "timed-out"; job: string; slot: number; attempt: number; willRetry: boolean }
   | { type: "skipped"; job: string; slot: number }
   | { type: "missed"; job: string; slot: number }
+  /** The job was paused by the scheduler itself (`pauseOnFailure`); `reason` is its note. */
+  | { type: "paused"; job: string; reason: string; by: string }
   /** The slot waits behind a live run of its job (a buffering overlap policy) and starts when it settles. */
   | { type: "buffered"; job: string; slot: number }
   /** A run ended `cancelled`: a newer slot superseded it (`overlap: "cancelOther"`); `node` ran it. */

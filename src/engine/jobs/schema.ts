@@ -36,6 +36,12 @@ export const policyEntries = {
   timezone: v.optional(v.pipe(text(64), v.minLength(1, () => "must not be empty"))),
   timeout: v.optional(duration),
   overlap: v.optional(choice(["skip", "allow", "bufferOne", "bufferAll", "cancelOther"] as const)),
+  pauseOnFailure: v.optional(v.pipe(
+    v.number((issue) => `expected a whole number 1-1000, got ${got(issue)}`),
+    v.integer((issue) => `expected a whole number 1-1000, got ${got(issue)}`),
+    v.minValue(1, (issue) => `expected a whole number 1-1000, got ${got(issue)}`),
+    v.maxValue(1000, (issue) => `expected a whole number 1-1000, got ${got(issue)}`),
+  )),
   bufferLimit: v.optional(v.pipe(
     v.number((issue) => `expected a whole number 1-10000, got ${got(issue)}`),
     v.integer((issue) => `expected a whole number 1-10000, got ${got(issue)}`),

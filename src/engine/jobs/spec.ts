@@ -24,6 +24,8 @@ export interface ResolvedJob {
   overlap: OverlapPolicy;
   /** `bufferAll`'s cap (default 100). */
   bufferLimit: number;
+  /** Consecutive failed runs that pause the job; undefined: never. */
+  pauseOnFailure: number | undefined;
   catchUp: { mode: CatchUpMode; windowMs: number; toleranceMs: number };
   retries: { attempts: number; backoffMs: number };
   enabled: boolean;
@@ -105,6 +107,7 @@ function expand(
     timeoutMs: parseDuration(spec.timeout ?? defaults.timeout ?? "10m", { ...at("timeout"), min: 1 }),
     overlap: spec.overlap ?? defaults.overlap ?? "skip",
     bufferLimit: spec.bufferLimit ?? defaults.bufferLimit ?? 100,
+    pauseOnFailure: spec.pauseOnFailure ?? defaults.pauseOnFailure,
     catchUp: {
       mode: catchUp.mode ?? "latest",
       windowMs: parseDuration(catchUp.window ?? "1h", { ...at("catchUp.window"), min: 1 }),

@@ -12,6 +12,7 @@ import type { JobRegistry } from "../jobs/registry.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 import { sleep } from "./sleep.ts";
 import { SUPERSEDED } from "./supersede.ts";
+import { checkFailures } from "./failures.ts";
 import type { HeldClaim, RunTracker } from "./tracker.ts";
 import type { Clock, Logger, RunContext, RunLease, SchedulerEvent } from "../types.ts";
 
@@ -44,6 +45,12 @@ type AttemptResult = { status: "ok" } | { status: "error" | "timeout"; error: st
  * lease ends and any node records it `abandoned`). Never rejects.
  */
 export async function runSlot(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim): Promise<Outcome | undefined> {
+  const outcome = await runAttempts(deps, job, claim);
+  await checkFailures(deps, job, outcome);
+  return outcome;
+}
+
+async function runAttempts(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim): Promise<Outcome | undefined> {
   const { clock, store, lease, tracker } = deps;
   const counters = deps.registry.counters(job.name);
   const { slot } = claim;

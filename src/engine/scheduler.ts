@@ -9,6 +9,7 @@ import { errorText, jobLabel } from "./text.ts";
 import { createStoreHealth } from "./store/health.ts";
 import { createJobViews } from "./jobs/info.ts";
 import { createPromoter } from "./run/overlap.ts";
+import { signingKey } from "../webhook/keys.ts";
 import { planBackfill, runBackfill } from "./backfill.ts";
 import { createLease } from "./run/lease.ts";
 import { manualRun } from "./run/manual.ts";
@@ -68,6 +69,8 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
   }
   const fetcher = options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
   const webhooks = resolveWebhookPolicy(options.webhooks);
+  // Checked at creation, so a bad key list fails at start-up, not at the first delivery.
+  const signing = options.webhookSecret === undefined ? undefined : signingKey(options.webhookSecret);
   const clock = options.clock ?? systemClock();
   const at = (field: string) => ({ code: "invalid-spec", field, path: field });
   const defaults = resolveDefaults(options.defaults);
@@ -87,7 +90,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       if (options.webhookSecret === undefined) {
         throw new SchedulerError("invalid-spec", "webhookSecret is not configured: data-defined jobs cannot run on this node");
       }
-      return deliverWebhook(job.target!, ctx, { fetch: fetcher, secret: options.webhookSecret, nowMs: clock.now(), policy: webhooks });
+      return deliverWebhook(job.target!, ctx, { fetch: fetcher, secret: signing!, nowMs: clock.now(), policy: webhooks });
     },
   });
   const tracker = createRunTracker();

@@ -257,8 +257,11 @@ export interface SchedulerOptions {
   defaults?: JobPolicy;
   /** Used for webhook deliveries of data-defined jobs; default `globalThis.fetch`. */
   fetch?: typeof fetch;
-  /** HMAC secret signing webhook deliveries. Required to run data-defined jobs. */
-  webhookSecret?: string;
+  /**
+   * HMAC secret signing webhook deliveries. Required to run data-defined jobs. A list
+   * rotates keys: deliveries are signed with the first; receivers accept any they hold.
+   */
+  webhookSecret?: string | readonly string[];
   /** Which webhook targets are allowed (internal addresses are refused by default). */
   webhooks?: WebhookOptions;
   /**

@@ -35,7 +35,7 @@ describe("pauseOnFailure", () => {
   });
 
   it("a success, or fewer than n runs, never pauses; skipped and missed rows neither count nor break the streak", () => {
-    const row = (status: RunRecord["status"]): RunRecord => ({ job: "j", slot: 0, kind: "scheduled", status, attempt: 1, node: "a", claimedAt: 0, startedAt: 0, finishedAt: 0, leaseUntil: null, error: null });
+    const row = (status: string): RunRecord => ({ job: "j", slot: 0, kind: "scheduled", status: status as RunRecord["status"], attempt: 1, node: "a", claimedAt: 0, startedAt: 0, finishedAt: 0, leaseUntil: null, error: null });
     assert.equal(failedInARow(["error", "skipped", "timeout", "missed", "error"].map(row), 3), true);
     assert.equal(failedInARow(["error", "ok", "error", "error"].map(row), 3), false);
     assert.equal(failedInARow(["error", "error"].map(row), 3), false);

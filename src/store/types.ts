@@ -318,8 +318,9 @@ export interface Store {
   /**
    * Starts the job's oldest `buffered` row (of `kind`, when given): turns it `running`,
    * held by `node` with `leaseUntil`, at the same attempt, in ONE statement that also
-   * checks the job has no live row (`running` or `cancelling` with leaseUntil >= now).
-   * Returns the row as started, or undefined (nothing buffered, or a run is live).
+   * checks the job has no live row (`running` or `cancelling` with leaseUntil >= now)
+   * and is not paused. Returns the row as started, or undefined (nothing buffered, a
+   * run is live, or the job is paused: its buffered slots wait for `resume`).
    */
   promote(request: PromoteRequest): Promise<RunRecord | undefined>;
 

@@ -71,6 +71,17 @@ export function overlapCases({ it, withStore }: ContractContext): void {
       await rejectsWith(store.promote({ job: "", node: "n", now: T0, leaseUntil: T0 }), "invalid-spec", /promote\.job/);
     }));
 
+  it("promote() starts nothing while the job is paused; resuming lets it go", () =>
+    withStore(async (store) => {
+      await store.claim([request("a", T0, { batch: "t1", overlap: "bufferOne", leaseUntil: T0 + MIN })]);
+      await store.claim([request("a", T0 + 30_000, { batch: "t2", overlap: "bufferOne", now: T0 + 30_000 })]);
+      await store.update({ job: "a", slot: T0, attempt: 1, node: "node-a" }, { status: "ok", finishedAt: T0 + 40_000, leaseUntil: null });
+      await store.setPaused("a", true, T0 + 40_000);
+      assert.equal(await store.promote({ job: "a", node: "b", now: T0 + MIN, leaseUntil: T0 + 2 * MIN }), undefined);
+      await store.setPaused("a", false, T0 + MIN);
+      assert.equal((await store.promote({ job: "a", node: "b", now: T0 + MIN, leaseUntil: T0 + 2 * MIN }))?.slot, T0 + 30_000);
+    }));
+
   it("promote() waits for a live run whose lease has not ended, and goes once it has", () =>
     withStore(async (store) => {
       await store.claim([request("a", T0, { batch: "t1", overlap: "bufferOne", leaseUntil: T0 + MIN })]);

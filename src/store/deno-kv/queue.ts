@@ -16,7 +16,8 @@ export function promoteOne(ctx: KvContext, request: PromoteRequest): Promise<Run
   return ctx.op("promote", (kv) =>
     ctx.retry("promote", async () => {
       // The version first, the rows after: an unchanged version at commit proves the rows current.
-      const version = await kv.get(keys.ver(job));
+      const [version, state] = await kv.getMany([keys.ver(job), keys.job(job)]);
+      if ((state!.value as { paused?: boolean } | null)?.paused === true) return undefined;
       const open = (await listAll(kv, { prefix: keys.lives(job) })).map((e) => e.value as Row);
       if (open.some((row) => isLiveStatus(row.status) && (row.leaseUntil ?? -Infinity) >= now)) return undefined;
       let oldest: Row | undefined;
@@ -25,7 +26,8 @@ export function promoteOne(ctx: KvContext, request: PromoteRequest): Promise<Run
       }
       if (oldest === undefined) return undefined;
       const next: Row = { ...oldest, status: "running", node, batch: `promote:${node}:${now}`, startedAt: now, leaseUntil };
-      const atomic = kv.atomic().check({ key: keys.ver(job), versionstamp: version.versionstamp });
+      // The job key too: a pause committed meanwhile must win.
+      const atomic = kv.atomic().check({ key: keys.ver(job), versionstamp: version!.versionstamp }, { key: keys.job(job), versionstamp: state!.versionstamp });
       stageRow(atomic, ctx, oldest, next);
       return (await atomic.commit()).ok ? publicRecord(next) : CONFLICT;
     }));

@@ -260,7 +260,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       guard("promote");
       checkPromote(request);
       const { job, node, now, leaseUntil, kind } = request;
-      if (hasLiveRun(job, now, "", true)) return undefined;
+      if (jobs.get(job)?.paused === true || hasLiveRun(job, now, "", true)) return undefined;
       let oldest: Row | undefined;
       for (const row of bufferedOf(job)) {
         if ((kind === undefined || row.kind === kind) && (oldest === undefined || row.slot < oldest.slot)) oldest = row;

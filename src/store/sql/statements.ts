@@ -195,6 +195,7 @@ export function promoteStatement(r: PromoteRequest): SqlStatement {
         AND NOT EXISTS (
           SELECT 1 FROM edgecron_runs o WHERE o.job = :job AND o.status IN ('running', 'cancelling') AND o.lease_until >= :now
         )
+        AND NOT EXISTS (SELECT 1 FROM edgecron_jobs j WHERE j.name = :job AND j.paused = 1)
       RETURNING ${COLUMNS}`,
     { job: r.job, node: r.node, batch: `promote:${r.node}:${r.now}`, now: r.now, lease: r.leaseUntil, kind: r.kind ?? null },
   );

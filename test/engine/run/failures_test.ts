@@ -34,6 +34,32 @@ describe("pauseOnFailure", () => {
     assert.equal(call, 4);
   });
 
+  it("a bufferAll job paused by its failures starts no buffered slot until it is resumed", async () => {
+    const s = setup({ start: T0 - MIN });
+    let calls = 0;
+    let fail: (e: Error) => void = () => {};
+    s.scheduler.job("j", { schedule: "* * * * *", overlap: "bufferAll", pauseOnFailure: 1, run: () => {
+      calls++;
+      return calls === 1 ? new Promise<void>((_, reject) => (fail = reject)) : undefined;
+    } });
+    await s.scheduler.tick();
+    await s.clock.set(T0);
+    const first = s.scheduler.tick();
+    await s.clock.settle();
+    await s.clock.set(T0 + MIN);
+    await s.scheduler.tick();
+    fail(new Error("boom"));
+    await first;
+    assert.equal(calls, 1);
+    assert.equal((await s.store.getRun("j", T0 + MIN))?.status, "buffered");
+    assert.equal((await s.scheduler.get("j"))?.pause?.by, "pauseOnFailure");
+    await s.scheduler.resume("j");
+    await s.clock.set(T0 + MIN + 30_000);
+    await s.scheduler.tick();
+    assert.equal(calls, 2);
+    assert.equal((await s.store.getRun("j", T0 + MIN))?.status, "ok");
+  });
+
   it("a success, or fewer than n runs, never pauses; skipped and missed rows neither count nor break the streak", () => {
     const row = (status: string): RunRecord => ({ job: "j", slot: 0, kind: "scheduled", status: status as RunRecord["status"], attempt: 1, node: "a", claimedAt: 0, startedAt: 0, finishedAt: 0, leaseUntil: null, error: null });
     assert.equal(failedInARow(["error", "skipped", "timeout", "missed", "error"].map(row), 3), true);

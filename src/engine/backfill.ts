@@ -39,9 +39,9 @@ export interface BackfillPlan {
  * Validates the options and lists the slots in `[from, to)`.
  *
  * @throws {SchedulerError} `invalid-instant` for `from`/`to`; `invalid-spec` for a reversed
- * range, an unknown overlap or a range holding more than 10 000 slots.
+ * range, a `to` after `now`, an unknown overlap or a range holding more than 10 000 slots.
  */
-export function planBackfill(job: ResolvedJob, options: BackfillOptions): BackfillPlan {
+export function planBackfill(job: ResolvedJob, options: BackfillOptions, now: number): BackfillPlan {
   if (options === null || typeof options !== "object") {
     throw new SchedulerError("invalid-spec", `backfill: expected { from, to }, got ${quote(options)}`, { path: "backfill" });
   }
@@ -49,6 +49,10 @@ export function planBackfill(job: ResolvedJob, options: BackfillOptions): Backfi
   const to = integer(toEpochMs(options.to, { field: "to" }), "to");
   if (!(from < to)) {
     throw new SchedulerError("invalid-spec", `to: must be after from (${new Date(from).toISOString()}), got ${quote(new Date(to).toISOString())}`, { path: "to" });
+  }
+  // A backfill fills the past: a slot must not run before its time.
+  if (to > now + 1) {
+    throw new SchedulerError("invalid-spec", `to: must not be in the future (now is ${new Date(now).toISOString()}), got ${quote(new Date(to).toISOString())}`, { path: "to" });
   }
   const overlap = options.overlap ?? "bufferAll";
   if (overlap !== "bufferAll" && overlap !== "bufferOne" && overlap !== "skip" && overlap !== "allow") {

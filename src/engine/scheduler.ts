@@ -204,7 +204,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       await ready();
       const job = registry.get(name);
       if (job === undefined) throw new SchedulerError("unknown-job", `no job named ${JSON.stringify(name)}`, { path: "name" });
-      const plan = planBackfill(job, opts);
+      const plan = planBackfill(job, opts, clock.now());
       opts.onPlan?.(plan.slots);
       return runBackfill({ ...runner, promoter }, job, plan, opts.signal);
     },

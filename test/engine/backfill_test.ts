@@ -119,6 +119,7 @@ describe("backfill", () => {
       await assert.rejects(promise, (e: unknown) => e instanceof SchedulerError && e.code === code && text.test(e.message));
     };
     await refuses(s.scheduler.backfill("j", { from: T0, to: T0 }), "invalid-spec", /^invalid-spec: to: must be after from/);
+    await refuses(s.scheduler.backfill("j", { from: T0, to: T0 + 2 * MIN }), "invalid-spec", /^invalid-spec: to: must not be in the future/);
     await refuses(s.scheduler.backfill("j", { from: "yesterday", to: T0 }), "invalid-instant", /from: .*"yesterday"/);
     await refuses(s.scheduler.backfill("j", { from: T0 - 10_001 * MIN, to: T0 }), "invalid-spec", /more than 10000 slots of "j"/);
     await refuses(s.scheduler.backfill("j", { from: T0 - MIN, to: T0, overlap: "cancelOther" as never }), "invalid-spec", /overlap: .*"cancelOther"/);

@@ -4,6 +4,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createMemoryStore } from "../../../src/store/memory/mod.ts";
 import { MIN, ofType, rows, SEC, setup, T0 } from "../_helpers.ts";
+import { faultyStore } from "../_faulty.ts";
 import { gate, register } from "./_gate.ts";
 
 const statuses = async (store: Parameters<typeof rows>[0], job: string): Promise<[number, string, string | null][]> =>
@@ -166,5 +167,31 @@ describe("overlap policies", () => {
     const s = setup();
     assert.throws(() => s.scheduler.job("j", { schedule: "* * * * *", overlap: "queue" as never, run: () => {} }), /jobs\.j\.overlap/);
     assert.throws(() => s.scheduler.job("k", { schedule: "* * * * *", overlap: "bufferAll", bufferLimit: 0, run: () => {} }), /jobs\.k\.bufferLimit: expected a whole number 1-10000, got "0"/);
+  });
+
+  it("a store failure while starting a buffered slot loses nothing: it stays buffered and the next tick starts it once", async () => {
+    const store = faultyStore();
+    const s = setup({ store, start: T0 - MIN });
+    const h = gate(s.clock);
+    s.scheduler.job("j", { schedule: "* * * * *", overlap: "bufferOne", run: h.run });
+    await register(s);
+    const t0 = s.scheduler.tick();
+    await s.clock.settle();
+    await s.clock.set(T0 + MIN);
+    const t1 = s.scheduler.tick();
+    await s.clock.settle();
+    store.failNext("promote");
+    await h.release(T0);
+    await t0;
+    assert.deepEqual(h.state.started, [T0]);
+    assert.equal((await store.getRun("j", T0 + MIN))?.status, "buffered");
+    assert.ok(s.logger.lines.some((l) => l.includes("starting a buffered slot failed")));
+    await s.clock.set(T0 + MIN + 30 * SEC);
+    const t2 = s.scheduler.tick();
+    await s.clock.settle();
+    assert.deepEqual(h.state.started, [T0, T0 + MIN]);
+    await h.release(T0 + MIN);
+    await Promise.all([t1, t2]);
+    assert.deepEqual(await statuses(store, "j"), [[0, "ok", null], [1, "ok", null]]);
   });
 });

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { libsqlStore } from "../../../src/store/libsql/mod.ts";
 import type { MemoryStore } from "../../../src/store/memory/mod.ts";
 import type { Store } from "../../../src/store/types.ts";
-import { MIN, rows, SEC, setup, T0 } from "../_helpers.ts";
+import { HOUR, MIN, rows, SEC, setup, T0 } from "../_helpers.ts";
 import { gate, register } from "./_gate.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "edgecron-overlap-"));
@@ -72,5 +72,33 @@ describe("overlap policies on one libSQL file, two schedulers", () => {
     await Promise.all(ticks);
     assert.deepEqual((await rows(sb, "j")).map((r) => [(r.slot - T0) / MIN, r.status, r.error]), [[0, "cancelled", "superseded"], [1, "ok", null]]);
     assert.equal(h.state.peak, 1);
+  });
+
+  it("backfill: two schedulers backfilling the same range run each slot once, one at a time", async () => {
+    const [sa, sb] = twoConnections();
+    const a = setup({ store: sa, node: "a", start: T0 + HOUR });
+    const b = setup({ store: sb, node: "b", clock: a.clock });
+    let live = 0;
+    let peak = 0;
+    for (const s of [a, b]) {
+      s.scheduler.job("j", { schedule: "*/10 * * * *", run: async () => {
+        peak = Math.max(peak, ++live);
+        await Promise.resolve();
+        live--;
+      } });
+    }
+    const range = { from: T0 - HOUR, to: T0 };
+    let settled = false;
+    const both = Promise.all([a.scheduler.backfill("j", range), b.scheduler.backfill("j", range)]).finally(() => (settled = true));
+    // A node waiting on the other's run looks again each heartbeat.
+    for (let i = 0; i < 200 && !settled; i++) await a.clock.advance(SEC);
+    const [ra, rb] = await both;
+    const all = await rows(sa, "j");
+    assert.deepEqual(all.map((r) => [(r.slot - T0) / MIN, r.status, r.attempt, r.kind]), [-60, -50, -40, -30, -20, -10].map((m) => [m, "ok", 1, "backfill"]));
+    assert.equal(ra.planned + rb.planned, 12);
+    assert.deepEqual([...ra.ran, ...rb.ran].sort((x, y) => x - y), all.map((r) => r.slot), "each slot is reported run by exactly one of the two");
+    assert.equal(ra.ran.length + ra.skipped.length, 6);
+    assert.equal(rb.ran.length + rb.skipped.length, 6);
+    assert.equal(peak, 1);
   });
 });

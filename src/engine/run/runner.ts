@@ -11,7 +11,7 @@ import type { OutcomeWriter } from "./outcomes.ts";
 import type { JobRegistry } from "../jobs/registry.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 import { sleep } from "./sleep.ts";
-import { SUPERSEDED } from "./supersede.ts";
+import { SUPERSEDED, supersededOf } from "./supersede.ts";
 import { checkFailures } from "./failures.ts";
 import type { HeldClaim, RunTracker } from "./tracker.ts";
 import type { Clock, Logger, RunContext, RunLease, SchedulerEvent } from "../types.ts";
@@ -88,6 +88,10 @@ async function runAttempts(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim)
       claim.attempt = attempt + 1;
       claim.leaseUntil = waitUntil;
       await sleep(deps, delay);
+      // A lease longer than one lease is not renewed during the backoff, so a
+      // supersession may not have been heard yet: the row says.
+      if (!claim.lost && job.overlap === "cancelOther" && (await supersededOf(store, [claim])).size > 0) lease.supersede(claim);
+      if (claim.superseded) return await cancel(deps, claim, clock.now());
       if (tracker.stopping || claim.lost) return leave(deps, claim);
       const restart = clock.now();
       const until = lease.until(restart, job);

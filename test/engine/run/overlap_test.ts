@@ -194,4 +194,34 @@ describe("overlap policies", () => {
     await Promise.all([t1, t2]);
     assert.deepEqual(await statuses(store, "j"), [[0, "ok", null], [1, "ok", null]]);
   });
+
+  it("cancelOther: a run waiting out a retry backoff is cancelled when the backoff ends, not retried", async () => {
+    const store = createMemoryStore();
+    const a = setup({ store, node: "a", start: T0 - MIN });
+    const b = setup({ store, node: "b", clock: a.clock });
+    const calls: string[] = [];
+    for (const s of [a, b]) {
+      s.scheduler.job("j", { schedule: "* * * * *", overlap: "cancelOther", retries: { attempts: 2, backoff: "2m" }, run: (ctx) => {
+        calls.push(`${(ctx.slot - T0) / MIN}/${ctx.attempt}`);
+        if (calls.length === 1) throw new Error("flaky");
+      } });
+    }
+    await register(a);
+    const t0 = a.scheduler.tick();
+    await a.clock.settle();
+    assert.equal((await store.getRun("j", T0))?.attempt, 2, "waiting to retry");
+    await a.clock.set(T0 + MIN);
+    const t1 = b.scheduler.tick();
+    await a.clock.settle();
+    assert.equal((await store.getRun("j", T0))?.status, "cancelling");
+    await a.clock.set(T0 + 2 * MIN + 1);
+    await t0;
+    const old = await store.getRun("j", T0);
+    assert.deepEqual([old?.status, old?.error], ["cancelled", "superseded"]);
+    await a.clock.set(T0 + 2 * MIN + 30 * SEC);
+    await b.scheduler.tick();
+    await t1;
+    assert.deepEqual(calls, ["0/1", "1/1", "2/1"], "the old slot was not retried; the superseding one ran, then the next");
+    assert.equal((await store.getRun("j", T0 + MIN))?.status, "ok");
+  });
 });

@@ -29,9 +29,6 @@ export const RUN_STATUSES: readonly RunStatus[] = [
   "running", "cancelling", "buffered", "ok", "error", "timeout", "skipped", "missed", "abandoned", "cancelled",
 ];
 
-/** Statuses that are not final: the row still belongs to a run in flight or waiting. */
-export const OPEN_STATUSES: readonly RunStatus[] = ["running", "cancelling", "buffered"];
-
 /** Final statuses. */
 export type Outcome = Exclude<RunStatus, "running" | "cancelling" | "buffered">;
 

@@ -122,6 +122,8 @@ export function createTicker(deps: TickDeps): Ticker {
     // Buffered slots with no live run anywhere (their run settled on a node that died or
     // stopped, or a backfill's node went away): this node starts them.
     for (const name of startable(snapshot, now)) {
+      // A node at its capacity leaves them to another node (or its next tick).
+      if (tracker.running >= deps.concurrency) break;
       const job = registry.get(name);
       if (job === undefined || !job.enabled || own(snapshot.jobs, name)?.paused === true || won.has(name)) continue;
       runs.push(drain(job, jobReport(name), true));

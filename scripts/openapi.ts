@@ -20,6 +20,8 @@ import {
   PutQuerySchema,
   RunBodySchema,
   RunsQuerySchema,
+  BackfillBodySchema,
+  PauseBodySchema,
 } from "../src/http/_schemas.ts";
 import { RESPONSE_SCHEMAS } from "./openapi_responses.ts";
 
@@ -106,7 +108,15 @@ export function buildOpenApi(): Json {
         responses: { "200": json("RunResult", "Ran: ok (or skipped/missed)"), "502": json("RunResult", "Ran and failed: error"), "504": json("RunResult", "Ran and timed out"), ...errors(400, 401, 404, 409) },
       },
     },
-    "/jobs/{name}/pause": { post: action("Pauses the job on every node") },
+    "/jobs/{name}/backfill": {
+      post: {
+        summary: "Runs the job for every slot of its schedule in [from, to), in order; answers at once with the planned count (progress shows in the run history)",
+        parameters: [NAME],
+        requestBody: { ...body("BackfillBody"), required: true },
+        responses: { "202": json("BackfillStarted", "Planned; the slots run in the background"), ...errors(400, 401, 404, 413, 503) },
+      },
+    },
+    "/jobs/{name}/pause": { post: { ...action("Pauses the job on every node, with an optional note (shown in the job's `pause` until it resumes)"), requestBody: body("PauseBody") } },
     "/jobs/{name}/resume": { post: action("Resumes the job") },
     "/tick": { post: { summary: "Runs one tick now (for external triggers)", requestBody: body("EmptyBody"), responses: { "200": json("TickReport", "What the tick did"), ...errors(400, 401, 503) } } },
     "/openapi.json": { get: { summary: "This document", responses: { "200": { description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } }, ...errors(401) } } },
@@ -121,6 +131,9 @@ export function buildOpenApi(): Json {
       post: { summary: `Dashboard form: ${verb}`, parameters: [NAME], requestBody: form(["csrf", "back"]), responses: { ...redirect, "401": htmlPage("Sign-in form"), "403": htmlPage("Stale form or cross-site") } },
     };
   }
+  paths["/ui/jobs/{name}/backfill"] = {
+    post: { summary: "Dashboard form: backfill", parameters: [NAME], requestBody: form(["csrf", "from", "to", "rerun"]), responses: { ...redirect, "401": htmlPage("Sign-in form"), "403": htmlPage("Stale form or cross-site") } },
+  };
   return {
     openapi: "3.1.0",
     info: { title: "edgecron", version: "1", description: "Every instant is sent as epoch milliseconds `x` with an ISO-8601 sibling `xIso`." },
@@ -133,6 +146,8 @@ export function buildOpenApi(): Json {
         DataJob: strip(convert(DataJobSchema)),
         NamedDataJob: strip(convert(NamedDataJobSchema)),
         RunBody: strip(convert(RunBodySchema)),
+        BackfillBody: strip(convert(BackfillBodySchema)),
+        PauseBody: strip(convert(PauseBodySchema)),
         EmptyBody: strip(convert(EmptyBodySchema)),
         ...RESPONSE_SCHEMAS,
       },

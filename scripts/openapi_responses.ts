@@ -15,8 +15,8 @@ const obj = (properties: Json, required: string[] = []): Json => ({ type: "objec
 
 const Run = obj({
   job: { type: "string" },
-  kind: { enum: ["scheduled", "manual"] },
-  status: { enum: ["running", "ok", "error", "timeout", "skipped", "missed", "abandoned"] },
+  kind: { enum: ["scheduled", "manual", "backfill"] },
+  status: { enum: ["running", "cancelling", "buffered", "ok", "error", "timeout", "skipped", "missed", "abandoned", "cancelled"] },
   attempt: { type: "integer" },
   node: { type: "string" },
   ...instants("slot", "claimedAt", "startedAt"),
@@ -36,6 +36,7 @@ const Job = obj({
   timezone: { type: "string" },
   enabled: { type: "boolean" },
   paused: { type: "boolean" },
+  pause: obj({ note: maybe({ type: "string" }), at: ms, atIso: iso, by: { type: "string" } }, ["note", "at", "by"]),
   ...list("next"),
   lastOutcome: ref("Run"),
   counters: { type: "object", additionalProperties: { type: "integer" } },
@@ -60,6 +61,7 @@ export const RESPONSE_SCHEMAS: Record<string, Json> = {
   JobPage: obj({ jobs: { type: "array", items: ref("Job") }, nextAfter: maybe({ type: "string" }) }, ["jobs", "nextAfter"]),
   RunPage: obj({ job: { type: "string" }, runs: { type: "array", items: ref("Run") }, nextBefore: maybe(ms), nextBeforeIso: maybe(iso) }, ["job", "runs", "nextBefore"]),
   RunResult: obj({ ok: { const: true }, job: { type: "string" }, ...instants("slot"), outcome: { type: "string" }, error: maybe({ type: "string" }) }, ["ok", "job", "slot", "outcome"]),
+  BackfillStarted: obj({ job: { type: "string" }, planned: { type: "integer" }, first: maybe(ms), firstIso: maybe(iso), last: maybe(ms), lastIso: maybe(iso) }, ["job", "planned"]),
   PauseResult: obj({ job: { type: "string" }, paused: { type: "boolean" } }, ["job", "paused"]),
   Deleted: obj({ job: { type: "string" }, deleted: { const: true } }, ["job", "deleted"]),
   TickReport: obj({ ok: { type: "boolean" }, node: { type: "string" }, ...instants("now"), jobs: { type: "object", additionalProperties: { type: "object" } } }, ["ok", "node", "now"]),

@@ -19,6 +19,8 @@ export { assertTimeZone, at, cron, every, schedule, toEpochMs } from "./core/mod
 export type { CronOptions, EveryOptions, InstantInput, ScheduleOptions } from "./core/mod.ts";
 export { consoleLogger, createScheduler, runAheadUntil, systemClock } from "./engine/mod.ts";
 export type {
+  BackfillOptions,
+  BackfillReport,
   CatchUpMode,
   CatchUpSpec,
   Clock,
@@ -32,6 +34,7 @@ export type {
   ListOptions,
   Logger,
   ManualRunResult,
+  PauseOptions,
   RetrySpec,
   RunContext,
   RunLease,
@@ -43,4 +46,4 @@ export type {
   WebhookTarget,
 } from "./engine/mod.ts";
 export { createMemoryStore, memoryStore } from "./store/mod.ts";
-export type { MemoryStore, MemoryStoreOptions, RunKind, RunQuery, RunRecord, RunStatus, StatusCounts, Store } from "./store/mod.ts";
+export type { MemoryStore, MemoryStoreOptions, OverlapPolicy, PauseInfo, RunKind, RunQuery, RunRecord, RunStatus, StatusCounts, Store } from "./store/mod.ts";

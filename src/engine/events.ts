@@ -125,6 +125,12 @@ export function logEvent(log: Logger, event: SchedulerEvent): void {
       return log.info(`${jobLabel(event.job)} skipped slot ${isoText(event.slot)}: still running`);
     case "missed":
       return log.info(`${jobLabel(event.job)} missed slot ${isoText(event.slot)}`);
+    case "paused":
+      return log.warn(`${jobLabel(event.job)} paused by ${event.by}: ${event.reason}`);
+    case "buffered":
+      return log.info(`${jobLabel(event.job)} slot ${isoText(event.slot)} waits for the live run to settle`);
+    case "cancelled":
+      return log.warn(`${jobLabel(event.job)} slot ${isoText(event.slot)} cancelled (attempt ${event.attempt}): ${event.reason}`);
     case "abandoned":
       return log.warn(
         `${jobLabel(event.job)} slot ${isoText(event.slot)} abandoned by node ${JSON.stringify(event.node)} (attempt ${event.attempt})${event.willRetry ? "; re-running" : ""}`,

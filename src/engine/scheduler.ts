@@ -8,6 +8,9 @@ import { consoleLogger, createEmitter, logEvent, safeLogger } from "./events.ts"
 import { errorText, jobLabel } from "./text.ts";
 import { createStoreHealth } from "./store/health.ts";
 import { createJobViews } from "./jobs/info.ts";
+import { createPromoter } from "./run/overlap.ts";
+import { signingKey } from "../webhook/keys.ts";
+import { planBackfill, runBackfill } from "./backfill.ts";
 import { createLease } from "./run/lease.ts";
 import { manualRun } from "./run/manual.ts";
 import { concurrencyOf, leasePolicy, storeTimeoutOf } from "./options.ts";
@@ -22,7 +25,8 @@ import { createTicker, type StartedTick } from "./tick/tick.ts";
 import { createTimerLoop } from "./tick/timer.ts";
 import { runAhead } from "./tick/run_ahead.ts";
 import { createRunTracker } from "./run/tracker.ts";
-import type { Scheduler, SchedulerEvent, SchedulerOptions, TickReport } from "./types.ts";
+import type { PauseOptions, Scheduler, SchedulerEvent, SchedulerOptions, TickReport } from "./types.ts";
+import { pauseInfo } from "./jobs/pause.ts";
 import { deliverWebhook } from "../webhook/deliver.ts";
 import { checkTargetUrl, resolveWebhookPolicy } from "../webhook/policy.ts";
 
@@ -70,6 +74,8 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
   }
   const fetcher = options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
   const webhooks = resolveWebhookPolicy(options.webhooks);
+  // Checked at creation, so a bad key list fails at start-up, not at the first delivery.
+  const signing = options.webhookSecret === undefined ? undefined : signingKey(options.webhookSecret);
   const clock = options.clock ?? systemClock();
   const at = (field: string) => ({ code: "invalid-spec" as const, field, path: field });
   const defaults = resolveDefaults(options.defaults);
@@ -89,7 +95,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       if (options.webhookSecret === undefined) {
         throw new SchedulerError("invalid-spec", "webhookSecret is not configured: data-defined jobs cannot run on this node");
       }
-      return deliverWebhook(job.target!, ctx, { fetch: fetcher, secret: options.webhookSecret, nowMs: clock.now(), policy: webhooks });
+      return deliverWebhook(job.target!, ctx, { fetch: fetcher, secret: signing!, nowMs: clock.now(), policy: webhooks });
     },
   });
   const tracker = createRunTracker();
@@ -97,7 +103,8 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
   const writer = createOutcomeWriter({ store, clock, log, graceMs: policy.graceMs, sleep: (ms) => sleep({ clock, tracker }, ms) });
   const runner = { store, clock, log, emit, registry, lease, tracker, writer, node };
   const reconciler = createReconciler({ store, node, registry, lease, tracker, emit });
-  const ticker = createTicker({ ...runner, reconciler, concurrency, retentionMs });
+  const promoter = createPromoter(runner);
+  const ticker = createTicker({ ...runner, reconciler, promoter, concurrency, retentionMs });
   const views = createJobViews({ store, clock, registry });
 
   let initialised: Promise<void> | undefined;
@@ -198,7 +205,15 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       await ready();
       return manualRun(runner, name, opts.mode ?? "force");
     },
-    pause: (name) => setPaused(name, true),
+    async backfill(name, opts) {
+      await ready();
+      const job = registry.get(name);
+      if (job === undefined) throw new SchedulerError("unknown-job", `no job named ${JSON.stringify(name)}`, { path: "name" });
+      const plan = planBackfill(job, opts, clock.now());
+      opts.onPlan?.(plan.slots);
+      return runBackfill({ ...runner, promoter }, job, plan, opts.signal);
+    },
+    pause: (name, opts) => setPaused(name, true, opts),
     resume: (name) => setPaused(name, false),
     async runs(name, query) {
       await ready();
@@ -245,13 +260,14 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     },
   };
 
-  async function setPaused(name: string, paused: boolean): Promise<void> {
+  async function setPaused(name: string, paused: boolean, opts?: PauseOptions): Promise<void> {
     await ready();
     if (registry.get(name) === undefined) {
       const def = await store.getDef(name);
       if (def === undefined) throw new SchedulerError("unknown-job", `no job named ${JSON.stringify(name)}`, { path: "name" });
     }
-    await store.setPaused(name, paused, clock.now());
+    const info = pauseInfo(opts);
+    await store.setPaused(name, paused, clock.now(), info);
   }
   return scheduler;
 }

@@ -1,6 +1,6 @@
 /** Public types of the engine. */
 import type { Schedule, ScheduleSpec } from "../core/types.ts";
-import type { JobDef, Outcome, RunRecord, RunStatus, Store } from "../store/types.ts";
+import type { JobDef, Outcome, OverlapPolicy, PauseInfo, RunRecord, RunStatus, Store } from "../store/types.ts";
 
 /** Time source and timers. Only the engine reads it; tests inject a manual one. */
 export interface Clock {
@@ -91,8 +91,22 @@ export interface JobPolicy {
   timezone?: string;
   /** Default `"10m"`. */
   timeout?: string | number;
-  /** Default `"skip"`. */
-  overlap?: "skip" | "allow";
+  /**
+   * What a slot does while a run of the job is live on any node (default `"skip"`):
+   * `"skip"` records it `skipped`; `"allow"` runs it alongside; `"bufferOne"` keeps it
+   * and starts it when the live run settles (later slots meanwhile `skipped`);
+   * `"bufferAll"` keeps every one (up to `bufferLimit`) and runs them in slot order;
+   * `"cancelOther"` aborts the live run (its row ends `cancelled`) and then starts.
+   */
+  overlap?: OverlapPolicy;
+  /** `overlap: "bufferAll"`: the most slots kept waiting; the excess is `skipped`. Default 100, at most 10 000. */
+  bufferLimit?: number;
+  /**
+   * Pauses the job (on every node) after this many consecutive runs ended `error` or
+   * `timeout`, counted from the store across nodes, with the note "paused after n
+   * consecutive failures" and a `paused` event. Default: never. 1 to 1000.
+   */
+  pauseOnFailure?: number;
   /** Default `{ mode: "latest", window: "1h" }`. */
   catchUp?: CatchUpSpec;
   retries?: RetrySpec;
@@ -124,6 +138,10 @@ export interface JobCounters {
   missed: number;
   lost: number;
   abandoned: number;
+  /** Slots kept waiting behind a live run (overlap `bufferOne`, `bufferAll`, `cancelOther`). */
+  buffered: number;
+  /** Runs this node ended `cancelled` (a `cancelOther` slot superseded them). */
+  cancelled: number;
 }
 
 /** What `list()` and `get()` describe. */
@@ -137,6 +155,8 @@ export interface JobInfo {
   timezone: string;
   enabled: boolean;
   paused: boolean;
+  /** While paused: its note (or null), when, and by whom (`pause(name, { note, by })`; `"api"` by default). */
+  pause?: PauseInfo;
   next: number[];
   lastOutcome: RunRecord | undefined;
   counters: JobCounters;
@@ -171,6 +191,8 @@ export interface JobTickReport {
   skipped: number[];
   missed: number[];
   abandoned: number[];
+  /** Slots this tick kept waiting behind a live run (overlap `bufferOne`, `bufferAll`, `cancelOther`). */
+  buffered: number[];
   /** Outcome per slot this node ran in this tick (absent while still running in timer mode). */
   outcomes: Record<number, Outcome>;
 }
@@ -202,6 +224,12 @@ export type SchedulerEvent =
   | { type: "timed-out"; job: string; slot: number; attempt: number; willRetry: boolean }
   | { type: "skipped"; job: string; slot: number }
   | { type: "missed"; job: string; slot: number }
+  /** The job was paused by the scheduler itself (`pauseOnFailure`); `reason` is its note. */
+  | { type: "paused"; job: string; reason: string; by: string }
+  /** The slot waits behind a live run of its job (a buffering overlap policy) and starts when it settles. */
+  | { type: "buffered"; job: string; slot: number }
+  /** A run ended `cancelled`: a newer slot superseded it (`overlap: "cancelOther"`); `node` ran it. */
+  | { type: "cancelled"; job: string; slot: number; attempt: number; node: string; reason: string }
   | { type: "abandoned"; job: string; slot: number; attempt: number; node: string; willRetry: boolean }
   | { type: "store-error"; error: string }
   | { type: "stuck"; job: string; slot: number; attempt: number; since: number };
@@ -229,8 +257,11 @@ export interface SchedulerOptions {
   defaults?: JobPolicy;
   /** Used for webhook deliveries of data-defined jobs; default `globalThis.fetch`. */
   fetch?: typeof fetch;
-  /** HMAC secret signing webhook deliveries. Required to run data-defined jobs. */
-  webhookSecret?: string;
+  /**
+   * HMAC secret signing webhook deliveries. Required to run data-defined jobs. A list
+   * rotates keys: deliveries are signed with the first; receivers accept any they hold.
+   */
+  webhookSecret?: string | readonly string[];
   /** Which webhook targets are allowed (internal addresses are refused by default). */
   webhooks?: WebhookOptions;
   /**
@@ -266,6 +297,51 @@ export interface SchedulerOptions {
   retention?: string | number;
 }
 
+/** Options of `scheduler.pause()`. */
+export interface PauseOptions {
+  /** Why (shown with the job; at most 500 characters). */
+  note?: string;
+  /** Who: an API caller's label; default `"api"`. */
+  by?: string;
+}
+
+/** Options of `scheduler.backfill()`. */
+export interface BackfillOptions {
+  /** First instant of the range (inclusive): epoch ms, a `Date` or an ISO instant with offset. */
+  from: number | Date | string;
+  /** End of the range (exclusive). */
+  to: number | Date | string;
+  /**
+   * How a slot meets a live run of the job (default `"bufferAll"`: it waits for it, so
+   * the backfill runs one slot at a time in order). `"skip"` records it `skipped`;
+   * `"allow"` runs it beside the live run. `"bufferOne"` is the same as `"bufferAll"`.
+   */
+  overlap?: "bufferAll" | "bufferOne" | "skip" | "allow";
+  /** Re-run slots that already have a final row, as a new attempt (default false: they are skipped). */
+  rerun?: boolean;
+  /** Stops the backfill: no slot after the current one starts. */
+  signal?: AbortSignal;
+  /** Called with the planned slots once the range is validated, before any slot runs. */
+  onPlan?: (slots: readonly number[]) => void;
+}
+
+/** What `scheduler.backfill()` did. */
+export interface BackfillReport {
+  job: string;
+  from: number;
+  to: number;
+  /** Slots of the schedule in `[from, to)`. */
+  planned: number;
+  /** Slots that ran for this backfill (here or on another node), in order. */
+  ran: number[];
+  /** Slots not run: `exists` (a row was there and `rerun` was off, or another node took it), `overlap` (with `overlap: "skip"`). */
+  skipped: { slot: number; reason: "exists" | "overlap" }[];
+  /** The final outcome of each slot that ran (or was skipped for overlap). */
+  outcomes: Record<number, Outcome>;
+  /** True when `signal` (or `stop()`) ended it before the last slot. */
+  stopped: boolean;
+}
+
 export interface Scheduler {
   readonly node: string;
   /** Initialises the store (through `storeTimeout`); idempotent, retried after a failure. */
@@ -290,8 +366,19 @@ export interface Scheduler {
   /** One job as `list()` describes it (with `recent` and `upcoming` when `window` is given). */
   get(name: string, options?: Pick<ListOptions, "next" | "window">): Promise<JobInfo | undefined>;
   run(name: string, options?: { mode?: "force" | "due" }): Promise<ManualRunResult>;
-  pause(name: string): Promise<void>;
+  /**
+   * Pauses the job on every node; `note` (at most 500 characters) and `by` (default
+   * `"api"`) show in `get()`'s `pause` with the time. `resume` clears them.
+   */
+  pause(name: string, options?: PauseOptions): Promise<void>;
   resume(name: string): Promise<void>;
+  /**
+   * Runs the job for every slot of its schedule in `[from, to)`, in slot order, each
+   * claimed exactly once (rows of kind `backfill`); resolves with a report when the last
+   * slot has settled. Throws `unknown-job`, `invalid-instant`, or `invalid-spec` (a
+   * reversed range, more than 10 000 slots, a bad option) before running anything.
+   */
+  backfill(name: string, options: BackfillOptions): Promise<BackfillReport>;
   runs(name: string, query?: { limit?: number; before?: number }): Promise<RunRecord[]>;
   /** Validates and stores a data-defined job (every node sees it on its next tick). */
   define(name: string, spec: DataJobSpec, options?: { ifVersion?: number }): Promise<JobInfo>;

@@ -46,7 +46,29 @@ export function parseJob(input: unknown): DataJobSpec {
 /** Body of `POST /jobs/:name/run`. */
 export const RunBodySchema = v.strictObject({ mode: v.optional(v.picklist(["force", "due"])) });
 
-/** Body of bodiless actions (`pause`, `resume`, `tick`): nothing or `{}`. */
+const Instant = v.union([
+  v.pipe(v.string(), v.maxLength(40, "expected an ISO-8601 instant with offset or epoch milliseconds")),
+  v.pipe(v.number(), v.integer("expected whole epoch milliseconds")),
+], "expected an ISO-8601 instant with offset or epoch milliseconds");
+
+/** Body of `POST /jobs/:name/backfill`: the range `[from, to)` and its options. */
+export const BackfillBodySchema = v.strictObject({
+  from: Instant,
+  to: Instant,
+  rerun: v.optional(v.boolean()),
+  overlap: v.optional(v.picklist(["bufferAll", "bufferOne", "skip", "allow"])),
+});
+
+/** Body of `POST /jobs/:name/pause`: an optional note (shown with the job until it resumes). */
+export const PauseBodySchema = v.strictObject({
+  note: v.optional(v.pipe(
+    v.string(),
+    v.maxLength(500, "expected at most 500 characters"),
+    v.check((s) => !/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(s), "must not contain control characters"),
+  )),
+});
+
+/** Body of bodiless actions (`resume`, `tick`): nothing or `{}`. */
 export const EmptyBodySchema = v.strictObject({});
 
 const PositiveInt = (max: number) =>

@@ -7,6 +7,7 @@ import type { Context, Hono } from "hono";
 import type * as v from "valibot";
 import { SchedulerError } from "../core/errors.ts";
 import type { DataJobSpec, HealthReport, JobInfo } from "../engine/types.ts";
+import { startBackfill } from "./_backfill.ts";
 import { readJson } from "./_body.ts";
 import { type RouterContext, requireAuth } from "./_context.ts";
 import { errorBody, HttpError, validate } from "./_errors.ts";
@@ -20,6 +21,8 @@ import {
   NoQuerySchema,
   parseJob,
   parseNamedJob,
+  BackfillBodySchema,
+  PauseBodySchema,
   PutQuerySchema,
   RunBodySchema,
   RunsQuerySchema,
@@ -44,7 +47,7 @@ async function body<S extends v.GenericSchema>(c: Context, rc: RouterContext, sc
 }
 
 /** Sends `value` as JSON with the `…Iso` siblings. */
-function send(c: Context, value: unknown, status: 200 | 201 | 502 | 503 | 504 = 200): Response {
+function send(c: Context, value: unknown, status: 200 | 201 | 202 | 502 | 503 | 504 = 200): Response {
   return c.json(withIso(value) as object, status);
 }
 
@@ -149,17 +152,37 @@ export function registerApi(app: Hono, rc: RouterContext): void {
     return c.json(errorBody(code, `job ${JSON.stringify(name)} was not run: ${result.reason}`), status);
   });
 
-  for (const action of ["pause", "resume"] as const) {
-    app.post(`/jobs/:name/${action}`, write, async (c) => {
-      const name = nameParam(c);
-      query(c, NoQuerySchema);
-      await body(c, rc, EmptyBodySchema);
-      await existing(rc, name);
-      await scheduler[action](name);
-      changed();
-      return send(c, { job: name, paused: action === "pause" });
-    });
-  }
+  app.post("/jobs/:name/pause", write, async (c) => {
+    const name = nameParam(c);
+    query(c, NoQuerySchema);
+    const { note } = await body(c, rc, PauseBodySchema);
+    await existing(rc, name);
+    // The router has one token, so every API caller is "api".
+    await scheduler.pause(name, note === undefined ? { by: "api" } : { note, by: "api" });
+    changed();
+    return send(c, { job: name, paused: true });
+  });
+
+  app.post("/jobs/:name/resume", write, async (c) => {
+    const name = nameParam(c);
+    query(c, NoQuerySchema);
+    await body(c, rc, EmptyBodySchema);
+    await existing(rc, name);
+    await scheduler.resume(name);
+    changed();
+    return send(c, { job: name, paused: false });
+  });
+
+  app.post("/jobs/:name/backfill", write, async (c) => {
+    const name = nameParam(c);
+    query(c, NoQuerySchema);
+    const { from, to, rerun, overlap } = await body(c, rc, BackfillBodySchema);
+    await existing(rc, name);
+    const planned = startBackfill(c, rc, name, { from, to, ...(rerun === undefined ? {} : { rerun }), ...(overlap === undefined ? {} : { overlap }) });
+    const slots = await planned;
+    changed();
+    return send(c, { job: name, planned: slots.length, first: slots[0] ?? null, last: slots.at(-1) ?? null }, 202);
+  });
 
   app.post("/tick", write, async (c) => {
     query(c, NoQuerySchema);

@@ -3,9 +3,23 @@
  * same bad input with the same `SchedulerError` before touching any state.
  */
 import { quote, SchedulerError } from "../core/errors.ts";
-import type { AttemptKey, ClaimRequest, LeaseRenewal, ReclaimRequest, RunQuery, RunRecord, RunStatus, RunUpdate } from "./types.ts";
+import { RUN_STATUSES } from "./types.ts";
+import type { AttemptKey, ClaimRequest, EnqueueRequest, LeaseRenewal, PauseInfo, PromoteRequest, ReclaimRequest, RunQuery, RunRecord, RunStatus, RunUpdate } from "./types.ts";
 
-const STATUSES: readonly RunStatus[] = ["running", "ok", "error", "timeout", "skipped", "missed", "abandoned"];
+const STATUSES = RUN_STATUSES;
+const KINDS = ["scheduled", "manual", "backfill"] as const;
+const POLICIES = ["skip", "allow", "bufferOne", "bufferAll", "cancelOther"] as const;
+
+/** The buffer of a `bufferAll` claim without `bufferLimit`. */
+export const DEFAULT_BUFFER_LIMIT = 100;
+/** The `error` text of a slot skipped because a run of its job was live. */
+export const SKIP_OVERLAP = "overlap";
+/** The `error` text of a `bufferAll` slot past the buffer. */
+export const SKIP_BUFFER_FULL = "overlap: buffer full";
+/** The `error` text of a buffered slot a newer `cancelOther` slot replaced. */
+export const SKIP_SUPERSEDED = "superseded by a newer slot";
+/** The `error` text of a run a `cancelOther` slot cancelled. */
+export const CANCELLED_SUPERSEDED = "superseded";
 
 /** Largest page `runs()` returns. */
 export const MAX_RUNS_LIMIT = 1000;
@@ -48,13 +62,66 @@ export function checkClaims(requests: readonly ClaimRequest[]): void {
     const at = `claim[${i}]`;
     checkText(r?.job, `${at}.job`);
     checkInstant(r.slot, `${at}.slot`);
-    checkOneOf(r.kind, ["scheduled", "manual"], `${at}.kind`);
+    checkOneOf(r.kind, KINDS, `${at}.kind`);
     checkOneOf(r.status, ["running", "missed"], `${at}.status`);
-    checkOneOf(r.overlap, ["skip", "allow"], `${at}.overlap`);
+    checkOneOf(r.overlap, POLICIES, `${at}.overlap`);
+    if (r.bufferLimit !== undefined) checkCount(r.bufferLimit, `${at}.bufferLimit`);
     checkText(r.node, `${at}.node`);
     checkText(r.batch, `${at}.batch`);
     checkInstant(r.now, `${at}.now`);
     if (r.status === "running") checkInstant(r.leaseUntil, `${at}.leaseUntil`);
+  });
+}
+
+function checkCount(value: unknown, field: string): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
+    throw new SchedulerError("invalid-spec", `${field}: expected a positive integer, got ${quote(value)}`, { path: field });
+  }
+  return value;
+}
+
+/** Checks a `promote()` request. */
+export function checkPromote(request: PromoteRequest): void {
+  if (request === null || typeof request !== "object") {
+    throw new SchedulerError("invalid-spec", `promote: expected a request object, got ${quote(request)}`, { path: "promote" });
+  }
+  checkText(request.job, "promote.job");
+  checkText(request.node, "promote.node");
+  checkInstant(request.now, "promote.now");
+  checkInstant(request.leaseUntil, "promote.leaseUntil");
+  if (request.kind !== undefined) checkOneOf(request.kind, KINDS, "promote.kind");
+}
+
+/** Longest pause note a store keeps. */
+export const MAX_NOTE_CHARS = 500;
+
+/** Resolves `setPaused()`'s info: the pause record to store, or undefined when resuming. */
+export function pauseRecord(paused: boolean, now: number, info: { note?: string | null; by?: string } | undefined): PauseInfo | undefined {
+  if (!paused) return undefined;
+  if (info !== undefined && (info === null || typeof info !== "object")) {
+    throw new SchedulerError("invalid-spec", `setPaused.info: expected an object, got ${quote(info)}`, { path: "setPaused.info" });
+  }
+  const note = info?.note ?? null;
+  if (note !== null && (typeof note !== "string" || note.length > MAX_NOTE_CHARS)) {
+    throw new SchedulerError("invalid-spec", `setPaused.note: expected text of at most ${MAX_NOTE_CHARS} characters, got ${quote(note)}`, { path: "setPaused.note" });
+  }
+  const by = info?.by === undefined ? "api" : checkText(info.by, "setPaused.by");
+  return { note, at: now, by };
+}
+
+/** Checks every request of `enqueue()` before any is applied. */
+export function checkEnqueue(requests: readonly EnqueueRequest[]): void {
+  if (!Array.isArray(requests)) {
+    throw new SchedulerError("invalid-spec", `enqueue: expected an array of requests, got ${quote(requests)}`, { path: "enqueue" });
+  }
+  requests.forEach((r, i) => {
+    const at = `enqueue[${i}]`;
+    checkText(r?.job, `${at}.job`);
+    checkInstant(r.slot, `${at}.slot`);
+    checkOneOf(r.kind, KINDS, `${at}.kind`);
+    checkText(r.node, `${at}.node`);
+    checkInstant(r.now, `${at}.now`);
+    checkBoolean(r.rerun, `${at}.rerun`);
   });
 }
 
@@ -215,5 +282,5 @@ export const LEASE_EXPIRED = "lease expired before the run finished (its node st
 
 /** An empty `StatusCounts`. */
 export function zeroCounts(): Record<RunStatus, number> {
-  return { running: 0, ok: 0, error: 0, timeout: 0, skipped: 0, missed: 0, abandoned: 0 };
+  return { running: 0, cancelling: 0, buffered: 0, ok: 0, error: 0, timeout: 0, skipped: 0, missed: 0, abandoned: 0, cancelled: 0 };
 }

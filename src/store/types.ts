@@ -6,14 +6,48 @@
  * the atomic insert of that row, and its final status is the slot's one outcome.
  */
 
-/** The state of one slot's row. `running` is the only non-final status. */
-export type RunStatus = "running" | "ok" | "error" | "timeout" | "skipped" | "missed" | "abandoned";
+/**
+ * The state of one slot's row. Non-final: `running`; `cancelling` (a running row whose
+ * holder was told to stop by a `cancelOther` slot; still live until it settles or its
+ * lease ends); `buffered` (claimed, waiting for the job's live run to settle; no lease).
+ * `cancelled` is the final status of a superseded run.
+ */
+export type RunStatus =
+  | "running"
+  | "cancelling"
+  | "buffered"
+  | "ok"
+  | "error"
+  | "timeout"
+  | "skipped"
+  | "missed"
+  | "abandoned"
+  | "cancelled";
 
-/** Final statuses (every status except `running`). */
-export type Outcome = Exclude<RunStatus, "running">;
+/** Every status, in a fixed order (counts, validation). */
+export const RUN_STATUSES: readonly RunStatus[] = [
+  "running", "cancelling", "buffered", "ok", "error", "timeout", "skipped", "missed", "abandoned", "cancelled",
+];
 
-/** `scheduled` slots lie on the job's schedule; `manual` ones come from `run(..., {mode:"force"})`. */
-export type RunKind = "scheduled" | "manual";
+/** Final statuses. */
+export type Outcome = Exclude<RunStatus, "running" | "cancelling" | "buffered">;
+
+/**
+ * `scheduled` slots lie on the job's schedule; `manual` ones come from
+ * `run(..., {mode:"force"})`; `backfill` ones from `backfill()` (on the schedule, but
+ * never a watermark: planning ignores them).
+ */
+export type RunKind = "scheduled" | "manual" | "backfill";
+
+/**
+ * What a claim does while the job has a live run (on any node):
+ * `skip` records `skipped`; `allow` runs anyway; `bufferOne` keeps one slot `buffered`
+ * (further ones `skipped`); `bufferAll` keeps every slot `buffered` up to the request's
+ * `bufferLimit` (the excess `skipped`); `cancelOther` keeps the slot `buffered`, marks
+ * the live runs `cancelling` and supersedes older buffered scheduled slots (`skipped`).
+ * Buffered slots run oldest first through `promote()`.
+ */
+export type OverlapPolicy = "skip" | "allow" | "bufferOne" | "bufferAll" | "cancelOther";
 
 /** One slot's row. */
 export interface RunRecord {
@@ -47,9 +81,13 @@ export interface ClaimRequest {
   /**
    * With `skip`, a `running` request whose job already has a live `running` row
    * (leaseUntil > now) from a DIFFERENT batch is inserted as `skipped` instead,
-   * decided inside the same statement as the insert.
+   * decided inside the same statement as the insert. The buffering policies (see
+   * {@link OverlapPolicy}) count as blocked also while the job has `buffered` rows, so
+   * buffered slots keep their order; a `cancelling` row counts as live.
    */
-  overlap: "skip" | "allow";
+  overlap: OverlapPolicy;
+  /** `bufferAll`: the most `buffered` rows the job may have (default 100). */
+  bufferLimit?: number;
   node: string;
   /** Claims sharing a batch id never block one another through the overlap check. */
   batch: string;
@@ -61,10 +99,11 @@ export interface ClaimRequest {
 /**
  * What became of a claim request.
  * `won`: this request inserted a `running` row; run it.
+ * `buffered`: this request inserted a `buffered` row; `promote()` starts it later.
  * `skipped` / `missed`: this request inserted a row with that final status.
  * `lost`: a row for `(job, slot)` already existed; nothing was written.
  */
-export type ClaimOutcome = "won" | "skipped" | "missed" | "lost";
+export type ClaimOutcome = "won" | "buffered" | "skipped" | "missed" | "lost";
 
 export interface ClaimResult {
   job: string;
@@ -107,12 +146,53 @@ export interface ReclaimRequest {
   overlap?: "skip" | "allow";
 }
 
+/** What promote() needs: the job, the node that will run the slot, and its lease. */
+export interface PromoteRequest {
+  job: string;
+  node: string;
+  now: number;
+  leaseUntil: number;
+  /** Only a buffered row of this kind (backfill() promotes its own rows); default any. */
+  kind?: RunKind;
+}
+
+/** One slot for enqueue() (backfill): inserted `buffered`, or re-buffered with `rerun`. */
+export interface EnqueueRequest {
+  job: string;
+  slot: number;
+  kind: RunKind;
+  node: string;
+  now: number;
+  /**
+   * When the slot already has a FINAL row that finished at or before `now`, turn it
+   * back into `buffered` at attempt + 1 (a re-run; the row keeps its kind, so a
+   * scheduled slot stays the job's watermark). A row still open, or finished after
+   * `now` (by a concurrent backfill), is left alone.
+   */
+  rerun: boolean;
+}
+
+/** What enqueue() did with one request: `queued` (new row), `requeued` (rerun), `exists` (left alone). */
+export type EnqueueOutcome = "queued" | "requeued" | "exists";
+
+/** Why, when and by whom a job was paused. */
+export interface PauseInfo {
+  /** The note given with the pause, or null. */
+  note: string | null;
+  /** When it was paused. */
+  at: number;
+  /** Who paused it: an API caller's label, `"api"`, `"code"` or `"pauseOnFailure"`. */
+  by: string;
+}
+
 /** Per-job state the store keeps. */
 export interface JobState {
   name: string;
   /** When the store first saw the job (its first `snapshot()` naming it); planning never starts before it. */
   firstSeen: number;
   paused: boolean;
+  /** While paused with `setPaused(..., { note, by })`: its note, time and author (absent otherwise). */
+  pause?: PauseInfo;
 }
 
 /** A data-defined job as stored: its validated spec as plain JSON. */
@@ -135,7 +215,10 @@ export interface TickSnapshot {
   watermarks: Record<string, number>;
   /** Every data-defined job. */
   defs: JobDef[];
-  /** Every `running` row (any job, any node), including ones whose lease has ended. */
+  /**
+   * Every open row (any job, any node): `running` and `cancelling` ones, including
+   * those whose lease has ended, and `buffered` ones (leaseUntil null).
+   */
   running: RunRecord[];
 }
 
@@ -184,7 +267,7 @@ export interface Store {
   claim(requests: readonly ClaimRequest[]): Promise<ClaimResult[]>;
 
   /**
-   * Compare-and-set on a `running` row held by `key` (same job, slot, attempt, node).
+   * Compare-and-set on a `running` (or `cancelling`) row held by `key` (same job, slot, attempt, node).
    * Applies `patch` (status, attempt, startedAt, leaseUntil, finishedAt, error) and
    * returns true; returns false when the row is no longer that running attempt
    * (for example it was reaped as `abandoned`).
@@ -205,7 +288,10 @@ export interface Store {
    */
   updateMany(writes: readonly RunUpdate[]): Promise<boolean[]>;
 
-  /** Atomically marks every `running` row with leaseUntil < now as `abandoned`; returns the rows this call changed (status already `abandoned`). */
+  /**
+   * Atomically marks every `running` row with leaseUntil < now as `abandoned`, and every
+   * `cancelling` one as `cancelled`; returns the rows this call changed (new status set).
+   */
   reap(now: number): Promise<RunRecord[]>;
 
   /**
@@ -218,11 +304,26 @@ export interface Store {
    */
   reclaim(request: ReclaimRequest): Promise<boolean>;
 
+  /**
+   * Starts the job's oldest `buffered` row (of `kind`, when given): turns it `running`,
+   * held by `node` with `leaseUntil`, at the same attempt, in ONE statement that also
+   * checks the job has no live row (`running` or `cancelling` with leaseUntil >= now)
+   * and is not paused. Returns the row as started, or undefined (nothing buffered, a
+   * run is live, or the job is paused: its buffered slots wait for `resume`).
+   */
+  promote(request: PromoteRequest): Promise<RunRecord | undefined>;
+
+  /**
+   * Inserts `buffered` rows for a backfill in one write, in request order; see
+   * {@link EnqueueRequest}. Results in request order.
+   */
+  enqueue(requests: readonly EnqueueRequest[]): Promise<EnqueueOutcome[]>;
+
   /** One row, or undefined. */
   getRun(job: string, slot: number): Promise<RunRecord | undefined>;
   /** A job's rows, newest slot first. */
   runs(job: string, query?: RunQuery): Promise<RunRecord[]>;
-  /** The newest finished row per job (status other than running). */
+  /** The newest finished row per job (a final status). */
   lastOutcomes(jobs: readonly string[]): Promise<Record<string, RunRecord>>;
   /** Row counts by status per job. */
   counts(jobs: readonly string[]): Promise<Record<string, StatusCounts>>;
@@ -230,8 +331,12 @@ export interface Store {
   /** Last outcome, counts and recent rows for many jobs in ONE read; never writes. Names with no rows get { last: undefined, counts: all zero, recent: [] }. perJob defaults to 50, at most 1000. */
   overview(names: readonly string[], query: { since: number; perJob?: number }): Promise<Record<string, JobOverview>>;
 
-  /** Sets a job's paused flag (inserting its state with firstSeen = now if missing). */
-  setPaused(name: string, paused: boolean, now: number): Promise<void>;
+  /**
+   * Sets a job's paused flag (inserting its state with firstSeen = now if missing).
+   * Pausing records `{ note, at: now, by }` (note default null, by default `"api"`),
+   * shown as `JobState.pause`; resuming clears it.
+   */
+  setPaused(name: string, paused: boolean, now: number, info?: { note?: string | null; by?: string }): Promise<void>;
 
   /** Data-defined jobs. */
   listDefs(): Promise<JobDef[]>;

@@ -80,6 +80,8 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
         lastOutcome: own(overview, job.name)?.last,
         next: fires ? nextRuns(job, now, count) : [],
       });
+      const pause = own(snapshot.jobs, job.name)?.pause;
+      if (paused && pause !== undefined) info.pause = { ...pause };
       if (window !== undefined) {
         info.recent = overview[job.name]?.recent ?? [];
         info.upcoming = fires ? upcoming(job, now, window) : { count: 0, first: undefined, last: undefined, slots: [] };

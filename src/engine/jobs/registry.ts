@@ -100,7 +100,7 @@ export function createJobRegistry(deps: {
     counters(name) {
       let c = counters.get(name);
       if (c === undefined) {
-        c = { runs: 0, ok: 0, errors: 0, timeouts: 0, skipped: 0, missed: 0, lost: 0, abandoned: 0 };
+        c = { runs: 0, ok: 0, errors: 0, timeouts: 0, skipped: 0, missed: 0, lost: 0, abandoned: 0, buffered: 0, cancelled: 0 };
         counters.set(name, c);
       }
       return c;

@@ -35,7 +35,19 @@ export function isJsonValue(value: unknown, depth: number = MAX_JSON_DEPTH): boo
 export const policyEntries = {
   timezone: v.optional(v.pipe(text(64), v.minLength(1, () => "must not be empty"))),
   timeout: v.optional(duration),
-  overlap: v.optional(choice(["skip", "allow"] as const)),
+  overlap: v.optional(choice(["skip", "allow", "bufferOne", "bufferAll", "cancelOther"] as const)),
+  pauseOnFailure: v.optional(v.pipe(
+    v.number((issue) => `expected a whole number 1-1000, got ${got(issue)}`),
+    v.integer((issue) => `expected a whole number 1-1000, got ${got(issue)}`),
+    v.minValue(1, (issue) => `expected a whole number 1-1000, got ${got(issue)}`),
+    v.maxValue(1000, (issue) => `expected a whole number 1-1000, got ${got(issue)}`),
+  )),
+  bufferLimit: v.optional(v.pipe(
+    v.number((issue) => `expected a whole number 1-10000, got ${got(issue)}`),
+    v.integer((issue) => `expected a whole number 1-10000, got ${got(issue)}`),
+    v.minValue(1, (issue) => `expected a whole number 1-10000, got ${got(issue)}`),
+    v.maxValue(10_000, (issue) => `expected a whole number 1-10000, got ${got(issue)}`),
+  )),
   catchUp: v.optional(strict({
     mode: v.optional(choice(["latest", "all", "none"] as const)),
     window: v.optional(duration),

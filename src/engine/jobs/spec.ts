@@ -6,7 +6,7 @@ import { quote, SchedulerError } from "../../core/errors.ts";
 import { parseDuration } from "../../core/duration.ts";
 import { schedule as toSchedule } from "../../core/mod.ts";
 import type { Schedule, ScheduleSpec } from "../../core/types.ts";
-import type { JobDef } from "../../store/types.ts";
+import type { JobDef, OverlapPolicy } from "../../store/types.ts";
 import { guardSchedule } from "./schedule_guard.ts";
 import { checkName, dataJobSchema, jobSchema, parseOrThrow, policySchema } from "./schema.ts";
 
@@ -21,7 +21,11 @@ export interface ResolvedJob {
   timezone: string;
   description: string | undefined;
   timeoutMs: number;
-  overlap: "skip" | "allow";
+  overlap: OverlapPolicy;
+  /** `bufferAll`'s cap (default 100). */
+  bufferLimit: number;
+  /** Consecutive failed runs that pause the job; undefined: never. */
+  pauseOnFailure: number | undefined;
   catchUp: { mode: CatchUpMode; windowMs: number; toleranceMs: number };
   retries: { attempts: number; backoffMs: number };
   enabled: boolean;
@@ -102,6 +106,8 @@ function expand(
     description: spec.description ?? defaults.description,
     timeoutMs: parseDuration(spec.timeout ?? defaults.timeout ?? "10m", { ...at("timeout"), min: 1 }),
     overlap: spec.overlap ?? defaults.overlap ?? "skip",
+    bufferLimit: spec.bufferLimit ?? defaults.bufferLimit ?? 100,
+    pauseOnFailure: spec.pauseOnFailure ?? defaults.pauseOnFailure,
     catchUp: {
       mode: catchUp.mode ?? "latest",
       windowMs: parseDuration(catchUp.window ?? "1h", { ...at("catchUp.window"), min: 1 }),

@@ -7,6 +7,7 @@
 import type { AttemptKey, LeaseRenewal, RunRecord, Store, TickSnapshot } from "../../store/types.ts";
 import { errorText } from "../text.ts";
 import type { HeldClaim, RunTracker } from "./tracker.ts";
+import { SUPERSEDED, supersededOf } from "./supersede.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 import type { Clock, Logger, SchedulerEvent } from "../types.ts";
 
@@ -62,6 +63,8 @@ export interface Lease {
   beat(): Promise<void>;
   /** Stops renewing every claim held now (after `stop()` gave up on them); their leases end on their own. */
   abandon(): void;
+  /** A `cancelOther` slot superseded this run: abort its signal (reason `superseded`); its outcome is `cancelled`. */
+  supersede(claim: HeldClaim): void;
 }
 
 /** Creates the lease owner; its heartbeat runs only while the tracker holds claims. */
@@ -161,13 +164,26 @@ export function createLease(deps: {
       log.warn(`renewing ${items.length} leases failed; retrying next heartbeat`, { error: errorText(e) });
       return;
     }
+    const refused: HeldClaim[] = [];
     results.forEach((renewed, i) => {
       const claim = claims[i]!;
       // The runner wrote this lease meanwhile (a retry, an outcome): its write decides.
       if (claim.generation !== generations[i] || tracker.get(claim.job, claim.slot) !== claim) return;
       if (renewed) claim.leaseUntil = Math.max(claim.leaseUntil, items[i]!.leaseUntil);
-      else lose(claim, "lease lost: the row was reaped or taken by another node");
+      else refused.push(claim);
     });
+    // A refusal is a lost lease, or a cancelOther slot that superseded the run: the row says which.
+    const superseded = await supersededOf(store, refused);
+    for (const claim of refused) {
+      if (superseded.has(claim)) supersede(claim);
+      else lose(claim, "lease lost: the row was reaped or taken by another node");
+    }
+  };
+
+  const supersede = (claim: HeldClaim): void => {
+    if (claim.lost) return;
+    claim.superseded = true;
+    lose(claim, SUPERSEDED);
   };
 
   const hold = (key: AttemptKey, until: number, capUntil?: number): HeldClaim => {
@@ -204,7 +220,8 @@ export function createLease(deps: {
       const from = Math.max(now, clock.now());
       const until = this.until(from, job);
       // The overlap check rides with the reclaim: a re-run must not start beside a live run of the job.
-      const won = await store.reclaim({ job: job.name, slot, attempt, node, now, leaseUntil: until, overlap: job.overlap });
+      const overlap = job.overlap === "allow" ? "allow" : "skip";
+      const won = await store.reclaim({ job: job.name, slot, attempt, node, now, leaseUntil: until, overlap });
       return won ? hold({ job: job.name, slot, attempt: attempt + 1, node }, until) : undefined;
     },
     async release(claims) {
@@ -221,5 +238,6 @@ export function createLease(deps: {
       for (const claim of tracker.claims()) lose(claim, "scheduler stopped");
       rearm();
     },
+    supersede,
   };
 }

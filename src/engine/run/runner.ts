@@ -11,6 +11,8 @@ import type { OutcomeWriter } from "./outcomes.ts";
 import type { JobRegistry } from "../jobs/registry.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 import { sleep } from "./sleep.ts";
+import { SUPERSEDED, supersededOf } from "./supersede.ts";
+import { checkFailures } from "./failures.ts";
 import type { HeldClaim, RunTracker } from "./tracker.ts";
 import type { Clock, Logger, RunContext, RunLease, SchedulerEvent } from "../types.ts";
 
@@ -43,6 +45,12 @@ type AttemptResult = { status: "ok" } | { status: "error" | "timeout"; error: st
  * lease ends and any node records it `abandoned`). Never rejects.
  */
 export async function runSlot(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim): Promise<Outcome | undefined> {
+  const outcome = await runAttempts(deps, job, claim);
+  await checkFailures(deps, job, outcome);
+  return outcome;
+}
+
+async function runAttempts(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim): Promise<Outcome | undefined> {
   const { clock, store, lease, tracker } = deps;
   const counters = deps.registry.counters(job.name);
   const { slot } = claim;
@@ -55,6 +63,7 @@ export async function runSlot(deps: RunnerDeps, job: ResolvedJob, claim: HeldCla
       counters.runs++;
       const result = await attemptOnce(deps, job, claim);
       const now = clock.now();
+      if (claim.superseded && result.status !== "ok") return await cancel(deps, claim, now);
       if (result.status === "ok") {
         counters.ok++;
         deps.emit({ type: "succeeded", job: job.name, slot, attempt, durationMs: now - started });
@@ -79,6 +88,10 @@ export async function runSlot(deps: RunnerDeps, job: ResolvedJob, claim: HeldCla
       claim.attempt = attempt + 1;
       claim.leaseUntil = waitUntil;
       await sleep(deps, delay);
+      // A lease longer than one lease is not renewed during the backoff, so a
+      // supersession may not have been heard yet: the row says.
+      if (!claim.lost && job.overlap === "cancelOther" && (await supersededOf(store, [claim])).size > 0) lease.supersede(claim);
+      if (claim.superseded) return await cancel(deps, claim, clock.now());
       if (tracker.stopping || claim.lost) return leave(deps, claim);
       const restart = clock.now();
       const until = lease.until(restart, job);
@@ -105,6 +118,16 @@ async function finish(deps: RunnerDeps, claim: HeldClaim, patch: RunPatch & { st
   return lost(deps, claim, claim.lost
     ? "the lease ended before the outcome was recorded (the slot was reaped, and may have run elsewhere)"
     : "the row was no longer this attempt's (reaped or taken by another node)");
+}
+
+/**
+ * Records a superseded run `cancelled` (its row is `cancelling`; the compare-and-set
+ * still holds for its holder). Also for a queued slot superseded before it started.
+ */
+export async function cancel(deps: RunnerDeps, claim: HeldClaim, now: number): Promise<Outcome | undefined> {
+  deps.registry.counters(claim.job).cancelled++;
+  deps.emit({ type: "cancelled", job: claim.job, slot: claim.slot, attempt: claim.attempt, node: claim.node, reason: SUPERSEDED });
+  return await finish(deps, claim, { status: "cancelled", finishedAt: now, leaseUntil: null, error: SUPERSEDED });
 }
 
 function lost(deps: RunnerDeps, claim: HeldClaim, reason: string): undefined {

@@ -14,6 +14,8 @@ export interface HeldClaim extends AttemptKey {
   controller: AbortController | undefined;
   /** Set once the lease ended or a renewal found the row taken; never cleared. */
   lost: boolean;
+  /** Set (with `lost`) when a `cancelOther` slot superseded this run: its outcome is `cancelled`. */
+  superseded: boolean;
   /** Bumped by every lease write the runner makes, so a renewal racing it is not read as a loss. */
   generation: number;
 }
@@ -58,7 +60,7 @@ export function createRunTracker(): RunTracker {
     hold(key, leaseUntil, capUntil = Infinity): HeldClaim {
       const claim: HeldClaim = {
         job: key.job, slot: key.slot, attempt: key.attempt, node: key.node,
-        leaseUntil, capUntil, controller: undefined, lost: false, generation: 0,
+        leaseUntil, capUntil, controller: undefined, lost: false, superseded: false, generation: 0,
       };
       held.set(keyOf(key.job, key.slot), claim);
       return claim;

@@ -88,14 +88,14 @@ export function planTick(jobs: readonly ResolvedJob[], snapshot: TickSnapshot, i
       }
       free--;
     }
-    const { name, overlap } = job;
+    const { name, overlap, bufferLimit } = job;
     const leaseUntil = input.leaseUntil(job);
     // Request literals, not a spread of a shared base: a spread copies key by key per slot.
     for (const slot of missed) {
       plan.requests.push({ job: name, kind: "scheduled", node, batch, now, overlap, slot, status: "missed", leaseUntil: now });
     }
     for (const slot of run) {
-      plan.requests.push({ job: name, kind: "scheduled", node, batch, now, overlap, slot, status: "running", leaseUntil });
+      plan.requests.push({ job: name, kind: "scheduled", node, batch, now, overlap, slot, status: "running", leaseUntil, bufferLimit });
     }
     plan.jobs.push({ job, planned: ascending(missed, run) });
   }

@@ -7,7 +7,8 @@ import type { ClaimRequest, RunRecord, TickSnapshot } from "../../store/types.ts
 import { errorText, jobLabel } from "../text.ts";
 import { planTick } from "./plan_tick.ts";
 import type { Reconciler } from "./reconcile.ts";
-import { runSlot, type RunnerDeps } from "../run/runner.ts";
+import { cancel, runSlot, type RunnerDeps } from "../run/runner.ts";
+import { buffers, type Promoter, startable } from "../run/overlap.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 import type { HeldClaim } from "../run/tracker.ts";
 import type { JobTickReport, TickReport } from "../types.ts";
@@ -24,6 +25,7 @@ export interface StartedTick {
 export interface TickDeps extends RunnerDeps {
   node: string;
   reconciler: Reconciler;
+  promoter: Promoter;
   concurrency: number;
   retentionMs: number;
 }
@@ -36,7 +38,7 @@ export interface Ticker {
 }
 
 const emptyJobReport = (): JobTickReport => ({
-  planned: [], won: [], lost: [], run: [], skipped: [], missed: [], abandoned: [], outcomes: {},
+  planned: [], won: [], lost: [], run: [], skipped: [], missed: [], abandoned: [], buffered: [], outcomes: {},
 });
 
 /** Creates the ticker. */
@@ -60,7 +62,8 @@ export function createTicker(deps: TickDeps): Ticker {
     const startAgain = (): Promise<unknown>[] =>
       again.map(({ job, claim }) => {
         jobReport(job.name).run.push(claim.slot);
-        return tracker.track(runSlot(deps, job, claim).then((o) => record(jobReport(job.name), claim.slot, o)));
+        return tracker.track(runSlot(deps, job, claim).then((o) => record(jobReport(job.name), claim.slot, o)))
+          .then(() => drain(job, jobReport(job.name)));
       });
     const failed = (e: unknown): StartedTick => {
       report.ok = false;
@@ -76,6 +79,11 @@ export function createTicker(deps: TickDeps): Ticker {
       await deps.reconciler.settle(snapshot, now, again);
       const { reaped, reclaimed, error } = await lease.reap(snapshot, now, (row) => retryable(snapshot, row));
       for (const row of reaped) {
+        if (row.status === "cancelled") {
+          jobReport(row.job).outcomes[row.slot] = "cancelled";
+          emit({ type: "cancelled", job: row.job, slot: row.slot, attempt: row.attempt, node: row.node, reason: "superseded; the run did not settle before its lease ended" });
+          continue;
+        }
         const willRetry = reclaimed.some((r) => r.row === row);
         registry.counters(row.job).abandoned++;
         jobReport(row.job).abandoned.push(row.slot);
@@ -109,7 +117,16 @@ export function createTicker(deps: TickDeps): Ticker {
     const runs = startAgain();
     for (const [name, claims] of won) {
       const job = registry.get(name);
-      if (job !== undefined) runs.push(tracker.track(runInOrder(job, claims, jobReport(name))));
+      if (job !== undefined) runs.push(tracker.track(runInOrder(job, claims, jobReport(name))).then(() => drain(job, jobReport(name))));
+    }
+    // Buffered slots with no live run anywhere (their run settled on a node that died or
+    // stopped, or a backfill's node went away): this node starts them.
+    for (const name of startable(snapshot, now)) {
+      // A node at its capacity leaves them to another node (or its next tick).
+      if (tracker.running >= deps.concurrency) break;
+      const job = registry.get(name);
+      if (job === undefined || !job.enabled || own(snapshot.jobs, name)?.paused === true || won.has(name)) continue;
+      runs.push(drain(job, jobReport(name), true));
     }
     return finish(report, runs);
   };
@@ -129,6 +146,7 @@ export function createTicker(deps: TickDeps): Ticker {
       deps.reconciler.unknown(requests);
       return new Error("claim failed", { cause: e });
     }
+    const superseding = new Set<string>();
     results.forEach(({ job, slot, outcome }, i) => {
       const r = jobReport(job);
       const counters = registry.counters(job);
@@ -139,6 +157,11 @@ export function createTicker(deps: TickDeps): Ticker {
         if (claims === undefined) won.set(job, [claim]);
         else claims.push(claim);
         emit({ type: "claimed", job, slot });
+      } else if (outcome === "buffered") {
+        r.buffered.push(slot);
+        counters.buffered++;
+        emit({ type: "buffered", job, slot });
+        if (requests[i]!.overlap === "cancelOther") superseding.add(job);
       } else if (outcome === "lost") {
         r.lost.push(slot);
         counters.lost++;
@@ -150,10 +173,16 @@ export function createTicker(deps: TickDeps): Ticker {
         emit({ type: outcome, job, slot });
       }
     });
+    // The store marked this job's live runs cancelling; the ones held here stop now
+    // rather than at their next renewal.
+    for (const claim of [...tracker.claims()]) {
+      if (superseding.has(claim.job) && !won.get(claim.job)?.includes(claim)) lease.supersede(claim);
+    }
     return won;
   };
 
   const retryable = (snapshot: TickSnapshot, row: RunRecord): ResolvedJob | undefined => {
+    if (row.status === "cancelled") return undefined;
     const job = registry.get(row.job);
     const paused = own(snapshot.jobs, row.job)?.paused === true;
     return job !== undefined && job.enabled && !paused && row.attempt <= job.retries.attempts ? job : undefined;
@@ -163,6 +192,10 @@ export function createTicker(deps: TickDeps): Ticker {
   const runInOrder = async (job: ResolvedJob, claims: HeldClaim[], r: JobTickReport): Promise<void> => {
     for (const [i, queued] of claims.entries()) {
       if (tracker.stopping) return lease.release(claims.slice(i));
+      if (queued.superseded) {
+        record(r, queued.slot, await cancel(deps, queued, clock.now()));
+        continue;
+      }
       const claim = i === 0 ? queued : await startQueued(job, queued);
       if (claim === undefined) continue;
       r.run.push(claim.slot);
@@ -192,6 +225,15 @@ export function createTicker(deps: TickDeps): Ticker {
       tracker.release(claim);
       return undefined;
     }
+  };
+
+  /** After a job's runs here: its buffered slots, when its policy buffers (or `always`: the tick saw some waiting). */
+  const drain = (job: ResolvedJob, r: JobTickReport, always = false): Promise<void> => {
+    if (!always && !buffers(job) && !deps.promoter.wants(job.name)) return Promise.resolve();
+    return deps.promoter.drain(job, (slot, outcome) => {
+      r.run.push(slot);
+      record(r, slot, outcome);
+    });
   };
 
   /** Wraps up: `settled` waits for the runs, then emits `tick` and prunes (at most hourly). */

@@ -45,7 +45,16 @@ export function timeTag(ms: number, format: (ms: number) => string): Html {
 }
 
 function action(cc: CardContext, name: string, verb: "run" | "pause" | "resume", label: string, primary = false): Html {
-  return html`<form method="post" action="${jobHref(cc.base, name)}/${verb}"><input type="hidden" name="csrf" value="${cc.csrf}"><input type="hidden" name="back" value="${cc.back}"><button type="submit" name="action" value="${verb}"${primary ? html` class="primary"` : ""}>${label}</button></form>`;
+  // On a job's page, a pause can say why.
+  const note = verb === "pause" && cc.back === "job" ? html`<input name="note" maxlength="500" placeholder="note (optional)" aria-label="Pause note">` : "";
+  return html`<form method="post" action="${jobHref(cc.base, name)}/${verb}"><input type="hidden" name="csrf" value="${cc.csrf}"><input type="hidden" name="back" value="${cc.back}">${note}<button type="submit" name="action" value="${verb}"${primary ? html` class="primary"` : ""}>${label}</button></form>`;
+}
+
+/** Why, when and by whom a paused job was paused. */
+function pauseNote(info: JobInfo, cc: CardContext, format: (ms: number) => string): Html | "" {
+  if (!info.paused || info.pause === undefined) return "";
+  const { note, at, by } = info.pause;
+  return html`<p class="sub pause-note" data-pause-by="${by}">Paused ${timeTag(at, format)} (${relative(at, cc.now)}) by <b>${by}</b>${note === null ? "" : html`: ${inertBidi(note)}`}</p>`;
 }
 
 /** The job's state as a pill: running, paused, disabled or idle. */
@@ -85,6 +94,7 @@ export function jobCard(view: JobView, cc: CardContext): Html {
 <div class="job-head"><div class="job-title">
 <h3>${cc.back === "home" ? html`<a href="${jobHref(cc.base, info.name)}">${info.name}</a>` : info.name} <span class="tag">${info.source}</span> ${state(info)}</h3>
 ${info.description ? html`<p class="desc">${inertBidi(info.description)}</p>` : ""}
+${pauseNote(info, cc, cc.formatterFor(info.timezone))}
 </div><div class="actions">${action(cc, info.name, "run", "Run now", true)}${info.paused ? action(cc, info.name, "resume", "Resume") : action(cc, info.name, "pause", "Pause")}</div></div>
 <dl class="facts">
 <div><dt>Schedule</dt><dd><code>${"cron" in info.spec ? info.spec.cron : info.schedule}</code>${words ? html`<div class="sub" data-words>${words}</div>` : ""}</dd></div>

@@ -1,7 +1,7 @@
 /** The dashboard's whole stylesheet, inlined so the page needs no external asset. */
 export const STYLES = `
 :root{--bg:#f6f7f9;--card:#fff;--ink:#1d2330;--muted:#5d6778;--line:#e3e6eb;--accent:#3451b2;--accent-ink:#fff;
---ok:#1f9d55;--error:#d93036;--timeout:#e8770e;--abandoned:#8f1d4a;--skipped:#8a94a6;--missed:#9b5de5;--running:#2f7de1;--planned:#b7c0ce;
+--ok:#1f9d55;--error:#d93036;--timeout:#e8770e;--abandoned:#8f1d4a;--skipped:#8a94a6;--missed:#9b5de5;--running:#2f7de1;--planned:#b7c0ce;--cancelled:#6b4f2a;--cancelling:#a07a45;--buffered:#58a6a6;
 color-scheme:light dark}
 @media (prefers-color-scheme:dark){:root{--bg:#11141a;--card:#1a1f28;--ink:#e6e9ef;--muted:#9aa4b5;--line:#2b323e;--accent:#7c93e8;--accent-ink:#0d1017;--planned:#4a5467}}
 *{box-sizing:border-box}
@@ -52,7 +52,7 @@ svg.timeline .grid{stroke:var(--line);stroke-width:1;fill:none}
 svg.timeline path.mark{fill:none;stroke-width:4}svg.timeline path.band{stroke:none;opacity:.9}
 svg.timeline .now{stroke:var(--ink);stroke-width:1.5;stroke-dasharray:3 2}
 svg.timeline .axis{fill:var(--muted);font-size:10px}
-${["ok", "error", "timeout", "abandoned", "skipped", "missed", "running", "planned"].map((s) => `.s-${s}{color:var(--${s});fill:var(--${s});stroke:var(--${s});background:var(--${s})}`).join("")}
+${["ok", "error", "timeout", "abandoned", "cancelled", "cancelling", "skipped", "missed", "buffered", "running", "planned"].map((s) => `.s-${s}{color:var(--${s});fill:var(--${s});stroke:var(--${s});background:var(--${s})}`).join("")}
 table.runs{width:100%;border-collapse:collapse;background:var(--card);border:1px solid var(--line);border-radius:10px;overflow:hidden}
 table.runs th,table.runs td{text-align:left;padding:7px 10px;border-bottom:1px solid var(--line);vertical-align:top}
 table.runs th{font-size:11px;text-transform:uppercase;letter-spacing:.05em;color:var(--muted);background:var(--bg)}

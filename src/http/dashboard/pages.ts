@@ -10,7 +10,7 @@ type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
 /** The result of a dashboard action, carried in the redirect's query. */
 export interface Notice {
-  action: "run" | "pause" | "resume";
+  action: "run" | "pause" | "resume" | "backfill";
   job: string;
   /** An outcome (`ok`, `error`...) or a refusal (`already-running`...). */
   result: string;
@@ -23,12 +23,16 @@ function noticeBox(notice: Notice | undefined): Html | "" {
   const { action, job, result } = notice;
   const why = result.replace(/-/g, " ");
   let text: Html;
-  if (action === "run") {
+  if (action === "backfill") {
+    const planned = /^planned-(\d+)$/.exec(result);
+    text = planned ? html`Backfill of <b>${job}</b> started: ${planned[1]} slots; they show in the history as they run` : html`Could not backfill <b>${job}</b>: ${why}`;
+  } else if (action === "run") {
     text = /^[a-z]+$/.test(result) ? html`Ran <b>${job}</b>: ${statusBadge(result)}` : html`Did not run <b>${job}</b>: ${why}`;
   } else {
     text = result === "paused" || result === "resumed" ? html`<b>${job}</b> ${result}` : html`Could not ${action} <b>${job}</b>: ${why}`;
   }
-  return html`<div class="notice ${GOOD.has(result) ? "good" : "bad"}" role="status" data-notice="${result}">${text}</div>`;
+  const good = GOOD.has(result) || result.startsWith("planned-");
+  return html`<div class="notice ${good ? "good" : "bad"}" role="status" data-notice="${result}">${text}</div>`;
 }
 
 /** A page of jobs with their timelines; `nextAfter` links the next page, `first` the first. */
@@ -69,6 +73,8 @@ export function jobPage(view: JobView, history: readonly RunRecord[], cc: CardCo
 ${jobCard(view, cc)}
 <div class="toolbar"><span></span>${legend()}</div>
 ${where ? html`<h2 class="section">Webhook target</h2><p><code>${where}</code>${headerNames.length ? html` <span class="sub">headers: ${headerNames.join(", ")}</span>` : ""}</p>` : ""}
+<h2 class="section">Backfill</h2>
+<form method="post" action="${jobHref(cc.base, info.name)}/backfill" class="backfill"><input type="hidden" name="csrf" value="${cc.csrf}"><label>From <input name="from" required placeholder="2026-01-01T00:00:00Z" size="22"></label> <label>to (not included) <input name="to" required placeholder="2026-01-02T00:00:00Z" size="22"></label> <label><input type="checkbox" name="rerun" value="1"> re-run slots that already ran</label> <button type="submit">Backfill</button></form>
 <h2 class="section">Run history</h2>
 ${history.length === 0 ? html`<div class="empty">No runs recorded yet.</div>` : html`<table class="runs"><thead><tr><th>Slot (${info.timezone})</th><th>Outcome</th><th>Kind</th><th>Attempt</th><th>Node</th><th>Took</th><th>Error</th></tr></thead>
 <tbody>${history.map((r) => runRow(r, format, cc.now))}</tbody></table>`}

@@ -13,6 +13,8 @@ import { isHttps } from "../_headers.ts";
 import { clientKey } from "../_throttle.ts";
 import { basePath, homePath, type RouterContext, requireAuth } from "../_context.ts";
 import { validate } from "../_errors.ts";
+import { startBackfill } from "../_backfill.ts";
+import { SchedulerError } from "../../core/errors.ts";
 import { JOB_NAME } from "../../engine/jobs/spec.ts";
 import { NameSchema } from "../_schemas.ts";
 import { listJobs } from "../_list.ts";
@@ -29,13 +31,13 @@ const JOB_NEXT = 10;
 const HISTORY_LIMIT = 50;
 /** Seconds between the pages' meta refreshes. */
 const REFRESH = 30;
-const OUTCOME = /^(?:ok|error|timeout|skipped|missed|abandoned|running|already-running|not-due|paused|lost|unknown-job|resumed)$/;
+const OUTCOME = /^(?:ok|error|timeout|skipped|missed|abandoned|cancelled|running|already-running|not-due|paused|lost|unknown-job|resumed|planned-\d{1,5}|invalid-spec|invalid-instant)$/;
 
 function noticeFrom(c: Context): Notice | undefined {
   const action = c.req.query("done");
   const job = c.req.query("job");
   const result = c.req.query("result");
-  if ((action !== "run" && action !== "pause" && action !== "resume") || job === undefined || result === undefined) return undefined;
+  if ((action !== "run" && action !== "pause" && action !== "resume" && action !== "backfill") || job === undefined || result === undefined) return undefined;
   if (!JOB_NAME.test(job) || !OUTCOME.test(result)) return undefined;
   return { action, job, result };
 }
@@ -65,7 +67,7 @@ function htmlHeaders(c: Context): void {
   c.header("Cache-Control", "no-store");
 }
 
-/** Registers `GET /`, `GET /ui/jobs/:name`, `POST /ui/login`, `/ui/logout` and `/ui/jobs/:name/{run,pause,resume}`. */
+/** Registers `GET /`, `GET /ui/jobs/:name`, `POST /ui/login`, `/ui/logout` and `/ui/jobs/:name/{run,pause,resume,backfill}`. */
 export function registerDashboard(app: Hono, rc: RouterContext): void {
   const { scheduler, auth } = rc;
   const page = (route: string) =>
@@ -168,7 +170,9 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
         const r = await scheduler.run(name, { mode: "force" });
         result = r.ok ? r.outcome : r.reason.replace(/ /g, "-");
       } else {
-        await scheduler[verb](name);
+        const note = verb === "pause" ? (form.get("note") ?? "").trim() : "";
+        if (verb === "pause") await scheduler.pause(name, note === "" ? { by: "dashboard" } : { note: note.slice(0, 500), by: "dashboard" });
+        else await scheduler.resume(name);
         result = verb === "pause" ? "paused" : "resumed";
       }
       rc.cache.clear();
@@ -177,4 +181,33 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
       return c.redirect(`${back}?${q}`, 303);
     });
   }
+
+  const backfillRoute = "/ui/jobs/:name/backfill";
+  app.post(backfillRoute, page(backfillRoute), async (c) => {
+    htmlHeaders(c);
+    const base = basePath(c, backfillRoute);
+    const name = validate(NameSchema, c.req.param("name"), "params.name");
+    const form = await readForm(c.req.raw, rc.maxBodyBytes);
+    const viaBearer = await auth.bearer(c.req.raw);
+    if (!sameOrigin(c.req.raw) || (!viaBearer && !await auth.checkCsrf(getCookie(c, SESSION_COOKIE), form.get("csrf")))) {
+      return c.html(await refusedPage(rc.title, homePath(base), "Refused: the form is stale or came from another site. Reload the page and try again."), 403);
+    }
+    let result: string;
+    if (await scheduler.get(name) === undefined) {
+      result = "unknown-job";
+    } else {
+      // A form sends text: an all-digit value is epoch milliseconds, anything else an ISO instant.
+      const instant = (value: string | null): string | number => (value !== null && /^\d{1,16}$/.test(value.trim()) ? Number(value) : (value ?? "").trim());
+      try {
+        const slots = await startBackfill(c, rc, name, { from: instant(form.get("from")), to: instant(form.get("to")), rerun: form.get("rerun") === "1" });
+        result = `planned-${slots.length}`;
+      } catch (e) {
+        if (!(e instanceof SchedulerError)) throw e;
+        result = e.code === "invalid-instant" ? "invalid-instant" : "invalid-spec";
+      }
+    }
+    rc.cache.clear();
+    const q = new URLSearchParams({ done: "backfill", job: name, result });
+    return c.redirect(`${jobHref(base, name)}?${q}`, 303);
+  });
 }

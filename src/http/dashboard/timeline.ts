@@ -22,10 +22,10 @@ const TRACK_H = 22;
 const MAX_MARKS = 720;
 
 /** Outcome colours, in legend order; the stylesheet defines `.s-<status>`. */
-export const STATUS_ORDER: readonly (RunStatus | "planned")[] = ["ok", "error", "timeout", "abandoned", "skipped", "missed", "running", "planned"];
+export const STATUS_ORDER: readonly (RunStatus | "planned")[] = ["ok", "error", "timeout", "abandoned", "cancelled", "skipped", "missed", "buffered", "running", "planned"];
 
 /** Later paths paint over earlier ones where marks touch: failures stay visible. */
-const PAINT_ORDER: readonly RunStatus[] = ["ok", "skipped", "missed", "running", "abandoned", "timeout", "error"];
+const PAINT_ORDER: readonly RunStatus[] = ["ok", "skipped", "missed", "buffered", "running", "cancelling", "cancelled", "abandoned", "timeout", "error"];
 
 /** What the timeline draws. */
 export interface TimelineInput {

@@ -8,6 +8,7 @@
 import type { Store } from "../types.ts";
 import { claimCases } from "./claims.ts";
 import { concurrencyCases } from "./concurrency.ts";
+import { overlapCases } from "./overlap.ts";
 import { portCases } from "./ports.ts";
 import { runCases } from "./runs.ts";
 import type { ContractContext, ItFunction } from "./_shared.ts";
@@ -60,4 +61,5 @@ export function storeContract(options: StoreContractOptions): void {
     concurrencyCases(context);
   });
   describe(`Store contract (lease renewal, group commit, read-only reads): ${name}`, () => portCases(context));
+  describe(`Store contract (overlap policies, promote, enqueue): ${name}`, () => overlapCases(context));
 }

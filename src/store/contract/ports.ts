@@ -110,7 +110,7 @@ export function portCases({ it, withStore }: ContractContext): void {
       assert.equal(a.counts.running, 1);
       assert.deepEqual(a.recent.map((r) => r.slot), [slots[4], slots[3]], "newest first, at most perJob");
       assert.equal(view["__proto__"]!.counts.missed, 1);
-      assert.deepEqual(view["none"], { last: undefined, counts: { running: 0, ok: 0, error: 0, timeout: 0, skipped: 0, missed: 0, abandoned: 0 }, recent: [] });
+      assert.deepEqual(view["none"], { last: undefined, counts: { running: 0, cancelling: 0, buffered: 0, ok: 0, error: 0, timeout: 0, skipped: 0, missed: 0, abandoned: 0, cancelled: 0 }, recent: [] });
       const all = await store.overview(["a"], { since: T0 });
       assert.equal(all["a"]!.recent.length, 5, "perJob defaults to 50");
     }));

@@ -109,7 +109,7 @@ export function runCases({ it, withStore }: ContractContext): void {
         request("a", T0 + 2 * MIN, { batch: "t" }),
       ]);
       await store.claim([request("a", T0 + 3 * MIN, { batch: "u", now: T0 + 3 * MIN })]);
-      const zero = { running: 0, ok: 0, error: 0, timeout: 0, skipped: 0, missed: 0, abandoned: 0 };
+      const zero = { running: 0, cancelling: 0, buffered: 0, ok: 0, error: 0, timeout: 0, skipped: 0, missed: 0, abandoned: 0, cancelled: 0 };
       assert.deepEqual(await store.counts(["a", "b"]), {
         a: { ...zero, missed: 2, running: 1, skipped: 1 },
         b: zero,
@@ -122,8 +122,8 @@ export function runCases({ it, withStore }: ContractContext): void {
       await store.setPaused("a", true, T0 + MIN);
       await store.setPaused("b", true, T0 + 2 * MIN);
       const snap = await store.snapshot(["a", "b"], T0 + 3 * MIN);
-      assert.deepEqual(snap.jobs.a, { name: "a", firstSeen: T0, paused: true });
-      assert.deepEqual(snap.jobs.b, { name: "b", firstSeen: T0 + 2 * MIN, paused: true });
+      assert.deepEqual(snap.jobs.a, { name: "a", firstSeen: T0, paused: true, pause: { note: null, at: T0 + MIN, by: "api" } });
+      assert.deepEqual(snap.jobs.b, { name: "b", firstSeen: T0 + 2 * MIN, paused: true, pause: { note: null, at: T0 + 2 * MIN, by: "api" } });
       await store.setPaused("a", false, T0 + 4 * MIN);
       assert.equal((await store.snapshot(["a"], T0 + 5 * MIN)).jobs.a?.paused, false);
       await rejectsWith(store.setPaused("a", "yes" as unknown as boolean, T0), "invalid-spec", /paused/);

@@ -5,6 +5,7 @@
  * counters in step inside ONE atomic operation.
  */
 import { CONFLICT, type Conflict, type KvContext } from "./_context.ts";
+import { isOpenStatus } from "../_overlap.ts";
 import {
   getAll,
   type KvAtomic,
@@ -32,18 +33,21 @@ export const fitError = (error: string | null): string | null =>
 export function stageRow(atomic: KvAtomic, ctx: KvContext, before: Row | undefined, after: Row): void {
   const { keys } = ctx;
   atomic.set(keys.run(after.job, after.slot), after);
-  const wasRunning = before?.status === "running";
-  if (after.status === "running") atomic.set(keys.live(after.job, after.slot), after);
+  // "Running" here is every open row (running, cancelling, buffered): the live index
+  // holds them and the version key counts them.
+  const wasRunning = before !== undefined && isOpenStatus(before.status);
+  const isRunning = isOpenStatus(after.status);
+  if (isRunning) atomic.set(keys.live(after.job, after.slot), after);
   else if (wasRunning) atomic.delete(keys.live(after.job, after.slot));
-  // The version key counts the job's running rows; even a +0 gives it a new versionstamp.
-  if (wasRunning || after.status === "running") {
-    atomic.sum(keys.ver(after.job), wasRunning === (after.status === "running") ? 0n : wasRunning ? MINUS_ONE : 1n);
+  // The version key counts the job's open rows; even a +0 gives it a new versionstamp.
+  if (wasRunning || isRunning) {
+    atomic.sum(keys.ver(after.job), wasRunning === isRunning ? 0n : wasRunning ? MINUS_ONE : 1n);
   }
   if (before === undefined && after.kind === "scheduled") atomic.max(keys.mark(after.job), markValue(after.slot));
-  // Running rows are counted by the version key; the counters hold the final statuses.
+  // Open rows are counted by the version key; the counters hold the final statuses.
   if (before?.status !== after.status) {
     if (before !== undefined && !wasRunning) atomic.sum(keys.count(after.job, before.status), MINUS_ONE);
-    if (after.status !== "running") atomic.sum(keys.count(after.job, after.status), 1n);
+    if (!isRunning) atomic.sum(keys.count(after.job, after.status), 1n);
   }
 }
 

@@ -5,11 +5,13 @@
 import { CONFLICT, type KvContext } from "./_context.ts";
 import { applyRows, fitError, stageRow } from "./_rows.ts";
 import { counterValue, listAll, publicRecord, type Row } from "./_kv.ts";
-import { LEASE_EXPIRED } from "../_validate.ts";
+import { CANCELLED_SUPERSEDED, LEASE_EXPIRED } from "../_validate.ts";
+import { isLiveStatus } from "../_overlap.ts";
 import type { AttemptKey, LeaseRenewal, ReclaimRequest, RunPatch, RunRecord, RunUpdate } from "../types.ts";
 
+// A cancelling row is still its holder's to settle.
 const holds = (row: Row | undefined, key: AttemptKey): row is Row =>
-  row !== undefined && row.status === "running" && row.attempt === key.attempt && row.node === key.node;
+  row !== undefined && isLiveStatus(row.status) && row.attempt === key.attempt && row.node === key.node;
 
 /** Applies a patch to a row (undefined fields are left alone). */
 function patched(row: Row, patch: RunPatch): Row {
@@ -40,7 +42,8 @@ export async function updateAll(ctx: KvContext, writes: readonly RunUpdate[]): P
 export async function renewAll(ctx: KvContext, items: readonly LeaseRenewal[], now: number): Promise<boolean[]> {
   const rows = await applyRows(ctx, "renew", items, (row, i) => {
     const item = items[i]!;
-    if (!holds(row, item) || row.leaseUntil === null || row.leaseUntil < now) return undefined;
+    // A cancelling row is never renewed: that refusal is how its holder learns.
+    if (!holds(row, item) || row.status !== "running" || row.leaseUntil === null || row.leaseUntil < now) return undefined;
     return { ...row, leaseUntil: item.leaseUntil };
   });
   return rows.map((row) => row !== undefined);
@@ -49,10 +52,12 @@ export async function renewAll(ctx: KvContext, items: readonly LeaseRenewal[], n
 /** `reap()`: every running row with leaseUntil < now becomes `abandoned`; concurrent reapers split the rows. */
 export async function reapAll(ctx: KvContext, now: number): Promise<RunRecord[]> {
   const live = await ctx.op("reap", (kv) => listAll(kv, { prefix: ctx.keys.lives() }));
-  const expired = live.map((e) => e.value as Row).filter((row) => row.leaseUntil !== null && row.leaseUntil < now);
+  const expired = live.map((e) => e.value as Row).filter((row) => isLiveStatus(row.status) && row.leaseUntil !== null && row.leaseUntil < now);
   const rows = await applyRows(ctx, "reap", expired, (row) => {
-    if (row === undefined || row.status !== "running" || row.leaseUntil === null || row.leaseUntil >= now) return undefined;
-    return { ...row, status: "abandoned", finishedAt: now, error: LEASE_EXPIRED };
+    if (row === undefined || !isLiveStatus(row.status) || row.leaseUntil === null || row.leaseUntil >= now) return undefined;
+    return row.status === "cancelling"
+      ? { ...row, status: "cancelled", finishedAt: now, error: CANCELLED_SUPERSEDED }
+      : { ...row, status: "abandoned", finishedAt: now, error: LEASE_EXPIRED };
   });
   return rows.filter((row): row is Row => row !== undefined).map(publicRecord);
 }
@@ -73,7 +78,7 @@ export function reclaimOne(ctx: KvContext, request: ReclaimRequest, overlap: "sk
       if (row === undefined || !retryable || row.attempt !== attempt) return false;
       if (overlap === "skip" && counterValue(version!.value) > 0) {
         const live = await listAll(kv, { prefix: keys.lives(job) });
-        if (live.some((e) => ((e.value as Row).leaseUntil ?? -Infinity) > now)) return false;
+        if (live.some((e) => isLiveStatus((e.value as Row).status) && ((e.value as Row).leaseUntil ?? -Infinity) > now)) return false;
       }
       const next: Row = {
         ...row,

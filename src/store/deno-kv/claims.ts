@@ -8,6 +8,9 @@
 import { CONFLICT, type Conflict, type KvContext } from "./_context.ts";
 import { CHECKS_PER_COMMIT, counterValue, getAll, type KvLike, listAll, markValue, type Row } from "./_kv.ts";
 import type { ClaimOutcome, ClaimRequest, ClaimResult, RunStatus } from "../types.ts";
+import { decideClaim, isLiveStatus } from "../_overlap.ts";
+import { stageRow } from "./_rows.ts";
+import { SKIP_SUPERSEDED } from "../_validate.ts";
 
 /**
  * Applies a claim call: requests are grouped by job (claims of different jobs never
@@ -65,7 +68,7 @@ async function claimChunk(
   round: number,
 ): Promise<true | Conflict> {
   const { keys } = ctx;
-  const overlapJobs = [...new Set(indexes.map((i) => requests[i]!).filter((r) => r.status === "running" && r.overlap === "skip").map((r) => r.job))];
+  const overlapJobs = [...new Set(indexes.map((i) => requests[i]!).filter((r) => r.status === "running" && r.overlap !== "allow").map((r) => r.job))];
   // The versions first, the running rows after: a version unchanged at commit proves
   // no running row of that job changed since it was read, so the rows read after it are current.
   const versions = await getAll(kv, overlapJobs.map((job) => keys.ver(job)));
@@ -78,6 +81,20 @@ async function claimChunk(
   const existing = round === 0 ? undefined : await getAll(kv, indexes.map((i) => keys.run(requests[i]!.job, requests[i]!.slot)));
 
   const atomic = kv.atomic();
+  // cancelOther: the job's live runs from other batches become cancelling, its older
+  // buffered scheduled slots skipped; the job's version check covers these rows.
+  const supersede = (rows: Row[], slot: number, now: number, batch: string): void => {
+    rows.forEach((row, k) => {
+      let next: Row | undefined;
+      if (row.status === "running" && row.batch !== batch && (row.leaseUntil ?? -Infinity) > now) next = { ...row, status: "cancelling" };
+      else if (row.status === "buffered" && row.kind === "scheduled" && row.slot < slot) {
+        next = { ...row, status: "skipped", finishedAt: now, error: SKIP_SUPERSEDED };
+      }
+      if (next === undefined) return;
+      stageRow(atomic, ctx, row, next);
+      rows[k] = next;
+    });
+  };
   const decided = new Map<number, ClaimOutcome>();
   const taken = new Set<string>();
   const checkedJobs = new Set<string>();
@@ -93,12 +110,16 @@ async function claimChunk(
     }
     taken.add(id);
     let status: RunStatus = r.status === "missed" ? "missed" : "running";
-    if (status === "running" && r.overlap === "skip") {
+    let error: string | null = null;
+    if (status === "running" && r.overlap !== "allow") {
       checkedJobs.add(r.job);
-      const blocking = (live.get(r.job) ?? []).some((row) => (row.leaseUntil ?? -Infinity) > r.now && row.batch !== r.batch);
-      if (blocking) status = "skipped";
+      const rows = live.get(r.job) ?? [];
+      const blocking = rows.some((row) => isLiveStatus(row.status) && (row.leaseUntil ?? -Infinity) > r.now && row.batch !== r.batch);
+      ({ status, error } = decideClaim(r, blocking, rows.filter((row) => row.status === "buffered").length));
+      if (status === "buffered" && r.overlap === "cancelOther") supersede(rows, r.slot, r.now, r.batch);
     }
     const running = status === "running";
+    const open = running || status === "buffered";
     const row: Row = {
       job: r.job,
       slot: r.slot,
@@ -108,15 +129,15 @@ async function claimChunk(
       node: r.node,
       claimedAt: r.now,
       startedAt: r.now,
-      finishedAt: running ? null : r.now,
+      finishedAt: open ? null : r.now,
       leaseUntil: running ? r.leaseUntil : null,
-      error: null,
+      error,
       batch: r.batch,
     };
     const key = keys.run(r.job, r.slot);
     atomic.check({ key, versionstamp: null });
     atomic.set(key, row);
-    if (running) {
+    if (open) {
       atomic.set(keys.live(r.job, r.slot), row);
       started.set(r.job, (started.get(r.job) ?? 0) + 1);
       const rows = live.get(r.job);
@@ -124,13 +145,13 @@ async function claimChunk(
       else rows.push(row);
     }
     if (r.kind === "scheduled") marks.set(r.job, Math.max(marks.get(r.job) ?? r.slot, r.slot));
-    if (!running) {
-      // The version key already counts running rows.
+    if (!open) {
+      // The version key already counts open rows.
       let byStatus = counts.get(r.job);
       if (byStatus === undefined) counts.set(r.job, (byStatus = new Map()));
       byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
     }
-    decided.set(i, running ? "won" : status === "skipped" ? "skipped" : "missed");
+    decided.set(i, running ? "won" : status as "buffered" | "skipped" | "missed");
   });
   if (taken.size > 0) {
     overlapJobs.forEach((job, k) => {

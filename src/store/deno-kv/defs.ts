@@ -4,7 +4,7 @@
  */
 import { CONFLICT, type KvContext } from "./_context.ts";
 import { type KvLike, listAll } from "./_kv.ts";
-import { checkBoolean, checkInstant, checkText, checkVersion, specText, versionConflict } from "../_validate.ts";
+import { checkBoolean, checkInstant, checkText, checkVersion, pauseRecord, specText, versionConflict } from "../_validate.ts";
 import { quote, SchedulerError } from "../../core/errors.ts";
 import type { JobDef, Store } from "../types.ts";
 
@@ -78,15 +78,16 @@ export function kvDefs(
         }));
     },
 
-    async setPaused(name, paused, now): Promise<void> {
+    async setPaused(name, paused, now, info): Promise<void> {
       checkText(name, "setPaused.name");
       checkBoolean(paused, "setPaused.paused");
       checkInstant(now, "setPaused.now");
+      const pause = pauseRecord(paused, now, info);
       await ctx.op("setPaused", (kv) =>
         ctx.retry("setPaused", async () => {
           const state = await kv.get(keys.job(name));
           const firstSeen = state.versionstamp === null ? now : (state.value as { firstSeen: number }).firstSeen;
-          const atomic = kv.atomic().check(state).set(keys.job(name), { firstSeen, paused });
+          const atomic = kv.atomic().check(state).set(keys.job(name), pause === undefined ? { firstSeen, paused } : { firstSeen, paused, pause });
           return (await atomic.commit()).ok ? undefined : CONFLICT;
         }));
     },

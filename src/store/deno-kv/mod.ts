@@ -10,10 +10,11 @@ import { claimAll } from "./claims.ts";
 import { reapAll, reclaimOne, renewAll, updateAll } from "./attempts.ts";
 import { kvDefs } from "./defs.ts";
 import { pruneAll } from "./prune.ts";
+import { enqueueAll, promoteOne } from "./queue.ts";
 import { countsOf, define, lastFinished, newestRows, overviewOf, planningState } from "./reads.ts";
-import { checkClaims, checkInstant, checkNames, checkReclaim, checkText, checkUpdate, resolveRunQuery } from "../_validate.ts";
+import { checkClaims, checkEnqueue, checkInstant, checkPromote, checkNames, checkReclaim, checkText, checkUpdate, resolveRunQuery } from "../_validate.ts";
 import { quote, SchedulerError } from "../../core/errors.ts";
-import type { ClaimResult, JobOverview, RunRecord, StatusCounts, Store, TickSnapshot } from "../types.ts";
+import type { ClaimResult, EnqueueOutcome, JobOverview, RunRecord, StatusCounts, Store, TickSnapshot } from "../types.ts";
 
 export type { KvAtomic, KvKey, KvKeyPart, KvLike, KvListed, KvMaybe, KvSelector } from "./_kv.ts";
 
@@ -123,6 +124,16 @@ export function denoKvStore(kv: KvLike | Promise<KvLike>, options: DenoKvStoreOp
       const options = request?.overlap === undefined ? {} : { overlap: request.overlap };
       const overlap = checkReclaim(request, request?.node, request?.now, request?.leaseUntil, options);
       return reclaimOne(ctx, request, overlap);
+    },
+
+    async promote(request): Promise<RunRecord | undefined> {
+      checkPromote(request);
+      return promoteOne(ctx, request);
+    },
+
+    async enqueue(requests): Promise<EnqueueOutcome[]> {
+      checkEnqueue(requests);
+      return requests.length === 0 ? [] : enqueueAll(ctx, requests);
     },
 
     async getRun(job, slot): Promise<RunRecord | undefined> {

@@ -5,6 +5,7 @@
  * deleted then gets the newest remaining scheduled row as watermark, as MAX(slot) would
  * give in SQL.
  */
+import { isOpenStatus } from "../_overlap.ts";
 import { CONFLICT, type KvContext } from "./_context.ts";
 import { CHECKS_PER_COMMIT, getAll, type KvLike, type KvListed, listAll, markSlot, markValue, MINUS_ONE, type Row } from "./_kv.ts";
 
@@ -24,7 +25,7 @@ export function pruneAll(ctx: KvContext, before: number): Promise<number> {
 }
 
 const finished = (entry: { value: unknown; versionstamp: string | null }): boolean =>
-  entry.versionstamp !== null && (entry.value as Row).status !== "running";
+  entry.versionstamp !== null && !isOpenStatus((entry.value as Row).status);
 
 async function pruneJobs(kv: KvLike, ctx: KvContext, jobs: string[], before: number): Promise<number> {
   const { keys } = ctx;

@@ -6,8 +6,9 @@ import { CONFLICT, type KvContext } from "./_context.ts";
 import { counterValue, getAll, type KvLike, lastString, listAll, markSlot, publicRecord, type Row } from "./_kv.ts";
 import { readDefs } from "./defs.ts";
 import { checkInstant, MAX_RUNS_LIMIT, zeroCounts } from "../_validate.ts";
+import { isOpenStatus } from "../_overlap.ts";
 import { quote, SchedulerError } from "../../core/errors.ts";
-import type { JobOverview, JobState, RunRecord, RunStatus, StatusCounts, TickSnapshot } from "../types.ts";
+import type { JobOverview, JobState, PauseInfo, RunRecord, RunStatus, StatusCounts, TickSnapshot } from "../types.ts";
 
 /** Sets an own property, even one named `__proto__` (job names are user data). */
 export function define<T>(target: Record<string, T>, key: string, value: T): void {
@@ -17,6 +18,7 @@ export function define<T>(target: Record<string, T>, key: string, value: T): voi
 interface StoredState {
   firstSeen: number;
   paused: boolean;
+  pause?: PauseInfo;
 }
 
 /** `read()` when `insertAt` is undefined; `snapshot()` (missing states inserted with firstSeen = insertAt) otherwise. */
@@ -48,7 +50,9 @@ export function planningState(ctx: KvContext, names: readonly string[], insertAt
       const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs, running: running.map((e) => publicRecord(e.value as Row)) };
       all.forEach((name, i) => {
         const state = states[i]!.value as StoredState | null;
-        if (state !== null) define(snapshot.jobs, name, { name, firstSeen: state.firstSeen, paused: state.paused });
+        if (state === null) return;
+        const { firstSeen, paused, pause } = state;
+        define(snapshot.jobs, name, pause === undefined ? { name, firstSeen, paused } : { name, firstSeen, paused, pause: { ...pause } });
       });
       known.forEach((name, i) => {
         if (marks[i]!.versionstamp !== null) define(snapshot.watermarks, name, markSlot(marks[i]!.value));
@@ -82,7 +86,7 @@ export async function newestRows(
 export async function lastFinished(kv: KvLike, ctx: KvContext, job: string): Promise<RunRecord | undefined> {
   for await (const entry of kv.list({ prefix: ctx.keys.runs(job) }, { reverse: true, batchSize: 20 })) {
     const row = entry.value as Row;
-    if (row.status !== "running") return publicRecord(row);
+    if (!isOpenStatus(row.status)) return publicRecord(row);
   }
   return undefined;
 }
@@ -90,10 +94,10 @@ export async function lastFinished(kv: KvLike, ctx: KvContext, job: string): Pro
 /** A job's row counts by status (counters kept by every row write). */
 export async function countsOf(kv: KvLike, ctx: KvContext, job: string): Promise<StatusCounts> {
   const counts = zeroCounts();
-  const [finished, running] = await Promise.all([listAll(kv, { prefix: ctx.keys.count(job) }), kv.get(ctx.keys.ver(job))]);
+  const [finished, open] = await Promise.all([listAll(kv, { prefix: ctx.keys.count(job) }), listAll(kv, { prefix: ctx.keys.lives(job) })]);
   for (const entry of finished) counts[lastString(entry.key) as RunStatus] = counterValue(entry.value);
-  // Running rows are counted by the job's running-set version key.
-  counts.running = counterValue(running.value);
+  // Open rows (running, cancelling, buffered) are the job's live index.
+  for (const entry of open) counts[(entry.value as Row).status] += 1;
   return counts;
 }
 

@@ -3,22 +3,28 @@
  */
 import { SchedulerError } from "../../core/errors.ts";
 import {
+  CANCELLED_SUPERSEDED,
   checkBoolean,
   checkClaims,
+  checkEnqueue,
+  checkPromote,
   checkInstant,
   checkNames,
   checkReclaim,
   checkText,
   checkUpdate,
   LEASE_EXPIRED,
+  pauseRecord,
   resolveRunQuery,
+  SKIP_SUPERSEDED,
   zeroCounts,
 } from "../_validate.ts";
+import { decideClaim, isLiveStatus, isOpenStatus } from "../_overlap.ts";
 import { createMemoryDefs } from "./defs.ts";
 import { createMemorySettings } from "./settings.ts";
 import { createRunTable, publicRecord, type Row } from "./runs.ts";
 import { createOverview } from "./overview.ts";
-import type { ClaimResult, JobDef, JobState, RunRecord, RunUpdate, StatusCounts, Store, TickSnapshot } from "../types.ts";
+import type { ClaimResult, EnqueueOutcome, JobDef, JobState, RunRecord, RunUpdate, StatusCounts, Store, TickSnapshot } from "../types.ts";
 
 /** Sets `record[key]` as an own property, so a job named `__proto__` is an ordinary key. */
 function ownKey<T>(record: Record<string, T>, key: string, value: T): void {
@@ -85,15 +91,29 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
     }
     return state;
   };
-  const hasLiveRun = (job: string, now: number, batch: string): boolean => {
+  const hasLiveRun = (job: string, now: number, batch: string, orAt = false): boolean => {
     for (const row of table.runningOf(job)) {
-      if ((row.leaseUntil ?? -Infinity) > now && row.batch !== batch) return true;
+      if (!isLiveStatus(row.status) || row.batch === batch) continue;
+      const until = row.leaseUntil ?? -Infinity;
+      if (until > now || (orAt && until === now)) return true;
     }
     return false;
   };
+  const bufferedOf = (job: string): Row[] => [...table.runningOf(job)].filter((row) => row.status === "buffered");
+  // cancelOther: the job's live runs from other batches are told to stop, and older
+  // buffered scheduled slots give way to the new one.
+  const supersede = (job: string, slot: number, now: number, batch: string): void => {
+    for (const row of [...table.runningOf(job)]) {
+      if (row.status === "running" && row.batch !== batch && (row.leaseUntil ?? -Infinity) > now) {
+        table.put({ ...row, status: "cancelling" });
+      } else if (row.status === "buffered" && row.kind === "scheduled" && row.slot < slot) {
+        table.put({ ...row, status: "skipped", finishedAt: now, error: SKIP_SUPERSEDED });
+      }
+    }
+  };
   const compareAndSet = ({ key, patch }: RunUpdate): boolean => {
     const row = table.get(key.job, key.slot);
-    if (row === undefined || row.status !== "running" || row.attempt !== key.attempt || row.node !== key.node) {
+    if (row === undefined || !isLiveStatus(row.status) || row.attempt !== key.attempt || row.node !== key.node) {
       return false;
     }
     const changes = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
@@ -106,7 +126,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
     for (const name of new Set([...names, ...snapshot.defs.map((d) => d.name)])) {
       const state = stateOf(name);
       if (state === undefined) continue;
-      ownKey(snapshot.jobs, name, { ...state });
+      ownKey(snapshot.jobs, name, state.pause === undefined ? { ...state } : { ...state, pause: { ...state.pause } });
       const watermark = table.watermark(name);
       if (watermark !== undefined) ownKey(snapshot.watermarks, name, watermark);
     }
@@ -148,11 +168,10 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       checkClaims(requests);
       return requests.map((r): ClaimResult => {
         if (table.get(r.job, r.slot) !== undefined) return { job: r.job, slot: r.slot, outcome: "lost" };
-        const status = r.status === "missed"
-          ? "missed"
-          : r.overlap === "skip" && hasLiveRun(r.job, r.now, r.batch)
-          ? "skipped"
-          : "running";
+        const live = r.status === "running" && r.overlap !== "allow" && hasLiveRun(r.job, r.now, r.batch);
+        const buffered = r.status === "running" && r.overlap !== "allow" && r.overlap !== "skip" ? bufferedOf(r.job).length : 0;
+        const { status, error } = decideClaim(r, live, buffered);
+        if (status === "buffered" && r.overlap === "cancelOther") supersede(r.job, r.slot, r.now, r.batch);
         table.put({
           job: r.job,
           slot: r.slot,
@@ -163,11 +182,12 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
           batch: r.batch,
           claimedAt: r.now,
           startedAt: r.now,
-          finishedAt: status === "running" ? null : r.now,
+          finishedAt: isOpenStatus(status) ? null : r.now,
           leaseUntil: status === "running" ? r.leaseUntil : null,
-          error: null,
+          error,
         });
-        return { job: r.job, slot: r.slot, outcome: status === "running" ? "won" : status };
+        const outcome = status === "running" ? "won" : status as "buffered" | "skipped" | "missed";
+        return { job: r.job, slot: r.slot, outcome };
       });
     },
 
@@ -206,9 +226,11 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
     async reap(now): Promise<RunRecord[]> {
       guard("reap");
       checkInstant(now, "reap.now");
-      const expired = table.running().filter((row) => row.leaseUntil !== null && row.leaseUntil < now);
+      const expired = table.running().filter((row) => isLiveStatus(row.status) && row.leaseUntil !== null && row.leaseUntil < now);
       return expired.map((row) => {
-        const next: Row = { ...row, status: "abandoned", finishedAt: now, error: LEASE_EXPIRED };
+        const next: Row = row.status === "cancelling"
+          ? { ...row, status: "cancelled", finishedAt: now, error: CANCELLED_SUPERSEDED }
+          : { ...row, status: "abandoned", finishedAt: now, error: LEASE_EXPIRED };
         table.put(next);
         return publicRecord(next);
       });
@@ -238,6 +260,37 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       return true;
     },
 
+    async promote(request): Promise<RunRecord | undefined> {
+      guard("promote");
+      checkPromote(request);
+      const { job, node, now, leaseUntil, kind } = request;
+      if (jobs.get(job)?.paused === true || hasLiveRun(job, now, "", true)) return undefined;
+      let oldest: Row | undefined;
+      for (const row of bufferedOf(job)) {
+        if ((kind === undefined || row.kind === kind) && (oldest === undefined || row.slot < oldest.slot)) oldest = row;
+      }
+      if (oldest === undefined) return undefined;
+      const next: Row = { ...oldest, status: "running", node, batch: `promote:${node}:${oldest.slot}`, startedAt: now, leaseUntil };
+      table.put(next);
+      return publicRecord(next);
+    },
+
+    async enqueue(requests): Promise<EnqueueOutcome[]> {
+      guard("enqueue");
+      checkEnqueue(requests);
+      return requests.map((r): EnqueueOutcome => {
+        const row = table.get(r.job, r.slot);
+        const base = { kind: r.kind, status: "buffered" as const, node: r.node, claimedAt: r.now, startedAt: r.now, finishedAt: null, leaseUntil: null, error: null };
+        if (row === undefined) {
+          table.put({ job: r.job, slot: r.slot, attempt: 1, batch: `enqueue:${r.node}`, ...base });
+          return "queued";
+        }
+        if (!r.rerun || isOpenStatus(row.status) || (row.finishedAt ?? Infinity) > r.now) return "exists";
+        table.put({ ...row, ...base, kind: row.kind, attempt: row.attempt + 1, batch: `enqueue:${r.node}` });
+        return "requeued";
+      });
+    },
+
     async getRun(job, slot): Promise<RunRecord | undefined> {
       guard("getRun");
       checkText(job, "getRun.job");
@@ -262,7 +315,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       checkNames(names, "lastOutcomes.jobs");
       const result: [string, RunRecord][] = [];
       for (const name of names) {
-        const row = newest(table.rows(name), (r) => r.status !== "running");
+        const row = newest(table.rows(name), (r) => !isOpenStatus(r.status));
         if (row !== undefined) result.push([name, publicRecord(row)]);
       }
       return Object.fromEntries(result);
@@ -280,12 +333,14 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       }));
     },
 
-    async setPaused(name, paused, now): Promise<void> {
+    async setPaused(name, paused, now, info): Promise<void> {
       guard("setPaused");
       checkText(name, "setPaused.name");
       checkBoolean(paused, "setPaused.paused");
       checkInstant(now, "setPaused.now");
-      jobs.set(name, { ...ensureJob(name, now), paused });
+      const pause = pauseRecord(paused, now, info);
+      const { pause: _old, ...state } = ensureJob(name, now);
+      jobs.set(name, pause === undefined ? { ...state, paused } : { ...state, paused, pause });
     },
 
     ...defs.methods,

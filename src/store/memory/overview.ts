@@ -1,6 +1,7 @@
 /** The memory store's `overview()`: last outcome, counts and recent rows per job, read-only. */
 import { SchedulerError } from "../../core/errors.ts";
 import { checkInstant, checkNames, MAX_RUNS_LIMIT, zeroCounts } from "../_validate.ts";
+import { isOpenStatus } from "../_overlap.ts";
 import type { JobOverview, Store } from "../types.ts";
 import { publicRecord, type RunTable } from "./runs.ts";
 
@@ -28,7 +29,7 @@ export function createOverview(table: RunTable, guard: (operation: string) => vo
       const recent = [];
       for (const row of table.rows(name)) {
         counts[row.status] += 1;
-        if (row.status !== "running" && (last === undefined || row.slot > last.slot)) last = row;
+        if (!isOpenStatus(row.status) && (last === undefined || row.slot > last.slot)) last = row;
         if (row.slot >= since) recent.push(row);
       }
       recent.sort((a, b) => b.slot - a.slot);

@@ -3,6 +3,7 @@
  * tick needs kept up to date on every write (running rows per job, newest scheduled
  * slot per job), so planning never scans a job's whole history.
  */
+import { isOpenStatus } from "../_overlap.ts";
 import type { RunRecord } from "../types.ts";
 
 /** A row plus the claim batch that wrote it (the overlap check needs it; callers never see it). */
@@ -18,9 +19,9 @@ export interface RunTable {
   put(row: Row): void;
   /** A job's rows, in no particular order. */
   rows(job: string): Iterable<Row>;
-  /** Every running row of every job. */
+  /** Every open row (running, cancelling, buffered) of every job. */
   running(): Row[];
-  /** A job's running rows. */
+  /** A job's open rows (running, cancelling, buffered). */
   runningOf(job: string): Iterable<Row>;
   /** The newest `scheduled` slot of a job, or undefined. */
   watermark(job: string): number | undefined;
@@ -48,7 +49,7 @@ export function createRunTable(): RunTable {
 
     put(row): void {
       inner(byJob, row.job).set(row.slot, row);
-      if (row.status === "running") inner(runningByJob, row.job).set(row.slot, row);
+      if (isOpenStatus(row.status)) inner(runningByJob, row.job).set(row.slot, row);
       else runningByJob.get(row.job)?.delete(row.slot);
       const mark = watermarks.get(row.job);
       if (row.kind === "scheduled" && (mark === undefined || row.slot > mark)) watermarks.set(row.job, row.slot);
@@ -67,7 +68,7 @@ export function createRunTable(): RunTable {
       for (const [job, rows] of byJob) {
         let touched = false;
         for (const row of [...rows.values()]) {
-          if (row.status !== "running" && row.slot < before) {
+          if (!isOpenStatus(row.status) && row.slot < before) {
             rows.delete(row.slot);
             removed += 1;
             touched = true;

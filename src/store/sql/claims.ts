@@ -4,6 +4,7 @@
  */
 import type { SqlRow, SqlStatement } from "./executor.ts";
 import { bind, COLUMNS } from "./statements.ts";
+import { DEFAULT_BUFFER_LIMIT, SKIP_BUFFER_FULL, SKIP_OVERLAP, SKIP_SUPERSEDED } from "../_validate.ts";
 import type { ClaimOutcome, ClaimRequest, ClaimResult } from "../types.ts";
 
 /**
@@ -26,6 +27,7 @@ export function claimsStatement(requests: readonly ClaimRequest[]): SqlStatement
     r.batch,
     r.now,
     r.status === "running" ? r.leaseUntil : null,
+    r.bufferLimit ?? DEFAULT_BUFFER_LIMIT,
   ]);
   return {
     sql: `WITH req AS MATERIALIZED (
@@ -34,29 +36,94 @@ export function claimsStatement(requests: readonly ClaimRequest[]): SqlStatement
           json_extract(r.value, '$[2]') AS kind, json_extract(r.value, '$[3]') AS want,
           json_extract(r.value, '$[4]') AS overlap, json_extract(r.value, '$[5]') AS node,
           json_extract(r.value, '$[6]') AS batch, json_extract(r.value, '$[7]') AS now,
-          json_extract(r.value, '$[8]') AS lease
+          json_extract(r.value, '$[8]') AS lease, json_extract(r.value, '$[9]') AS cap
         FROM json_each(?) r
       ),
-      decided AS MATERIALIZED (
-        SELECT req.*, CASE
-          WHEN want = 'missed' THEN 'missed'
-          WHEN overlap = 'skip' AND EXISTS (
-            SELECT 1 FROM edgecron_runs o
-            WHERE o.job = req.job AND o.status = 'running' AND o.lease_until > req.now AND o.batch <> req.batch
-          ) THEN 'skipped'
-          ELSE 'running' END AS status
+      ranked AS MATERIALIZED (
+        -- rn: this request's place among the job's running requests of the batch, so the
+        -- buffer sees the slots buffered before it in the same statement.
+        SELECT req.*, SUM(CASE WHEN want = 'running' THEN 1 ELSE 0 END)
+          OVER (PARTITION BY job ORDER BY k ROWS UNBOUNDED PRECEDING) AS rn
         FROM req
+      ),
+      facts AS MATERIALIZED (
+        SELECT ranked.*,
+          CASE WHEN want = 'running' AND overlap <> 'allow' AND EXISTS (${inBatch(LIVE_SQL)}) THEN 1 ELSE 0 END AS live,
+          CASE WHEN want = 'running' AND overlap IN ('bufferOne', 'bufferAll', 'cancelOther')
+            THEN (${inBatch(QUEUED_SQL)}) ELSE 0 END AS queued
+        FROM ranked
+      ),
+      decided AS MATERIALIZED (
+        SELECT facts.*, ${DECIDE_SQL} AS status FROM facts
       )
       INSERT INTO edgecron_runs (${COLUMNS}, batch)
       SELECT job, slot, kind, status, 1, node, now, now,
-        CASE WHEN status = 'running' THEN NULL ELSE now END,
+        CASE WHEN status IN ('running', 'buffered') THEN NULL ELSE now END,
         CASE WHEN status = 'running' THEN lease ELSE NULL END,
-        NULL, batch
+        ${SKIP_REASON_SQL}, batch
       FROM decided WHERE true ORDER BY k
       ON CONFLICT (job, slot) DO NOTHING
       RETURNING job, slot, status`,
     args: [JSON.stringify(rows)],
   };
+}
+
+// Shared pieces of the two claim forms; `req` names the request's columns in both.
+/** A live run of the job from another batch (a `cancelling` row is still live). */
+const LIVE_SQL = `SELECT 1 FROM edgecron_runs o
+  WHERE o.job = req_job AND o.status IN ('running', 'cancelling') AND o.lease_until > req_now AND o.batch <> req_batch`;
+/** How many slots of the job wait `buffered`. */
+const QUEUED_SQL = `SELECT COUNT(*) FROM edgecron_runs q WHERE q.job = req_job AND q.status = 'buffered'`;
+/** The inserted status (see `decideClaim` in src/store/_overlap.ts, which this mirrors). */
+const DECIDE_SQL = `CASE
+  WHEN want = 'missed' THEN 'missed'
+  WHEN overlap = 'allow' THEN 'running'
+  WHEN overlap = 'skip' THEN CASE WHEN live = 1 THEN 'skipped' ELSE 'running' END
+  WHEN live = 0 AND queued = 0 THEN 'running'
+  WHEN overlap = 'bufferOne' THEN CASE WHEN queued + rn - 1 = 0 THEN 'buffered' ELSE 'skipped' END
+  WHEN overlap = 'bufferAll' THEN CASE WHEN queued + rn - 1 < cap THEN 'buffered' ELSE 'skipped' END
+  ELSE 'buffered' END`;
+const SKIP_REASON_SQL = `CASE WHEN status = 'skipped' AND overlap = 'bufferOne' THEN '${SKIP_OVERLAP}'
+  WHEN status = 'skipped' AND overlap = 'bufferAll' THEN '${SKIP_BUFFER_FULL}' ELSE NULL END`;
+
+const inBatch = (sql: string): string =>
+  sql.replaceAll("req_job", "ranked.job").replaceAll("req_now", "ranked.now").replaceAll("req_batch", "ranked.batch");
+const alone = (sql: string): string =>
+  sql.replaceAll("req_job", ":job").replaceAll("req_now", ":now").replaceAll("req_batch", ":batch");
+
+/**
+ * After a batch's insert, in the same transaction: for each job a `cancelOther` request
+ * of `batch` buffered, its live runs from other batches become `cancelling` (their
+ * holders see it at their next renewal and abort) and its older buffered scheduled
+ * slots are `skipped` (superseded). Empty when the batch has no `cancelOther` request.
+ */
+export function supersedeStatements(requests: readonly ClaimRequest[]): SqlStatement[] {
+  const byBatch = new Map<string, { jobs: Set<string>; now: number }>();
+  for (const r of requests) {
+    if (r.overlap !== "cancelOther" || r.status !== "running") continue;
+    const entry = byBatch.get(r.batch) ?? { jobs: new Set<string>(), now: r.now };
+    entry.jobs.add(r.job);
+    byBatch.set(r.batch, entry);
+  }
+  return [...byBatch].flatMap(([batch, { jobs, now }]) => {
+    const args = { batch, now, jobs: JSON.stringify([...jobs]), superseded: SKIP_SUPERSEDED };
+    return [
+      bind(
+        `UPDATE edgecron_runs SET status = 'cancelling'
+          WHERE status = 'running' AND batch <> :batch AND lease_until > :now
+            AND job IN (SELECT value FROM json_each(:jobs))
+            AND EXISTS (SELECT 1 FROM edgecron_runs b WHERE b.job = edgecron_runs.job AND b.batch = :batch AND b.status = 'buffered')`,
+        args,
+      ),
+      bind(
+        `UPDATE edgecron_runs SET status = 'skipped', finished_at = :now, error = :superseded
+          WHERE status = 'buffered' AND kind = 'scheduled' AND job IN (SELECT value FROM json_each(:jobs))
+            AND slot < (SELECT MAX(b.slot) FROM edgecron_runs b
+              WHERE b.job = edgecron_runs.job AND b.batch = :batch AND b.status = 'buffered')`,
+        args,
+      ),
+    ];
+  });
 }
 
 /**
@@ -67,16 +134,14 @@ export function claimStatement(r: ClaimRequest): SqlStatement {
   return bind(
     `INSERT INTO edgecron_runs (${COLUMNS}, batch)
       SELECT :job, :slot, :kind, status, 1, :node, :now, :now,
-        CASE WHEN status = 'running' THEN NULL ELSE :now END,
+        CASE WHEN status IN ('running', 'buffered') THEN NULL ELSE :now END,
         CASE WHEN status = 'running' THEN :lease ELSE NULL END,
-        NULL, :batch
-      FROM (SELECT CASE
-        WHEN :want = 'missed' THEN 'missed'
-        WHEN :overlap = 'skip' AND EXISTS (
-          SELECT 1 FROM edgecron_runs o
-          WHERE o.job = :job AND o.status = 'running' AND o.lease_until > :now AND o.batch <> :batch
-        ) THEN 'skipped'
-        ELSE 'running' END AS status)
+        ${SKIP_REASON_SQL}, :batch
+      FROM (SELECT ${DECIDE_SQL} AS status, overlap FROM (
+        SELECT :want AS want, :overlap AS overlap, :cap AS cap, 1 AS rn,
+          CASE WHEN :want = 'running' AND :overlap <> 'allow' AND EXISTS (${alone(LIVE_SQL)}) THEN 1 ELSE 0 END AS live,
+          CASE WHEN :want = 'running' AND :overlap IN ('bufferOne', 'bufferAll', 'cancelOther')
+            THEN (${alone(QUEUED_SQL)}) ELSE 0 END AS queued))
       WHERE true
       ON CONFLICT (job, slot) DO NOTHING
       RETURNING job, slot, status`,
@@ -90,6 +155,7 @@ export function claimStatement(r: ClaimRequest): SqlStatement {
       batch: r.batch,
       want: r.status,
       overlap: r.overlap,
+      cap: r.bufferLimit ?? DEFAULT_BUFFER_LIMIT,
     },
   );
 }

@@ -52,6 +52,15 @@ const MIGRATIONS: readonly Migration[] = [
     // Small values every node shares (the dashboard's session revocation epoch).
     statements: [`CREATE TABLE IF NOT EXISTS edgecron_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)`],
   },
+  {
+    version: 3,
+    // Why, when and by whom a job was paused (cleared on resume).
+    statements: [
+      `ALTER TABLE edgecron_jobs ADD COLUMN pause_note TEXT`,
+      `ALTER TABLE edgecron_jobs ADD COLUMN paused_at INTEGER`,
+      `ALTER TABLE edgecron_jobs ADD COLUMN paused_by TEXT`,
+    ],
+  },
 ];
 
 /** The schema version this code writes and reads. */

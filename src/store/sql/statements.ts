@@ -5,7 +5,7 @@
  * bound-parameter limit (D1 allows 100 per statement).
  */
 import { quote, SchedulerError } from "../../core/errors.ts";
-import type { AttemptKey, JobDef, LeaseRenewal, RunRecord, RunStatus } from "../types.ts";
+import type { AttemptKey, EnqueueRequest, JobDef, LeaseRenewal, PromoteRequest, RunRecord, RunStatus } from "../types.ts";
 import type { SqlRow, SqlStatement, SqlValue } from "./executor.ts";
 
 /** The run columns, in `RunRecord` order. */
@@ -81,12 +81,12 @@ export function readStatements(names: readonly string[]): SqlStatement[] {
   return [
     bind(jobStatesSql, { names: JSON.stringify(names) }),
     { sql: "SELECT name, spec, version, updated_at FROM edgecron_defs ORDER BY name", args: [] },
-    { sql: `SELECT ${COLUMNS} FROM edgecron_runs WHERE status = 'running'`, args: [] },
+    { sql: `SELECT ${COLUMNS} FROM edgecron_runs WHERE status IN ('running', 'cancelling', 'buffered')`, args: [] },
   ];
 }
 
 /** Job states with their watermark; exported so a test can show the plan uses the index. */
-export const jobStatesSql = `SELECT j.name, j.first_seen, j.paused,
+export const jobStatesSql = `SELECT j.name, j.first_seen, j.paused, j.pause_note, j.paused_at, j.paused_by,
     (SELECT MAX(r.slot) FROM edgecron_runs r WHERE r.job = j.name AND r.kind = 'scheduled') AS watermark
   FROM edgecron_jobs j
   WHERE j.name IN (SELECT value FROM json_each(:names) UNION SELECT name FROM edgecron_defs)`;
@@ -118,7 +118,8 @@ export function updateStatement(key: AttemptKey, patch: Partial<Record<keyof typ
   if (sets.length === 0) return null;
   return bind(
     `UPDATE edgecron_runs SET ${sets.join(", ")}
-      WHERE job = :key_job AND slot = :key_slot AND attempt = :key_attempt AND node = :key_node AND status = 'running'
+      WHERE job = :key_job AND slot = :key_slot AND attempt = :key_attempt AND node = :key_node
+        AND status IN ('running', 'cancelling')
       RETURNING 1`,
     args,
   );
@@ -153,7 +154,7 @@ export function updateManyStatement(writes: readonly { key: AttemptKey; patch: P
         FROM json_each(:items)) AS req
       WHERE edgecron_runs.job = req.job AND edgecron_runs.slot = req.slot
         AND edgecron_runs.attempt = req.attempt AND edgecron_runs.node = req.node
-        AND edgecron_runs.status = 'running'
+        AND edgecron_runs.status IN ('running', 'cancelling')
       RETURNING edgecron_runs.job AS job, edgecron_runs.slot AS slot`,
     { items: JSON.stringify(items) },
   );
@@ -163,19 +164,74 @@ export function updateManyStatement(writes: readonly { key: AttemptKey; patch: P
 export function isRunningStatement(key: AttemptKey): SqlStatement {
   return {
     sql: `SELECT 1 FROM edgecron_runs
-      WHERE job = ? AND slot = ? AND attempt = ? AND node = ? AND status = 'running'`,
+      WHERE job = ? AND slot = ? AND attempt = ? AND node = ? AND status IN ('running', 'cancelling')`,
     args: [key.job, key.slot, key.attempt, key.node],
   };
 }
 
-/** `reap()`: ended leases become `abandoned` in one statement, so concurrent reapers split the rows. */
-export function reapStatement(now: number, error: string): SqlStatement {
+/**
+ * `reap()`: ended leases become `abandoned` (a `cancelling` row `cancelled`) in one
+ * statement, so concurrent reapers split the rows.
+ */
+export function reapStatement(now: number, error: string, cancelled: string): SqlStatement {
   return bind(
-    `UPDATE edgecron_runs SET status = 'abandoned', finished_at = :now, error = :error
-      WHERE status = 'running' AND lease_until < :now
+    `UPDATE edgecron_runs
+      SET status = CASE WHEN status = 'cancelling' THEN 'cancelled' ELSE 'abandoned' END, finished_at = :now,
+        error = CASE WHEN status = 'cancelling' THEN :cancelled ELSE :error END
+      WHERE status IN ('running', 'cancelling') AND lease_until < :now
       RETURNING ${COLUMNS}`,
-    { now, error },
+    { now, error, cancelled },
   );
+}
+
+/** `promote()`: the job's oldest buffered row starts, in the statement that checks no run of the job is live. */
+export function promoteStatement(r: PromoteRequest): SqlStatement {
+  return bind(
+    `UPDATE edgecron_runs SET status = 'running', node = :node, batch = :batch, started_at = :now, lease_until = :lease
+      WHERE job = :job AND status = 'buffered' AND slot = (
+          SELECT MIN(b.slot) FROM edgecron_runs b
+          WHERE b.job = :job AND b.status = 'buffered' AND (:kind IS NULL OR b.kind = :kind)
+        )
+        AND NOT EXISTS (
+          SELECT 1 FROM edgecron_runs o WHERE o.job = :job AND o.status IN ('running', 'cancelling') AND o.lease_until >= :now
+        )
+        AND NOT EXISTS (SELECT 1 FROM edgecron_jobs j WHERE j.name = :job AND j.paused = 1)
+      RETURNING ${COLUMNS}`,
+    { job: r.job, node: r.node, batch: `promote:${r.node}:${r.now}`, now: r.now, lease: r.leaseUntil, kind: r.kind ?? null },
+  );
+}
+
+/**
+ * `enqueue()`: new slots inserted `buffered` (returning the ones inserted), then, with
+ * `rerun`, final rows finished at or before the request's `now` turned back into
+ * `buffered` at attempt + 1 (returning those).
+ */
+export function enqueueStatements(requests: readonly EnqueueRequest[]): [SqlStatement, SqlStatement] {
+  const items = JSON.stringify(requests.map((r) => [r.job, r.slot, r.kind, r.node, r.now, r.rerun ? 1 : 0]));
+  const req = `SELECT json_extract(value, '$[0]') AS job, json_extract(value, '$[1]') AS slot,
+      json_extract(value, '$[2]') AS kind, json_extract(value, '$[3]') AS node,
+      json_extract(value, '$[4]') AS now, json_extract(value, '$[5]') AS rerun, key AS k
+    FROM json_each(:items)`;
+  return [
+    bind(
+      `INSERT INTO edgecron_runs (${COLUMNS}, batch)
+        SELECT job, slot, kind, 'buffered', 1, node, now, now, NULL, NULL, NULL, 'enqueue:' || node
+        FROM (${req}) WHERE true ORDER BY k
+        ON CONFLICT (job, slot) DO NOTHING
+        RETURNING job, slot`,
+      { items },
+    ),
+    bind(
+      `UPDATE edgecron_runs SET status = 'buffered', attempt = attempt + 1, node = req.node,
+          batch = 'enqueue:' || req.node, claimed_at = req.now, started_at = req.now, finished_at = NULL,
+          lease_until = NULL, error = NULL
+        FROM (${req}) AS req
+        WHERE edgecron_runs.job = req.job AND edgecron_runs.slot = req.slot AND req.rerun = 1
+          AND edgecron_runs.status NOT IN ('running', 'cancelling', 'buffered') AND edgecron_runs.finished_at <= req.now
+        RETURNING edgecron_runs.job AS job, edgecron_runs.slot AS slot`,
+      { items },
+    ),
+  ];
 }
 
 /** `reclaim()`: the next attempt of a finished, retryable row; with `skip`, only while no other run of the job is live. */
@@ -192,7 +248,7 @@ export function reclaimStatement(
         started_at = :now, finished_at = NULL, lease_until = :lease, error = NULL
       WHERE job = :job AND slot = :slot AND attempt = :attempt AND status IN ('abandoned', 'error', 'timeout')
         AND NOT (:overlap = 'skip' AND EXISTS (
-          SELECT 1 FROM edgecron_runs o WHERE o.job = :job AND o.status = 'running' AND o.lease_until > :now
+          SELECT 1 FROM edgecron_runs o WHERE o.job = :job AND o.status IN ('running', 'cancelling') AND o.lease_until > :now
         ))
       RETURNING attempt`,
     {
@@ -225,7 +281,8 @@ export function lastOutcomesStatement(names: readonly string[]): SqlStatement {
       FROM (SELECT DISTINCT value AS name FROM json_each(?)) n
       JOIN edgecron_runs r ON r.job = n.name AND r.slot = (
         -- Walks the job's slots newest first and stops at the first finished one.
-        SELECT x.slot FROM edgecron_runs x WHERE x.job = n.name AND x.status <> 'running' ORDER BY x.slot DESC LIMIT 1
+        SELECT x.slot FROM edgecron_runs x WHERE x.job = n.name AND x.status NOT IN ('running', 'cancelling', 'buffered')
+        ORDER BY x.slot DESC LIMIT 1
       )`,
     args: [JSON.stringify(names)],
   };

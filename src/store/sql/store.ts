@@ -2,7 +2,7 @@
  * The `Store` over any SQLite-family `SqlExecutor`: libSQL and D1 are this one store
  * with a different connection underneath, so both run the same statements.
  */
-import { claimOutcomes, claimStatement, claimsStatement } from "./claims.ts";
+import { claimOutcomes, claimStatement, claimsStatement, supersedeStatements } from "./claims.ts";
 import { sqlDefs } from "./defs.ts";
 import type { SqlExecutor, SqlStatement } from "./executor.ts";
 import { sqlReads } from "./reads.ts";
@@ -10,8 +10,10 @@ import { migrate } from "./schema.ts";
 import { sqlSettings } from "./settings.ts";
 import {
   attemptKeyText,
+  enqueueStatements,
   isRunningStatement,
   jobDef,
+  promoteStatement,
   reapStatement,
   reclaimStatement,
   readStatements,
@@ -22,8 +24,11 @@ import {
   updateStatement,
 } from "./statements.ts";
 import {
+  CANCELLED_SUPERSEDED,
   checkBoolean,
   checkClaims,
+  checkEnqueue,
+  checkPromote,
   checkInstant,
   checkNames,
   checkReclaimRequest,
@@ -32,9 +37,10 @@ import {
   checkUpdate,
   checkUpdates,
   LEASE_EXPIRED,
+  pauseRecord,
   setOwn,
 } from "../_validate.ts";
-import type { AttemptKey, ClaimResult, RunPatch, RunRecord, Store, TickSnapshot } from "../types.ts";
+import type { AttemptKey, ClaimResult, EnqueueOutcome, RunPatch, RunRecord, Store, TickSnapshot } from "../types.ts";
 import type { SqlResult } from "./executor.ts";
 
 /** The statement of one compare-and-set (a read when the patch sets nothing). */
@@ -67,7 +73,11 @@ export function createSqlStore(db: SqlExecutor): Store {
     const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs: [], running: [] };
     for (const row of states?.rows ?? []) {
       const name = String(row.name);
-      setOwn(snapshot.jobs, name, { name, firstSeen: Number(row.first_seen), paused: Number(row.paused) === 1 });
+      const paused = Number(row.paused) === 1;
+      const pause = paused && row.paused_at !== null && row.paused_at !== undefined
+        ? { note: row.pause_note === null || row.pause_note === undefined ? null : String(row.pause_note), at: Number(row.paused_at), by: String(row.paused_by) }
+        : undefined;
+      setOwn(snapshot.jobs, name, pause === undefined ? { name, firstSeen: Number(row.first_seen), paused } : { name, firstSeen: Number(row.first_seen), paused, pause });
       if (row.watermark !== null && row.watermark !== undefined) setOwn(snapshot.watermarks, name, Number(row.watermark));
     }
     snapshot.defs = (defs?.rows ?? []).map((row) => jobDef(row, db.label));
@@ -103,7 +113,10 @@ export function createSqlStore(db: SqlExecutor): Store {
       if (requests.length === 0) return [];
       // A tick sends one batch id: one statement. Mixed ids need one statement per claim.
       const single = requests.every((r) => r.batch === requests[0]?.batch);
-      const statements = single ? [claimsStatement(requests)] : requests.map(claimStatement);
+      // A cancelOther claim's follow-up goes right after the insert that buffered it.
+      const statements = single
+        ? [claimsStatement(requests), ...supersedeStatements(requests)]
+        : requests.flatMap((r) => [claimStatement(r), ...supersedeStatements([r])]);
       const results = await write("claim", statements);
       return claimOutcomes(requests, results.flatMap((result) => result.rows));
     },
@@ -140,8 +153,31 @@ export function createSqlStore(db: SqlExecutor): Store {
 
     async reap(now): Promise<RunRecord[]> {
       checkInstant(now, "reap.now");
-      const [result] = await write("reap", [reapStatement(now, LEASE_EXPIRED)]);
+      const [result] = await write("reap", [reapStatement(now, LEASE_EXPIRED, CANCELLED_SUPERSEDED)]);
       return (result?.rows ?? []).map(runRecord);
+    },
+
+    async promote(request): Promise<RunRecord | undefined> {
+      checkPromote(request);
+      const [result] = await write("promote", [promoteStatement(request)]);
+      const row = result?.rows[0];
+      return row === undefined ? undefined : runRecord(row);
+    },
+
+    async enqueue(requests): Promise<EnqueueOutcome[]> {
+      checkEnqueue(requests);
+      if (requests.length === 0) return [];
+      const [inserted, requeued] = await write("enqueue", enqueueStatements(requests));
+      const keyOf = (row: Record<string, unknown>): string => JSON.stringify([String(row.job), Number(row.slot)]);
+      const queued = new Set((inserted?.rows ?? []).map(keyOf));
+      const again = new Set((requeued?.rows ?? []).map(keyOf));
+      return requests.map((r) => {
+        const key = JSON.stringify([r.job, r.slot]);
+        // A slot asked twice in one call: only its first request counts.
+        if (queued.delete(key)) return "queued";
+        if (again.delete(key)) return "requeued";
+        return "exists";
+      });
     },
 
     async reclaim(request): Promise<boolean> {
@@ -153,14 +189,16 @@ export function createSqlStore(db: SqlExecutor): Store {
 
     ...sqlReads(db, ensureReady),
 
-    async setPaused(name, paused, now): Promise<void> {
+    async setPaused(name, paused, now, info): Promise<void> {
       checkText(name, "setPaused.name");
       checkBoolean(paused, "setPaused.paused");
       checkInstant(now, "setPaused.now");
+      const pause = pauseRecord(paused, now, info);
       await write("setPaused", [{
-        sql: `INSERT INTO edgecron_jobs (name, first_seen, paused) VALUES (?, ?, ?)
-          ON CONFLICT (name) DO UPDATE SET paused = excluded.paused`,
-        args: [name, now, paused ? 1 : 0],
+        sql: `INSERT INTO edgecron_jobs (name, first_seen, paused, pause_note, paused_at, paused_by) VALUES (?, ?, ?, ?, ?, ?)
+          ON CONFLICT (name) DO UPDATE SET paused = excluded.paused, pause_note = excluded.pause_note,
+            paused_at = excluded.paused_at, paused_by = excluded.paused_by`,
+        args: [name, now, paused ? 1 : 0, pause?.note ?? null, pause?.at ?? null, pause?.by ?? null],
       }]);
     },
 
@@ -168,7 +206,7 @@ export function createSqlStore(db: SqlExecutor): Store {
 
     async prune(before): Promise<number> {
       checkInstant(before, "prune.before");
-      const [result] = await write("prune", [{ sql: "DELETE FROM edgecron_runs WHERE status <> 'running' AND slot < ?", args: [before] }]);
+      const [result] = await write("prune", [{ sql: "DELETE FROM edgecron_runs WHERE status NOT IN ('running', 'cancelling', 'buffered') AND slot < ?", args: [before] }]);
       return result?.changes ?? 0;
     },
   };

@@ -21,7 +21,7 @@ describe("job spec validation", () => {
   const cases: [string, Record<string, unknown>, string, string][] = [
     ["a bad timeout", { timeout: "soon" }, "jobs.nightly.timeout", 'invalid-spec: jobs.nightly.timeout: expected a duration like "30s", got "soon"'],
     ["an unknown field", { timeot: "5m" }, "jobs.nightly.timeot", "invalid-spec: jobs.nightly.timeot: unknown field"],
-    ["a bad overlap", { overlap: "never" }, "jobs.nightly.overlap", 'invalid-spec: jobs.nightly.overlap: expected "skip" or "allow", got "never"'],
+    ["a bad overlap", { overlap: "never" }, "jobs.nightly.overlap", 'invalid-spec: jobs.nightly.overlap: expected "skip" or "allow" or "bufferOne" or "bufferAll" or "cancelOther", got "never"'],
     ["a bad catch-up mode", { catchUp: { mode: "some" } }, "jobs.nightly.catchUp.mode", 'invalid-spec: jobs.nightly.catchUp.mode: expected "latest" or "all" or "none", got "some"'],
     ["a bad catch-up window", { catchUp: { window: "-1h" } }, "jobs.nightly.catchUp.window", 'invalid-spec: jobs.nightly.catchUp.window: expected a duration like "30s", got "-1h"'],
     ["fractional retry attempts", { retries: { attempts: 1.5 } }, "jobs.nightly.retries.attempts", 'invalid-spec: jobs.nightly.retries.attempts: expected a whole number 0-100, got "1.5"'],

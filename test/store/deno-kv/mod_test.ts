@@ -95,7 +95,7 @@ describe("kvStore (Deno KV)", { skip: skipReason }, () => {
       assert.deepEqual(view.a?.recent.map((r) => r.slot), [T0 + 3 * MIN, T0 + 2 * MIN]);
       assert.equal(view.a?.last?.slot, T0 + 2 * MIN);
       assert.deepEqual([view.a?.counts.missed, view.a?.counts.running], [3, 1]);
-      assert.deepEqual(view.none, { last: undefined, counts: { running: 0, ok: 0, error: 0, timeout: 0, skipped: 0, missed: 0, abandoned: 0 }, recent: [] });
+      assert.deepEqual(view.none, { last: undefined, counts: { running: 0, cancelling: 0, buffered: 0, ok: 0, error: 0, timeout: 0, skipped: 0, missed: 0, abandoned: 0, cancelled: 0 }, recent: [] });
     }));
 
   it("a tick of 1000 jobs with 128-character names fits KV's per-commit key and size limits", () =>

@@ -161,9 +161,15 @@ describe("libsqlStore: this round's port methods", () => {
     const first = libsqlStore({ url });
     await first.init();
     await first.close();
-    // Make it a database written before migration 2.
+    // Make it a database written before migration 2 (and so before 3, the pause columns).
     const raw = createClient({ url });
-    await raw.batch(["DROP TABLE edgecron_settings", "DELETE FROM edgecron_schema_version WHERE version = 2"], "write");
+    await raw.batch([
+      "DROP TABLE edgecron_settings",
+      "ALTER TABLE edgecron_jobs DROP COLUMN pause_note",
+      "ALTER TABLE edgecron_jobs DROP COLUMN paused_at",
+      "ALTER TABLE edgecron_jobs DROP COLUMN paused_by",
+      "DELETE FROM edgecron_schema_version WHERE version >= 2",
+    ], "write");
     raw.close();
     const store = libsqlStore({ url }) as ReturnType<typeof libsqlStore> & {
       getSetting(key: string): Promise<string | undefined>;
@@ -175,6 +181,9 @@ describe("libsqlStore: this round's port methods", () => {
     await store.putSetting("__proto__", "x");
     assert.deepEqual([await store.getSetting("epoch"), await store.getSetting("__proto__")], ["2", "x"]);
     await assert.rejects(store.putSetting("k", 3 as unknown as string), /invalid-spec/);
+    // Migration 3 ran too: a pause note is kept.
+    await store.setPaused("j", true, 1_000, { note: "after the upgrade" });
+    assert.equal((await store.read(["j"])).jobs.j?.pause?.note, "after the upgrade");
     await store.close();
   });
 });

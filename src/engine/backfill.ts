@@ -1,0 +1,172 @@
+/**
+ * `scheduler.backfill()`: runs a job for every slot of its schedule in `[from, to)`, from
+ * the same `Schedule` the ticks plan with (no second implementation: DST gaps and
+ * overlaps behave as they do live), in slot order, each slot claimed exactly once.
+ *
+ * With the default overlap `bufferAll`, each slot is enqueued (a `buffered` row of kind
+ * `backfill`) only when the one before it has settled, then started through
+ * `store.promote()` like any buffered slot: one run of the job at a time across every
+ * node, and a slot another node already has is reported, not run again. `skip` and
+ * `allow` claim each slot directly with that overlap check.
+ */
+import { quote, SchedulerError } from "../core/errors.ts";
+import { toEpochMs } from "../core/instant.ts";
+import type { Outcome } from "../store/types.ts";
+import type { ResolvedJob } from "./jobs/spec.ts";
+import type { Promoter } from "./run/overlap.ts";
+import { runSlot, type RunnerDeps } from "./run/runner.ts";
+import type { BackfillOptions, BackfillReport } from "./types.ts";
+
+/** The most slots one backfill call plans. */
+export const MAX_BACKFILL_SLOTS = 10_000;
+
+/** What a backfill uses: the runner's parts, the promoter and this node's id. */
+export interface BackfillDeps extends RunnerDeps {
+  node: string;
+  promoter: Promoter;
+}
+
+/** The resolved range and its slots, computed before anything is written. */
+export interface BackfillPlan {
+  from: number;
+  to: number;
+  slots: number[];
+  overlap: "bufferAll" | "skip" | "allow";
+  rerun: boolean;
+}
+
+/**
+ * Validates the options and lists the slots in `[from, to)`.
+ *
+ * @throws {SchedulerError} `invalid-instant` for `from`/`to`; `invalid-spec` for a reversed
+ * range, a `to` after `now`, an unknown overlap or a range holding more than 10 000 slots.
+ */
+export function planBackfill(job: ResolvedJob, options: BackfillOptions, now: number): BackfillPlan {
+  if (options === null || typeof options !== "object") {
+    throw new SchedulerError("invalid-spec", `backfill: expected { from, to }, got ${quote(options)}`, { path: "backfill" });
+  }
+  const from = integer(toEpochMs(options.from, { field: "from" }), "from");
+  const to = integer(toEpochMs(options.to, { field: "to" }), "to");
+  if (!(from < to)) {
+    throw new SchedulerError("invalid-spec", `to: must be after from (${new Date(from).toISOString()}), got ${quote(new Date(to).toISOString())}`, { path: "to" });
+  }
+  // A backfill fills the past: a slot must not run before its time.
+  if (to > now + 1) {
+    throw new SchedulerError("invalid-spec", `to: must not be in the future (now is ${new Date(now).toISOString()}), got ${quote(new Date(to).toISOString())}`, { path: "to" });
+  }
+  const overlap = options.overlap ?? "bufferAll";
+  if (overlap !== "bufferAll" && overlap !== "bufferOne" && overlap !== "skip" && overlap !== "allow") {
+    throw new SchedulerError("invalid-spec", `overlap: expected one of bufferAll, bufferOne, skip, allow, got ${quote(overlap)}`, { path: "overlap" });
+  }
+  if (options.rerun !== undefined && typeof options.rerun !== "boolean") {
+    throw new SchedulerError("invalid-spec", `rerun: expected true or false, got ${quote(options.rerun)}`, { path: "rerun" });
+  }
+  const slots: number[] = [];
+  // `between` is (a, b]; slots are whole milliseconds, so (from - 1, to - 1] is [from, to).
+  for (const slot of job.schedule.between(from - 1, to - 1)) {
+    if (slots.length === MAX_BACKFILL_SLOTS) {
+      throw new SchedulerError(
+        "invalid-spec",
+        `to: the range ${new Date(from).toISOString()} to ${new Date(to).toISOString()} holds more than ${MAX_BACKFILL_SLOTS} slots of ${quote(job.name)}; backfill it in parts`,
+        { path: "to" },
+      );
+    }
+    slots.push(slot);
+  }
+  // bufferOne and bufferAll are one thing for slots that come one after another.
+  return { from, to, slots, overlap: overlap === "bufferOne" ? "bufferAll" : overlap, rerun: options.rerun ?? false };
+}
+
+function integer(ms: number, field: string): number {
+  if (!Number.isSafeInteger(ms)) {
+    throw new SchedulerError("invalid-instant", `${field}: expected whole epoch milliseconds, got ${quote(ms)}`, { path: field });
+  }
+  return ms;
+}
+
+/**
+ * Runs a planned backfill. Resolves with the report when the last slot has settled, or
+ * when `signal` aborts (slots not yet enqueued are then left alone; the one enqueued
+ * still runs). Rejects only when the store fails (the report so far is lost; the rows
+ * tell what ran).
+ */
+export async function runBackfill(
+  deps: BackfillDeps,
+  job: ResolvedJob,
+  plan: BackfillPlan,
+  signal: AbortSignal | undefined,
+): Promise<BackfillReport> {
+  const report: BackfillReport = { job: job.name, from: plan.from, to: plan.to, planned: plan.slots.length, ran: [], skipped: [], outcomes: {}, stopped: false };
+  for (const slot of plan.slots) {
+    if (signal?.aborted === true || deps.tracker.stopping) {
+      report.stopped = true;
+      break;
+    }
+    const outcome = plan.overlap === "bufferAll" || plan.rerun
+      ? await buffered(deps, job, slot, plan.rerun, report)
+      : await claimed(deps, job, slot, plan.overlap, report);
+    if (outcome !== undefined) report.outcomes[slot] = outcome;
+  }
+  return report;
+}
+
+/** A slot through the buffer: enqueued, then started by promote() here or on another node; waits for its final row. */
+async function buffered(deps: BackfillDeps, job: ResolvedJob, slot: number, rerun: boolean, report: BackfillReport): Promise<Outcome | undefined> {
+  const now = deps.clock.now();
+  const [queued] = await deps.store.enqueue([{ job: job.name, slot, kind: "backfill", node: deps.node, now, rerun }]);
+  if (queued === "exists") {
+    report.skipped.push({ slot, reason: "exists" });
+    return undefined;
+  }
+  // Runs of the job settling on this node meanwhile look for our slot at once.
+  const unwant = deps.promoter.want(job.name);
+  try {
+    return await awaitSlot(deps, job, slot, report);
+  } finally {
+    unwant();
+  }
+}
+
+async function awaitSlot(deps: BackfillDeps, job: ResolvedJob, slot: number, report: BackfillReport): Promise<Outcome | undefined> {
+  for (;;) {
+    let ranHere: Outcome | undefined;
+    let ours = false;
+    await deps.promoter.drain(job, (started, outcome) => {
+      if (started !== slot) return;
+      ours = true;
+      ranHere = outcome;
+    });
+    if (ours) {
+      report.ran.push(slot);
+      if (ranHere !== undefined) return ranHere;
+    }
+    const row = await deps.store.getRun(job.name, slot);
+    if (row !== undefined && row.status !== "buffered" && row.status !== "running" && row.status !== "cancelling") {
+      if (!ours) report.ran.push(slot);
+      return row.status as Outcome;
+    }
+    // A run of the job is live elsewhere (or ours ended without a recorded outcome): look again after a heartbeat.
+    if (deps.tracker.stopping) return undefined;
+    await deps.promoter.nap(job.name, deps.lease.policy.heartbeatMs);
+  }
+}
+
+/** A slot claimed directly with `skip` or `allow`. */
+async function claimed(deps: BackfillDeps, job: ResolvedJob, slot: number, overlap: "skip" | "allow", report: BackfillReport): Promise<Outcome | undefined> {
+  const now = deps.clock.now();
+  const leaseUntil = deps.lease.until(now, job);
+  const batch = `backfill:${deps.node}:${slot}`;
+  const [result] = await deps.store.claim([{ job: job.name, slot, kind: "backfill", status: "running", overlap, node: deps.node, batch, now, leaseUntil }]);
+  if (result?.outcome === "lost") {
+    report.skipped.push({ slot, reason: "exists" });
+    return undefined;
+  }
+  if (result?.outcome !== "won") {
+    report.skipped.push({ slot, reason: "overlap" });
+    return "skipped";
+  }
+  const claim = deps.lease.hold({ job: job.name, slot, attempt: 1, node: deps.node }, leaseUntil);
+  deps.emit({ type: "claimed", job: job.name, slot });
+  report.ran.push(slot);
+  return await deps.tracker.track(runSlot(deps, job, claim));
+}

@@ -1,0 +1,53 @@
+/**
+ * Buffered slots on Deno KV: `promote()` starts a job's oldest buffered row with a check
+ * on the job's open-row version (so no claim, reclaim or other promote can start a live
+ * run of the job in between), and `enqueue()` inserts a backfill's rows.
+ */
+import { CONFLICT, type KvContext } from "./_context.ts";
+import { applyRows, stageRow } from "./_rows.ts";
+import { listAll, publicRecord, type Row } from "./_kv.ts";
+import { isLiveStatus, isOpenStatus } from "../_overlap.ts";
+import type { EnqueueOutcome, EnqueueRequest, PromoteRequest, RunRecord } from "../types.ts";
+
+/** `promote()`. */
+export function promoteOne(ctx: KvContext, request: PromoteRequest): Promise<RunRecord | undefined> {
+  const { keys } = ctx;
+  const { job, node, now, leaseUntil, kind } = request;
+  return ctx.op("promote", (kv) =>
+    ctx.retry("promote", async () => {
+      // The version first, the rows after: an unchanged version at commit proves the rows current.
+      const [version, state] = await kv.getMany([keys.ver(job), keys.job(job)]);
+      if ((state!.value as { paused?: boolean } | null)?.paused === true) return undefined;
+      const open = (await listAll(kv, { prefix: keys.lives(job) })).map((e) => e.value as Row);
+      if (open.some((row) => isLiveStatus(row.status) && (row.leaseUntil ?? -Infinity) >= now)) return undefined;
+      let oldest: Row | undefined;
+      for (const row of open) {
+        if (row.status === "buffered" && (kind === undefined || row.kind === kind) && (oldest === undefined || row.slot < oldest.slot)) oldest = row;
+      }
+      if (oldest === undefined) return undefined;
+      const next: Row = { ...oldest, status: "running", node, batch: `promote:${node}:${now}`, startedAt: now, leaseUntil };
+      // The job key too: a pause committed meanwhile must win.
+      const atomic = kv.atomic().check({ key: keys.ver(job), versionstamp: version!.versionstamp }, { key: keys.job(job), versionstamp: state!.versionstamp });
+      stageRow(atomic, ctx, oldest, next);
+      return (await atomic.commit()).ok ? publicRecord(next) : CONFLICT;
+    }));
+}
+
+/** `enqueue()`: each slot's row read and written with a versionstamp check (absent: inserted). */
+export async function enqueueAll(ctx: KvContext, requests: readonly EnqueueRequest[]): Promise<EnqueueOutcome[]> {
+  const outcomes: EnqueueOutcome[] = requests.map(() => "exists");
+  await applyRows(ctx, "enqueue", requests, (row, i) => {
+    const r = requests[i]!;
+    const base = { status: "buffered" as const, node: r.node, batch: `enqueue:${r.node}`, claimedAt: r.now, startedAt: r.now, finishedAt: null, leaseUntil: null, error: null };
+    // A retried group decides again from what it read: reset first.
+    outcomes[i] = "exists";
+    if (row === undefined) {
+      outcomes[i] = "queued";
+      return { job: r.job, slot: r.slot, kind: r.kind, attempt: 1, ...base };
+    }
+    if (!r.rerun || isOpenStatus(row.status) || (row.finishedAt ?? Infinity) > r.now) return undefined;
+    outcomes[i] = "requeued";
+    return { ...row, ...base, attempt: row.attempt + 1 };
+  });
+  return outcomes;
+}

@@ -76,9 +76,23 @@ describe("dashboard sign-in", () => {
   it("signs out by clearing the cookie", async () => {
     const f = setup();
     const { cookie } = await login(f);
-    const res = await post(f, "/ui/logout", cookie, {});
+    const res = await post(f, "/ui/logout", cookie, { csrf: await csrfOf(f, cookie) });
     assert.equal(res.status, 303);
     assert.match(res.headers.get("set-cookie") ?? "", /^edgecron_session=; Max-Age=0; Path=\//);
+  });
+
+  it("refuses a same-origin sign-out without the session's CSRF token, and every session stays valid", async () => {
+    const f = setup();
+    const { cookie } = await login(f);
+    await f.clock.advance(1000); // a later sign-in: another session, another CSRF token
+    const other = (await login(f)).cookie;
+    assert.notEqual(other, cookie);
+    for (const fields of [{}, { csrf: "" }, { csrf: "0".repeat(64) }, { csrf: await csrfOf(f, other) }]) {
+      const res = await post(f, "/ui/logout", cookie, fields, { origin: "http://localhost", "sec-fetch-site": "same-origin" });
+      assert.equal(res.status, 403, JSON.stringify(fields));
+      assert.equal(res.headers.get("set-cookie"), null);
+    }
+    for (const c of [cookie, other]) assert.equal((await f.call("GET", "/", { auth: false, headers: { cookie: c } })).status, 200);
   });
 });
 
@@ -90,7 +104,7 @@ describe("session revocation, sign-in back-off, proxies", () => {
     const { cookie } = await login(f);
     const kept = (await login(f)).cookie; // a second browser
     assert.equal((await other.request("/", { headers: { cookie: kept } })).status, 200);
-    assert.equal((await post(f, "/ui/logout", cookie, {})).status, 303);
+    assert.equal((await post(f, "/ui/logout", cookie, { csrf: await csrfOf(f, cookie) })).status, 303);
     for (const c of [cookie, kept]) assert.equal((await f.call("GET", "/", { auth: false, headers: { cookie: c } })).status, 401);
     await f.clock.advance(5000); // the other router re-reads the shared epoch at most every 5 s
     assert.equal((await other.request("/", { headers: { cookie: kept } })).status, 401);

@@ -17,18 +17,6 @@ import { join } from "node:path";
 /** Folders of test/store/ whose store needs workerd, Deno or a server (the `stores` tier). */
 export const STORE_DIRS = ["test/store/d1/", "test/store/deno-kv/", "test/store/postgres/"];
 
-/**
- * e2e files that build into dist/ or pack the package, so they must not run beside each
- * other (two builds would write the same files); every other e2e file runs concurrently.
- */
-export const SERIAL_E2E = [
-  "test/integration/cli_bin_test.ts",
-  "test/integration/consumer_test.ts",
-  "test/integration/size_test.ts",
-  "test/integration/cloudflare_test.ts",
-  "test/integration/deno_test.ts",
-];
-
 /** The tier of a test file given relative to the repository with `/` separators. */
 export function tierOf(file) {
   if (file.startsWith("test/integration/")) return "e2e";

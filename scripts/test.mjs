@@ -183,19 +183,20 @@ function denoOnlyFixtures() {
 }
 
 /**
- * The unit files on Node in one process per core (files shared out by size), so tsx
- * compiles the sources once per process rather than once per file.
+ * The unit files on Node in a few processes (files shared out by size, two per core, run
+ * one per core so that a slow one does not leave a core idle), so tsx compiles the
+ * sources once per process rather than once per file.
  */
 async function unitNode() {
   if (unit.length === 0) return true;
-  const shards = Array.from({ length: Math.min(cores, unit.length) }, () => ({ size: 0, files: [] }));
+  const shards = Array.from({ length: Math.min(2 * cores, unit.length) }, () => ({ size: 0, files: [] }));
   const bySize = unit.map((f) => ({ f, size: statSync(join(root, f)).size })).sort((a, b) => b.size - a.size);
   for (const { f, size } of bySize) {
     const lightest = shards.reduce((a, b) => (b.size < a.size ? b : a));
     lightest.files.push(f);
     lightest.size += size;
   }
-  const results = await Promise.all(shards.map((shard, i) =>
+  const results = await pool(cores, shards.map((shard, i) => () =>
     step(`unit (node, process ${i + 1}/${shards.length}, ${shard.files.length} files)`, process.execPath, [...nodeTest, "scripts/_shard.mjs"], nodeCounts, {
       EDGECRON_TEST_FILES: shard.files.sort().join("\n"),
     })

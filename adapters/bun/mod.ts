@@ -9,6 +9,7 @@ import type { Scheduler } from "../../src/engine/types.ts";
 import { type AppOptions, appFor, setClientAddress } from "../_app.ts";
 import { bindSignals, createShutdown, type ServerHandle, type ServerOptions } from "../_lifecycle.ts";
 export { resolveHost } from "../node/resolve.ts";
+export { pinnedFetch } from "../node/pinned_fetch.ts";
 
 /**
  * The slice of Bun's API this adapter uses, typed here so that checking it needs no

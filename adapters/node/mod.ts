@@ -11,6 +11,7 @@ import type { Scheduler } from "../../src/engine/types.ts";
 import { type AppOptions, appFor, setClientAddress } from "../_app.ts";
 import { bindSignals, createShutdown, type ServerHandle, type ServerOptions } from "../_lifecycle.ts";
 export { resolveHost } from "./resolve.ts";
+export { pinnedFetch } from "./pinned_fetch.ts";
 
 /** Options of `serveNode`: the router (`token`, `router`, `app`), the server and the graceful stop. */
 export interface NodeServeOptions extends AppOptions, ServerOptions {}

@@ -15,7 +15,8 @@ let files = 0;
 const freshUrl = (): string => `file:${join(dir, `db-${++files}.db`)}`;
 
 describe("libsqlStore across processes", () => {
-  it("three processes claiming the same 150 slots on one file: no busy errors, each slot won once", async () => {
+  // Process start-up is slow on a loaded machine (Bun gives a test 5 s by default).
+  it("three processes claiming the same 150 slots on one file: no busy errors, each slot won once", { timeout: 120_000 }, async () => {
     const url = freshUrl();
     const child = fileURLToPath(new URL("../_claim_child.ts", import.meta.url));
     const runtime = runtimeCommand(child);

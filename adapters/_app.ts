@@ -2,6 +2,8 @@
 import type { Scheduler } from "../src/engine/types.ts";
 import { edgecronRouter, type RouterOptions } from "../src/http/mod.ts";
 
+export { setClientAddress } from "../src/http/client_address.ts";
+
 /** Anything with a Web-standard `fetch` handler (a Hono app, for one). */
 export interface FetchHandler {
   fetch(request: Request): Response | Promise<Response>;

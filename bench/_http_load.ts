@@ -14,6 +14,8 @@ export interface LoadServer {
   rssMiB(): number;
   stop(): Promise<void>;
   output(): string;
+  /** The event loop's delay (ms) since the previous call, as the server measured it. */
+  loopDelay(): Promise<{ p50: number; p99: number; max: number; n: number }>;
 }
 
 /** Starts bench/http_server.ts with `jobs` jobs on `db`, running the code in `root`. */
@@ -44,6 +46,16 @@ export async function startLoadServer(options: { db: string; root?: string; jobs
     token,
     child,
     output: () => text,
+    async loopDelay() {
+      const seen = text.length;
+      child.kill("SIGUSR2");
+      for (let i = 0; i < 200; i++) {
+        const m = /loop-delay p50=(\S+) p99=(\S+) max=(\S+) n=(\d+)/.exec(text.slice(seen));
+        if (m) return { p50: Number(m[1]), p99: Number(m[2]), max: Number(m[3]), n: Number(m[4]) };
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error(`no loop-delay line from the server:\n${text.slice(seen)}`);
+    },
     rssMiB() {
       const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
       return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;

@@ -3,6 +3,7 @@
 // process. EDGECRON_ROOT picks the code under test (default: this checkout), so the
 // same load runs against another checkout (main) for a before/after comparison.
 import process from "node:process";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 
 const root = process.env.EDGECRON_ROOT ?? new URL("..", import.meta.url).pathname;
 const jobs = Number(process.env.JOBS ?? 1000);
@@ -22,6 +23,16 @@ for (let i = 0; i < jobs - 1; i++) {
   const zone = ["UTC", "Europe/Paris", "America/New_York", "Asia/Tokyo"][i % 4];
   scheduler.job(`job-${String(i).padStart(4, "0")}`, { schedule: shapes[i % shapes.length], timezone: zone, description: `Bench job ${i}`, run: () => {} });
 }
+// SIGUSR2 prints the event loop's delay since the last SIGUSR2 (or start) and starts
+// afresh: how long the loop was blocked is what the server's code controls, unlike how
+// fast a loaded machine answers.
+const delay = monitorEventLoopDelay({ resolution: 10 });
+delay.enable();
+process.on("SIGUSR2", () => {
+  const ms = (ns: number): string => (ns / 1e6).toFixed(1);
+  console.log(`loop-delay p50=${ms(delay.percentile(50))} p99=${ms(delay.percentile(99))} max=${ms(delay.max)} n=${delay.count}`);
+  delay.reset();
+});
 await serveNode(scheduler, {
   token: process.env.EDGECRON_TOKEN ?? "bench-token",
   hostname: "127.0.0.1",

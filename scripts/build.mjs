@@ -135,8 +135,12 @@ async function shrinkFile(file) {
   writeFileSync(path, result.code);
 }
 
-/** Builds the named bundles (all by default); resolves to esbuild's results by name. */
-export async function buildAll(names = ["lib", ...Object.keys(bundles)]) {
+/**
+ * Builds the named bundles (all by default); resolves to esbuild's results by name.
+ * `outdir` (relative to the repository) writes the bundles there instead of dist/, so a
+ * measurement can build beside a test that runs dist/.
+ */
+export async function buildAll(names = ["lib", ...Object.keys(bundles)], { outdir } = {}) {
   const results = {};
   for (const name of names) {
     if (name === "lib") {
@@ -146,8 +150,9 @@ export async function buildAll(names = ["lib", ...Object.keys(bundles)]) {
     const options = bundles[name];
     if (!options) throw new Error(`unknown output "${name}"; known: lib, ${Object.keys(bundles).join(", ")}`);
     const { shrink, ...esbuildOptions } = options;
-    results[name] = await build(esbuildOptions);
-    if (shrink) await shrinkFile(options.outfile);
+    const outfile = outdir === undefined ? options.outfile : `${outdir}/${options.outfile.split("/").pop()}`;
+    results[name] = await build({ ...esbuildOptions, outfile });
+    if (shrink) await shrinkFile(outfile);
   }
   return results;
 }

@@ -24,16 +24,18 @@ export const budgets = {
 
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
 
-/** Builds the budgeted bundles and measures them. */
-export async function measure() {
-  const results = await buildAll(Object.keys(budgets));
+/** Builds the budgeted bundles (into dist/, or `outdir`) and measures them. */
+export async function measure({ outdir } = {}) {
+  const results = await buildAll(Object.keys(budgets), { outdir });
   return Object.keys(budgets).map((name) => {
     const file = bundles[name].outfile;
-    const code = readFileSync(new URL(`../${file}`, import.meta.url));
-    const inputs = Object.entries(results[name].metafile.outputs[file]?.inputs ?? {})
+    const built = outdir === undefined ? file : `${outdir}/${file.split("/").pop()}`;
+    const code = readFileSync(new URL(`../${built}`, import.meta.url));
+    const output = results[name].metafile.outputs[built];
+    const inputs = Object.entries(output?.inputs ?? {})
       .map(([path, info]) => ({ path, bytes: info.bytesInOutput }))
       .sort((a, b) => b.bytes - a.bytes);
-    const externals = [...new Set((results[name].metafile.outputs[file]?.imports ?? []).filter((i) => i.external).map((i) => i.path))];
+    const externals = [...new Set((output?.imports ?? []).filter((i) => i.external).map((i) => i.path))];
     return { name, file, minified: code.length, gzipped: gzipSync(code, { level: 9 }).length, budget: budgets[name], inputs, externals };
   });
 }

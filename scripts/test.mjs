@@ -1,60 +1,115 @@
 #!/usr/bin/env node
-// `npm test`: type check, portability check, then the same unit tests on Node, Deno
-// and Bun, then the integration tests once. Stops at the first failing step and ends
-// with one summary line. EDGECRON_TEST_RUNTIMES=node,deno limits the runtimes;
-// EDGECRON_TEST_INTEGRATION=0 skips the integration tests (for quick local runs only).
-import { spawnSync } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
+// The test loops (CONTRIBUTING.md says which to use when):
+//   node scripts/test.mjs check       npm run check: tsc over every folder (the Bun and Cloudflare
+//                                     adapters and examples with their own tsconfig), deno check of
+//                                     the Deno adapter, portability, exports sync, and deno fmt/lint
+//                                     once deno.json configures them
+//   node scripts/test.mjs unit        npm run test:unit: the unit files on Node, in one process per
+//                                     core (`-- --watch` re-runs the files you change)
+//   node scripts/test.mjs runtimes    npm run test:runtimes: the unit files on Deno and on Bun
+//   node scripts/test.mjs stores      npm run test:stores: D1 in workerd, Deno KV, Postgres and
+//                                     multi-process files, on Node, Deno and Bun
+//   node scripts/test.mjs e2e         npm run test:e2e: test/integration, several files at once
+//   node scripts/test.mjs             npm test: all of the above; the last line is `N passed, N failed`
+// Which tier a file is in follows from its path (scripts/tiers.mjs). Paths after the tier
+// name narrow it: `npm run test:unit -- test/http`. EDGECRON_TEST_RUNTIMES=node,deno limits
+// the runtimes of the runtimes and stores tiers; EDGECRON_TEST_INTEGRATION=0 skips e2e.
+import { spawn } from "node:child_process";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { portabilityViolations } from "./portability.mjs";
+import { testFiles } from "./tiers.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 process.chdir(root);
 const bin = (name) => join(root, "node_modules", ".bin", name);
+const TIERS = ["check", "unit", "runtimes", "stores", "e2e"];
 
-function* walk(dir) {
-  for (const entry of readdirSync(dir).sort()) {
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) yield* walk(path);
-    else if (entry.endsWith("_test.ts")) yield path;
-  }
-}
-const all = [...walk("test")];
-const integration = all.filter((f) => f.startsWith("test/integration/"));
-const unit = all.filter((f) => !integration.includes(f));
+const args = process.argv.slice(2);
+const watch = args.includes("--watch");
+const only = args.filter((a) => TIERS.includes(a));
+const prefixes = args.filter((a) => !a.startsWith("--") && !TIERS.includes(a)).map((p) => p.replace(/^\.\//, ""));
+const pick = (files) => (prefixes.length === 0 ? files : files.filter((f) => prefixes.some((p) => f.startsWith(p))));
+const files = testFiles(root);
+const unit = pick(files.unit);
+const stores = pick(files.stores);
+const e2e = pick(files.e2e);
+const runtimes = (process.env.EDGECRON_TEST_RUNTIMES ?? "node,deno,bun").split(",");
+const cores = Math.max(2, availableParallelism());
 
 const totals = { passed: 0, failed: 0 };
 const summary = [];
+const started = Date.now();
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
-function run(label, cmd, args, parse, env = {}) {
-  console.log(`\n=== ${label}: ${[cmd.replace(root, ""), ...args].join(" ")}`);
-  const res = spawnSync(cmd, args, {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-    // Miniflare would otherwise try to download Cloudflare's request.cf data (network).
-    env: { CLOUDFLARE_CF_FETCH_ENABLED: "false", ...process.env, NO_COLOR: "1", ...env },
-    maxBuffer: 256 * 1024 * 1024,
+/** Runs a command to its end, capturing stdout and stderr together. */
+function exec(cmd, argv, env = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, argv, {
+      stdio: ["ignore", "pipe", "pipe"],
+      // Miniflare would otherwise try to download Cloudflare's request.cf data (network).
+      env: { CLOUDFLARE_CF_FETCH_ENABLED: "false", ...process.env, NO_COLOR: "1", ...env },
+    });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    child.on("error", (error) => resolve({ status: null, out: `${out}${error.message}\n` }));
+    child.on("close", (status) => resolve({ status, out }));
   });
-  const out = `${res.stdout ?? ""}${res.stderr ?? ""}`;
-  process.stdout.write(out);
+}
+
+/**
+ * Runs one step, prints its output in one piece when it ends (steps run side by side) and
+ * records its counts and time. Resolves to true when it passed.
+ */
+async function step(label, cmd, argv, parse, env) {
+  const t0 = Date.now();
+  const { status, out } = await exec(cmd, argv, env);
+  const ms = Date.now() - t0;
+  const shown = argv.length > 12 ? [...argv.slice(0, 10), `… (${argv.length - 10} more)`] : argv;
+  process.stdout.write(`\n=== ${label}: ${[cmd.replace(root, ""), ...shown].join(" ")}\n${out}`);
   const counts = parse ? parse(out.replace(/\x1b\[[0-9;]*m/g, "")) : undefined;
+  const ok = status === 0 && (!parse || (counts !== undefined && counts.failed === 0));
   if (counts) {
     totals.passed += counts.passed;
     totals.failed += counts.failed;
-    summary.push(`${label}: ${counts.passed} passed, ${counts.failed} failed`);
-    console.log(`--- ${label}: ${counts.passed} passed, ${counts.failed} failed`);
-  }
-  if (res.status !== 0 || (counts && counts.failed > 0) || (parse && !counts)) {
-    console.log(`\n✗ ${label} failed (exit ${res.status}${res.error ? `, ${res.error.message}` : ""})`);
-    finish(1);
-  }
+  } else if (!ok && parse) totals.failed += 1; // a runner that crashed before counting
+  const result = counts ? `${counts.passed} passed, ${counts.failed} failed` : ok ? "ok" : "FAILED";
+  const line = `${label}: ${result}${ok || counts ? "" : ` (exit ${status})`} in ${seconds(ms)}`;
+  summary.push(line);
+  console.log(`--- ${line}`);
+  return ok;
 }
 
-function finish(code) {
+/** Runs `tasks` (functions returning promises) at most `limit` at a time; resolves to their results. */
+async function pool(limit, tasks) {
+  const results = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const i = next++;
+      results[i] = await tasks[i]();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return results;
+}
+
+/** A tier: its steps, its wall time in the summary. */
+async function tier(name, run) {
+  const t0 = Date.now();
+  const ok = await run();
+  summary.push(`== ${name} tier ${ok ? "passed" : "FAILED"} in ${seconds(Date.now() - t0)}`);
+  return ok;
+}
+
+function finish(ok) {
   console.log("\n=== summary");
   for (const line of summary) console.log(line);
+  console.log(`wall time ${seconds(Date.now() - started)}`);
   console.log(`${totals.passed} passed, ${totals.failed} failed`);
-  process.exit(code);
+  process.exit(ok ? 0 : 1);
 }
 
 const num = (re, text) => {
@@ -88,29 +143,114 @@ const bunCounts = (out) => {
   return passed === undefined || failed === undefined ? undefined : { passed, failed };
 };
 
-const runtimes = (process.env.EDGECRON_TEST_RUNTIMES ?? "node,deno,bun").split(",");
+const nodeTest = ["--import", "tsx", "--test"];
+const denoTest = ["test", "-A", "--no-check", "--unstable-cron", "--unstable-kv"];
+const bunTest = (list) => ["test", ...list.map((f) => `./${f}`)];
 
-run("typecheck", bin("tsc"), ["-p", "tsconfig.json"]);
+/** deno.json's `fmt` / `lint` sections: the check runs `deno fmt --check` / `deno lint` once they exist. */
+function denoConfigured(key) {
+  const text = readFileSync(join(root, "deno.json"), "utf8");
+  return new RegExp(`^\\s*"${key}"\\s*:`, "m").test(text);
+}
 
-console.log("\n=== portability: src/ names no runtime global");
-const violations = portabilityViolations("src");
-if (violations.length > 0) {
-  console.log(violations.join("\n"));
-  console.log("✗ portability failed");
-  finish(1);
+async function check() {
+  const tsc = (project) => () => step(`typecheck ${project}`, bin("tsc"), ["-p", project]);
+  const tasks = [
+    tsc("tsconfig.json"),
+    tsc("adapters/bun/tsconfig.json"),
+    tsc("examples/cloudflare-worker/tsconfig.json"),
+    // Deno ships its own types, so the Deno adapter, example and Deno-only fixtures are
+    // checked by deno itself (tsc has no Deno types).
+    () => step("deno check", bin("deno"), ["check", "--unstable-cron", "--unstable-kv", "adapters/deno/", "examples/deno-deploy/", ...denoOnlyFixtures()]),
+    () => step("exports sync (deno.json ↔ package.json)", process.execPath, ["scripts/exports.mjs"]),
+    async () => {
+      const violations = portabilityViolations("src");
+      const line = violations.length === 0 ? "portability: ok (src/ uses ECMAScript and Web-standard globals only)" : `portability: FAILED\n${violations.join("\n")}`;
+      console.log(`\n=== ${line}`);
+      summary.push(violations.length === 0 ? "portability: ok" : "portability: FAILED");
+      return violations.length === 0;
+    },
+  ];
+  if (denoConfigured("fmt")) tasks.push(() => step("deno fmt --check", bin("deno"), ["fmt", "--check"]));
+  if (denoConfigured("lint")) tasks.push(() => step("deno lint", bin("deno"), ["lint"]));
+  return (await pool(cores, tasks)).every(Boolean);
 }
-console.log("ok: src/ uses ECMAScript and Web-standard globals only");
 
-if (runtimes.includes("node")) {
-  run("node", process.execPath, ["--import", "tsx", "--test", "--test-concurrency=1", ...unit], nodeCounts);
+/** Deno-only test fixtures (they name `Deno`, so tsconfig.json leaves them to deno check). */
+function denoOnlyFixtures() {
+  const dir = "test/integration/fixtures";
+  return readdirSync(join(root, dir)).filter((f) => f.endsWith("_deno.ts")).sort().map((f) => `${dir}/${f}`);
 }
-if (runtimes.includes("deno")) {
-  run("deno", bin("deno"), ["test", "-A", "--no-check", "--unstable-cron", "--unstable-kv", ...unit], denoCounts);
+
+/**
+ * The unit files on Node in a few processes (files shared out by size, two per core, run
+ * one per core so that a slow one does not leave a core idle), so tsx compiles the
+ * sources once per process rather than once per file.
+ */
+async function unitNode() {
+  if (unit.length === 0) return true;
+  const shards = Array.from({ length: Math.min(2 * cores, unit.length) }, () => ({ size: 0, files: [] }));
+  const bySize = unit.map((f) => ({ f, size: statSync(join(root, f)).size })).sort((a, b) => b.size - a.size);
+  for (const { f, size } of bySize) {
+    const lightest = shards.reduce((a, b) => (b.size < a.size ? b : a));
+    lightest.files.push(f);
+    lightest.size += size;
+  }
+  const results = await pool(cores, shards.map((shard, i) => () =>
+    step(`unit (node, process ${i + 1}/${shards.length}, ${shard.files.length} files)`, process.execPath, [...nodeTest, "scripts/_shard.mjs"], nodeCounts, {
+      EDGECRON_TEST_FILES: shard.files.sort().join("\n"),
+    })
+  ));
+  return results.every(Boolean);
 }
-if (runtimes.includes("bun")) {
-  run("bun", bin("bun"), ["test", ...unit.map((f) => `./${f}`)], bunCounts);
+
+async function runtimesTier() {
+  const steps = [];
+  if (runtimes.includes("deno")) steps.push(step("runtimes (deno)", bin("deno"), [...denoTest, ...unit], denoCounts));
+  if (runtimes.includes("bun")) steps.push(step("runtimes (bun)", bin("bun"), bunTest(unit), bunCounts));
+  return (await Promise.all(steps)).every(Boolean);
 }
-if (integration.length > 0 && process.env.EDGECRON_TEST_INTEGRATION !== "0") {
-  run("integration (node)", process.execPath, ["--import", "tsx", "--test", "--test-concurrency=1", ...integration], nodeCounts);
+
+async function storesTier() {
+  if (stores.length === 0) return true;
+  const steps = [];
+  if (runtimes.includes("node")) steps.push(step("stores (node)", process.execPath, [...nodeTest, "--test-concurrency=2", ...stores], nodeCounts));
+  if (runtimes.includes("deno")) steps.push(step("stores (deno)", bin("deno"), [...denoTest, ...stores], denoCounts));
+  if (runtimes.includes("bun")) steps.push(step("stores (bun)", bin("bun"), bunTest(stores), bunCounts));
+  return (await Promise.all(steps)).every(Boolean);
 }
-finish(0);
+
+/** e2e files at once: they mostly wait on real time (minutes, leases, processes). */
+const E2E_CONCURRENCY = 5;
+
+async function e2eTier() {
+  if (e2e.length === 0 || process.env.EDGECRON_TEST_INTEGRATION === "0") return true;
+  // Every dist/ output once, first: the files then skip their own builds
+  // (EDGECRON_PREBUILT=1), so none rewrites dist/ while another runs from it.
+  if (!await step("e2e build (dist/)", process.execPath, ["scripts/build.mjs"])) return false;
+  return await step(`e2e (node, ${E2E_CONCURRENCY} files at a time)`, process.execPath, [...nodeTest, `--test-concurrency=${E2E_CONCURRENCY}`, ...e2e], nodeCounts, {
+    EDGECRON_PREBUILT: "1",
+  });
+}
+
+if (watch) {
+  // Watch mode isolates files again, so a change re-runs only the files that import it.
+  const child = spawn(process.execPath, [...nodeTest, "--watch", ...unit], { stdio: "inherit" });
+  child.on("close", (code) => process.exit(code ?? 1));
+} else {
+  const want = (name) => only.length === 0 || only.includes(name);
+  let ok = true;
+  if (want("check")) ok = await tier("check", check);
+  if (!ok) finish(false);
+  if (want("unit")) ok = await tier("unit", unitNode);
+  if (!ok) finish(false);
+  // The e2e files mostly wait on real time, so the CPU-bound tiers run beside them.
+  const slow = await Promise.all([
+    want("e2e") ? tier("e2e", e2eTier) : true,
+    (async () => [
+      want("runtimes") ? await tier("runtimes", runtimesTier) : true,
+      want("stores") ? await tier("stores", storesTier) : true,
+    ].every(Boolean))(),
+  ]);
+  finish(slow.every(Boolean));
+}

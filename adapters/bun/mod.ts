@@ -6,9 +6,10 @@
  */
 import process from "node:process";
 import type { Scheduler } from "../../src/engine/types.ts";
-import { type AppOptions, appFor } from "../_app.ts";
+import { type AppOptions, appFor, setClientAddress } from "../_app.ts";
 import { bindSignals, createShutdown, type ServerHandle, type ServerOptions } from "../_lifecycle.ts";
 export { resolveHost } from "../node/resolve.ts";
+export { pinnedFetch } from "../node/pinned_fetch.ts";
 
 /**
  * The slice of Bun's API this adapter uses, typed here so that checking it needs no
@@ -18,9 +19,10 @@ interface BunServer {
   readonly port: number;
   readonly url: URL;
   stop(closeActiveConnections?: boolean): Promise<void> | void;
+  requestIP(request: Request): { address: string } | null;
 }
 interface BunRuntime {
-  serve(options: { port?: number; hostname?: string; fetch(request: Request): Response | Promise<Response> }): BunServer;
+  serve(options: { port?: number; hostname?: string; fetch(request: Request, server: BunServer): Response | Promise<Response> }): BunServer;
 }
 
 /** Options of `serveBun`: the router (`token`, `router`, `app`), the server and the graceful stop. */
@@ -49,7 +51,7 @@ export async function serveBun(scheduler: Scheduler, options: BunServeOptions = 
   if (bun === undefined) throw new Error("edgecron/bun: Bun.serve is not available; run this with bun");
   await scheduler.ready();
   const app = appFor(scheduler, options);
-  const server = bun.serve({ port, ...(hostname === undefined ? {} : { hostname }), fetch: (request) => app.fetch(request) });
+  const server = bun.serve({ port, ...(hostname === undefined ? {} : { hostname }), fetch: (request, s) => app.fetch(setClientAddress(request, s.requestIP(request)?.address)) });
   const url = server.url.href.replace(/\/$/, "");
   if (timer) scheduler.start();
 

@@ -12,7 +12,7 @@ import type { RouterOptions } from "../../src/http/mod.ts";
 import { libsqlStore } from "../../src/store/libsql/mod.ts";
 import { d1Store, isD1Database } from "../../src/store/d1/mod.ts";
 import type { Store } from "../../src/store/types.ts";
-import { appFor, type FetchHandler } from "../_app.ts";
+import { appFor, type FetchHandler, setClientAddress } from "../_app.ts";
 
 /** The parts of the Workers runtime's `ScheduledController` used here. */
 export interface ScheduledController {
@@ -154,7 +154,8 @@ export function cloudflareWorker<Env extends object = EdgecronEnv>(
       try {
         const b = await build(env);
         b.app ??= options.app ? options.app(b.scheduler, env) : appFor(b.scheduler, { router: routerOf(env) });
-        return await b.app.fetch(request);
+        // Cloudflare sets CF-Connecting-IP itself (a client cannot forge it on Workers).
+        return await b.app.fetch(setClientAddress(request, request.headers.get("cf-connecting-ip") ?? undefined));
       } catch (error) {
         // A missing binding (no EDGECRON_TOKEN, no LIBSQL_URL) is a deployment error:
         // say which, without a stack trace.

@@ -14,7 +14,7 @@ import { denoKvStore, type KvLike } from "../../src/store/deno-kv/mod.ts";
 import { libsqlStore } from "../../src/store/libsql/mod.ts";
 import { memoryStore } from "../../src/store/memory/mod.ts";
 import type { Store } from "../../src/store/types.ts";
-import { type AppOptions, appFor } from "../_app.ts";
+import { type AppOptions, appFor, setClientAddress } from "../_app.ts";
 import { createShutdown, type ShutdownOptions } from "../_lifecycle.ts";
 export { resolveHost } from "./resolve.ts";
 
@@ -99,9 +99,9 @@ export function serveDeno(scheduler: Scheduler, options: DenoServeOptions = {}):
       const host = hostname === "0.0.0.0" || hostname === "::" ? "localhost" : hostname;
       options.onListen?.({ url: `http://${host}:${port}`, port });
     },
-  }, async (request) => {
+  }, async (request, info) => {
     await ready;
-    return app.fetch(request);
+    return app.fetch(setClientAddress(request, "hostname" in info.remoteAddr ? info.remoteAddr.hostname : undefined));
   });
   if (timer) void ready.then(() => scheduler.start());
 

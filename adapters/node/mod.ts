@@ -8,9 +8,10 @@ import { serve } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
 import process from "node:process";
 import type { Scheduler } from "../../src/engine/types.ts";
-import { type AppOptions, appFor } from "../_app.ts";
+import { type AppOptions, appFor, setClientAddress } from "../_app.ts";
 import { bindSignals, createShutdown, type ServerHandle, type ServerOptions } from "../_lifecycle.ts";
 export { resolveHost } from "./resolve.ts";
+export { pinnedFetch } from "./pinned_fetch.ts";
 
 /** Options of `serveNode`: the router (`token`, `router`, `app`), the server and the graceful stop. */
 export interface NodeServeOptions extends AppOptions, ServerOptions {}
@@ -40,7 +41,7 @@ export async function serveNode(scheduler: Scheduler, options: NodeServeOptions 
   await scheduler.ready();
   const app = appFor(scheduler, options);
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch: (request) => app.fetch(request), port, ...(hostname === undefined ? {} : { hostname }) }, () => resolve(s));
+    const s = serve({ fetch: (request, env) => app.fetch(setClientAddress(request, env.incoming.socket.remoteAddress)), port, ...(hostname === undefined ? {} : { hostname }) }, () => resolve(s));
     s.once("error", reject);
   });
   const address = server.address() as AddressInfo;

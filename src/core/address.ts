@@ -36,9 +36,14 @@ export function classifyIPv6(g: readonly number[]): InternalKind | undefined {
   const first = g[0] as number;
   if (zero(0, 8)) return "unspecified";
   if (zero(0, 7) && g[7] === 1) return "loopback";
-  // ::ffff:a.b.c.d (mapped), ::a.b.c.d (compatible) and 64:ff9b::a.b.c.d (NAT64) reach IPv4.
+  // ::ffff:a.b.c.d (mapped), ::a.b.c.d (compatible), ::ffff:0:a.b.c.d (SIIT translated)
+  // and 64:ff9b::a.b.c.d (NAT64 well-known prefix) reach IPv4.
   if (zero(0, 5) && (g[5] === 0xffff || g[5] === 0)) return classifyIPv4(v4(6, 7)) ?? (g[5] === 0 ? "reserved" : undefined);
-  if (first === 0x64 && g[1] === 0xff9b && zero(2, 6)) return classifyIPv4(v4(6, 7));
+  if (zero(0, 4) && g[4] === 0xffff && g[5] === 0) return classifyIPv4(v4(6, 7));
+  // Anything else in 64:ff9b::/32, such as the local-use NAT64 prefix 64:ff9b:1::/48 (RFC
+  // 8215), reaches an IPv4 address at a position only the operator's prefix length
+  // tells: refuse it whole rather than guess.
+  if (first === 0x64 && g[1] === 0xff9b) return zero(2, 6) ? classifyIPv4(v4(6, 7)) : "reserved";
   if (first === 0x2002) return classifyIPv4(v4(1, 2)); // 6to4
   if ((first & 0xfe00) === 0xfc00) return "private";
   if ((first & 0xff80) === 0xfe80) return (first & 0xffc0) === 0xfe80 ? "link-local" : "private"; // fec0::/10 site-local

@@ -81,6 +81,13 @@ export interface WebhookOptions {
   allow?: ((url: URL) => boolean) | readonly string[];
   /** Resolves a host to its addresses before each delivery (the Node, Bun and Deno adapters export one); default: literal checks only. */
   resolve?: (host: string) => Promise<string[]>;
+  /**
+   * Sends a delivery to `address`, the one `resolve` gave and the check passed, keeping
+   * the URL's host for `Host` and TLS, so a DNS answer that changes between the check and
+   * the connection (rebinding) cannot redirect it (`pinnedFetch` from the Node and Bun
+   * adapters); default: the scheduler's `fetch`, which resolves the name again.
+   */
+  pinnedFetch?: (address: string, url: URL, init: RequestInit) => Promise<Response>;
   /** Bytes of a failed delivery's response body kept in the run's error; default 0 (status line only), at most 4096. */
   errorBodyBytes?: number;
 }

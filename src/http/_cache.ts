@@ -5,6 +5,8 @@
  * `ttl` passes (other nodes' writes). Each entry keeps its bytes and, once asked for,
  * their gzip: a hot page is rendered and compressed once per tick, not per request.
  * While one request renders a newer answer, concurrent ones get the previous answer.
+ * A write starts a new epoch: an answer rendered (even partly) before it is neither kept
+ * nor shared with a request that arrives after it.
  */
 import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
@@ -44,6 +46,7 @@ export function createResponseCache(options: CacheOptions): ResponseCache {
   const { ttlMs, now, generation, maxEntries = 64 } = options;
   const entries = new Map<string, Entry>();
   const pending = new Map<string, Promise<Entry | undefined>>();
+  let epoch = 0;
 
   const serve = async (entry: Entry, acceptEncoding: string | undefined): Promise<Response> => {
     const headers = new Headers(entry.headers);
@@ -72,6 +75,7 @@ export function createResponseCache(options: CacheOptions): ResponseCache {
   const middleware: MiddlewareHandler = async (c, next) => {
     if (ttlMs <= 0 || c.req.method !== "GET") return next();
     const key = `${c.req.url}\n${getCookie(c, SESSION_COOKIE) ?? ""}`;
+    const started = epoch;
     const gen = await generation();
     const at = now();
     const hit = entries.get(key);
@@ -84,17 +88,22 @@ export function createResponseCache(options: CacheOptions): ResponseCache {
       const shared = await inFlight;
       if (shared !== undefined) return serve(shared, c.req.header("accept-encoding"));
     }
+    // A write while this request awaited the generation: its answer may predate it.
+    if (started !== epoch) return next();
     let settle: (e: Entry | undefined) => void = () => {};
-    pending.set(key, new Promise((resolve) => (settle = resolve)));
+    const mine = new Promise<Entry | undefined>((resolve) => (settle = resolve));
+    pending.set(key, mine);
     let entry: Entry | undefined;
     try {
       await next();
       entry = await record(c.res, gen, at);
     } finally {
-      pending.delete(key);
+      if (pending.get(key) === mine) pending.delete(key);
       settle(entry);
     }
     if (entry === undefined) return;
+    // Rendered across a write: this request gets it as it is; nothing is kept.
+    if (started !== epoch) return;
     entries.delete(key);
     entries.set(key, entry);
     if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
@@ -105,5 +114,13 @@ export function createResponseCache(options: CacheOptions): ResponseCache {
     c.res = res;
   };
 
-  return { middleware, clear: () => entries.clear() };
+  return {
+    middleware,
+    clear: () => {
+      epoch += 1;
+      entries.clear();
+      // Requests from now on render afresh instead of joining a render begun before.
+      pending.clear();
+    },
+  };
 }

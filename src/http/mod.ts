@@ -6,6 +6,7 @@
  * @module
  */
 export { edgecronRouter } from "./router.ts";
+export { setClientAddress } from "./client_address.ts";
 export type { RouterOptions } from "./router.ts";
 export type { ErrorBody } from "./_errors.ts";
 export { createMetrics } from "./metrics.ts";

@@ -106,7 +106,11 @@ export async function deliverWebhook(target: WebhookTarget, ctx: RunContext, opt
   const method = target.method ?? "POST";
   const where = describe(method, url);
   const policy = options.policy ?? resolveWebhookPolicy(undefined);
-  await checkDelivery(url, policy, where);
+  const checked = await checkDelivery(url, policy, where);
+  // An IP literal needs no pinning; a name is sent to the address that was checked.
+  const pinned = policy.pinnedFetch !== undefined && checked !== undefined && checked.length > 0 && !/^[\d.]+$|^\[/.test(url.hostname)
+    ? { send: policy.pinnedFetch, address: checked[0] as string }
+    : undefined;
   const body = target.body ?? (method === "GET" ? "" : defaultWebhookBody(ctx));
   const headers = new Headers();
   for (const [name, value] of Object.entries(target.headers ?? {})) {
@@ -127,13 +131,8 @@ export async function deliverWebhook(target: WebhookTarget, ctx: RunContext, opt
   if (ctx.signal.aborted) throw new Error(`webhook: ${where} aborted`, { cause: ctx.signal.reason });
   let response: Response;
   try {
-    response = await options.fetch(url, {
-      method,
-      headers,
-      body: method === "GET" ? null : body,
-      signal: ctx.signal,
-      redirect: "manual",
-    });
+    const init: RequestInit = { method, headers, body: method === "GET" ? null : body, signal: ctx.signal, redirect: "manual" };
+    response = pinned === undefined ? await options.fetch(url, init) : await pinned.send(pinned.address, url, init);
   } catch (error) {
     if (ctx.signal.aborted) throw new Error(`webhook: ${where} aborted`, { cause: ctx.signal.reason });
     const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";

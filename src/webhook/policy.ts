@@ -14,6 +14,8 @@ export interface WebhookPolicy {
   /** True when `url` is explicitly allowed (`webhooks.allow`), internal or not. */
   allowed(url: URL): boolean;
   resolve: ((host: string) => Promise<string[]>) | undefined;
+  /** Connects to a checked address (`webhooks.pinnedFetch`); undefined: the scheduler's fetch. */
+  pinnedFetch: ((address: string, url: URL, init: RequestInit) => Promise<Response>) | undefined;
   /** How many bytes of a failed delivery's response body go into the run's error. */
   errorBodyBytes: number;
 }
@@ -28,7 +30,7 @@ const invalid = (field: string, message: string): SchedulerError =>
  * a non-function `allow` or `resolve`, or an `errorBodyBytes` outside 0–4096.
  */
 export function resolveWebhookPolicy(options: WebhookOptions | undefined): WebhookPolicy {
-  const { allow, resolve, errorBodyBytes = 0 } = options ?? {};
+  const { allow, resolve, pinnedFetch, errorBodyBytes = 0 } = options ?? {};
   let allowed: (url: URL) => boolean = () => false;
   if (Array.isArray(allow)) {
     const origins = new Set<string>();
@@ -56,10 +58,12 @@ export function resolveWebhookPolicy(options: WebhookOptions | undefined): Webho
     throw invalid("allow", "expected a list of origins or a function (url) => boolean");
   }
   if (resolve !== undefined && typeof resolve !== "function") throw invalid("resolve", "expected a function (host) => Promise<string[]>");
+  if (pinnedFetch !== undefined && typeof pinnedFetch !== "function") throw invalid("pinnedFetch", "expected a function (address, url, init) => Promise<Response>");
+  if (pinnedFetch !== undefined && resolve === undefined) throw invalid("pinnedFetch", "needs webhooks.resolve (the address to pin comes from it)");
   if (!Number.isSafeInteger(errorBodyBytes) || errorBodyBytes < 0 || errorBodyBytes > 4096) {
     throw invalid("errorBodyBytes", `expected a whole number 0-4096, got ${quote(String(errorBodyBytes))}`);
   }
-  return { allowed, resolve, errorBodyBytes };
+  return { allowed, resolve, pinnedFetch, errorBodyBytes };
 }
 
 const RULE = "internal targets are refused unless webhooks.allow lets them through";
@@ -99,14 +103,17 @@ export function checkTargetUrl(raw: string, policy: WebhookPolicy, path: string)
  * host resolves to (when the runtime gave a `resolve`). On Workers there is no resolver,
  * so only literal addresses are refused.
  *
+ * Resolves to the checked addresses (the first is the one to connect to), or undefined
+ * when none were resolved (an allowed target, an IP literal, or no resolver).
+ *
  * @throws {Error} `webhook: ... refused: ...` when the target is internal and not allowed.
  */
-export async function checkDelivery(url: URL, policy: WebhookPolicy, where: string): Promise<void> {
+export async function checkDelivery(url: URL, policy: WebhookPolicy, where: string): Promise<string[] | undefined> {
   if (url.username !== "" || url.password !== "") throw new Error(`webhook: ${where} refused: credentials in the URL`);
-  if (policy.allowed(url)) return;
+  if (policy.allowed(url)) return undefined;
   const literal = classifyHost(url.hostname);
   if (literal !== undefined) throw new Error(`webhook: ${where} refused: ${refusal(url.hostname, literal)}`);
-  if (policy.resolve === undefined) return;
+  if (policy.resolve === undefined) return undefined;
   let addresses: string[];
   try {
     addresses = await policy.resolve(url.hostname);
@@ -117,4 +124,5 @@ export async function checkDelivery(url: URL, policy: WebhookPolicy, where: stri
     const kind = classifyHost(address);
     if (kind !== undefined) throw new Error(`webhook: ${where} refused: ${quote(url.hostname)} resolves to ${quote(address)}, ${described(kind)}; ${RULE}`);
   }
+  return addresses;
 }

@@ -12,6 +12,8 @@ describe("classifyHost", () => {
     ["172.31.255.255", "private"], ["192.168.0.1", "private"], ["fc00::1", "private"], ["fdff::1", "private"],
     ["100.64.0.1", "shared"], ["100.127.255.255", "shared"], ["224.0.0.1", "multicast"], ["ff02::1", "multicast"],
     ["255.255.255.255", "reserved"], ["64:ff9b::7f00:1", "loopback"], ["2002:a00:1::", "private"],
+    ["[::ffff:0:127.0.0.1]", "loopback"], ["[::ffff:0:a00:1]", "private"], ["[64:ff9b:1::7f00:1]", "reserved"],
+    ["[64:ff9b:1:7f00:1::]", "reserved"], ["[64:ff9b:1::808:808]", "reserved"], ["[::ffff:0:808:808]", undefined],
     ["172.32.0.1", undefined], ["100.128.0.1", undefined], ["8.8.8.8", undefined], ["[2606:4700::1]", undefined],
     ["example.com", undefined], ["localhost.example.com", undefined], ["1.2.3.4.5", undefined], ["256.0.0.1", undefined],
   ];

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createScheduler } from "../../src/engine/mod.ts";
-import { edgecronRouter } from "../../src/http/mod.ts";
+import { edgecronRouter, setClientAddress } from "../../src/http/mod.ts";
 import { HOUR, quietLogger, setup, TOKEN } from "./_setup.ts";
 
 type F = ReturnType<typeof setup>;
@@ -76,9 +76,23 @@ describe("dashboard sign-in", () => {
   it("signs out by clearing the cookie", async () => {
     const f = setup();
     const { cookie } = await login(f);
-    const res = await post(f, "/ui/logout", cookie, {});
+    const res = await post(f, "/ui/logout", cookie, { csrf: await csrfOf(f, cookie) });
     assert.equal(res.status, 303);
     assert.match(res.headers.get("set-cookie") ?? "", /^edgecron_session=; Max-Age=0; Path=\//);
+  });
+
+  it("refuses a same-origin sign-out without the session's CSRF token, and every session stays valid", async () => {
+    const f = setup();
+    const { cookie } = await login(f);
+    await f.clock.advance(1000); // a later sign-in: another session, another CSRF token
+    const other = (await login(f)).cookie;
+    assert.notEqual(other, cookie);
+    for (const fields of [{}, { csrf: "" }, { csrf: "0".repeat(64) }, { csrf: await csrfOf(f, other) }]) {
+      const res = await post(f, "/ui/logout", cookie, fields, { origin: "http://localhost", "sec-fetch-site": "same-origin" });
+      assert.equal(res.status, 403, JSON.stringify(fields));
+      assert.equal(res.headers.get("set-cookie"), null);
+    }
+    for (const c of [cookie, other]) assert.equal((await f.call("GET", "/", { auth: false, headers: { cookie: c } })).status, 200);
   });
 });
 
@@ -90,7 +104,7 @@ describe("session revocation, sign-in back-off, proxies", () => {
     const { cookie } = await login(f);
     const kept = (await login(f)).cookie; // a second browser
     assert.equal((await other.request("/", { headers: { cookie: kept } })).status, 200);
-    assert.equal((await post(f, "/ui/logout", cookie, {})).status, 303);
+    assert.equal((await post(f, "/ui/logout", cookie, { csrf: await csrfOf(f, cookie) })).status, 303);
     for (const c of [cookie, kept]) assert.equal((await f.call("GET", "/", { auth: false, headers: { cookie: c } })).status, 401);
     await f.clock.advance(5000); // the other router re-reads the shared epoch at most every 5 s
     assert.equal((await other.request("/", { headers: { cookie: kept } })).status, 401);
@@ -124,6 +138,31 @@ describe("session revocation, sign-in back-off, proxies", () => {
     assert.equal(doubled.headers.get("retry-after"), "2");
     await f.clock.advance(2000);
     await login(f);
+  });
+
+  it("backs off per peer address the server recorded: one client's wrong tokens do not lock out another", async () => {
+    const f = setup();
+    const from = (peer: string, token: string): Promise<Response> =>
+      Promise.resolve(f.app.fetch(setClientAddress(new Request("http://localhost/ui/login", { method: "POST", body: `token=${token}`, headers: FORM }), peer)));
+    const guesses = [];
+    for (let i = 0; i < 20; i++) guesses.push((await from("198.51.100.66", `guess${i}`)).status);
+    assert.deepEqual(guesses, [...Array(5).fill(401), ...Array(15).fill(429)]);
+    assert.equal((await from("198.51.100.66", TOKEN)).status, 429, "the guesser waits, even with the right token");
+    assert.equal((await from("2001:db8::7", TOKEN)).status, 303, "another client signs in at once");
+    assert.equal((await from("192.0.2.1", TOKEN)).status, 303);
+  });
+
+  it("a node-wide ceiling: 100 wrong tokens a minute from any number of clients, then everyone waits out the minute", async () => {
+    const f = setup({ router: { trustProxy: true } });
+    const from = (ip: string, token: string): Promise<Response> =>
+      f.call("POST", "/ui/login", { auth: false, body: `token=${token}`, headers: { ...FORM, "x-forwarded-for": ip } });
+    for (let i = 0; i < 100; i++) assert.equal((await from(`198.51.100.${i}`, "guess")).status, 401, `client ${i}`);
+    const refused = await from("203.0.113.200", "guess");
+    assert.equal(refused.status, 429, "a fresh address is refused past the ceiling");
+    assert.equal(refused.headers.get("retry-after"), "60");
+    assert.equal((await from("203.0.113.201", TOKEN)).status, 429, "so is the right token, until the window ends");
+    await f.clock.advance(60_000);
+    assert.equal((await from("203.0.113.201", TOKEN)).status, 303);
   });
 
   it("concurrent wrong tokens cannot slip past the back-off", async () => {

@@ -3,6 +3,7 @@ import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { ensureBuilt } from "./_build.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -14,8 +15,7 @@ function edgecron(...args: string[]): { status: number | null; stdout: string; s
 
 describe("bin/edgecron.mjs (the npx entry point, on the compiled dist/cli)", () => {
   before(() => {
-    const build = spawnSync("node", ["scripts/build.mjs", "lib"], { cwd: root, encoding: "utf8", timeout: 120_000 });
-    assert.equal(build.status, 0, build.stderr);
+    ensureBuilt("lib");
   });
 
   it("exits 0 and prints JSON fire times", () => {

@@ -56,7 +56,10 @@ let packed: PackInfo;
 
 before(() => {
   dir = mkdtempSync(join(tmpdir(), "edgecron-consumer-"));
-  const pack = sh("npm", ["pack", "--json", "--pack-destination", dir], root, 300_000);
+  // With EDGECRON_PREBUILT=1 the e2e tier has built dist/ already: prepack would rebuild
+  // it while other e2e files run from it.
+  const prebuilt = process.env.EDGECRON_PREBUILT === "1" ? ["--ignore-scripts"] : [];
+  const pack = sh("npm", ["pack", "--json", ...prebuilt, "--pack-destination", dir], root, 300_000);
   assert.equal(pack.status, 0, pack.out);
   // prepack's build prints first; npm's JSON report is the rest.
   packed = (JSON.parse(pack.stdout.slice(pack.stdout.search(/^\[/m))) as PackInfo[])[0] as PackInfo;

@@ -43,7 +43,7 @@ function worker(args: string[]): Worker {
     child,
     line: (re) =>
       new Promise((resolve, reject) => {
-        const guard = setTimeout(() => reject(new Error(`no line ${re} within 30 s: ${out}${err}`)), 30_000);
+        const guard = setTimeout(() => reject(new Error(`no line ${re} within 60 s: ${out}${err}`)), 60_000);
         waiting.push({ re, from: out.lastIndexOf("\n") + 1, resolve: (v) => (clearTimeout(guard), resolve(v)) });
       }),
     async result() {
@@ -63,14 +63,14 @@ async function rowsOf(db: string, job: string): Promise<RunRecord[]> {
   }
 }
 
-describe("leases with default settings, real processes", { timeout: 120_000 }, () => {
+describe("leases with default settings, real processes", { timeout: 300_000 }, () => {
   it("SIGKILL mid-run: the next slot runs and the killed slot is abandoned and re-run within 20 s", async () => {
     const dir = mkdtempSync(join(tmpdir(), "edgecron-kill-"));
     const db = join(dir, "kill.db");
     try {
-      const start = Date.now();
-      const victim = worker([db, "victim", "crash", String(start + 60_000)]);
-      const survivor = worker([db, "survivor", "crash", String(start + 3_000 + 28_000)]);
+      // Stop times count from each process's boot, so a slow boot shortens no window.
+      const victim = worker([db, "victim", "crash", "+60000"]);
+      const survivor = worker([db, "survivor", "crash", "+45000"]);
       // Both are up and competing once the survivor has run a slot.
       await survivor.line(/^running /);
       const running = await victim.line(/^running \d+ 1$/);
@@ -105,11 +105,10 @@ describe("leases with default settings, real processes", { timeout: 120_000 }, (
     const dir = mkdtempSync(join(tmpdir(), "edgecron-pause-"));
     const db = join(dir, "pause.db");
     try {
-      const start = Date.now();
-      // Far enough ahead for a slow boot: the job must be registered before its one slot.
-      const slot = Math.ceil((start + 8_000) / 1000) * 1000;
-      const stopAt = String(slot + 44_000);
-      const paused = worker([db, "paused", "pause", stopAt, String(slot)]);
+      // The worker picks the slot once it has booted (3 s on), however slow the boot.
+      const paused = worker([db, "paused", "pause", "+60000", "auto"]);
+      const slot = Number((await paused.line(/^slot \d+$/)).text.split(" ")[1]);
+      const stopAt = String(slot + 60_000);
       await paused.line(/^running long 1$/);
       // Not in the middle of the tick's own writes: a process stopped inside a SQLite write
       // keeps the file's lock, and then no other process can write at all (the survivor's

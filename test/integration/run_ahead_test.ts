@@ -1,12 +1,10 @@
-// Run-ahead on the real platforms, for about a minute each (the two run side by side):
+// Run-ahead on Miniflare, for about a minute (the Deno.cron run-ahead test lives in
+// deno_test.ts, where it shares the examples' wait for a real minute):
 // - Miniflare (workerd): two Worker instances on one libSQL store (over HTTP) get one
 //   `scheduled` event a minute, one of them twice; a `*/10 * * * * *` job must record
 //   six `ok` slots a minute, each run once. Prints lateness p50/p99.
-// - Deno: a real one-minute `Deno.cron` trigger and a `*/15 * * * * *` job run four
-//   slots in the trigger's minute. Prints lateness p50/p99.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -92,40 +90,6 @@ describe("run-ahead on a one-minute trigger", { concurrency: true }, () => {
     } finally {
       await Promise.allSettled([a.dispose(), b.dispose()]);
       await db.close();
-    }
-  });
-
-  it("Deno: a real Deno.cron trigger runs a */15 s job four times in its minute", async () => {
-    // Start 3 s before a minute boundary, so the trigger fires soon after start-up.
-    const wait = MINUTE - (Date.now() % MINUTE) - 3 * SEC;
-    await sleep(wait < 0 ? wait + MINUTE : wait);
-    const child = spawn(`${root}node_modules/.bin/deno`, ["run", "--unstable-cron", "-A", "test/integration/fixtures/run_ahead_deno.ts"], {
-      cwd: root,
-      env: { ...process.env, NO_COLOR: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (out += d));
-    try {
-      const deadline = Date.now() + 75 * SEC;
-      let M: number | undefined;
-      let slots: { slot: number; late: number }[] = [];
-      while (Date.now() < deadline) {
-        await sleep(250);
-        const ticks = [...out.matchAll(/^tick (\S+)$/gm)].map((m) => Date.parse(m[1]!));
-        slots = [...out.matchAll(/^ran slot=(\S+) late=(\d+)$/gm)].map((m) => ({ slot: Date.parse(m[1]!), late: Number(m[2]) }));
-        // The first tick after start-up that falls on a minute came from Deno.cron.
-        M ??= ticks.slice(1).map((t) => Math.floor(t / MINUTE) * MINUTE)[0];
-        if (M !== undefined && slots.some((s) => s.slot === M! + 45 * SEC)) break;
-      }
-      assert.ok(M !== undefined, `Deno.cron did not fire:\n${out}`);
-      const inMinute = slots.filter((s) => s.slot >= M! && s.slot < M! + MINUTE);
-      assert.deepEqual(inMinute.map((s) => s.slot), [0, 15, 30, 45].map((s) => M! + s * SEC), out);
-      const late = inMinute.slice(1).map((s) => s.late);
-      console.log(`# run-ahead Deno.cron: ${inMinute.length} slots in the trigger's minute for 4 planned; lateness p50 ${percentile(late, 50)} ms, p99 ${percentile(late, 99)} ms`);
-    } finally {
-      child.kill("SIGKILL");
     }
   });
 });

@@ -146,8 +146,18 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
   app.post("/ui/logout", async (c) => {
     const base = basePath(c, "/ui/logout");
     if (!sameOrigin(c.req.raw)) return c.html(await refusedPage(rc.title, homePath(base), "Refused: cross-site request."), 403);
-    // Sessions are not tracked one by one: signing out ends every session, on every node.
-    if (await auth.session(getCookie(c, SESSION_COOKIE), rc.now())) await auth.revokeAll(rc.now());
+    // Sessions are not tracked one by one: signing out ends every session, on every node,
+    // so it takes the same CSRF token as the other forms (a same-origin link or a script
+    // injected elsewhere on the origin must not sign everyone out).
+    const session = getCookie(c, SESSION_COOKIE);
+    const form = await readForm(c.req.raw, rc.maxBodyBytes);
+    if (await auth.session(session, rc.now())) {
+      if (!await auth.checkCsrf(session, form.get("csrf"))) {
+        htmlHeaders(c);
+        return c.html(await refusedPage(rc.title, homePath(base), "Refused: the form is stale or came from another site. Reload the page and try again."), 403);
+      }
+      await auth.revokeAll(rc.now());
+    }
     deleteCookie(c, SESSION_COOKIE, { path: homePath(base) });
     return c.redirect(homePath(base), 303);
   });

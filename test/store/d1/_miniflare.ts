@@ -1,10 +1,10 @@
 // One Miniflare (real workerd, real local D1) for the D1 store tests, and a way to get
-// an empty database for each test without starting workerd again.
+// an empty database for each test without starting workerd again. esbuild and Miniflare
+// load on first use, so a runtime that only registers a skip never loads them.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { build } from "esbuild";
-import { Miniflare } from "miniflare";
+import type { Miniflare } from "miniflare";
 import type { D1DatabaseLike } from "../../../src/store/d1/mod.ts";
 
 const TABLES = ["edgecron_runs", "edgecron_jobs", "edgecron_defs", "edgecron_schema_version", "edgecron_settings"];
@@ -20,6 +20,7 @@ export interface LocalD1 {
 
 /** Starts workerd with a D1 binding `DB` (in memory unless `persist` names a directory). */
 export async function localD1(persist?: string): Promise<LocalD1> {
+  const { Miniflare } = await import("miniflare");
   const mf = new Miniflare({
     modules: true,
     script: "export default { fetch() { return new Response('ok'); } };",
@@ -58,6 +59,8 @@ export interface D1Worker {
 export async function d1Worker(entry: URL, database: string): Promise<D1Worker> {
   const dir = mkdtempSync(join(tmpdir(), "edgecron-d1-worker-"));
   const script = join(dir, "worker.mjs");
+  const { build } = await import("esbuild");
+  const { Miniflare } = await import("miniflare");
   await build({
     entryPoints: [entry.pathname],
     outfile: script,

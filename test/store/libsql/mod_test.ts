@@ -1,10 +1,8 @@
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { createClient } from "@libsql/client";
 import { SchedulerError } from "../../../src/core/errors.ts";
 import { libsqlStore } from "../../../src/store/libsql/mod.ts";
@@ -108,17 +106,6 @@ describe("libsqlStore connections", () => {
     await Promise.all([a.close(), b.close()]);
   });
 
-  it("three processes claiming the same 150 slots on one file: no busy errors, each slot won once", async () => {
-    const url = freshUrl();
-    const child = fileURLToPath(new URL("../_claim_child.ts", import.meta.url));
-    const runtime = runtimeCommand(child);
-    const outputs = await Promise.all(["p1", "p2", "p3"].map((node) => runChild(runtime, [url, node, "150"])));
-    const results = outputs.map((text) => JSON.parse(text.trim().split("\n").pop() ?? "{}") as { won: number[]; errors: string[] });
-    assert.deepEqual(results.flatMap((r) => r.errors), []);
-    const won = results.flatMap((r) => r.won).sort((x, y) => x - y);
-    assert.deepEqual(won, Array.from({ length: 150 }, (_, i) => Date.UTC(2026, 0, 1) + i * 1000));
-  });
-
   it("a { client } store uses the given client and leaves closing it to its owner", async () => {
     const client = createClient({ url: freshUrl() });
     const store = libsqlStore({ client });
@@ -164,25 +151,3 @@ describe("libsqlStore connections", () => {
     await http.close();
   });
 });
-
-declare const Deno: { execPath(): string } | undefined;
-declare const Bun: unknown;
-
-/** How this runtime runs a TypeScript file in a child process. */
-function runtimeCommand(script: string): { cmd: string; args: string[] } {
-  if (typeof Deno === "object") return { cmd: Deno.execPath(), args: ["run", "-A", "--no-check", script] };
-  if (typeof Bun === "object") return { cmd: process.execPath, args: [script] };
-  return { cmd: process.execPath, args: ["--import", "tsx", script] };
-}
-
-function runChild(runtime: { cmd: string; args: string[] }, extra: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(runtime.cmd, [...runtime.args, ...extra], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (chunk) => (out += String(chunk)));
-    child.stderr.on("data", (chunk) => (err += String(chunk)));
-    child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve(out) : reject(new Error(`child exited ${code}: ${err}`))));
-  });
-}

@@ -1,0 +1,194 @@
+/**
+ * Exclusions (`except`): cron expressions and `YYYY-MM-DD` local dates matched against a
+ * wall time (seconds since 1970-01-01T00:00 local). Each one also knows where the run of
+ * wall times it matches ends (or begins), so skipping an excluded stretch costs a few
+ * whole-field steps, never a walk through its minutes.
+ */
+import { civilDay, civilFromDays, civilMonth, civilYear, DAY_SECONDS, daysFromCivil, daysInMonth, weekday } from "../civil.ts";
+import { compileCron, lowestBit, monthDays, next60, prev60 } from "../cron/compile.ts";
+import type { CompiledCron } from "../cron/compile.ts";
+import { parseCron } from "../cron/parse.ts";
+import { fullMask } from "../cron/days.ts";
+import { quote, SchedulerError } from "../errors.ts";
+
+/** The time-of-day sets of a schedule, as the compiled cron holds them. */
+export interface TimeSets {
+  readonly hours: number;
+  readonly minuteLo: number;
+  readonly minuteHi: number;
+  readonly secondLo: number;
+  readonly secondHi: number;
+}
+
+/** One exclusion, compiled. */
+export interface Exclusion {
+  /** The text as given (a cron expression or a date). */
+  readonly text: string;
+  /** Whether the wall second `wall` is excluded. */
+  matches(wall: number): boolean;
+  /** The first wall second >= `wall` this exclusion does not cover (see `excludes`), `wall` if none. */
+  runEnd(wall: number): number;
+  /** The last wall second <= `wall` this exclusion does not cover, `wall` if none. */
+  runStart(wall: number): number;
+}
+
+const ALL30 = 0x3fffffff;
+const ALL_HOURS = 0xffffff;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** A year past any cron year: searches give up there. */
+const END_DAYS = daysFromCivil(10_000, 1, 1);
+const START_DAYS = daysFromCivil(1, 1, 1);
+
+/**
+ * Compiles one exclusion. A 5-field expression names no second, so it excludes every
+ * second of the minutes it matches (a `*\/10 * * * * *` schedule loses all six slots of
+ * an excluded minute). `main` is the schedule's own time of day, when it has one: an
+ * exclusion whose time sets hold all of it removes whole days of slots, and skips by days.
+ *
+ * @throws {SchedulerError} `invalid-spec` naming `except[i]` and quoting the text
+ */
+export function compileExclusion(text: unknown, index: number, hashKey: string | undefined, main: TimeSets | undefined): Exclusion {
+  const path = `except[${index}]`;
+  if (typeof text !== "string") {
+    throw new SchedulerError("invalid-spec", `${path}: expected a cron expression or a YYYY-MM-DD date, got ${quote(text)}`, { path });
+  }
+  const date = DATE.exec(text.trim());
+  if (date !== null) return dateExclusion(text, path, Number(date[1]), Number(date[2]), Number(date[3]));
+  let c: CompiledCron;
+  try {
+    const fields = parseCron(text, { hashKey });
+    c = compileCron(fields, fields.plusAnd ? "and" : "or");
+    // No second field: any second of a matching minute.
+    if (fieldCount(fields.normalized) < 6) c = { ...c, secondLo: ALL30, secondHi: ALL30 };
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    throw new SchedulerError("invalid-spec", `${path}: ${message}`, { path, cause: e });
+  }
+  return cronExclusion(text, c, main);
+}
+
+function fieldCount(normalized: string): number {
+  return normalized.startsWith("@") ? 5 : normalized.split(" ").length;
+}
+
+function dateExclusion(text: string, path: string, y: number, m: number, d: number): Exclusion {
+  if (m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m)) {
+    throw new SchedulerError("invalid-spec", `${path}: ${quote(text)} is not a calendar date`, { path });
+  }
+  const day = daysFromCivil(y, m, d);
+  const start = day * DAY_SECONDS, end = start + DAY_SECONDS;
+  return {
+    text,
+    matches: (wall) => wall >= start && wall < end,
+    runEnd: (wall) => (wall >= start && wall < end ? end : wall),
+    runStart: (wall) => (wall >= start && wall < end ? start - 1 : wall),
+  };
+}
+
+function cronExclusion(text: string, c: CompiledCron, main: TimeSets | undefined): Exclusion {
+  const full = c.hours === ALL_HOURS && c.minuteLo === ALL30 && c.minuteHi === ALL30 && c.secondLo === ALL30 &&
+    c.secondHi === ALL30;
+  // Every time of day the schedule fires at is excluded on this exclusion's days.
+  const wholeDays = full || (main !== undefined && (main.hours & ~c.hours) === 0 &&
+    (main.minuteLo & ~c.minuteLo) === 0 && (main.minuteHi & ~c.minuteHi) === 0 &&
+    (main.secondLo & ~c.secondLo) === 0 && (main.secondHi & ~c.secondHi) === 0);
+  const time = (sod: number): boolean => {
+    const h = Math.floor(sod / 3600), mi = Math.floor((sod % 3600) / 60), s = sod % 60;
+    return ((c.hours >>> h) & 1) === 1 && bit60(c.minuteLo, c.minuteHi, mi) && bit60(c.secondLo, c.secondHi, s);
+  };
+  return {
+    text,
+    matches(wall) {
+      const day = Math.floor(wall / DAY_SECONDS);
+      return dayMatches(c, day) && time(wall - day * DAY_SECONDS);
+    },
+    runEnd(wall) {
+      const day = Math.floor(wall / DAY_SECONDS);
+      const sod = wall - day * DAY_SECONDS;
+      if (!dayMatches(c, day) || (!wholeDays && !time(sod))) return wall;
+      if (wholeDays) return nextOtherDay(c, day + 1) * DAY_SECONDS;
+      const t = firstOff(c, sod);
+      if (t < DAY_SECONDS) return day * DAY_SECONDS + t;
+      // The rest of the day is excluded: the next day may go on from its midnight.
+      return (day + 1) * DAY_SECONDS + (dayMatches(c, day + 1) ? firstOff(c, 0) : 0);
+    },
+    runStart(wall) {
+      const day = Math.floor(wall / DAY_SECONDS);
+      const sod = wall - day * DAY_SECONDS;
+      if (!dayMatches(c, day) || (!wholeDays && !time(sod))) return wall;
+      if (wholeDays) return prevOtherDay(c, day - 1) * DAY_SECONDS + DAY_SECONDS - 1;
+      const t = lastOff(c, sod);
+      if (t >= 0) return day * DAY_SECONDS + t;
+      return day * DAY_SECONDS - 1 - (dayMatches(c, day - 1) ? DAY_SECONDS - 1 - lastOff(c, DAY_SECONDS - 1) : 0);
+    },
+  };
+}
+
+function bit60(lo: number, hi: number, v: number): boolean {
+  return v < 30 ? ((lo >>> v) & 1) === 1 : ((hi >>> (v - 30)) & 1) === 1;
+}
+
+/** Whether local day `day` (days since 1970-01-01) is one of the expression's days. */
+function dayMatches(c: CompiledCron, day: number): boolean {
+  const p = civilFromDays(day);
+  const y = civilYear(p), m = civilMonth(p), d = civilDay(p);
+  if (((c.months >>> m) & 1) === 0 || (c.years !== null && !c.years.includes(y))) return false;
+  const first = day - d + 1;
+  return ((monthDays(c, daysInMonth(y, m), weekday(first)) >>> (d - 1)) & 1) === 1;
+}
+
+/** First day >= `day` that is not one of the expression's days, month by month. */
+function nextOtherDay(c: CompiledCron, day: number): number {
+  while (day < END_DAYS) {
+    const p = civilFromDays(day);
+    const y = civilYear(p), m = civilMonth(p), d = civilDay(p);
+    if (((c.months >>> m) & 1) === 0 || (c.years !== null && !c.years.includes(y))) return day;
+    const first = day - d + 1, length = daysInMonth(y, m);
+    const off = ~monthDays(c, length, weekday(first)) & fullMask(length) & (-1 << (d - 1));
+    if (off !== 0) return first + lowestBit(off);
+    day = first + length;
+  }
+  return END_DAYS;
+}
+
+/** Last day <= `day` that is not one of the expression's days, month by month. */
+function prevOtherDay(c: CompiledCron, day: number): number {
+  while (day >= START_DAYS) {
+    const p = civilFromDays(day);
+    const y = civilYear(p), m = civilMonth(p), d = civilDay(p);
+    if (((c.months >>> m) & 1) === 0 || (c.years !== null && !c.years.includes(y))) return day;
+    const first = day - d + 1, length = daysInMonth(y, m);
+    const off = ~monthDays(c, length, weekday(first)) & (d >= 31 ? 0x7fffffff : (1 << d) - 1);
+    if (off !== 0) return first + 31 - Math.clz32(off) - 1;
+    day = first - 1;
+  }
+  return START_DAYS - 1;
+}
+
+/** First second of day >= `sod` outside the expression's time sets, or a day's length. */
+function firstOff(c: CompiledCron, sod: number): number {
+  let h = Math.floor(sod / 3600), mi = Math.floor((sod % 3600) / 60), s = sod % 60;
+  for (; h < 24; h++, mi = 0, s = 0) {
+    if (((c.hours >>> h) & 1) === 0) return h * 3600 + mi * 60 + s;
+    for (; mi < 60; mi++, s = 0) {
+      if (!bit60(c.minuteLo, c.minuteHi, mi)) return h * 3600 + mi * 60 + s;
+      const free = next60(~c.secondLo & ALL30, ~c.secondHi & ALL30, s);
+      if (free >= 0) return h * 3600 + mi * 60 + free;
+    }
+  }
+  return DAY_SECONDS;
+}
+
+/** Last second of day <= `sod` outside the expression's time sets, or -1. */
+function lastOff(c: CompiledCron, sod: number): number {
+  let h = Math.floor(sod / 3600), mi = Math.floor((sod % 3600) / 60), s = sod % 60;
+  for (; h >= 0; h--, mi = 59, s = 59) {
+    if (((c.hours >>> h) & 1) === 0) return h * 3600 + mi * 60 + s;
+    for (; mi >= 0; mi--, s = 59) {
+      if (!bit60(c.minuteLo, c.minuteHi, mi)) return h * 3600 + mi * 60 + s;
+      const free = prev60(~c.secondLo & ALL30, ~c.secondHi & ALL30, s);
+      if (free >= 0) return h * 3600 + mi * 60 + free;
+    }
+  }
+  return -1;
+}

@@ -1,0 +1,232 @@
+/**
+ * Schedule modifiers (`except`, `startAt`, `endAt`) around any schedule. Exclusions are
+ * judged on the wall time a slot actually fires at in the schedule's zone; an excluded
+ * slot is skipped by jumping past the whole stretch of wall time the exclusions cover,
+ * then asking the schedule for its next slot from there.
+ */
+import { DAY_SECONDS, daysFromCivil } from "../civil.ts";
+import { quote, SchedulerError } from "../errors.ts";
+import { toEpochMs } from "../instant.ts";
+import type { InstantInput } from "../instant.ts";
+import { scheduleMethods } from "../iterate.ts";
+import type { ModifierSpec, Schedule, ScheduleSpec } from "../types.ts";
+import { zoneOffsets } from "../zone/offsets.ts";
+import type { ZoneOffsets } from "../zone/offsets.ts";
+import { compileExclusion } from "./exclusion.ts";
+import type { Exclusion, TimeSets } from "./exclusion.ts";
+
+/** The modifier options `cron()`, `every()` and `schedule()` accept. */
+export interface ModifierOptions {
+  /**
+   * Slots to leave out: cron expressions (the same grammar, `H` hashing the same key, read
+   * in the schedule's zone) and `YYYY-MM-DD` local dates (the whole day). No default.
+   */
+  except?: string | readonly string[];
+  /** No slot before this instant (epoch ms, `Date`, ISO string with offset). No default. */
+  startAt?: InstantInput;
+  /** No slot at or after this instant. No default. */
+  endAt?: InstantInput;
+}
+
+/** Most exclusions one schedule takes; a holiday list for decades fits. */
+export const MAX_EXCLUSIONS = 1_000;
+
+// Wall seconds past which no search goes (year 10000).
+const END_WALL = daysFromCivil(10_000, 1, 1) * DAY_SECONDS;
+const START_WALL = daysFromCivil(1, 1, 1) * DAY_SECONDS;
+// One Gregorian cycle: every cron expression without a year repeats after it.
+const CYCLE_MS = 146_097 * DAY_SECONDS * 1000;
+// Steps one search may take (fires looked at plus exclusion runs chained). Reached only by
+// exclusions that leave a fire once in centuries; the search then reports no fire.
+const MAX_STEPS = 100_000;
+
+/** Whether `options` asks for any modifier. */
+export function hasModifiers(options: ModifierOptions): boolean {
+  return options.except !== undefined || options.startAt !== undefined || options.endAt !== undefined;
+}
+
+/**
+ * `base` with the modifiers of `options` applied; `base` itself when there are none.
+ * `context.main` is the base's time of day (cron), which lets whole-day exclusions skip
+ * by days; `context.hashKey` is what `H` in an exclusion hashes.
+ *
+ * @throws {SchedulerError} `invalid-spec` for a bad exclusion, `endAt` not after
+ *   `startAt`, or when every fire time is excluded; `invalid-instant` for a bad
+ *   `startAt`/`endAt`
+ */
+export function withModifiers(
+  base: Schedule,
+  options: ModifierOptions,
+  context: { hashKey?: string | undefined; main?: TimeSets | undefined } = {},
+): Schedule {
+  if (!hasModifiers(options)) return base;
+  const list = options.except === undefined ? [] : typeof options.except === "string" ? [options.except] : options.except;
+  if (!Array.isArray(list)) {
+    throw new SchedulerError("invalid-spec", `except: expected a string or an array of strings, got ${quote(options.except)}`, { path: "except" });
+  }
+  if (list.length > MAX_EXCLUSIONS) {
+    throw new SchedulerError("invalid-spec", `except: at most ${MAX_EXCLUSIONS} entries, got ${list.length}`, { path: "except" });
+  }
+  const exclusions = list.map((text, i) => compileExclusion(text, i, context.hashKey, context.main));
+  const startAt = options.startAt === undefined ? undefined : toEpochMs(options.startAt, { field: "startAt" });
+  const endAt = options.endAt === undefined ? undefined : toEpochMs(options.endAt, { field: "endAt" });
+  if (startAt !== undefined && endAt !== undefined && endAt <= startAt) {
+    throw new SchedulerError("invalid-spec", `endAt: must be after startAt (${quote(new Date(startAt).toISOString())}), got ${quote(new Date(endAt).toISOString())}`, { path: "endAt" });
+  }
+  const zone = zoneOffsets(base.timezone);
+  const free = exclusions.length === 0 ? undefined : freeSearch(base, zone, exclusions);
+
+  const next = (afterMs: number): number | null => {
+    let after = toEpochMs(afterMs, { field: "after" });
+    if (startAt !== undefined && after < startAt) after = startAt - 1;
+    const t = free === undefined ? base.next(after) : free.next(after, Infinity);
+    return t === null || (endAt !== undefined && t >= endAt) ? null : t;
+  };
+  const prev = (beforeMs: number): number | null => {
+    let before = toEpochMs(beforeMs, { field: "before" });
+    if (endAt !== undefined && before > endAt) before = endAt;
+    const t = free === undefined ? base.prev(before) : free.prev(before);
+    return t === null || (startAt !== undefined && t < startAt) ? null : t;
+  };
+
+  if (free !== undefined) assertSomeFire(base, free, startAt, exclusions);
+
+  const extra: ModifierSpec = {};
+  if (exclusions.length > 0) extra.except = exclusions.map((x) => x.text);
+  if (startAt !== undefined) extra.startAt = startAt;
+  if (endAt !== undefined) extra.endAt = endAt;
+  const baseSpec = base.toJSON() as ScheduleSpec & ModifierSpec;
+  // `H` in an exclusion needs the key back, even when the expression itself has none.
+  if (context.hashKey !== undefined && baseSpec.hashKey === undefined && exclusions.some((x) => /(?:^|[\s,])H/.test(x.text))) {
+    extra.hashKey = context.hashKey;
+  }
+  const spec = { ...baseSpec, ...extra } as ScheduleSpec;
+  return scheduleMethods({
+    kind: base.kind,
+    timezone: base.timezone,
+    next,
+    prev,
+    // The text form has no room for modifiers: toJSON() is the form that round-trips.
+    toString(): string {
+      return base.toString();
+    },
+    toJSON(): ScheduleSpec {
+      return { ...spec };
+    },
+  });
+}
+
+// Refused like an expression that never fires: nothing would ever run. Exclusions without
+// a year repeat with the Gregorian cycle, so one cycle past the last listed date decides.
+function assertSomeFire(base: Schedule, free: FreeSearch, startAt: number | undefined, exclusions: readonly Exclusion[]): void {
+  const from = startAt ?? 0;
+  if (base.next(from - 1) === null) return;
+  let last = from;
+  for (const x of exclusions) {
+    const d = /^(\d{4})-(\d{2})-(\d{2})$/.exec(x.text.trim());
+    if (d !== null) last = Math.max(last, Date.UTC(Number(d[1]), Number(d[2]) - 1, Number(d[3])));
+  }
+  if (free.next(from - 1, last + CYCLE_MS + 2 * DAY_SECONDS * 1000) === null) {
+    throw new SchedulerError("invalid-spec", `except: every fire time is excluded (${exclusions.map((x) => quote(x.text)).join(", ")})`, {
+      path: "except",
+    });
+  }
+}
+
+interface FreeSearch {
+  /** First fire after `after` that no exclusion matches, or null (none up to `limit`). */
+  next(after: number, limit: number): number | null;
+  /** Last fire before `before` that no exclusion matches, or null. */
+  prev(before: number): number | null;
+}
+
+function freeSearch(base: Schedule, zone: ZoneOffsets, exclusions: readonly Exclusion[]): FreeSearch {
+  const excluded = (wall: number): boolean => {
+    for (const x of exclusions) if (x.matches(wall)) return true;
+    return false;
+  };
+  // The covered stretch from an excluded wall second on: every exclusion's run, chained.
+  // `budget.left` counts down across one search so it ends however the exclusions interlock.
+  const coveredUntil = (wall: number, limit: number, budget: { left: number }): number => {
+    let e = wall;
+    for (let moved = true; moved && e <= limit && budget.left-- > 0;) {
+      moved = false;
+      for (const x of exclusions) {
+        const n = x.runEnd(e);
+        if (n > e) e = n, moved = true;
+      }
+    }
+    return budget.left > 0 ? e : END_WALL;
+  };
+  const coveredFrom = (wall: number, budget: { left: number }): number => {
+    let e = wall;
+    for (let moved = true; moved && e >= START_WALL && budget.left-- > 0;) {
+      moved = false;
+      for (const x of exclusions) {
+        const n = x.runStart(e);
+        if (n < e) e = n, moved = true;
+      }
+    }
+    return budget.left > 0 ? e : START_WALL - 1;
+  };
+  return {
+    next(after, limit) {
+      const budget = { left: MAX_STEPS };
+      // Wall seconds past `limit` (instant) in any zone.
+      const wallLimit = limit === Infinity ? END_WALL : Math.floor(limit / 1000) + 86_400;
+      let t = base.next(after);
+      while (t !== null && t <= limit && budget.left-- > 0) {
+        const sec = Math.floor(t / 1000);
+        const wall = sec + zone.offsetAt(sec);
+        if (!excluded(wall)) return t;
+        const e = coveredUntil(wall, wallLimit, budget);
+        if (e >= END_WALL) return null;
+        t = base.next(firstAtOrAfter(zone, sec, e) * 1000 - 1);
+      }
+      return null;
+    },
+    prev(before) {
+      const budget = { left: MAX_STEPS };
+      let t = base.prev(before);
+      while (t !== null && budget.left-- > 0) {
+        const sec = Math.floor(t / 1000);
+        const wall = sec + zone.offsetAt(sec);
+        if (!excluded(wall)) return t;
+        const e = coveredFrom(wall, budget);
+        if (e < START_WALL) return null;
+        t = base.prev(lastAtOrBefore(zone, sec, e) * 1000 + 1000);
+      }
+      return null;
+    },
+  };
+}
+
+/**
+ * The earliest instant after `t` (epoch seconds) whose wall time reaches `wall`, or the
+ * first offset transition on the way: a transition can shift a slot out of the covered
+ * stretch (a gap) or repeat wall times before it (an overlap), so the search resumes there.
+ */
+function firstAtOrAfter(zone: ZoneOffsets, t: number, wall: number): number {
+  let seg = zone.segmentAt(t);
+  let u = Math.max(t + 1, wall - seg.offset);
+  for (;;) {
+    if (u < seg.end) return u;
+    const start = seg.end;
+    seg = zone.segmentAt(start);
+    if (seg.prevOffset !== seg.offset) return start;
+    u = Math.max(start, wall - seg.offset);
+  }
+}
+
+/** The latest instant before `t` whose wall time is at most `wall`, or the last one before a transition on the way. */
+function lastAtOrBefore(zone: ZoneOffsets, t: number, wall: number): number {
+  let seg = zone.segmentAt(t);
+  let u = Math.min(t - 1, wall - seg.offset);
+  for (;;) {
+    if (u >= seg.start) return u;
+    if (seg.prevOffset !== seg.offset) return seg.start - 1;
+    const end = seg.start - 1;
+    seg = zone.segmentAt(end);
+    u = Math.min(end, wall - seg.offset);
+  }
+}

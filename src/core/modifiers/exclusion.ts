@@ -159,7 +159,7 @@ function prevOtherDay(c: CompiledCron, day: number): number {
     if (((c.months >>> m) & 1) === 0 || (c.years !== null && !c.years.includes(y))) return day;
     const first = day - d + 1, length = daysInMonth(y, m);
     const off = ~monthDays(c, length, weekday(first)) & (d >= 31 ? 0x7fffffff : (1 << d) - 1);
-    if (off !== 0) return first + 31 - Math.clz32(off) - 1;
+    if (off !== 0) return first + 31 - Math.clz32(off);
     day = first - 1;
   }
   return START_DAYS - 1;

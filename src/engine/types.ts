@@ -1,6 +1,7 @@
 /** Public types of the engine. */
 import type { Schedule, ScheduleSpec } from "../core/types.ts";
 import type { JobDef, Outcome, RunRecord, RunStatus, Store } from "../store/types.ts";
+import type { JobModifiers } from "./jobs/modifiers.ts";
 
 /** Time source and timers. Only the engine reads it; tests inject a manual one. */
 export interface Clock {
@@ -103,13 +104,13 @@ export interface JobPolicy {
 }
 
 /** A code-defined job. */
-export interface JobSpec extends JobPolicy {
+export interface JobSpec extends JobPolicy, JobModifiers {
   schedule: string | ScheduleSpec | Schedule;
   run(ctx: RunContext): unknown | Promise<unknown>;
 }
 
 /** A data-defined job, stored in the store; runs by calling its webhook target. */
-export interface DataJobSpec extends JobPolicy {
+export interface DataJobSpec extends JobPolicy, JobModifiers {
   schedule: string | ScheduleSpec;
   target: WebhookTarget;
 }

@@ -143,6 +143,13 @@ export interface JobInfo {
   counters: JobCounters;
   /** Slot start of this job's live run on any node, if one is running. */
   runningSince: number | undefined;
+  /**
+   * `"active"`; `"ended"` when no slot is left after now (past `endAt`, or a schedule
+   * that has run out); `"completed"` when `maxRuns` is reached.
+   */
+  state?: "active" | "ended" | "completed";
+  /** With `maxRuns`: how many more slots may run (live runs on any node count as used). */
+  remainingRuns?: number;
   /** For data-defined jobs: the stored definition. */
   def?: JobDef;
   /** With `list({ window })`: rows with slot >= now - window, newest first, at most 50. */

@@ -9,6 +9,7 @@ import type { RunRecord, Store, TickSnapshot } from "../../store/types.ts";
 import type { JobRegistry } from "./registry.ts";
 import type { ResolvedJob } from "./spec.ts";
 import type { Clock, JobInfo, ListOptions } from "../types.ts";
+import { lifeOf } from "./life.ts";
 
 /** How many next slots `list()` and `get()` show by default. */
 export const DEFAULT_NEXT = 5;
@@ -80,6 +81,7 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
         lastOutcome: own(overview, job.name)?.last,
         next: fires ? nextRuns(job, now, count) : [],
       });
+      Object.assign(info, lifeOf(job, now, own(overview, job.name)?.counts, snapshot.running));
       if (window !== undefined) {
         info.recent = overview[job.name]?.recent ?? [];
         info.upcoming = fires ? upcoming(job, now, window) : { count: 0, first: undefined, last: undefined, slots: [] };

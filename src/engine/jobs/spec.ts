@@ -127,6 +127,13 @@ function expand(
 
 const MODIFIER_PATH = /^(?:except(?:\[\d+\])?|startAt|endAt)$/;
 
+/** A modifier error's message without its own code and path, which the job's path replaces. */
+function innerMessage(e: unknown): string {
+  if (!(e instanceof SchedulerError)) return e instanceof Error ? e.message : String(e);
+  const prefix = `${e.code}: ${e.path ?? ""}: `;
+  return e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message;
+}
+
 function withSpecModifiers(input: unknown, mods: ReturnType<typeof scheduleModifiers>): string | ScheduleSpec {
   if (typeof input !== "object" || input === null || Object.keys(mods).length === 0) return input as string | ScheduleSpec;
   return { ...(input as ScheduleSpec), ...mods } as ScheduleSpec;
@@ -137,7 +144,7 @@ function withJobModifiers(name: string, schedule: Schedule, mods: ReturnType<typ
     return withModifiers(schedule, mods, { hashKey: name });
   } catch (e) {
     const path = e instanceof SchedulerError && e.path !== undefined ? `jobs.${name}.${e.path}` : `jobs.${name}.schedule`;
-    throw new SchedulerError("invalid-spec", `${path}: ${e instanceof Error ? e.message : String(e)}`, { path, cause: e });
+    throw new SchedulerError("invalid-spec", `${path}: ${innerMessage(e)}`, { path, cause: e });
   }
 }
 
@@ -173,6 +180,7 @@ function buildSchedule(name: string, input: unknown, timezone: string | undefine
       message.includes(JSON.stringify(timezone));
     const modifierField = e instanceof SchedulerError && e.path !== undefined && MODIFIER_PATH.test(e.path);
     const where = zoneField ? `jobs.${name}.timezone` : modifierField ? `jobs.${name}.${e.path}` : path;
+    if (modifierField) throw new SchedulerError("invalid-spec", `${where}: ${innerMessage(e)}`, { path: where, cause: e });
     throw new SchedulerError("invalid-spec", `${where}: ${message}`, { path: where, cause: e });
   }
 }

@@ -150,6 +150,8 @@ export interface JobInfo {
   state?: "active" | "ended" | "completed";
   /** With `maxRuns`: how many more slots may run (live runs on any node count as used). */
   remainingRuns?: number;
+  /** Rows by status in the store's retained history (every node's). */
+  statusCounts?: Readonly<Record<string, number>>;
   /** For data-defined jobs: the stored definition. */
   def?: JobDef;
   /** With `list({ window })`: rows with slot >= now - window, newest first, at most 50. */

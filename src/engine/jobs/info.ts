@@ -81,7 +81,9 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
         lastOutcome: own(overview, job.name)?.last,
         next: fires ? nextRuns(job, now, count) : [],
       });
-      Object.assign(info, lifeOf(job, now, own(overview, job.name)?.counts, snapshot.running));
+      const counts = own(overview, job.name)?.counts;
+      Object.assign(info, lifeOf(job, now, counts, snapshot.running));
+      if (counts !== undefined) info.statusCounts = counts;
       if (window !== undefined) {
         info.recent = overview[job.name]?.recent ?? [];
         info.upcoming = fires ? upcoming(job, now, window) : { count: 0, first: undefined, last: undefined, slots: [] };

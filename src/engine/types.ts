@@ -150,6 +150,8 @@ export interface JobInfo {
   state?: "active" | "ended" | "completed";
   /** With `maxRuns`: how many more slots may run (live runs on any node count as used). */
   remainingRuns?: number;
+  /** The job's `jitter` in ms, when it has one. */
+  jitter?: number;
   /** Rows by status in the store's retained history (every node's). */
   statusCounts?: Readonly<Record<string, number>>;
   /** For data-defined jobs: the stored definition. */

@@ -160,5 +160,6 @@ function describeJob(
     counters: { ...registry.counters(job.name) },
   };
   if (job.def !== undefined) out.def = redactDef(job.def);
+  if (job.jitterMs > 0) out.jitter = job.jitterMs;
   return out;
 }

@@ -48,11 +48,13 @@ function action(cc: CardContext, name: string, verb: "run" | "pause" | "resume",
   return html`<form method="post" action="${jobHref(cc.base, name)}/${verb}"><input type="hidden" name="csrf" value="${cc.csrf}"><input type="hidden" name="back" value="${cc.back}"><button type="submit" name="action" value="${verb}"${primary ? html` class="primary"` : ""}>${label}</button></form>`;
 }
 
-/** The job's state as a pill: running, paused, disabled or idle. */
+/** The job's state as a pill: running, paused, disabled, completed (`maxRuns`), ended (`endAt`) or active. */
 function state(info: JobInfo): Html {
   if (info.runningSince !== undefined) return html`<span class="pill warn" data-state="running">running</span>`;
   if (info.paused) return html`<span class="pill idle" data-state="paused">paused</span>`;
   if (!info.enabled) return html`<span class="pill idle" data-state="disabled">disabled</span>`;
+  if (info.state === "completed") return html`<span class="pill idle" data-state="completed">completed</span>`;
+  if (info.state === "ended") return html`<span class="pill idle" data-state="ended">ended</span>`;
   return html`<span class="pill good" data-state="active">active</span>`;
 }
 
@@ -93,6 +95,6 @@ ${info.description ? html`<p class="desc">${inertBidi(info.description)}</p>` : 
 <div><dt>Last outcome</dt><dd class="last-outcome">${lastOutcome(info.lastOutcome, cc, format)}</dd></div>
 <div><dt>Counters (this node)</dt><dd class="counters"><span><b>${c.runs}</b> runs</span><span><b>${c.ok}</b> ok</span><span><b>${c.errors}</b> errors</span><span><b>${c.timeouts}</b> timeouts</span><span><b>${c.skipped}</b> skipped</span><span><b>${c.missed}</b> missed</span><span><b>${c.lost}</b> lost</span><span><b>${c.abandoned}</b> abandoned</span></dd></div>
 </dl>
-<div class="timeline-wrap">${timeline({ now: cc.now, zone: info.timezone, past: view.past, planned: view.planned, detail: cc.back === "job" })}</div>
+<div class="timeline-wrap">${timeline({ now: cc.now, zone: info.timezone, past: view.past, planned: view.planned, detail: cc.back === "job", jittered: info.jitter !== undefined })}</div>
 </section>`;
 }

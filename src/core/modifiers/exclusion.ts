@@ -71,17 +71,40 @@ function fieldCount(normalized: string): number {
   return normalized.startsWith("@") ? 5 : normalized.split(" ").length;
 }
 
-function dateExclusion(text: string, path: string, y: number, m: number, d: number): Exclusion {
+function dateExclusion(text: string, path: string, y: number, m: number, d: number): Exclusion & { day: number } {
   if (m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m)) {
     throw new SchedulerError("invalid-spec", `${path}: ${quote(text)} is not a calendar date`, { path });
   }
   const day = daysFromCivil(y, m, d);
-  const start = day * DAY_SECONDS, end = start + DAY_SECONDS;
+  return { ...datesExclusion(text, new Set([day])), day };
+}
+
+/** Whether `x` is a date exclusion (`YYYY-MM-DD`), and its day number. */
+export function dayOf(x: Exclusion): number | undefined {
+  return (x as Partial<{ day: number }>).day;
+}
+
+/**
+ * One exclusion for a set of local days (day numbers): a holiday list of any length
+ * costs one lookup per step, and consecutive days are skipped together.
+ */
+export function datesExclusion(text: string, days: ReadonlySet<number>): Exclusion {
+  const has = (wall: number): boolean => days.has(Math.floor(wall / DAY_SECONDS));
   return {
     text,
-    matches: (wall) => wall >= start && wall < end,
-    runEnd: (wall) => (wall >= start && wall < end ? end : wall),
-    runStart: (wall) => (wall >= start && wall < end ? start - 1 : wall),
+    matches: has,
+    runEnd(wall) {
+      let day = Math.floor(wall / DAY_SECONDS);
+      if (!days.has(day)) return wall;
+      while (days.has(day)) day++;
+      return day * DAY_SECONDS;
+    },
+    runStart(wall) {
+      let day = Math.floor(wall / DAY_SECONDS);
+      if (!days.has(day)) return wall;
+      while (days.has(day)) day--;
+      return (day + 1) * DAY_SECONDS - 1;
+    },
   };
 }
 

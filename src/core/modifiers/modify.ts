@@ -12,7 +12,7 @@ import { scheduleMethods } from "../iterate.ts";
 import type { ModifierSpec, Schedule, ScheduleSpec } from "../types.ts";
 import { zoneOffsets } from "../zone/offsets.ts";
 import type { ZoneOffsets } from "../zone/offsets.ts";
-import { compileExclusion } from "./exclusion.ts";
+import { compileExclusion, datesExclusion, dayOf } from "./exclusion.ts";
 import type { Exclusion, TimeSets } from "./exclusion.ts";
 
 /** The modifier options `cron()`, `every()` and `schedule()` accept. */
@@ -74,7 +74,10 @@ export function withModifiers(
     throw new SchedulerError("invalid-spec", `endAt: must be after startAt (${quote(new Date(startAt).toISOString())}), got ${quote(new Date(endAt).toISOString())}`, { path: "endAt" });
   }
   const zone = zoneOffsets(base.timezone);
-  const free = exclusions.length === 0 ? undefined : freeSearch(base, zone, exclusions);
+  // Dates are searched as one set: a holiday list of any length costs one lookup.
+  const days = new Set(exclusions.map(dayOf).filter((d): d is number => d !== undefined));
+  const searched = days.size === 0 ? exclusions : [...exclusions.filter((x) => dayOf(x) === undefined), datesExclusion("dates", days)];
+  const free = exclusions.length === 0 ? undefined : freeSearch(base, zone, searched);
 
   const next = (afterMs: number): number | null => {
     let after = toEpochMs(afterMs, { field: "after" });
@@ -126,16 +129,18 @@ function assertSomeFire(base: Schedule, free: FreeSearch, startAt: number | unde
     const d = /^(\d{4})-(\d{2})-(\d{2})$/.exec(x.text.trim());
     if (d !== null) last = Math.max(last, Date.UTC(Number(d[1]), Number(d[2]) - 1, Number(d[3])));
   }
-  if (free.next(from - 1, last + CYCLE_MS + 2 * DAY_SECONDS * 1000) === null) {
-    throw new SchedulerError("invalid-spec", `except: every fire time is excluded (${exclusions.map((x) => quote(x.text)).join(", ")})`, {
-      path: "except",
-    });
+  const budget = { left: MAX_STEPS };
+  if (free.next(from - 1, last + CYCLE_MS + 2 * DAY_SECONDS * 1000, budget) === null) {
+    const list = exclusions.map((x) => quote(x.text)).join(", ");
+    // Out of steps is not proof that nothing fires, and is said so: the exclusions interlock too finely.
+    const why = budget.left > 0 ? "every fire time is excluded" : `no fire time found within ${MAX_STEPS} steps; the exclusions interlock too finely`;
+    throw new SchedulerError("invalid-spec", `except: ${why} (${list})`, { path: "except" });
   }
 }
 
 interface FreeSearch {
-  /** First fire after `after` that no exclusion matches, or null (none up to `limit`). */
-  next(after: number, limit: number): number | null;
+  /** First fire after `after` that no exclusion matches, or null (none up to `limit`, or `budget` ran out). */
+  next(after: number, limit: number, budget?: { left: number }): number | null;
   /** Last fire before `before` that no exclusion matches, or null. */
   prev(before: number): number | null;
 }
@@ -170,8 +175,7 @@ function freeSearch(base: Schedule, zone: ZoneOffsets, exclusions: readonly Excl
     return budget.left > 0 ? e : START_WALL - 1;
   };
   return {
-    next(after, limit) {
-      const budget = { left: MAX_STEPS };
+    next(after, limit, budget = { left: MAX_STEPS }) {
       // Wall seconds past `limit` (instant) in any zone.
       const wallLimit = limit === Infinity ? END_WALL : Math.floor(limit / 1000) + 86_400;
       let t = base.next(after);

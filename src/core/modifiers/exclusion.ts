@@ -26,10 +26,15 @@ export interface Exclusion {
   readonly text: string;
   /** Whether the wall second `wall` is excluded. */
   matches(wall: number): boolean;
-  /** The first wall second >= `wall` this exclusion does not cover (see `excludes`), `wall` if none. */
-  runEnd(wall: number): number;
+  /**
+   * The first wall second >= `wall` this exclusion does not cover, `wall` if none. Covered
+   * means: no slot of the schedule there would fire unexcluded at its own wall time (a
+   * whole day when the exclusion holds every time of day the schedule fires at); with
+   * `strict`, only the wall seconds the exclusion itself matches.
+   */
+  runEnd(wall: number, strict?: boolean): number;
   /** The last wall second <= `wall` this exclusion does not cover, `wall` if none. */
-  runStart(wall: number): number;
+  runStart(wall: number, strict?: boolean): number;
 }
 
 const ALL30 = 0x3fffffff;
@@ -125,21 +130,23 @@ function cronExclusion(text: string, c: CompiledCron, main: TimeSets | undefined
       const day = Math.floor(wall / DAY_SECONDS);
       return dayMatches(c, day) && time(wall - day * DAY_SECONDS);
     },
-    runEnd(wall) {
+    runEnd(wall, strict) {
       const day = Math.floor(wall / DAY_SECONDS);
       const sod = wall - day * DAY_SECONDS;
-      if (!dayMatches(c, day) || (!wholeDays && !time(sod))) return wall;
-      if (wholeDays) return nextOtherDay(c, day + 1) * DAY_SECONDS;
+      const days = strict === true ? full : wholeDays;
+      if (!dayMatches(c, day) || (!days && !time(sod))) return wall;
+      if (days) return nextOtherDay(c, day + 1) * DAY_SECONDS;
       const t = firstOff(c, sod);
       if (t < DAY_SECONDS) return day * DAY_SECONDS + t;
       // The rest of the day is excluded: the next day may go on from its midnight.
       return (day + 1) * DAY_SECONDS + (dayMatches(c, day + 1) ? firstOff(c, 0) : 0);
     },
-    runStart(wall) {
+    runStart(wall, strict) {
       const day = Math.floor(wall / DAY_SECONDS);
       const sod = wall - day * DAY_SECONDS;
-      if (!dayMatches(c, day) || (!wholeDays && !time(sod))) return wall;
-      if (wholeDays) return prevOtherDay(c, day - 1) * DAY_SECONDS + DAY_SECONDS - 1;
+      const days = strict === true ? full : wholeDays;
+      if (!dayMatches(c, day) || (!days && !time(sod))) return wall;
+      if (days) return prevOtherDay(c, day - 1) * DAY_SECONDS + DAY_SECONDS - 1;
       const t = lastOff(c, sod);
       if (t >= 0) return day * DAY_SECONDS + t;
       return day * DAY_SECONDS - 1 - (dayMatches(c, day - 1) ? DAY_SECONDS - 1 - lastOff(c, DAY_SECONDS - 1) : 0);
@@ -160,8 +167,19 @@ function dayMatches(c: CompiledCron, day: number): boolean {
   return ((monthDays(c, daysInMonth(y, m), weekday(first)) >>> (d - 1)) & 1) === 1;
 }
 
+/** Every day of every month matches: only the year field can end a run of days. */
+function everyDay(c: CompiledCron): boolean {
+  return c.dayMemo === null && (c.months & 0x1ffe) === 0x1ffe;
+}
+
 /** First day >= `day` that is not one of the expression's days, month by month. */
 function nextOtherDay(c: CompiledCron, day: number): number {
+  if (everyDay(c)) {
+    if (c.years === null) return END_DAYS;
+    let y = civilYear(civilFromDays(day));
+    while (c.years.includes(y)) y++;
+    return Math.max(day, daysFromCivil(y, 1, 1));
+  }
   while (day < END_DAYS) {
     const p = civilFromDays(day);
     const y = civilYear(p), m = civilMonth(p), d = civilDay(p);
@@ -176,6 +194,12 @@ function nextOtherDay(c: CompiledCron, day: number): number {
 
 /** Last day <= `day` that is not one of the expression's days, month by month. */
 function prevOtherDay(c: CompiledCron, day: number): number {
+  if (everyDay(c)) {
+    if (c.years === null) return START_DAYS - 1;
+    let y = civilYear(civilFromDays(day));
+    while (c.years.includes(y)) y--;
+    return Math.min(day, daysFromCivil(y + 1, 1, 1) - 1);
+  }
   while (day >= START_DAYS) {
     const p = civilFromDays(day);
     const y = civilYear(p), m = civilMonth(p), d = civilDay(p);

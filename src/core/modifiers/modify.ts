@@ -13,6 +13,7 @@ import type { ModifierSpec, Schedule, ScheduleSpec } from "../types.ts";
 import { zoneOffsets } from "../zone/offsets.ts";
 import type { ZoneOffsets } from "../zone/offsets.ts";
 import { compileExclusion, datesExclusion, dayOf } from "./exclusion.ts";
+import { Temporal } from "../temporal.ts";
 import type { Exclusion, TimeSets } from "./exclusion.ts";
 
 /** The modifier options `cron()`, `every()` and `schedule()` accept. */
@@ -39,6 +40,8 @@ const CYCLE_MS = 146_097 * DAY_SECONDS * 1000;
 // Steps one search may take (fires looked at plus exclusion runs chained). Reached only by
 // exclusions that leave a fire once in centuries; the search then reports no fire.
 const MAX_STEPS = 100_000;
+// Offset changes one search looks past when only DST-shifted slots could still fire.
+const MAX_SHIFTS = 64;
 
 /** Whether `options` asks for any modifier. */
 export function hasModifiers(options: ModifierOptions): boolean {
@@ -152,23 +155,23 @@ function freeSearch(base: Schedule, zone: ZoneOffsets, exclusions: readonly Excl
   };
   // The covered stretch from an excluded wall second on: every exclusion's run, chained.
   // `budget.left` counts down across one search so it ends however the exclusions interlock.
-  const coveredUntil = (wall: number, limit: number, budget: { left: number }): number => {
+  const coveredUntil = (wall: number, limit: number, budget: { left: number }, strict = false): number => {
     let e = wall;
     for (let moved = true; moved && e <= limit && budget.left-- > 0;) {
       moved = false;
       for (const x of exclusions) {
-        const n = x.runEnd(e);
+        const n = x.runEnd(e, strict);
         if (n > e) e = n, moved = true;
       }
     }
     return budget.left > 0 ? e : END_WALL;
   };
-  const coveredFrom = (wall: number, budget: { left: number }): number => {
+  const coveredFrom = (wall: number, budget: { left: number }, strict = false): number => {
     let e = wall;
     for (let moved = true; moved && e >= START_WALL && budget.left-- > 0;) {
       moved = false;
       for (const x of exclusions) {
-        const n = x.runStart(e);
+        const n = x.runStart(e, strict);
         if (n < e) e = n, moved = true;
       }
     }
@@ -176,6 +179,8 @@ function freeSearch(base: Schedule, zone: ZoneOffsets, exclusions: readonly Excl
   };
   return {
     next(after, limit, budget = { left: MAX_STEPS }) {
+      let shifts = 0;
+      let known: [number, number] = [0, -Infinity];
       // Wall seconds past `limit` (instant) in any zone.
       const wallLimit = limit === Infinity ? END_WALL : Math.floor(limit / 1000) + 86_400;
       let t = base.next(after);
@@ -183,26 +188,77 @@ function freeSearch(base: Schedule, zone: ZoneOffsets, exclusions: readonly Excl
         const sec = Math.floor(t / 1000);
         const wall = sec + zone.offsetAt(sec);
         if (!excluded(wall)) return t;
-        const e = coveredUntil(wall, wallLimit, budget);
-        if (e >= END_WALL) return null;
-        t = base.next(firstAtOrAfter(zone, sec, e) * 1000 - 1);
+        // A stretch already chained is reused: the search resumes inside it at each offset change.
+        const e = wall >= known[0] && wall < known[1] ? known[1] : coveredUntil(wall, wallLimit, budget);
+        if (budget.left <= 0) return null;
+        known = [wall, e];
+        // Covered for good: only a slot a later offset change shifts out of the schedule's own
+        // times can still fire, unless the exclusions cover every wall time too.
+        let u: number | null;
+        if (e < END_WALL) u = firstAtOrAfter(zone, sec, e);
+        else if (++shifts > MAX_SHIFTS || coveredUntil(wall, END_WALL, { left: MAX_STEPS }, true) >= END_WALL) return null;
+        else u = transition(zone, sec, "next");
+        if (u === null) return null;
+        t = base.next(u * 1000 - 1);
       }
       return null;
     },
     prev(before) {
       const budget = { left: MAX_STEPS };
+      let shifts = 0;
+      let known: [number, number] = [Infinity, 0];
       let t = base.prev(before);
       while (t !== null && budget.left-- > 0) {
         const sec = Math.floor(t / 1000);
         const wall = sec + zone.offsetAt(sec);
         if (!excluded(wall)) return t;
-        const e = coveredFrom(wall, budget);
-        if (e < START_WALL) return null;
-        t = base.prev(lastAtOrBefore(zone, sec, e) * 1000 + 1000);
+        const e = wall <= known[1] && wall > known[0] ? known[0] : coveredFrom(wall, budget);
+        if (budget.left <= 0) return null;
+        known = [e, wall];
+        let u: number | null;
+        if (e >= START_WALL) u = lastAtOrBefore(zone, sec, e);
+        else if (++shifts > MAX_SHIFTS || coveredFrom(wall, { left: MAX_STEPS }, true) < START_WALL) return null;
+        else u = lastShiftedBefore(zone, sec);
+        if (u === null) return null;
+        t = base.prev(u * 1000 + 1000);
       }
       return null;
     },
   };
+}
+
+/** The zone's next offset change after `t` (or last one at or before it), epoch seconds, or null. */
+function transition(zone: ZoneOffsets, t: number, direction: "next" | "previous"): number | null {
+  let seg = zone.segmentAt(t);
+  if (seg.start === -Infinity && seg.end === Infinity) return null;
+  // The zone's cached segments first (a DST zone changes within a year); Temporal past that.
+  for (let hops = 0; hops < 4; hops++) {
+    if (direction === "next") {
+      if (seg.end === Infinity) return null;
+      seg = zone.segmentAt(seg.end);
+      if (seg.prevOffset !== seg.offset) return seg.start;
+    } else {
+      if (seg.start === -Infinity) return null;
+      if (seg.prevOffset !== seg.offset && seg.start < t) return seg.start;
+      seg = zone.segmentAt(seg.start - 1);
+    }
+  }
+  const zdt = Temporal.Instant.fromEpochMilliseconds(t * 1000).toZonedDateTimeISO(zone.id).getTimeZoneTransition(direction);
+  return zdt === null ? null : Math.floor(zdt.epochMilliseconds / 1000);
+}
+
+/**
+ * Where to look back from when every wall time before `t` is covered: the end of the
+ * latest spring-forward window before `t` (slots shifted by its gap fire inside it), or
+ * just before an earlier transition; null when the zone has none.
+ */
+function lastShiftedBefore(zone: ZoneOffsets, t: number): number | null {
+  for (let tr = transition(zone, t, "previous"); tr !== null; tr = transition(zone, tr, "previous")) {
+    const seg = zone.segmentAt(tr);
+    const end = tr + Math.max(0, seg.offset - seg.prevOffset) - 1;
+    if (end < t) return end;
+  }
+  return null;
 }
 
 /**

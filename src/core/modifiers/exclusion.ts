@@ -35,6 +35,8 @@ export interface Exclusion {
   runEnd(wall: number, strict?: boolean): number;
   /** The last wall second <= `wall` this exclusion does not cover, `wall` if none. */
   runStart(wall: number, strict?: boolean): number;
+  /** The last year the exclusion names (a year field or a date), if it names one. */
+  readonly lastYear?: number | undefined;
 }
 
 const ALL30 = 0x3fffffff;
@@ -81,7 +83,7 @@ function dateExclusion(text: string, path: string, y: number, m: number, d: numb
     throw new SchedulerError("invalid-spec", `${path}: ${quote(text)} is not a calendar date`, { path });
   }
   const day = daysFromCivil(y, m, d);
-  return { ...datesExclusion(text, new Set([day])), day };
+  return { ...datesExclusion(text, new Set([day])), day, lastYear: y };
 }
 
 /** Whether `x` is a date exclusion (`YYYY-MM-DD`), and its day number. */
@@ -126,6 +128,7 @@ function cronExclusion(text: string, c: CompiledCron, main: TimeSets | undefined
   };
   return {
     text,
+    lastYear: c.years === null ? undefined : c.years[c.years.length - 1],
     matches(wall) {
       const day = Math.floor(wall / DAY_SECONDS);
       return dayMatches(c, day) && time(wall - day * DAY_SECONDS);

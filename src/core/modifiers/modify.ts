@@ -35,8 +35,8 @@ export const MAX_EXCLUSIONS = 1_000;
 // Wall seconds past which no search goes (year 10000).
 const END_WALL = daysFromCivil(10_000, 1, 1) * DAY_SECONDS;
 const START_WALL = daysFromCivil(1, 1, 1) * DAY_SECONDS;
-// One Gregorian cycle: every cron expression without a year repeats after it.
-const CYCLE_MS = 146_097 * DAY_SECONDS * 1000;
+// 29 years (and a day): every shape of every month occurs in such a span.
+const CYCLE_MS = (29 * 366 + 1) * DAY_SECONDS * 1000;
 // Steps one search may take (fires looked at plus exclusion runs chained). Reached only by
 // exclusions that leave a fire once in centuries; the search then reports no fire.
 const MAX_STEPS = 100_000;
@@ -122,18 +122,17 @@ export function withModifiers(
   });
 }
 
-// Refused like an expression that never fires: nothing would ever run. Exclusions without
-// a year repeat with the Gregorian cycle, so one cycle past the last listed date decides.
+// Refused like an expression that never fires: nothing would ever run. What an exclusion
+// matches depends on the month, its length and the weekday it starts on, and every such
+// month occurs in any 29 consecutive years: 29 years past the last year an exclusion
+// names decide.
 function assertSomeFire(base: Schedule, free: FreeSearch, startAt: number | undefined, exclusions: readonly Exclusion[]): void {
   const from = startAt ?? 0;
   if (base.next(from - 1) === null) return;
   let last = from;
-  for (const x of exclusions) {
-    const d = /^(\d{4})-(\d{2})-(\d{2})$/.exec(x.text.trim());
-    if (d !== null) last = Math.max(last, Date.UTC(Number(d[1]), Number(d[2]) - 1, Number(d[3])));
-  }
+  for (const x of exclusions) if (x.lastYear !== undefined) last = Math.max(last, Date.UTC(x.lastYear + 1, 0, 1));
   const budget = { left: MAX_STEPS };
-  if (free.next(from - 1, last + CYCLE_MS + 2 * DAY_SECONDS * 1000, budget) === null) {
+  if (free.next(from - 1, last + CYCLE_MS, budget) === null) {
     const list = exclusions.map((x) => quote(x.text)).join(", ");
     // Out of steps is not proof that nothing fires, and is said so: the exclusions interlock too finely.
     const why = budget.left > 0 ? "every fire time is excluded" : `no fire time found within ${MAX_STEPS} steps; the exclusions interlock too finely`;
@@ -184,7 +183,10 @@ function freeSearch(base: Schedule, zone: ZoneOffsets, exclusions: readonly Excl
       // Wall seconds past `limit` (instant) in any zone.
       const wallLimit = limit === Infinity ? END_WALL : Math.floor(limit / 1000) + 86_400;
       let t = base.next(after);
-      while (t !== null && t <= limit && budget.left-- > 0) {
+      // A slot found past an offset change may lie past `limit`: shifted slots are looked
+      // for past the horizon too (a zone may start DST long after the search begins).
+      let shifted = false;
+      while (t !== null && (t <= limit || shifted) && budget.left-- > 0) {
         const sec = Math.floor(t / 1000);
         const wall = sec + zone.offsetAt(sec);
         if (!excluded(wall)) return t;
@@ -195,7 +197,8 @@ function freeSearch(base: Schedule, zone: ZoneOffsets, exclusions: readonly Excl
         // Covered for good: only a slot a later offset change shifts out of the schedule's own
         // times can still fire, unless the exclusions cover every wall time too.
         let u: number | null;
-        if (e < END_WALL) u = firstAtOrAfter(zone, sec, e);
+        shifted = e >= END_WALL || e > wallLimit;
+        if (!shifted) u = firstAtOrAfter(zone, sec, e);
         else if (++shifts > MAX_SHIFTS || coveredUntil(wall, END_WALL, { left: MAX_STEPS }, true) >= END_WALL) return null;
         else u = transition(zone, sec, "next");
         if (u === null) return null;

@@ -4,12 +4,12 @@
  * wall times it matches ends (or begins), so skipping an excluded stretch costs a few
  * whole-field steps, never a walk through its minutes.
  */
-import { civilDay, civilFromDays, civilMonth, civilYear, DAY_SECONDS, daysFromCivil, daysInMonth, weekday } from "../civil.ts";
-import { compileCron, lowestBit, monthDays, next60, prev60 } from "../cron/compile.ts";
+import { DAY_SECONDS, daysFromCivil, daysInMonth } from "../civil.ts";
+import { compileCron } from "../cron/compile.ts";
 import type { CompiledCron } from "../cron/compile.ts";
 import { parseCron } from "../cron/parse.ts";
-import { fullMask } from "../cron/days.ts";
 import { quote, SchedulerError } from "../errors.ts";
+import { ALL30, bit60, dayMatches, firstOff, lastOff, nextOtherDay, prevOtherDay } from "./runs.ts";
 
 /** The time-of-day sets of a schedule, as the compiled cron holds them. */
 export interface TimeSets {
@@ -39,12 +39,8 @@ export interface Exclusion {
   readonly lastYear?: number | undefined;
 }
 
-const ALL30 = 0x3fffffff;
 const ALL_HOURS = 0xffffff;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-/** A year past any cron year: searches give up there. */
-const END_DAYS = daysFromCivil(10_000, 1, 1);
-const START_DAYS = daysFromCivil(1, 1, 1);
 
 /**
  * Compiles one exclusion. A 5-field expression names no second, so it excludes every
@@ -155,90 +151,4 @@ function cronExclusion(text: string, c: CompiledCron, main: TimeSets | undefined
       return day * DAY_SECONDS - 1 - (dayMatches(c, day - 1) ? DAY_SECONDS - 1 - lastOff(c, DAY_SECONDS - 1) : 0);
     },
   };
-}
-
-function bit60(lo: number, hi: number, v: number): boolean {
-  return v < 30 ? ((lo >>> v) & 1) === 1 : ((hi >>> (v - 30)) & 1) === 1;
-}
-
-/** Whether local day `day` (days since 1970-01-01) is one of the expression's days. */
-function dayMatches(c: CompiledCron, day: number): boolean {
-  const p = civilFromDays(day);
-  const y = civilYear(p), m = civilMonth(p), d = civilDay(p);
-  if (((c.months >>> m) & 1) === 0 || (c.years !== null && !c.years.includes(y))) return false;
-  const first = day - d + 1;
-  return ((monthDays(c, daysInMonth(y, m), weekday(first)) >>> (d - 1)) & 1) === 1;
-}
-
-/** Every day of every month matches: only the year field can end a run of days. */
-function everyDay(c: CompiledCron): boolean {
-  return c.dayMemo === null && (c.months & 0x1ffe) === 0x1ffe;
-}
-
-/** First day >= `day` that is not one of the expression's days, month by month. */
-function nextOtherDay(c: CompiledCron, day: number): number {
-  if (everyDay(c)) {
-    if (c.years === null) return END_DAYS;
-    let y = civilYear(civilFromDays(day));
-    while (c.years.includes(y)) y++;
-    return Math.max(day, daysFromCivil(y, 1, 1));
-  }
-  while (day < END_DAYS) {
-    const p = civilFromDays(day);
-    const y = civilYear(p), m = civilMonth(p), d = civilDay(p);
-    if (((c.months >>> m) & 1) === 0 || (c.years !== null && !c.years.includes(y))) return day;
-    const first = day - d + 1, length = daysInMonth(y, m);
-    const off = ~monthDays(c, length, weekday(first)) & fullMask(length) & (-1 << (d - 1));
-    if (off !== 0) return first + lowestBit(off);
-    day = first + length;
-  }
-  return END_DAYS;
-}
-
-/** Last day <= `day` that is not one of the expression's days, month by month. */
-function prevOtherDay(c: CompiledCron, day: number): number {
-  if (everyDay(c)) {
-    if (c.years === null) return START_DAYS - 1;
-    let y = civilYear(civilFromDays(day));
-    while (c.years.includes(y)) y--;
-    return Math.min(day, daysFromCivil(y + 1, 1, 1) - 1);
-  }
-  while (day >= START_DAYS) {
-    const p = civilFromDays(day);
-    const y = civilYear(p), m = civilMonth(p), d = civilDay(p);
-    if (((c.months >>> m) & 1) === 0 || (c.years !== null && !c.years.includes(y))) return day;
-    const first = day - d + 1, length = daysInMonth(y, m);
-    const off = ~monthDays(c, length, weekday(first)) & (d >= 31 ? 0x7fffffff : (1 << d) - 1);
-    if (off !== 0) return first + 31 - Math.clz32(off);
-    day = first - 1;
-  }
-  return START_DAYS - 1;
-}
-
-/** First second of day >= `sod` outside the expression's time sets, or a day's length. */
-function firstOff(c: CompiledCron, sod: number): number {
-  let h = Math.floor(sod / 3600), mi = Math.floor((sod % 3600) / 60), s = sod % 60;
-  for (; h < 24; h++, mi = 0, s = 0) {
-    if (((c.hours >>> h) & 1) === 0) return h * 3600 + mi * 60 + s;
-    for (; mi < 60; mi++, s = 0) {
-      if (!bit60(c.minuteLo, c.minuteHi, mi)) return h * 3600 + mi * 60 + s;
-      const free = next60(~c.secondLo & ALL30, ~c.secondHi & ALL30, s);
-      if (free >= 0) return h * 3600 + mi * 60 + free;
-    }
-  }
-  return DAY_SECONDS;
-}
-
-/** Last second of day <= `sod` outside the expression's time sets, or -1. */
-function lastOff(c: CompiledCron, sod: number): number {
-  let h = Math.floor(sod / 3600), mi = Math.floor((sod % 3600) / 60), s = sod % 60;
-  for (; h >= 0; h--, mi = 59, s = 59) {
-    if (((c.hours >>> h) & 1) === 0) return h * 3600 + mi * 60 + s;
-    for (; mi >= 0; mi--, s = 59) {
-      if (!bit60(c.minuteLo, c.minuteHi, mi)) return h * 3600 + mi * 60 + s;
-      const free = prev60(~c.secondLo & ALL30, ~c.secondHi & ALL30, s);
-      if (free >= 0) return h * 3600 + mi * 60 + free;
-    }
-  }
-  return -1;
 }

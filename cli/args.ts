@@ -1,5 +1,6 @@
 /** Argument parsing of the `edgecron` command: flags, the command and its schedule. */
 import { type Command, COMMANDS } from "./usage.ts";
+import type { ModifierArgs } from "./modifiers.ts";
 
 /** A parsed command line that runs a command. */
 export interface Args {
@@ -13,6 +14,8 @@ export interface Args {
   hashKey: string | undefined;
   /** `--format aws`: read the AWS EventBridge form (`min hour dom mon dow year`). */
   format: "cron" | "aws";
+  /** `--except` (repeatable), `--start`, `--end`: the schedule modifiers. */
+  modifiers: ModifierArgs;
 }
 
 /** What the command line asks for: a command, help (overall or for one command) or the version. */
@@ -45,6 +48,7 @@ export function parseArgs(argv: readonly string[]): Request {
   let help = false;
   let hashKey: string | undefined;
   let format: "cron" | "aws" = "cron";
+  const modifiers: ModifierArgs = { except: [], start: undefined, end: undefined };
   const known = argv.find((a) => isCommand(a));
   const command = isCommand(known) ? known : undefined;
   for (let i = 0; i < argv.length; i++) {
@@ -67,6 +71,9 @@ export function parseArgs(argv: readonly string[]): Request {
       if (text !== "cron" && text !== "aws") throw new UsageError(`--format must be cron or aws, got ${JSON.stringify(text)}`, command);
       format = text;
     }
+    else if (flag === "--except") modifiers.except.push(value());
+    else if (flag === "--start") modifiers.start = value();
+    else if (flag === "--end") modifiers.end = value();
     else if (flag === "-n" || flag === "--count") {
       const text = value();
       count = Number(text);
@@ -88,5 +95,5 @@ export function parseArgs(argv: readonly string[]): Request {
   if (!isCommand(first)) throw new UsageError(`unknown command ${JSON.stringify(first)}; expected ${COMMANDS.join(", ")}`);
   if (expression === undefined) throw new UsageError(`${first} needs a schedule, e.g. edgecron ${first} "*/5 * * * *"`, first);
   if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])} (quote the schedule: "0 9 * * MON-FRI")`, first);
-  return { command: first, expression, timezone, count, from, json, hashKey, format };
+  return { command: first, expression, timezone, count, from, json, hashKey, format, modifiers };
 }

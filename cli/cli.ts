@@ -12,6 +12,7 @@ import { resolveCron, schedule as toSchedule } from "../src/core/mod.ts";
 import type { Schedule } from "../src/core/types.ts";
 import { type Args, parseArgs, type Request, UsageError } from "./args.ts";
 import { formatFire, type FireText, pointAtField } from "./format.ts";
+import { modifierOptions } from "./modifiers.ts";
 import { COMMAND_HELP, USAGE } from "./usage.ts";
 import { VERSION } from "./version.ts";
 
@@ -91,11 +92,16 @@ function runCommand(args: Args, io: CliIo): number {
   const { command, expression, json } = args;
   let schedule: Schedule;
   try {
-    schedule = toSchedule(expression, {
+    const options = {
       timezone: args.timezone,
       ...(args.hashKey === undefined ? {} : { hashKey: args.hashKey }),
       ...(args.format === "aws" ? { format: "aws" as const } : {}),
-    });
+    };
+    schedule = toSchedule(expression, options);
+    const { except, start, end } = args.modifiers;
+    if (except.length > 0 || start !== undefined || end !== undefined) {
+      schedule = toSchedule(expression, { ...options, ...modifierOptions(args.modifiers, schedule.timezone) });
+    }
   } catch (error) {
     if (!(error instanceof SchedulerError)) throw error;
     if (json) {

@@ -18,10 +18,13 @@ const OPTIONS = {
   json: "  --json      print one JSON object on stdout",
   hashKey: "  --hash-key  the job name H fields hash (H, H/15, H(0-29)); prints the values it gives",
   format: "  --format    aws: read the AWS EventBridge form (min hour dom mon dow year)",
+  modifiers: `  --except    leave out slots matching a cron expression or a YYYY-MM-DD date (repeatable)
+  --start     no slot before this instant, or from this local date on
+  --end       no slot at or after this instant, or after this local date`,
 };
 
 /** The schedule and options of the commands that print fire times (`next`, `explain`). */
-const FIRES_OPTIONS = [SCHEDULE_TEXT, OPTIONS.tz, OPTIONS.n, OPTIONS.from, OPTIONS.json, OPTIONS.hashKey, OPTIONS.format].join("\n");
+const FIRES_OPTIONS = [SCHEDULE_TEXT, OPTIONS.tz, OPTIONS.n, OPTIONS.from, OPTIONS.json, OPTIONS.hashKey, OPTIONS.format, OPTIONS.modifiers].join("\n");
 /** The same for `validate`, which prints none. */
 const VALIDATE_OPTIONS = [SCHEDULE_TEXT, OPTIONS.tz, OPTIONS.json, OPTIONS.hashKey, OPTIONS.format].join("\n");
 
@@ -42,12 +45,14 @@ Exit codes: 0 ok, 1 the schedule is invalid, 2 usage error.`;
 /** `edgecron help <command>`: what the command does, its arguments and an example. */
 export const COMMAND_HELP: Readonly<Record<Command, string>> = {
   next: `edgecron next "<schedule>" [--tz ZONE] [-n N] [--from INSTANT] [--hash-key NAME] [--format aws] [--json]
+             [--except EXPR|DATE]... [--start INSTANT|DATE] [--end INSTANT|DATE]
 
 Prints the next fire times, in the schedule's zone and in UTC.
 
 ${FIRES_OPTIONS}
 
-Example: edgecron next "CRON_TZ=America/New_York 30 2 * * *" -n 3`,
+Example: edgecron next "CRON_TZ=America/New_York 30 2 * * *" -n 3
+Example: edgecron next "0 9 * * 1-5" --tz Europe/Berlin --except "* * 24-26 12 *" --start 2027-01-01 --end 2027-06-30 -n 10`,
   validate: `edgecron validate "<schedule>" [--tz ZONE] [--hash-key NAME] [--format aws] [--json]
 
 Checks a schedule; exits 1 and points at the offending field when it is invalid.

@@ -14,9 +14,10 @@
 export { SCHEDULER_ERROR_CODES, SchedulerError } from "./core/errors.ts";
 export type { SchedulerErrorCode } from "./core/errors.ts";
 export { formatDuration, parseDuration, tryParseDuration } from "./core/duration.ts";
-export type { DayMatch, Schedule, ScheduleSpec } from "./core/types.ts";
-export { assertTimeZone, at, cron, every, schedule, toEpochMs } from "./core/mod.ts";
-export type { CronOptions, EveryOptions, InstantInput, ScheduleOptions } from "./core/mod.ts";
+export type { DayMatch, ModifierSpec, Schedule, ScheduleSpec } from "./core/types.ts";
+export { assertTimeZone, at, cron, every, jitterDelay, schedule, toEpochMs } from "./core/mod.ts";
+export type { CronOptions, EveryOptions, InstantInput, ModifierOptions, ScheduleOptions } from "./core/mod.ts";
+export type { JobModifiers } from "./engine/jobs/modifiers.ts";
 export { consoleLogger, createScheduler, runAheadUntil, systemClock } from "./engine/mod.ts";
 export type {
   BackfillOptions,

@@ -10,17 +10,21 @@ import { scheduleMethods } from "./iterate.ts";
 import type { Schedule, ScheduleSpec } from "./types.ts";
 import { zoneOffsets } from "./zone/offsets.ts";
 import type { ZoneOffsets } from "./zone/offsets.ts";
+import { withModifiers } from "./modifiers/modify.ts";
+import type { ModifierOptions } from "./modifiers/modify.ts";
 
 /** Options of {@link every}. */
-export interface EveryOptions {
+export interface EveryOptions extends ModifierOptions {
   /**
    * Where the grid starts: an instant (epoch ms, `Date`, ISO string with offset) or
    * `"HH:MM"` (`"HH:MM:SS"`) local time in `timezone`, re-anchored each local day (the
    * interval must then divide 24 h). Default: the Unix epoch.
    */
   anchor?: InstantInput;
-  /** IANA zone for an `"HH:MM"` anchor; default `"UTC"`. */
+  /** IANA zone for an `"HH:MM"` anchor and for `except`; default `"UTC"`. */
   timezone?: string;
+  /** The key `H` in an `except` expression hashes; no default. */
+  hashKey?: string;
 }
 
 const DAY_MS = 86_400_000;
@@ -79,7 +83,8 @@ function dailyGrid(zone: ZoneOffsets, clock: number, interval: number): Pick<Sch
  * `"1h30m"`, `"PT15M"`; at least 1 s) on a grid anchored at the Unix epoch, at
  * `anchor`, or at `"HH:MM"` local time each day in `timezone`.
  *
- * Options: `anchor` (default the epoch), `timezone` (default `"UTC"`).
+ * Options: `anchor` (default the epoch), `timezone` (default `"UTC"`), and the
+ * modifiers `except`, `startAt`, `endAt` (see `cron()`), `hashKey` for `H` in `except`.
  *
  * @throws {SchedulerError} `invalid-interval` (bad or too short interval, or one that does
  *   not divide 24 h with an `"HH:MM"` anchor), `invalid-instant`, `invalid-timezone`
@@ -118,13 +123,14 @@ export function every(interval: number | string, options: EveryOptions = {}): Sc
     grid = fixedGrid(0, ms);
     spec = { every: formatDuration(ms), timezone };
   }
-  return scheduleMethods({
+  const plain = scheduleMethods({
     kind: "every",
     timezone,
     ...grid,
     toString: () => everyText(spec as { every: string; anchor?: number | string; timezone?: string }),
     toJSON: () => ({ ...spec }),
   });
+  return withModifiers(plain, options, { hashKey: options.hashKey });
 }
 
 /** Text form: `@every 15m`, `@every 1h from 09:30`, `@every 1h from 2026-01-01T00:00:00.000Z`, with `CRON_TZ=<zone> ` when not UTC. */

@@ -11,3 +11,6 @@ export { schedule } from "./schedule.ts";
 export type { ScheduleOptions } from "./schedule.ts";
 export type { DayMatch, Schedule, ScheduleSpec } from "./types.ts";
 export { assertTimeZone } from "./zone/mod.ts";
+export { jitterDelay } from "./modifiers/jitter.ts";
+export type { ModifierOptions } from "./modifiers/modify.ts";
+export type { ModifierSpec } from "./types.ts";

@@ -6,11 +6,14 @@ import { at } from "./at.ts";
 import { cron } from "./cron/cron.ts";
 import { quote, SchedulerError } from "./errors.ts";
 import { every } from "./every.ts";
+import type { EveryOptions } from "./every.ts";
 import type { CronOptions } from "./cron/cron.ts";
+import { hasModifiers, withModifiers } from "./modifiers/modify.ts";
+import type { ModifierOptions } from "./modifiers/modify.ts";
 import type { Schedule, ScheduleSpec } from "./types.ts";
 
 /** Options of {@link schedule}. */
-export interface ScheduleOptions {
+export interface ScheduleOptions extends ModifierOptions {
   /** Zone for inputs that name none (cron strings and specs without `timezone`); default `"UTC"`. */
   timezone?: string;
   /** The key `H` hashes (the job's name) for cron inputs that carry none; no default. */
@@ -37,21 +40,37 @@ function fromText(input: string, options: ScheduleOptions): Schedule {
     zone = prefix[1];
     text = text.slice(prefix[0].length);
   }
-  const opts = zone === undefined ? {} : { timezone: zone };
+  const opts = { ...modifiers(options), ...(zone === undefined ? {} : { timezone: zone }) };
   if (/^@every(\s|$)/i.test(text)) {
     const m = EVERY.exec(text);
     if (m === null) {
       throw new SchedulerError("invalid-interval", `expected "@every <duration> [from <anchor>]", got ${quote(input)}`);
     }
-    return every(m[1]!, m[2] === undefined ? opts : { ...opts, anchor: m[2] });
+    return every(m[1]!, everyOptions(opts, options.hashKey, m[2]));
   }
-  if (ISO_START.test(text)) return at(text);
+  if (ISO_START.test(text)) return withModifiers(at(text), opts, { hashKey: options.hashKey });
   const aws = AWS_WRAPPED.exec(text);
   return cron(aws === null ? text : aws[1]!, cronOptions(opts, options, aws === null ? options.format : "aws"));
 }
 
+/** The modifier options among `options`, the keys that are set only. */
+function modifiers(options: ModifierOptions): ModifierOptions {
+  const out: ModifierOptions = {};
+  if (options.except !== undefined) out.except = options.except;
+  if (options.startAt !== undefined) out.startAt = options.startAt;
+  if (options.endAt !== undefined) out.endAt = options.endAt;
+  return out;
+}
+
+function everyOptions(base: EveryOptions, hashKey: string | undefined, anchor: number | string | undefined): EveryOptions {
+  const out: EveryOptions = { ...base };
+  if (hashKey !== undefined) out.hashKey = hashKey;
+  if (anchor !== undefined) out.anchor = anchor;
+  return out;
+}
+
 function cronOptions(
-  base: { timezone?: string },
+  base: CronOptions,
   options: ScheduleOptions,
   format: "cron" | "aws" | undefined,
 ): CronOptions {
@@ -70,7 +89,8 @@ function cronOptions(
  * back an equal schedule.
  *
  * Options: `timezone` (default `"UTC"`) for inputs that name no zone; `hashKey` (no
- * default) for cron inputs with `H`; `format` (default `"cron"`, or `"aws"`).
+ * default) for cron inputs with `H`; `format` (default `"cron"`, or `"aws"`); the
+ * modifiers `except`, `startAt`, `endAt` (see `cron()`; a spec's own win over these).
  *
  * @throws {SchedulerError} `invalid-spec` for an unrecognised shape, plus the codes of
  *   `cron()`, `every()` and `at()`
@@ -80,6 +100,7 @@ function cronOptions(
  *
  * schedule({ every: "15m" }).next(0); // 900000
  * schedule("CRON_TZ=Europe/Berlin 0 9 * * MON-FRI").timezone; // "Europe/Berlin"
+ * schedule("0 9 * * 1-5", { except: "* * 24-26 12 *", endAt: "2027-06-30T00:00:00Z" }).next(0);
  * ```
  */
 export function schedule(input: string | ScheduleSpec | Schedule, options: ScheduleOptions = {}): Schedule {
@@ -89,9 +110,10 @@ export function schedule(input: string | ScheduleSpec | Schedule, options: Sched
     throw new SchedulerError("invalid-spec", `schedule: expected a cron string, a spec or a Schedule, got ${quote(input)}`);
   }
   if (isSchedule(input)) return input;
-  const spec = input as Record<string, unknown>;
+  const spec = input as unknown as Record<string, unknown>;
   const zone = (spec.timezone ?? timezone) as string | undefined;
-  const opts = zone === undefined ? {} : { timezone: zone };
+  // The spec's own modifiers win over the options' (a stored spec carries its own).
+  const opts = { ...modifiers(options), ...modifiers(spec as ModifierOptions), ...(zone === undefined ? {} : { timezone: zone }) };
   if ("cron" in spec) {
     const dayMatch = spec.dayMatch as "or" | "and" | undefined;
     const keyed = spec.hashKey === undefined ? options : { ...options, hashKey: spec.hashKey as string };
@@ -100,9 +122,12 @@ export function schedule(input: string | ScheduleSpec | Schedule, options: Sched
     return cron(spec.cron as string, out);
   }
   if ("every" in spec) {
-    const anchor = spec.anchor as number | string | undefined;
-    return every(spec.every as string, anchor === undefined ? opts : { ...opts, anchor });
+    const key = (spec.hashKey ?? options.hashKey) as string | undefined;
+    return every(spec.every as string, everyOptions(opts, key, spec.anchor as number | string | undefined));
   }
-  if ("at" in spec) return at(spec.at as number);
+  if ("at" in spec) {
+    const once = at(spec.at as number);
+    return hasModifiers(opts) ? withModifiers(once, opts, { hashKey: options.hashKey }) : once;
+  }
   throw new SchedulerError("invalid-spec", `schedule: expected a "cron", "every" or "at" key, got ${quote(JSON.stringify(spec))}`);
 }

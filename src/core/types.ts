@@ -3,11 +3,22 @@
 /** How day-of-month and day-of-week combine when both are restricted. */
 export type DayMatch = "or" | "and";
 
+/**
+ * The serialisable form of the schedule modifiers: `except` (cron expressions and
+ * `YYYY-MM-DD` dates), `startAt` and `endAt` (epoch ms), and the key `H` hashes in them.
+ */
+export interface ModifierSpec {
+  except?: string[];
+  startAt?: number;
+  endAt?: number;
+  hashKey?: string;
+}
+
 /** A serialisable schedule spec; `schedule(spec)` turns it back into a `Schedule`. */
 export type ScheduleSpec =
-  | { cron: string; timezone?: string; dayMatch?: DayMatch; hashKey?: string; format?: "cron" | "aws" }
-  | { every: string; anchor?: number | string; timezone?: string }
-  | { at: number };
+  | ({ cron: string; timezone?: string; dayMatch?: DayMatch; hashKey?: string; format?: "cron" | "aws" } & ModifierSpec)
+  | ({ every: string; anchor?: number | string; timezone?: string } & ModifierSpec)
+  | ({ at: number } & ModifierSpec);
 
 /** Something that fires at instants (epoch milliseconds). */
 export interface Schedule {

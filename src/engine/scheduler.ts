@@ -24,6 +24,7 @@ import { stopRuns } from "./run/stop.ts";
 import { createTicker, type StartedTick } from "./tick/tick.ts";
 import { createTimerLoop } from "./tick/timer.ts";
 import { runAhead } from "./tick/run_ahead.ts";
+import { startsOf } from "./tick/jitter.ts";
 import { createRunTracker } from "./run/tracker.ts";
 import type { PauseOptions, Scheduler, SchedulerEvent, SchedulerOptions, TickReport } from "./types.ts";
 import { pauseInfo } from "./jobs/pause.ts";
@@ -173,7 +174,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       if (opts.until === undefined || !runAheadOn || opts.until <= at) return main;
       const controller = new AbortController();
       aheads.add(controller);
-      const schedules = () => registry.all().filter((job) => job.enabled).map((job) => job.schedule);
+      const schedules = () => registry.all().filter((job) => job.enabled).map(startsOf);
       try {
         const [report] = await Promise.all([main, runAhead({ clock, begin, signal: controller.signal, schedules }, at, opts.until, main)]);
         return report;

@@ -1,6 +1,7 @@
 /** Public types of the engine. */
 import type { Schedule, ScheduleSpec } from "../core/types.ts";
 import type { JobDef, Outcome, OverlapPolicy, PauseInfo, RunRecord, RunStatus, Store } from "../store/types.ts";
+import type { JobModifiers } from "./jobs/modifiers.ts";
 
 /** Time source and timers. Only the engine reads it; tests inject a manual one. */
 export interface Clock {
@@ -124,13 +125,13 @@ export interface JobPolicy {
 }
 
 /** A code-defined job. */
-export interface JobSpec extends JobPolicy {
+export interface JobSpec extends JobPolicy, JobModifiers {
   schedule: string | ScheduleSpec | Schedule;
   run(ctx: RunContext): unknown | Promise<unknown>;
 }
 
 /** A data-defined job, stored in the store; runs by calling its webhook target. */
-export interface DataJobSpec extends JobPolicy {
+export interface DataJobSpec extends JobPolicy, JobModifiers {
   schedule: string | ScheduleSpec;
   target: WebhookTarget;
 }
@@ -169,6 +170,17 @@ export interface JobInfo {
   counters: JobCounters;
   /** Slot start of this job's live run on any node, if one is running. */
   runningSince: number | undefined;
+  /**
+   * `"active"`; `"ended"` when no slot is left after now (past `endAt`, or a schedule
+   * that has run out); `"completed"` when `maxRuns` is reached.
+   */
+  state?: "active" | "ended" | "completed";
+  /** With `maxRuns`: how many more slots may run (live runs on any node count as used). */
+  remainingRuns?: number;
+  /** The job's `jitter` in ms, when it has one. */
+  jitter?: number;
+  /** Rows by status in the store's retained history (every node's). */
+  statusCounts?: Readonly<Record<string, number>>;
   /** For data-defined jobs: the stored definition. */
   def?: JobDef;
   /** With `list({ window })`: rows with slot >= now - window, newest first, at most 50. */

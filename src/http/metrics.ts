@@ -5,6 +5,7 @@
 import type { Scheduler, SchedulerEvent } from "../engine/types.ts";
 import { listJobs } from "./_list.ts";
 import { createHistogram, type Histogram, labels } from "./metrics_format.ts";
+import { createStalenessCollector, type StalenessCollector } from "./metrics_staleness.ts";
 
 /** What the router's `GET /metrics` adds at scrape time: jobs by state. */
 export type JobStateCounts = Record<"active" | "paused" | "disabled" | "running", number>;
@@ -45,7 +46,9 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 60
  * `edgecron_tick_duration_seconds` (from the tick's instant until it settled, its runs
  * included), `edgecron_lateness_seconds` (first attempt's start − slot),
  * `edgecron_run_duration_seconds` (successful attempts) and, at scrape time,
- * `edgecron_jobs{state}`.
+ * `edgecron_jobs{state}` and, read from the store (the same on every node),
+ * `edgecron_last_success_timestamp_seconds{job}`, `edgecron_next_run_timestamp_seconds{job}`
+ * and `edgecron_skipped_total{job,reason}` (`overlap`, `catch-up`).
  *
  * @example
  * ```ts
@@ -124,17 +127,26 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     return `${out.join("\n")}\n`;
   };
 
-  return { onEvent, render, scrape: async (scheduler, now) => render(await jobStates(scheduler, now)) };
+  return {
+    onEvent,
+    render,
+    async scrape(scheduler, now) {
+      const staleness = createStalenessCollector(scheduler);
+      const text = render(await jobStates(scheduler, now, staleness));
+      return `${text}${(await staleness.lines()).join("\n")}\n`;
+    },
+  };
 }
 
 const SCRAPE_PAGE = 1000;
 
-async function jobStates(scheduler: Scheduler, now: number): Promise<JobStateCounts> {
+async function jobStates(scheduler: Scheduler, now: number, staleness: StalenessCollector): Promise<JobStateCounts> {
   const jobs: JobStateCounts = { active: 0, paused: 0, disabled: 0, running: 0 };
   let after: string | undefined;
   do {
-    const page = await listJobs(scheduler, { next: 0, limit: SCRAPE_PAGE, ...(after === undefined ? {} : { after }) });
+    const page = await listJobs(scheduler, { next: 1, limit: SCRAPE_PAGE, ...(after === undefined ? {} : { after }) });
     for (const job of page.jobs) {
+      staleness.add(job);
       if (job.runningSince !== undefined) jobs.running++;
       if (job.paused) jobs.paused++;
       else if (!job.enabled) jobs.disabled++;

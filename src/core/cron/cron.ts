@@ -11,12 +11,14 @@ import { compileCron } from "./compile.ts";
 import { nextIn, prevIn } from "./dst.ts";
 import { parseCron } from "./parse.ts";
 import { scheduleMethods } from "../iterate.ts";
+import { withModifiers } from "../modifiers/modify.ts";
+import type { ModifierOptions } from "../modifiers/modify.ts";
 
 // A term starting with H (no field name or keyword starts with H).
 const HASHED_TERM = /(?:^|[\s,])H/;
 
 /** Options of {@link cron}. */
-export interface CronOptions {
+export interface CronOptions extends ModifierOptions {
   /** IANA zone the expression is read in; default `"UTC"`. */
   timezone?: string;
   /** `"or"` (default, classic cron) or `"and"`: how day-of-month and day-of-week combine when both are restricted. */
@@ -35,10 +37,16 @@ export interface CronOptions {
  * `dayMatch: "and"`. After the last year of a year field, `next()` returns null.
  *
  * Options: `timezone` (default `"UTC"`), `dayMatch` (default `"or"`), `hashKey` (no
- * default; what `H` hashes), `format` (default `"cron"`; `"aws"` for EventBridge).
+ * default; what `H` hashes), `format` (default `"cron"`; `"aws"` for EventBridge);
+ * modifiers, none by default: `except` (cron expressions, `H` hashing the same key, and
+ * `YYYY-MM-DD` dates, matched against the wall time a slot actually fires at in
+ * `timezone`; a 5-field exclusion covers every second of its minutes), `startAt` (no
+ * slot before it) and `endAt` (no slot at or after it). `toJSON()` keeps the modifiers;
+ * `toString()` is the expression alone.
  *
  * @throws {SchedulerError} `invalid-cron` (bad grammar, `H` without `hashKey`, or an
- *   expression that never fires), `invalid-timezone`
+ *   expression that never fires), `invalid-timezone`, `invalid-spec` (a bad exclusion,
+ *   `endAt` not after `startAt`, "every fire time is excluded"), `invalid-instant`
  * @example
  * ```ts
  * import { cron } from "edgecron";
@@ -47,6 +55,7 @@ export interface CronOptions {
  * s.next(Date.parse("2026-03-08T05:00:00Z")); // 03:30 EDT: the gap shifts 02:30 by an hour
  * cron("H 3 * * *", { hashKey: "nightly-report" }).toString(); // "H 3 * * *"
  * cron("0 12 * * ? *", { format: "aws" }).toString(); // "cron(0 12 * * ? *)"
+ * cron("0 9 * * 1-5", { timezone: "Europe/Berlin", except: ["* * 24-26 12 *", "2027-04-02"] }).next(0);
  * ```
  */
 export function cron(expression: string, options: CronOptions = {}): Schedule {
@@ -70,7 +79,7 @@ export function cron(expression: string, options: CronOptions = {}): Schedule {
   // Only a key the expression used is kept: it is part of what the schedule means.
   if (hashKey !== undefined && HASHED_TERM.test(fields.normalized)) spec.hashKey = hashKey;
   if (format === "aws") spec.format = "aws";
-  return scheduleMethods({
+  const plain = scheduleMethods({
     kind: "cron",
     timezone,
     next(afterMs: number): number | null {
@@ -92,6 +101,7 @@ export function cron(expression: string, options: CronOptions = {}): Schedule {
       return { ...spec };
     },
   });
+  return withModifiers(plain, options, { hashKey, main: compiled });
 }
 
 function isUtc(zone: ZoneOffsets): boolean {

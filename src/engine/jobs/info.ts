@@ -9,6 +9,7 @@ import type { RunRecord, Store, TickSnapshot } from "../../store/types.ts";
 import type { JobRegistry } from "./registry.ts";
 import type { ResolvedJob } from "./spec.ts";
 import type { Clock, JobInfo, ListOptions } from "../types.ts";
+import { lifeOf } from "./life.ts";
 
 /** How many next slots `list()` and `get()` show by default. */
 export const DEFAULT_NEXT = 5;
@@ -82,6 +83,9 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
       });
       const pause = own(snapshot.jobs, job.name)?.pause;
       if (paused && pause !== undefined) info.pause = { ...pause };
+      const counts = own(overview, job.name)?.counts;
+      Object.assign(info, lifeOf(job, now, counts, snapshot.running));
+      if (counts !== undefined) info.statusCounts = counts;
       if (window !== undefined) {
         info.recent = overview[job.name]?.recent ?? [];
         info.upcoming = fires ? upcoming(job, now, window) : { count: 0, first: undefined, last: undefined, slots: [] };
@@ -158,5 +162,6 @@ function describeJob(
     counters: { ...registry.counters(job.name) },
   };
   if (job.def !== undefined) out.def = redactDef(job.def);
+  if (job.jitterMs > 0) out.jitter = job.jitterMs;
   return out;
 }

@@ -3,6 +3,7 @@ import * as v from "valibot";
 import { quote, SchedulerError } from "../../core/errors.ts";
 import { choice, duration, got, strict, text } from "./_valibot.ts";
 import { MAX_TARGET_HEADERS, RESERVED_HEADER } from "../../webhook/deliver.ts";
+import { modifierEntries, specModifierEntries } from "./modifiers.ts";
 
 /**
  * Job names (and node ids): 1–128 characters of `[A-Za-z0-9._:-]`, so never a control
@@ -78,13 +79,20 @@ const scheduleShapes = {
     dayMatch: v.optional(choice(["or", "and"] as const)),
     hashKey: v.optional(v.pipe(text(128), v.minLength(1, () => "expected the job's name"))),
     format: v.optional(choice(["cron", "aws"] as const)),
+    ...specModifierEntries,
   }),
   every: strict({
     every: v.pipe(text(64), v.minLength(1, () => "expected a duration like \"15m\"")),
     anchor: v.optional(v.union([v.number(), text(64)], (issue) => `expected an instant (ms) or "HH:MM", got ${got(issue)}`)),
     timezone: zone,
+    hashKey: v.optional(v.pipe(text(128), v.minLength(1, () => "expected the job's name"))),
+    ...specModifierEntries,
   }),
-  at: strict({ at: v.union([v.number(), text(64)], (issue) => `expected epoch milliseconds or an ISO-8601 instant, got ${got(issue)}`) }),
+  at: strict({
+    at: v.union([v.number(), text(64)], (issue) => `expected epoch milliseconds or an ISO-8601 instant, got ${got(issue)}`),
+    hashKey: v.optional(v.pipe(text(128), v.minLength(1, () => "expected the job's name"))),
+    ...specModifierEntries,
+  }),
 };
 const isScheduleObject = (input: object): boolean =>
   typeof (input as { next?: unknown }).next === "function" && typeof (input as { between?: unknown }).between === "function";
@@ -110,6 +118,7 @@ export const policySchema = strict(policyEntries);
 /** A code-defined job's spec. */
 export const jobSchema = strict({
   ...policyEntries,
+  ...modifierEntries,
   schedule: scheduleInput,
   run: v.function_((issue) => `expected a function, got ${got(issue)}`),
 });
@@ -170,6 +179,7 @@ const jsonPayload = v.custom<unknown>(
 /** A data-defined job's spec: no `run`, a `target`, a JSON-only schedule and payload. */
 export const dataJobSchema = strict({
   ...policyEntries,
+  ...modifierEntries,
   payload: v.optional(jsonPayload),
   schedule: scheduleInput,
   target: targetSchema,

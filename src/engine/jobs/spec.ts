@@ -8,6 +8,9 @@ import { schedule as toSchedule } from "../../core/mod.ts";
 import type { Schedule, ScheduleSpec } from "../../core/types.ts";
 import type { JobDef, OverlapPolicy } from "../../store/types.ts";
 import { guardSchedule } from "./schedule_guard.ts";
+import { runModifiers, scheduleModifiers } from "./modifiers.ts";
+import type { JobModifiers } from "./modifiers.ts";
+import { withModifiers } from "../../core/modifiers/modify.ts";
 import { checkName, dataJobSchema, jobSchema, parseOrThrow, policySchema } from "./schema.ts";
 
 export { JOB_NAME } from "./schema.ts";
@@ -34,6 +37,10 @@ export interface ResolvedJob {
   run: ((ctx: RunContext) => unknown) | undefined;
   target: WebhookTarget | undefined;
   def: JobDef | undefined;
+  /** `jitter` in ms; 0 for none. */
+  jitterMs: number;
+  /** `maxRuns`; undefined for no limit. */
+  maxRuns: number | undefined;
 }
 
 /**
@@ -85,7 +92,7 @@ export function dataSpecJson(job: ResolvedJob, spec: DataJobSpec): Record<string
 function expand(
   name: string,
   source: "code" | "data",
-  spec: JobPolicy & { schedule: unknown },
+  spec: JobPolicy & JobModifiers & { schedule: unknown },
   defaults: JobPolicy,
   extra: Pick<ResolvedJob, "run" | "target" | "def">,
 ): ResolvedJob {
@@ -95,7 +102,7 @@ function expand(
     path: `jobs.${name}.${field}`,
   });
   const timezone = spec.timezone ?? defaults.timezone;
-  const schedule = buildSchedule(name, spec.schedule, timezone);
+  const schedule = buildSchedule(name, spec.schedule, timezone, spec);
   const catchUp = { ...defaults.catchUp, ...spec.catchUp };
   const retries = spec.retries ?? defaults.retries;
   return {
@@ -119,8 +126,32 @@ function expand(
     },
     enabled: spec.enabled ?? defaults.enabled ?? true,
     payload: spec.payload !== undefined ? spec.payload : defaults.payload,
+    ...runModifiers(name, spec),
     ...extra,
   };
+}
+
+const MODIFIER_PATH = /^(?:except(?:\[\d+\])?|startAt|endAt)$/;
+
+/** A modifier error's message without its own code and path, which the job's path replaces. */
+function innerMessage(e: unknown): string {
+  if (!(e instanceof SchedulerError)) return e instanceof Error ? e.message : String(e);
+  const prefix = `${e.code}: ${e.path ?? ""}: `;
+  return e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message;
+}
+
+function withSpecModifiers(input: unknown, mods: ReturnType<typeof scheduleModifiers>): string | ScheduleSpec {
+  if (typeof input !== "object" || input === null || Object.keys(mods).length === 0) return input as string | ScheduleSpec;
+  return { ...(input as ScheduleSpec), ...mods } as ScheduleSpec;
+}
+
+function withJobModifiers(name: string, schedule: Schedule, mods: ReturnType<typeof scheduleModifiers>): Schedule {
+  try {
+    return withModifiers(schedule, mods, { hashKey: name });
+  } catch (e) {
+    const path = e instanceof SchedulerError && e.path !== undefined ? `jobs.${name}.${e.path}` : `jobs.${name}.schedule`;
+    throw new SchedulerError("invalid-spec", `${path}: ${innerMessage(e)}`, { path, cause: e });
+  }
 }
 
 function isSchedule(input: unknown): input is Schedule {
@@ -132,8 +163,9 @@ function isSchedule(input: unknown): input is Schedule {
  * The job's zone applies to inputs that name none: a cron string and `{ cron }` /
  * `{ every }` objects without `timezone` (core `schedule()` rules).
  */
-function buildSchedule(name: string, input: unknown, timezone: string | undefined): Schedule {
+function buildSchedule(name: string, input: unknown, timezone: string | undefined, modifiers: JobModifiers): Schedule {
   const path = `jobs.${name}.schedule`;
+  const mods = scheduleModifiers(modifiers);
   if (isSchedule(input)) {
     if (timezone !== undefined && timezone !== input.timezone) {
       throw new SchedulerError(
@@ -142,15 +174,19 @@ function buildSchedule(name: string, input: unknown, timezone: string | undefine
         { path: `jobs.${name}.timezone` },
       );
     }
-    return guardSchedule(name, input);
+    return withJobModifiers(name, guardSchedule(name, input), mods);
   }
   try {
-    return toSchedule(input as string | ScheduleSpec, timezone === undefined ? { hashKey: name } : { timezone, hashKey: name });
+    const options = timezone === undefined ? { hashKey: name } : { timezone, hashKey: name };
+    // A stored spec carries the modifiers in its own fields too; the job's options win.
+    return toSchedule(withSpecModifiers(input, mods), { ...options, ...mods });
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     const zoneField = timezone !== undefined && e instanceof SchedulerError && e.code === "invalid-timezone" &&
       message.includes(JSON.stringify(timezone));
-    const where = zoneField ? `jobs.${name}.timezone` : path;
+    const modifierField = e instanceof SchedulerError && e.path !== undefined && MODIFIER_PATH.test(e.path);
+    const where = zoneField ? `jobs.${name}.timezone` : modifierField ? `jobs.${name}.${e.path}` : path;
+    if (modifierField) throw new SchedulerError("invalid-spec", `${where}: ${innerMessage(e)}`, { path: where, cause: e });
     throw new SchedulerError("invalid-spec", `${where}: ${message}`, { path: where, cause: e });
   }
 }

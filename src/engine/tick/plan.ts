@@ -18,6 +18,8 @@ export interface PlanInput {
   paused: boolean;
   /** Default `MAX_SLOTS_PER_TICK`. */
   maxSlots?: number;
+  /** When a slot starts (jitter, `tick/jitter.ts`); default: at the slot. */
+  startOf?: (slot: number) => number;
 }
 
 /** The slots to claim, oldest first. */
@@ -54,6 +56,9 @@ export function planSlots(input: PlanInput): Plan {
 
   const keepOldest = catchUp.mode === "all" && !paused;
   const { slots, dropped } = keepOldest ? oldest(schedule, lower, now, max) : newest(schedule, lower, now, max);
+  const startOf = input.startOf ?? ((slot: number): number => slot);
+  // A jittered slot whose start is still ahead waits for a later tick (only the newest can be).
+  if (input.startOf !== undefined && slots.length > 0 && startOf(slots[slots.length - 1]!) > now) slots.pop();
 
   if (paused) return { run: [], missed: slots, dropped };
   switch (catchUp.mode) {
@@ -66,8 +71,8 @@ export function planSlots(input: PlanInput): Plan {
         : { run: slots.slice(-1), missed: slots.slice(0, -1), dropped };
     case "none":
       return {
-        run: slots.filter((s) => now - s <= catchUp.toleranceMs),
-        missed: slots.filter((s) => now - s > catchUp.toleranceMs),
+        run: slots.filter((s) => now - startOf(s) <= catchUp.toleranceMs),
+        missed: slots.filter((s) => now - startOf(s) > catchUp.toleranceMs),
         dropped,
       };
   }

@@ -6,6 +6,7 @@
 import { own } from "../../core/own.ts";
 import type { ClaimRequest, TickSnapshot } from "../../store/types.ts";
 import { planSlots } from "./plan.ts";
+import { startOf } from "./jitter.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 
 /** What `planTick` needs besides the jobs and the snapshot. */
@@ -65,6 +66,7 @@ export function planTick(jobs: readonly ResolvedJob[], snapshot: TickSnapshot, i
         watermark: own(snapshot.watermarks, job.name),
         firstSeen: js.firstSeen,
         paused: js.paused,
+        ...(job.jitterMs > 0 ? { startOf: (slot: number) => startOf(job, slot) } : {}),
       });
     } catch (e) {
       // Only a user-supplied Schedule object can throw; it must not stop the other jobs.

@@ -6,6 +6,7 @@ import { own } from "../../core/own.ts";
 import type { ClaimRequest, RunRecord, TickSnapshot } from "../../store/types.ts";
 import { errorText, jobLabel } from "../text.ts";
 import { planTick } from "./plan_tick.ts";
+import { limitRuns } from "./max_runs.ts";
 import type { Reconciler } from "./reconcile.ts";
 import { cancel, runSlot, type RunnerDeps } from "../run/runner.ts";
 import { buffers, type Promoter, startable } from "../run/overlap.ts";
@@ -105,6 +106,11 @@ export function createTicker(deps: TickDeps): Ticker {
       capacity: Math.max(0, deps.concurrency - tracker.running),
       offset: Math.floor(Math.random() * 0x7fffffff),
     });
+    try {
+      await limitRuns(plan, snapshot, store);
+    } catch (e) {
+      return failed(e);
+    }
     for (const w of plan.warnings) {
       if (w.error !== undefined) log.error(`${jobLabel(w.job)}: its schedule failed; nothing planned`, { error: w.error });
       else log.warn(`${jobLabel(w.job)}: ${w.dropped} slots too far behind to plan were not recorded`, { now });

@@ -2,6 +2,7 @@
 import { errorText } from "../text.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 import { nextWake } from "./plan.ts";
+import { startsOf } from "./jitter.ts";
 import type { StartedTick } from "./tick.ts";
 import type { Clock, Logger } from "../types.ts";
 
@@ -61,7 +62,7 @@ export function createTimerLoop(
     if (!running || handle !== undefined) return;
     const now = state.clock.now();
     const jobs = state.jobs().filter((j) => j.enabled);
-    armedMs = timerDelay(now, nextWake(jobs.map((j) => j.schedule), now));
+    armedMs = timerDelay(now, nextWake(jobs.map(startsOf), now));
     // Slots left for lack of capacity are still due: look again at once when this node has
     // room (its claims lost to other nodes'), else once runs end or after a short delay.
     if (deferred) armedMs = state.hasCapacity() ? 0 : Math.min(armedMs, DEFERRED_RETRY_MS);

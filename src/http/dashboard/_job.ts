@@ -57,11 +57,13 @@ function pauseNote(info: JobInfo, cc: CardContext, format: (ms: number) => strin
   return html`<p class="sub pause-note" data-pause-by="${by}">Paused ${timeTag(at, format)} (${relative(at, cc.now)}) by <b>${by}</b>${note === null ? "" : html`: ${inertBidi(note)}`}</p>`;
 }
 
-/** The job's state as a pill: running, paused, disabled or idle. */
+/** The job's state as a pill: running, paused, disabled, completed (`maxRuns`), ended (`endAt`) or active. */
 function state(info: JobInfo): Html {
   if (info.runningSince !== undefined) return html`<span class="pill warn" data-state="running">running</span>`;
   if (info.paused) return html`<span class="pill idle" data-state="paused">paused</span>`;
   if (!info.enabled) return html`<span class="pill idle" data-state="disabled">disabled</span>`;
+  if (info.state === "completed") return html`<span class="pill idle" data-state="completed">completed</span>`;
+  if (info.state === "ended") return html`<span class="pill idle" data-state="ended">ended</span>`;
   return html`<span class="pill good" data-state="active">active</span>`;
 }
 
@@ -103,6 +105,6 @@ ${pauseNote(info, cc, cc.formatterFor(info.timezone))}
 <div><dt>Last outcome</dt><dd class="last-outcome">${lastOutcome(info.lastOutcome, cc, format)}</dd></div>
 <div><dt>Counters (this node)</dt><dd class="counters"><span><b>${c.runs}</b> runs</span><span><b>${c.ok}</b> ok</span><span><b>${c.errors}</b> errors</span><span><b>${c.timeouts}</b> timeouts</span><span><b>${c.skipped}</b> skipped</span><span><b>${c.missed}</b> missed</span><span><b>${c.lost}</b> lost</span><span><b>${c.abandoned}</b> abandoned</span></dd></div>
 </dl>
-<div class="timeline-wrap">${timeline({ now: cc.now, zone: info.timezone, past: view.past, planned: view.planned, detail: cc.back === "job" })}</div>
+<div class="timeline-wrap">${timeline({ now: cc.now, zone: info.timezone, past: view.past, planned: view.planned, detail: cc.back === "job", jittered: info.jitter !== undefined })}</div>
 </section>`;
 }

@@ -7,6 +7,7 @@
  */
 import { schedule } from "../../core/schedule.ts";
 import type { ScheduleSpec } from "../../core/types.ts";
+import { startsOf } from "../../engine/tick/jitter.ts";
 
 /** Buckets across 24 h: 6 minutes each, 2 px of the 960 px axis. */
 export const PLANNED_BUCKETS = 240;
@@ -16,14 +17,22 @@ export type Spans = [number, number][];
 
 /**
  * The spans of `(from, to]` that hold planned slots of `spec`; empty when the schedule
- * cannot be rebuilt (a user-supplied Schedule object) or never fires there.
+ * cannot be rebuilt (a user-supplied Schedule object) or never fires there. With
+ * `jitter` (the job's name and its jitter in ms) the spans hold the jittered starts.
  */
-export function plannedSpans(spec: ScheduleSpec, from: number, to: number, buckets: number = PLANNED_BUCKETS): Spans {
+export function plannedSpans(
+  spec: ScheduleSpec,
+  from: number,
+  to: number,
+  buckets: number = PLANNED_BUCKETS,
+  jitter?: { name: string; ms: number },
+): Spans {
   const size = (to - from) / buckets;
   const spans: Spans = [];
   let sched;
   try {
     sched = schedule(spec);
+    if (jitter !== undefined) sched = startsOf({ name: jitter.name, schedule: sched, jitterMs: jitter.ms });
   } catch {
     return spans;
   }

@@ -48,7 +48,7 @@ function viewOf(info: JobInfo, past: JobView["past"], count: number, now: number
   return {
     info: quiet ? { ...info, next: [] } : info,
     past,
-    planned: quiet || count === 0 ? { count: 0, spans: [] } : { count, spans: plannedSpans(info.spec, now, now + DAY) },
+    planned: quiet || count === 0 ? { count: 0, spans: [] } : { count, spans: plannedSpans(info.spec, now, now + DAY, undefined, info.jitter === undefined ? undefined : { name: info.name, ms: info.jitter }) },
   };
 }
 

@@ -37,6 +37,13 @@ export interface TimelineInput {
   planned: { count: number; spans: Spans };
   /** One mark per past slot with a tooltip (a job's page); default false (compact paths). */
   detail?: boolean;
+  /** The job has jitter: a slot that ran is drawn at its recorded start; default false. */
+  jittered?: boolean;
+}
+
+// Where a past row is drawn: a jittered job's runs at their actual start.
+function drawnAt(r: RunRecord, jittered: boolean | undefined): number {
+  return jittered === true && r.kind === "scheduled" && r.status !== "missed" && r.status !== "skipped" ? r.startedAt : r.slot;
 }
 
 function x(ms: number, now: number): number {
@@ -69,16 +76,16 @@ function plannedBand(input: TimelineInput): Html | "" {
   return html`<path class="band s-planned" data-planned="${planned.count}" data-until="${end}" d="${d}"><title>${planned.count} planned in the next 24 h</title></path>`;
 }
 
-function compact(now: number, past: readonly RunRecord[]): Html {
+function compact(now: number, past: readonly RunRecord[], jittered: boolean | undefined): Html {
   const byStatus = new Map<RunStatus, number[]>(PAINT_ORDER.map((s) => [s, []]));
-  for (const r of past) byStatus.get(r.status)?.push(x(r.slot, now));
+  for (const r of past) byStatus.get(r.status)?.push(x(drawnAt(r, jittered), now));
   return html`${[...byStatus].filter(([, xs]) => xs.length > 0).map(([status, xs]) => html`<path class="mark s-${status}" data-status="${status}" data-count="${xs.length}" d="${strokes(xs, TRACK_Y + 2, TRACK_H - 4)}"><title>${xs.length} ${status} in the past 24 h</title></path>`)}`;
 }
 
 function detailed(input: TimelineInput, past: readonly RunRecord[]): Html {
   const { now } = input;
   const format = instantFormatter(input.zone);
-  return html`${past.slice(0, MAX_MARKS).map((r) => html`<rect class="mark s-${r.status}" data-status="${r.status}" x="${x(r.slot, now) - 2}" y="${TRACK_Y + 2}" width="4" height="${TRACK_H - 4}"><title>${format(r.slot)}: ${r.status}${r.kind === "manual" ? " (manual)" : ""}</title></rect>`)}`;
+  return html`${past.slice(0, MAX_MARKS).map((r) => html`<rect class="mark s-${r.status}" data-status="${r.status}" x="${x(drawnAt(r, input.jittered), now) - 2}" y="${TRACK_Y + 2}" width="4" height="${TRACK_H - 4}"><title>${format(r.slot)}: ${r.status}${r.kind === "manual" ? " (manual)" : ""}</title></rect>`)}`;
 }
 
 /** Renders the timeline SVG. */
@@ -98,7 +105,7 @@ export function timeline(input: TimelineInput): Html {
 <rect class="track-past" x="0" y="${TRACK_Y}" width="${WIDTH / 2}" height="${TRACK_H}" rx="4"></rect>
 <path class="grid" d="${ticks.map((h) => `M${at(h)} ${TRACK_Y}v${TRACK_H}`).join("")}"></path>
 ${plannedBand(input)}
-${input.detail && past.length <= MAX_MARKS ? detailed(input, past) : compact(now, past)}
+${input.detail && past.length <= MAX_MARKS ? detailed(input, past) : compact(now, past, input.jittered)}
 <line class="now" x1="${WIDTH / 2}" x2="${WIDTH / 2}" y1="2" y2="${TRACK_Y + TRACK_H + 4}"></line>
 ${ticks.map((h) => html`<text class="axis${h % 12 === 0 ? "" : " minor"}" x="${at(h)}" y="${HEIGHT - 3}" text-anchor="${anchor(h)}">${text(h)}</text>`)}
 </svg>`;

@@ -1,0 +1,36 @@
+/** `--except`, `--start` and `--end` of `edgecron next`: the schedule modifiers on the command line. */
+import type { ModifierOptions } from "../src/core/mod.ts";
+import { zoneOffsets } from "../src/core/zone/offsets.ts";
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** What the command line gave: exclusions, and a start and an end as typed. */
+export interface ModifierArgs {
+  except: string[];
+  start: string | undefined;
+  end: string | undefined;
+}
+
+/**
+ * The core modifier options of `args` for a schedule in `timezone`. A bare date is a
+ * local day in that zone: `--start` from its first instant, `--end` through its last
+ * (the end is the next day's midnight, which no slot reaches). Anything else is passed
+ * on as an instant (ISO with offset, or epoch ms), which the core checks.
+ */
+export function modifierOptions(args: ModifierArgs, timezone: string): ModifierOptions {
+  const out: ModifierOptions = {};
+  if (args.except.length > 0) out.except = args.except;
+  if (args.start !== undefined) out.startAt = instant(args.start, timezone, 0);
+  if (args.end !== undefined) out.endAt = instant(args.end, timezone, 1);
+  return out;
+}
+
+function instant(text: string, timezone: string, dayOffset: number): string | number {
+  if (/^\d+$/.test(text)) return Number(text);
+  const d = DATE.exec(text);
+  if (d === null) return text;
+  const day = Date.UTC(Number(d[1]), Number(d[2]) - 1, Number(d[3])) / 86_400_000 + dayOffset;
+  // Not a calendar date (2027-02-30): passed on as typed, so the core refuses it by name.
+  if (!Number.isInteger(day) || new Date(day * 86_400_000).toISOString().slice(0, 10) !== text && dayOffset === 0) return text;
+  return zoneOffsets(timezone).wallToInstant(day * 86_400) * 1000;
+}

@@ -1,0 +1,82 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { at, cron, every, schedule, SchedulerError } from "../../../src/core/mod.ts";
+
+const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
+
+describe("schedule modifiers", () => {
+  it("a DST-shifted slot is judged at the wall time it actually fires at", () => {
+    // 02:30 does not exist in New York on 2026-03-08: the slot fires at 03:30, which "30 2" does not match.
+    const s = cron("30 2 * * *", { timezone: "America/New_York", except: ["30 2 * 3 *"] });
+    assert.equal(iso(s.next(Date.UTC(2026, 2, 1))), "2026-03-08T07:30:00.000Z");
+    assert.equal(iso(s.next(Date.UTC(2026, 2, 8, 8))), "2026-04-01T06:30:00.000Z");
+    // Excluding 03:30 instead removes exactly the shifted slot.
+    const t = cron("30 2 * * *", { timezone: "America/New_York", except: "30 3 * * *" });
+    assert.equal(iso(t.next(Date.UTC(2026, 2, 7, 8))), "2026-03-09T06:30:00.000Z");
+  });
+
+  it("an hourly schedule keeps the repeated hour's second copy when only the first wall hour is excluded by time", () => {
+    // 2026-11-01 01:00-01:59 happens twice in New York; "0 * * * *" fires in both copies.
+    const plain = cron("0 * * * *", { timezone: "America/New_York" });
+    const s = cron("0 * * * *", { timezone: "America/New_York", except: "* 0 1 11 *" });
+    const from = Date.UTC(2026, 10, 1, 3, 30);
+    assert.deepEqual(s.nextRuns(from, 3).map(iso), plain.nextRuns(from, 4).slice(1).map(iso));
+  });
+
+  it("a 5-field exclusion covers every second of its minutes; a 6-field one only its seconds", () => {
+    const s = cron("*/20 * * * * *", { except: "0 12 * * *" });
+    assert.equal(iso(s.next(Date.UTC(2027, 0, 1, 11, 59, 50))), "2027-01-01T12:01:00.000Z");
+    const t = cron("*/20 * * * * *", { except: "0 0 12 * * *" });
+    assert.equal(iso(t.next(Date.UTC(2027, 0, 1, 11, 59, 50))), "2027-01-01T12:00:20.000Z");
+  });
+
+  it("every() and at() take the same modifiers, judged in their zone", () => {
+    const e = every("6h", { anchor: "00:00", timezone: "Asia/Tokyo", except: ["* 0-5 * * *"] });
+    assert.equal(iso(e.next(Date.UTC(2027, 0, 1, 14))), "2027-01-01T21:00:00.000Z");
+    assert.throws(() => schedule({ at: Date.UTC(2027, 0, 1, 9) }, { except: "2027-01-01" }), /every fire time is excluded/);
+    const once = schedule({ at: Date.UTC(2027, 0, 1, 9) }, { endAt: Date.UTC(2027, 0, 1, 9) });
+    assert.equal(once.next(0), null, "endAt is exclusive");
+  });
+
+  it("toJSON() carries the modifiers and schedule() reads them back", () => {
+    const s = cron("H 9 * * 1-5", { timezone: "Europe/Berlin", hashKey: "job", except: ["H 9 24 12 *", "2027-04-02"], startAt: "2027-01-01T00:00:00Z", endAt: new Date("2028-01-01T00:00:00Z") });
+    const spec = s.toJSON();
+    assert.deepEqual(spec, {
+      cron: "H 9 * * 1-5", timezone: "Europe/Berlin", hashKey: "job", except: ["H 9 24 12 *", "2027-04-02"],
+      startAt: Date.UTC(2027, 0, 1), endAt: Date.UTC(2028, 0, 1),
+    });
+    const back = schedule(JSON.parse(JSON.stringify(spec)) as typeof spec);
+    assert.deepEqual(back.nextRuns(0, 300), s.nextRuns(0, 300));
+    // 2027 has 261 weekdays; two are excluded; endAt ends the year.
+    assert.equal(back.nextRuns(0, 300).length, 259);
+    assert.equal(s.toString(), "CRON_TZ=Europe/Berlin H 9 * * 1-5");
+    // H in an exclusion alone also keeps the key.
+    const e = every("1h", { except: "H * * * *", hashKey: "k" });
+    assert.equal(e.toJSON().hashKey, "k");
+  });
+
+  it("prev() mirrors next() across excluded stretches", () => {
+    const s = cron("*/30 * * * *", { timezone: "Europe/London", except: ["* * * * 0,6", "* 0-7 * * *", "2027-03-29"] });
+    const fires = s.nextRuns(Date.UTC(2027, 2, 20), 200);
+    for (let i = 1; i < fires.length; i++) assert.equal(s.prev(fires[i]!), fires[i - 1]);
+  });
+
+  it("refuses bad modifiers by name", () => {
+    const code = (f: () => unknown): string => {
+      try {
+        f();
+      } catch (e) {
+        assert.ok(e instanceof SchedulerError);
+        return `${e.code} ${e.path} ${e.message}`;
+      }
+      return "no error";
+    };
+    assert.match(code(() => cron("* * * * *", { except: [5 as unknown as string] })), /^invalid-spec except\[0\] .*got "5"/);
+    assert.match(code(() => cron("* * * * *", { except: { a: 1 } as unknown as string })), /^invalid-spec except /);
+    assert.match(code(() => cron("* * * * *", { except: "2027-13-01" })), /"2027-13-01" is not a calendar date/);
+    assert.match(code(() => cron("* * * * *", { startAt: NaN })), /^invalid-instant startAt/);
+    assert.match(code(() => cron("* * * * *", { startAt: 10, endAt: 5 })), /^invalid-spec endAt .*must be after startAt/);
+    assert.match(code(() => cron("* * * * *", { except: Array.from({ length: 1001 }, () => "2027-01-01") })), /at most 1000/);
+    assert.match(code(() => cron("H * * * *", { hashKey: "a", except: "H * * * *" })), /every fire time is excluded/);
+  });
+});

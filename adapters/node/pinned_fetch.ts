@@ -11,7 +11,13 @@ import { Readable } from "node:stream";
  * Redirects are never followed (deliveries use `redirect: "manual"`).
  *
  * @throws the connection's error (`ECONNREFUSED`, a TLS error), or the signal's reason when aborted.
- * @example createScheduler({ webhookSecret, webhooks: { resolve: resolveHost, pinnedFetch } })
+ * @example
+ * ```ts
+ * import { createScheduler } from "edgecron";
+ * import { pinnedFetch, resolveHost } from "edgecron/node";
+ *
+ * createScheduler({ webhookSecret: "a-long-random-secret", webhooks: { resolve: resolveHost, pinnedFetch } });
+ * ```
  */
 export function pinnedFetch(address: string, url: URL, init: RequestInit): Promise<Response> {
   const family = address.includes(":") ? 6 : 4;

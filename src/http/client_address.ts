@@ -11,7 +11,14 @@ const peers = new WeakMap<Request, string>();
  * An empty or missing address records nothing.
  *
  * @example
+ * ```ts
+ * import { serve } from "@hono/node-server";
+ * import { createScheduler } from "edgecron";
+ * import { edgecronRouter, setClientAddress } from "edgecron/hono";
+ *
+ * const app = edgecronRouter(createScheduler(), { token: "a-long-random-token" });
  * serve({ fetch: (request, env) => app.fetch(setClientAddress(request, env.incoming.socket.remoteAddress)) });
+ * ```
  */
 export function setClientAddress(request: Request, address: string | undefined): Request {
   if (typeof address === "string" && address !== "") peers.set(request, address);

@@ -26,7 +26,12 @@ function mix(h: number): number {
  * FNV-1a 32 (`key + "\u0000jitter\u0000" + slot`, the slot in decimal epoch ms) mixed
  * with a second such hash — stable across nodes, runtimes and versions.
  *
- * @example jitterDelay("nightly", Date.UTC(2027, 0, 1), 600_000, 86_400_000) // same value on every node, < 600 000
+ * @example
+ * ```ts
+ * import { jitterDelay } from "edgecron";
+ *
+ * jitterDelay("nightly", Date.UTC(2027, 0, 1), 600_000, 86_400_000); // same value on every node, < 600 000
+ * ```
  */
 export function jitterDelay(key: string, slot: number, jitterMs: number, gapMs: number): number {
   const range = Math.min(jitterMs, JITTER_GAP_SHARE * gapMs);

@@ -84,14 +84,14 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       if (options.webhookSecret === undefined) {
         throw new SchedulerError("invalid-spec", "webhookSecret is not configured: data-defined jobs cannot run on this node");
       }
-      return deliverWebhook(job.target!, ctx, { fetch: fetcher, secret: options.webhookSecret, nowMs: clock.now(), policy: webhooks });
+      return deliverWebhook(job.target, ctx, { fetch: fetcher, secret: options.webhookSecret, nowMs: clock.now(), policy: webhooks });
     },
   });
   const tracker = createRunTracker();
-  const lease = createLease({ store, clock, node, policy, tracker, emit, log });
-  const writer = createOutcomeWriter({ store, clock, log, graceMs: policy.graceMs, sleep: (ms) => sleep({ clock, tracker }, ms) });
-  const runner = { store, clock, log, emit, registry, lease, tracker, writer, node };
-  const reconciler = createReconciler({ store, node, registry, lease, tracker, emit });
+  const writer = createOutcomeWriter({ store, log, maxWaitMs: policy.heartbeatMs, sleep: (ms) => sleep({ clock, tracker }, ms) });
+  const lease = createLease({ store, clock, node, policy, tracker, writer, log });
+  const runner = { store, clock, log, emit, registry, lease, tracker, node };
+  const reconciler = createReconciler({ store, clock, node, registry, lease, tracker, emit });
   const ticker = createTicker({ ...runner, reconciler, concurrency, retentionMs });
   const views = createJobViews({ store, clock, registry });
 
@@ -131,8 +131,8 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
   const runAheadOn = options.runAhead ?? true;
   // One trigger's tick: a node at its capacity left due slots, so (a platform trigger
   // ticks once a minute) it takes them in further rounds as its runs free capacity.
-  const tickRounds = async (at: number): Promise<TickReport> => {
-    const first = await (await begin(at)).settled;
+  const tickRounds = async (at: number, started = begin(at)): Promise<TickReport> => {
+    const first = await (await started).settled;
     let report = first;
     while ((report.deferred ?? 0) > 0 && report.ok) {
       const next = await (await begin(clock.now())).settled;
@@ -157,13 +157,15 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     },
     async tick(now, opts = {}) {
       const at = now ?? clock.now();
-      const main = tickRounds(at);
-      if (opts.until === undefined || !runAheadOn || opts.until <= at) return main;
+      if (opts.until === undefined || !runAheadOn || opts.until <= at) return tickRounds(at);
+      const claimed = begin(at);
+      const main = tickRounds(at, claimed);
       const controller = new AbortController();
       aheads.add(controller);
-      const schedules = () => registry.all().filter((job) => job.enabled).map((job) => job.schedule);
+      const jobs = () => registry.all().filter((job) => job.enabled);
+      const quiet = (names: readonly string[]) => tracker.settledOf(names);
       try {
-        const [report] = await Promise.all([main, runAhead({ clock, begin, signal: controller.signal, schedules }, at, opts.until, main)]);
+        const [report] = await Promise.all([main, runAhead({ clock, begin, signal: controller.signal, jobs, quiet }, at, opts.until, claimed)]);
         return report;
       } finally {
         aheads.delete(controller);
@@ -205,7 +207,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
         throw new SchedulerError("conflict", `${jobLabel(name)} is a code-defined job`, { path: "name" });
       }
       const job = resolveDataJob(name, spec, defaults);
-      checkTargetUrl(job.target!.url, webhooks, `jobs.${name}.target.url`);
+      checkTargetUrl(job.target.url, webhooks, `jobs.${name}.target.url`);
       // Computed before the store call: a failure here is the caller's input, not the store's.
       const json = dataSpecJson(job, spec);
       await ready();

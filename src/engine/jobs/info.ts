@@ -155,6 +155,6 @@ function describeJob(
     ...live,
     counters: { ...registry.counters(job.name) },
   };
-  if (job.def !== undefined) out.def = redactDef(job.def);
+  if (job.source === "data" && job.def !== undefined) out.def = redactDef(job.def);
   return out;
 }

@@ -5,7 +5,7 @@
 import { SchedulerError } from "../../core/errors.ts";
 import type { JobDef } from "../../store/types.ts";
 import { errorText, jobLabel } from "../text.ts";
-import { resolveDataJob, resolveJob, type ResolvedJob } from "./spec.ts";
+import { type DataJob, type DataJobResolved, resolveDataJob, resolveJob, type ResolvedJob } from "./spec.ts";
 import type { DataJobSpec, JobCounters, JobPolicy, JobSpec, Logger, RunContext } from "../types.ts";
 
 /** Every job this node knows, by name. */
@@ -35,7 +35,7 @@ export interface JobRegistry {
 export function createJobRegistry(deps: {
   defaults: JobPolicy;
   log: Logger;
-  deliver: (job: ResolvedJob, ctx: RunContext) => unknown;
+  deliver: (job: DataJobResolved, ctx: RunContext) => unknown;
 }): JobRegistry {
   const { defaults, log, deliver } = deps;
   const code = new Map<string, ResolvedJob>();
@@ -43,11 +43,11 @@ export function createJobRegistry(deps: {
   const counters = new Map<string, JobCounters>();
   let version = 0;
 
-  const resolveDef = (def: JobDef): ResolvedJob | undefined => {
+  const resolveDef = (def: JobDef): DataJob | undefined => {
     try {
       const job = resolveDataJob(def.name, def.spec as unknown as DataJobSpec, defaults, def);
       // Attached once here, so the run path never comes back to the scheduler for it.
-      return { ...job, run: (ctx: RunContext) => deliver(job, ctx) };
+      return { ...job, run: (ctx: RunContext): unknown => deliver(job, ctx) };
     } catch (e) {
       log.error(`stored definition of ${jobLabel(def.name)} is invalid; it will not run`, { error: errorText(e) });
       return undefined;
@@ -79,7 +79,7 @@ export function createJobRegistry(deps: {
       for (const def of defs) {
         seen.add(def.name);
         const known = data.get(def.name);
-        if (known?.def?.version === def.version && known.def.updatedAt === def.updatedAt) continue;
+        if (known?.source === "data" && known.def?.version === def.version && known.def?.updatedAt === def.updatedAt) continue;
         const job = resolveDef(def);
         registry.setData(def.name, job);
         if (job !== undefined && code.has(def.name)) {

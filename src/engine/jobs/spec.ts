@@ -13,10 +13,9 @@ import { checkName, dataJobSchema, jobSchema, parseOrThrow, policySchema } from 
 export { JOB_NAME } from "./schema.ts";
 import type { CatchUpMode, DataJobSpec, JobPolicy, JobSpec, RunContext, WebhookTarget } from "../types.ts";
 
-/** A job after validation: every policy field filled in, durations in ms. */
-export interface ResolvedJob {
+/** What every resolved job has: every policy field filled in, durations in ms. */
+interface JobBase {
   name: string;
-  source: "code" | "data";
   schedule: Schedule;
   timezone: string;
   description: string | undefined;
@@ -26,11 +25,27 @@ export interface ResolvedJob {
   retries: { attempts: number; backoffMs: number };
   enabled: boolean;
   payload: unknown;
-  /** Code jobs: the handler. Data jobs: undefined (the scheduler delivers `target`). */
-  run: ((ctx: RunContext) => unknown) | undefined;
-  target: WebhookTarget | undefined;
+}
+
+/** A code-defined job: its handler is the user's function. */
+export interface CodeJob extends JobBase {
+  source: "code";
+  run: (ctx: RunContext) => unknown;
+}
+
+/** A data-defined job: its handler delivers `target` (attached by the registry); `def` is the stored row it came from. */
+export interface DataJob extends JobBase {
+  source: "data";
+  run: (ctx: RunContext) => unknown;
+  target: WebhookTarget;
   def: JobDef | undefined;
 }
+
+/** A job after validation. */
+export type ResolvedJob = CodeJob | DataJob;
+
+/** A data job before the registry attaches its delivery handler. */
+export type DataJobResolved = Omit<DataJob, "run">;
 
 /**
  * Validates `SchedulerOptions.defaults`; fields are named `defaults.<field>`.
@@ -50,10 +65,10 @@ export function resolveDefaults(defaults: JobPolicy | undefined): JobPolicy {
  * (`jobs.nightly.timeout: expected a duration like "30s", got "soon"`) for the spec.
  * @example resolveJob("nightly", { schedule: "0 3 * * *", run: () => {} }, {})
  */
-export function resolveJob(name: string, spec: JobSpec, defaults: JobPolicy): ResolvedJob {
+export function resolveJob(name: string, spec: JobSpec, defaults: JobPolicy): CodeJob {
   checkName(name);
   const parsed = parseOrThrow(jobSchema, spec, `jobs.${name}`) as JobSpec;
-  return expand(name, "code", parsed, defaults, { run: parsed.run, target: undefined, def: undefined });
+  return { ...expand(name, parsed, defaults), source: "code", run: parsed.run };
 }
 
 /**
@@ -62,7 +77,7 @@ export function resolveJob(name: string, spec: JobSpec, defaults: JobPolicy): Re
  *
  * @throws {SchedulerError} as `resolveJob`.
  */
-export function resolveDataJob(name: string, spec: DataJobSpec, defaults: JobPolicy, def?: JobDef): ResolvedJob {
+export function resolveDataJob(name: string, spec: DataJobSpec, defaults: JobPolicy, def?: JobDef): DataJobResolved {
   checkName(name);
   const parsed = parseOrThrow(dataJobSchema, spec, `jobs.${name}`) as DataJobSpec;
   if (isSchedule(parsed.schedule)) {
@@ -70,21 +85,15 @@ export function resolveDataJob(name: string, spec: DataJobSpec, defaults: JobPol
       path: `jobs.${name}.schedule`,
     });
   }
-  return expand(name, "data", parsed, defaults, { run: undefined, target: parsed.target, def });
+  return { ...expand(name, parsed, defaults), source: "data", target: parsed.target, def };
 }
 
 /** The JSON form of a data-defined job's spec, as stored by `define()`. */
-export function dataSpecJson(job: ResolvedJob, spec: DataJobSpec): Record<string, unknown> {
+export function dataSpecJson(job: Pick<JobBase, "schedule">, spec: DataJobSpec): Record<string, unknown> {
   return JSON.parse(JSON.stringify({ ...spec, schedule: job.schedule.toJSON() })) as Record<string, unknown>;
 }
 
-function expand(
-  name: string,
-  source: "code" | "data",
-  spec: JobPolicy & { schedule: unknown },
-  defaults: JobPolicy,
-  extra: Pick<ResolvedJob, "run" | "target" | "def">,
-): ResolvedJob {
+function expand(name: string, spec: JobPolicy & { schedule: unknown }, defaults: JobPolicy): JobBase {
   const at = (field: string): { code: string; field: string; path: string } => ({
     code: "invalid-spec",
     field: `jobs.${name}.${field}`,
@@ -96,7 +105,6 @@ function expand(
   const retries = spec.retries ?? defaults.retries;
   return {
     name,
-    source,
     schedule,
     timezone: schedule.timezone,
     description: spec.description ?? defaults.description,
@@ -113,7 +121,6 @@ function expand(
     },
     enabled: spec.enabled ?? defaults.enabled ?? true,
     payload: spec.payload !== undefined ? spec.payload : defaults.payload,
-    ...extra,
   };
 }
 

@@ -73,7 +73,7 @@ export async function manualRun(deps: RunnerDeps & { node: string }, name: strin
   }
   emit({ type: "claimed", job: name, slot });
   const held = lease.hold({ job: name, slot, attempt: 1, node: deps.node }, leaseUntil);
-  const outcome = await deps.tracker.track(runSlot(deps, job, held));
+  const outcome = await deps.tracker.track(runSlot(deps, job, held), name);
   if (outcome === undefined) return { ok: false, job: name, reason: "lost" };
   return { ok: true, job: name, slot, outcome };
 }

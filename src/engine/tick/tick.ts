@@ -3,7 +3,7 @@
  * → reap ended leases → a pure `planTick()` → one claim batch → run → record.
  */
 import { own } from "../../core/own.ts";
-import type { ClaimRequest, RunRecord, TickSnapshot } from "../../store/types.ts";
+import type { ClaimRequest, Outcome, RunRecord, TickSnapshot } from "../../store/types.ts";
 import { errorText, jobLabel } from "../text.ts";
 import { planTick } from "./plan_tick.ts";
 import type { Reconciler } from "./reconcile.ts";
@@ -60,7 +60,7 @@ export function createTicker(deps: TickDeps): Ticker {
     const startAgain = (): Promise<unknown>[] =>
       again.map(({ job, claim }) => {
         jobReport(job.name).run.push(claim.slot);
-        return tracker.track(runSlot(deps, job, claim).then((o) => record(jobReport(job.name), claim.slot, o)));
+        return tracker.track(runSlot(deps, job, claim).then((o) => record(jobReport(job.name), claim.slot, o)), job.name);
       });
     const failed = (e: unknown): StartedTick => {
       report.ok = false;
@@ -73,7 +73,9 @@ export function createTicker(deps: TickDeps): Ticker {
     try {
       snapshot = await store.snapshot(registry.names(), now);
       registry.syncDefs(snapshot.defs);
-      await deps.reconciler.settle(snapshot, now, again);
+      const settled = await deps.reconciler.settle(snapshot, now);
+      again.push(...settled.adopted);
+      if (settled.error !== undefined) throw settled.error;
       const { reaped, reclaimed, error } = await lease.reap(snapshot, now, (row) => retryable(snapshot, row));
       for (const row of reaped) {
         const willRetry = reclaimed.some((r) => r.row === row);
@@ -109,7 +111,7 @@ export function createTicker(deps: TickDeps): Ticker {
     const runs = startAgain();
     for (const [name, claims] of won) {
       const job = registry.get(name);
-      if (job !== undefined) runs.push(tracker.track(runInOrder(job, claims, jobReport(name))));
+      if (job !== undefined) runs.push(tracker.track(runInOrder(job, claims, jobReport(name)), name));
     }
     return finish(report, runs);
   };
@@ -177,14 +179,8 @@ export function createTicker(deps: TickDeps): Ticker {
    */
   const startQueued = async (job: ResolvedJob, claim: HeldClaim): Promise<HeldClaim | undefined> => {
     const now = clock.now();
-    const until = lease.until(now, job);
-    const key = { job: claim.job, slot: claim.slot, attempt: claim.attempt, node };
-    claim.generation++;
     try {
-      if (await store.update(key, { startedAt: now, leaseUntil: until })) {
-        claim.leaseUntil = until;
-        return claim;
-      }
+      if (await lease.move(claim, { from: now, timeoutMs: job.timeoutMs, startedAt: now })) return claim;
       tracker.release(claim);
       if (job.retries.attempts < 1) return undefined;
       return await lease.reclaim(job, claim.slot, claim.attempt, now);
@@ -224,6 +220,6 @@ export function createTicker(deps: TickDeps): Ticker {
   };
 }
 
-function record(r: JobTickReport, slot: number, outcome: string | undefined): void {
-  if (outcome !== undefined) r.outcomes[slot] = outcome as JobTickReport["outcomes"][number];
+function record(r: JobTickReport, slot: number, outcome: Outcome | undefined): void {
+  if (outcome !== undefined) r.outcomes[slot] = outcome;
 }

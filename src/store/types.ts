@@ -46,7 +46,7 @@ export interface ClaimRequest {
   status: "running" | "missed";
   /**
    * With `skip`, a `running` request whose job already has a live `running` row
-   * (leaseUntil > now) from a DIFFERENT batch is inserted as `skipped` instead,
+   * (leaseUntil >= now: one boundary everywhere, as reap() and renew() read it) from a DIFFERENT batch is inserted as `skipped` instead,
    * decided inside the same statement as the insert.
    */
   overlap: "skip" | "allow";
@@ -220,7 +220,7 @@ export interface Store {
    * (or `error`/`timeout`) at `attempt` into `running` at `attempt + 1` held by `node`.
    * Returns false when another node did it first or the row changed.
    * With `overlap: "skip"` (default `"allow"`) it also returns false, changing nothing,
-   * while the job has another live `running` row (leaseUntil > now), decided in the same
+   * while the job has another live `running` row (leaseUntil >= now), decided in the same
    * statement as the update, as `claim()` decides its overlap check.
    */
   /** (signature change) one request object instead of four positional arguments; same semantics as before. */

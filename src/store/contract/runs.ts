@@ -57,7 +57,7 @@ export function runCases({ it, withStore }: ContractContext): void {
       assert.equal(await store.reclaim({ ...key, node: "node-b", now, leaseUntil: now + MIN, overlap: "skip" }), false);
       assert.equal((await store.getRun("a", T0))?.status, "abandoned", "a refused reclaim changes nothing");
       // Another job's live run never blocks; a lease that has ended no longer blocks.
-      assert.equal(await store.reclaim({ ...key, node: "node-b", now: T0 + 5 * MIN, leaseUntil: T0 + 6 * MIN, overlap: "skip" }), true);
+      assert.equal(await store.reclaim({ ...key, node: "node-b", now: T0 + 5 * MIN + 1, leaseUntil: T0 + 6 * MIN, overlap: "skip" }), true);
       assert.equal((await store.getRun("a", T0))?.attempt, 2);
       await rejectsWith(store.reclaim({ ...key, node: "n", now, leaseUntil: now, overlap: "never" as "skip" }), "invalid-spec", /"never"/);
     }));

@@ -95,7 +95,7 @@ async function claimChunk(
     let status: RunStatus = r.status === "missed" ? "missed" : "running";
     if (status === "running" && r.overlap === "skip") {
       checkedJobs.add(r.job);
-      const blocking = (live.get(r.job) ?? []).some((row) => (row.leaseUntil ?? -Infinity) > r.now && row.batch !== r.batch);
+      const blocking = (live.get(r.job) ?? []).some((row) => (row.leaseUntil ?? -Infinity) >= r.now && row.batch !== r.batch);
       if (blocking) status = "skipped";
     }
     const running = status === "running";

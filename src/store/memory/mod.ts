@@ -83,7 +83,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   };
   const hasLiveRun = (job: string, now: number, batch: string): boolean => {
     for (const row of table.runningOf(job)) {
-      if ((row.leaseUntil ?? -Infinity) > now && row.batch !== batch) return true;
+      if ((row.leaseUntil ?? -Infinity) >= now && row.batch !== batch) return true;
     }
     return false;
   };

@@ -42,7 +42,7 @@ export function claimsStatement(requests: readonly ClaimRequest[]): SqlStatement
           WHEN want = 'missed' THEN 'missed'
           WHEN overlap = 'skip' AND EXISTS (
             SELECT 1 FROM edgecron_runs o
-            WHERE o.job = req.job AND o.status = 'running' AND o.lease_until > req.now AND o.batch <> req.batch
+            WHERE o.job = req.job AND o.status = 'running' AND o.lease_until >= req.now AND o.batch <> req.batch
           ) THEN 'skipped'
           ELSE 'running' END AS status
         FROM req
@@ -74,7 +74,7 @@ export function claimStatement(r: ClaimRequest): SqlStatement {
         WHEN :want = 'missed' THEN 'missed'
         WHEN :overlap = 'skip' AND EXISTS (
           SELECT 1 FROM edgecron_runs o
-          WHERE o.job = :job AND o.status = 'running' AND o.lease_until > :now AND o.batch <> :batch
+          WHERE o.job = :job AND o.status = 'running' AND o.lease_until >= :now AND o.batch <> :batch
         ) THEN 'skipped'
         ELSE 'running' END AS status)
       WHERE true

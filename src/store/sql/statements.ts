@@ -192,7 +192,7 @@ export function reclaimStatement(
         started_at = :now, finished_at = NULL, lease_until = :lease, error = NULL
       WHERE job = :job AND slot = :slot AND attempt = :attempt AND status IN ('abandoned', 'error', 'timeout')
         AND NOT (:overlap = 'skip' AND EXISTS (
-          SELECT 1 FROM edgecron_runs o WHERE o.job = :job AND o.status = 'running' AND o.lease_until > :now
+          SELECT 1 FROM edgecron_runs o WHERE o.job = :job AND o.status = 'running' AND o.lease_until >= :now
         ))
       RETURNING attempt`,
     {

@@ -144,6 +144,12 @@ export interface JobInfo {
   runningSince: number | undefined;
   /** For data-defined jobs: the stored definition. */
   def?: JobDef;
+  /**
+   * Set when the job does not run because one of its stored rows cannot be read or is
+   * invalid, naming the row and the column (for example `edgecron_defs row "nightly":
+   * column spec is not valid JSON`). Only this job stops; fix or delete the row.
+   */
+  broken?: string;
   /** With `list({ window })`: rows with slot >= now - window, newest first, at most 50. */
   recent?: RunRecord[];
   /** With `list({ window })`: the slots in (now, now + window]; `slots` holds at most 200, oldest first. */
@@ -188,7 +194,7 @@ export interface TickReport {
 
 export type ManualRunResult =
   | { ok: true; job: string; slot: number; outcome: Outcome }
-  | { ok: false; job: string; reason: "unknown job" | "already running" | "not due" | "paused" | "lost" };
+  | { ok: false; job: string; reason: "unknown job" | "already running" | "not due" | "paused" | "lost" | "broken" };
 
 export type SchedulerEvent =
   | { type: "tick"; now: number; report: TickReport }

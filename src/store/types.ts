@@ -113,15 +113,27 @@ export interface JobState {
   /** When the store first saw the job (`ensureJobs`); planning never starts before it. */
   firstSeen: number;
   paused: boolean;
+  /**
+   * Set when a stored column of this job cannot be read (text in `first_seen`, or in a
+   * run row's `slot`), naming the table, the row and the column. Only this job stops
+   * planning; its other fields are then placeholders.
+   */
+  broken?: string;
 }
 
 /** A data-defined job as stored: its validated spec as plain JSON. */
 export interface JobDef {
   name: string;
   spec: Record<string, unknown>;
-  /** Starts at 1 and increments on every put; used for optimistic concurrency. */
+  /** Starts at 1 and increments on every put, and across deletes (a re-created definition continues above the deleted one), so nodes see every change; used for optimistic concurrency. */
   version: number;
   updatedAt: number;
+  /**
+   * Set when the stored row cannot be read (its `spec` is not JSON), naming the row and
+   * the column; `spec` is then `{}`. Reads never throw for one bad row: the engine
+   * disables that job alone.
+   */
+  broken?: string;
 }
 
 /** Everything a tick needs to plan, read in ONE round trip. */

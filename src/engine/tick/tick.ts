@@ -72,7 +72,7 @@ export function createTicker(deps: TickDeps): Ticker {
     let snapshot: TickSnapshot;
     try {
       snapshot = await store.snapshot(registry.names(), now);
-      registry.syncDefs(snapshot.defs);
+      registry.sync(snapshot);
       const settled = await deps.reconciler.settle(snapshot, now);
       again.push(...settled.adopted);
       if (settled.error !== undefined) throw settled.error;

@@ -48,8 +48,9 @@ function action(cc: CardContext, name: string, verb: "run" | "pause" | "resume",
   return html`<form method="post" action="${jobHref(cc.base, name)}/${verb}"><input type="hidden" name="csrf" value="${cc.csrf}"><input type="hidden" name="back" value="${cc.back}"><button type="submit" name="action" value="${verb}"${primary ? html` class="primary"` : ""}>${label}</button></form>`;
 }
 
-/** The job's state as a pill: running, paused, disabled or idle. */
+/** The job's state as a pill: broken (a stored row is unreadable; the reason as its title), running, paused, disabled or idle. */
 function state(info: JobInfo): Html {
+  if (info.broken !== undefined) return html`<span class="pill bad" data-state="broken" title="${info.broken}">broken</span>`;
   if (info.runningSince !== undefined) return html`<span class="pill warn" data-state="running">running</span>`;
   if (info.paused) return html`<span class="pill idle" data-state="paused">paused</span>`;
   if (!info.enabled) return html`<span class="pill idle" data-state="disabled">disabled</span>`;

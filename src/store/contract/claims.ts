@@ -170,6 +170,20 @@ export function claimCases({ it, withStore }: ContractContext): void {
       assert.equal((await store.snapshot([], T0 + 8 * MIN)).jobs["hook"]?.firstSeen, T0);
     }));
 
+  it("a definition's version rises across a delete, so a re-create at the same instant is a new version", () =>
+    withStore(async (store) => {
+      assert.equal((await store.putDef("hook", { schedule: "* * * * *" }, T0)).version, 1);
+      assert.equal((await store.putDef("hook", { schedule: "*/2 * * * *" }, T0)).version, 2);
+      assert.equal(await store.deleteDef("hook"), true);
+      const again = await store.putDef("hook", { schedule: "*/5 * * * *" }, T0, { ifVersion: 0 });
+      assert.equal(again.version, 3, "continues above the deleted definition's version");
+      assert.deepEqual((await store.getDef("hook"))?.version, 3);
+      assert.equal(await store.deleteDef("hook"), true);
+      assert.equal(await store.deleteDef("hook"), false);
+      assert.equal((await store.putDef("hook", { schedule: "* * * * *" }, T0 - MIN)).version, 4, "also when the writer's clock is behind");
+      assert.equal((await store.putDef("other", { schedule: "* * * * *" }, T0)).version, 1, "other names are unaffected");
+    }));
+
   it("update() is a compare-and-set on the running attempt", () =>
     withStore(async (store) => {
       await store.claim([request("a", T0)]);

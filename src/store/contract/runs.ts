@@ -163,7 +163,7 @@ export function runCases({ it, withStore }: ContractContext): void {
       assert.equal(await store.deleteDef("hook"), true);
       assert.equal(await store.deleteDef("hook"), false);
       assert.deepEqual(await store.listDefs(), []);
-      assert.equal((await store.putDef("hook", { a: 1 }, T0, { ifVersion: 0 })).version, 1);
+      assert.equal((await store.putDef("hook", { a: 1 }, T0, { ifVersion: 0 })).version, 2, "a re-created definition continues above the deleted version");
     }));
 
   it("prune() deletes old finished rows, keeps running and recent ones", () =>

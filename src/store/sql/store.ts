@@ -10,6 +10,7 @@ import { migrate } from "./schema.ts";
 import { sqlSettings } from "./settings.ts";
 import {
   attemptKeyText,
+  instantColumn,
   isRunningStatement,
   jobDef,
   reapStatement,
@@ -34,7 +35,8 @@ import {
   LEASE_EXPIRED,
   setOwn,
 } from "../_validate.ts";
-import type { AttemptKey, ClaimResult, RunPatch, RunRecord, Store, TickSnapshot } from "../types.ts";
+import type { AttemptKey, ClaimResult, JobState, RunPatch, RunRecord, Store, TickSnapshot } from "../types.ts";
+import { quote } from "../../core/errors.ts";
 import type { SqlResult } from "./executor.ts";
 
 /** The statement of one compare-and-set (a read when the patch sets nothing). */
@@ -67,11 +69,22 @@ export function createSqlStore(db: SqlExecutor): Store {
     const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs: [], running: [] };
     for (const row of states?.rows ?? []) {
       const name = String(row.name);
-      setOwn(snapshot.jobs, name, { name, firstSeen: Number(row.first_seen), paused: Number(row.paused) === 1 });
-      if (row.watermark !== null && row.watermark !== undefined) setOwn(snapshot.watermarks, name, Number(row.watermark));
+      const state: JobState = { name, firstSeen: instantColumn(row.first_seen) ?? 0, paused: Number(row.paused) === 1 };
+      // One unreadable column disables its job alone, named so an operator can fix the row.
+      if (instantColumn(row.first_seen) === undefined) {
+        state.broken = `${db.label}: edgecron_jobs row ${quote(name)}: column first_seen is not an integer (got ${quote(String(row.first_seen))})`;
+      }
+      if (row.watermark !== null && row.watermark !== undefined) {
+        const watermark = instantColumn(row.watermark);
+        if (watermark !== undefined) setOwn(snapshot.watermarks, name, watermark);
+        else state.broken ??= `${db.label}: edgecron_runs rows of ${quote(name)}: column slot is not an integer (got ${quote(String(row.watermark))})`;
+      }
+      setOwn(snapshot.jobs, name, state);
     }
     snapshot.defs = (defs?.rows ?? []).map((row) => jobDef(row, db.label));
-    snapshot.running = (running?.rows ?? []).map(runRecord);
+    for (const row of running?.rows ?? []) {
+      if (instantColumn(row.slot) !== undefined) snapshot.running.push(runRecord(row));
+    }
     return snapshot;
   };
 

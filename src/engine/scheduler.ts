@@ -22,6 +22,7 @@ import { createTicker, type StartedTick } from "./tick/tick.ts";
 import { createTimerLoop } from "./tick/timer.ts";
 import { runAhead } from "./tick/run_ahead.ts";
 import { createRunTracker } from "./run/tracker.ts";
+import { historyWarnRowsOf, warnHistory } from "./jobs/history.ts";
 import type { Scheduler, SchedulerEvent, SchedulerOptions, TickReport } from "./types.ts";
 import { deliverWebhook } from "../webhook/deliver.ts";
 import { checkTargetUrl, resolveWebhookPolicy } from "../webhook/policy.ts";
@@ -72,6 +73,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
   const concurrency = concurrencyOf(options);
   const storeTimeoutMs = storeTimeoutOf(options, at);
   const retentionMs = parseDuration(options.retention ?? "7d", { ...at("retention"), min: 1 });
+  const historyWarnRows = historyWarnRowsOf(options.historyWarnRows);
 
   const raw = options.store ?? createMemoryStore();
   if (storeTimeoutMs !== Infinity) raw.setCallTimeout?.(storeTimeoutMs);
@@ -96,7 +98,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
   const views = createJobViews({ store, clock, registry });
 
   let initialised: Promise<void> | undefined;
-  const ready = (): Promise<void> => (initialised ??= store.init().catch((e: unknown) => {
+  const ready = (): Promise<void> => (initialised ??= store.init().then(() => warnHistory(registry.all(), clock.now(), retentionMs, historyWarnRows, log)).catch((e: unknown) => {
     initialised = undefined;
     throw e;
   }));

@@ -98,6 +98,12 @@ export interface JobPolicy {
   retries?: RetrySpec;
   /** Default true. */
   enabled?: boolean;
+  /**
+   * Keep at most this many finished rows of the job's run history (the newest by slot),
+   * beside the time-based `retention`; pruned with it, at most hourly. Default: no cap.
+   * Set it in `defaults` for a cap on every job.
+   */
+  maxRows?: number;
   payload?: unknown;
   description?: string;
 }
@@ -270,6 +276,12 @@ export interface SchedulerOptions {
   runAhead?: boolean;
   /** Run history retention; default `"7d"`, never shorter than the longest catch-up window. */
   retention?: string | number;
+  /**
+   * At start (the first tick or `start()`) the node estimates the history rows its jobs
+   * keep under `retention` and each job's `maxRows`, and logs a warning naming the largest
+   * jobs when the total is above this; default 1 000 000, `Infinity` for none.
+   */
+  historyWarnRows?: number;
 }
 
 export interface Scheduler {

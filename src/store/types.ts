@@ -267,6 +267,13 @@ export interface Store {
   /** Deletes finished rows with slot < before; returns how many. */
   prune(before: number): Promise<number>;
 
+  /**
+   * Deletes the finished rows of `job` beyond its newest `keep` (by slot), never its
+   * newest `scheduled` row (the watermark planning starts from) nor a running row;
+   * returns how many. `keep` is an integer >= 1.
+   */
+  pruneRows(job: string, keep: number): Promise<number>;
+
   /** A small shared setting (for example the session revocation epoch); undefined when unset. */
   getSetting(key: string): Promise<string | undefined>;
   /** Sets a shared setting. */

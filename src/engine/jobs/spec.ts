@@ -24,6 +24,8 @@ interface JobBase {
   catchUp: { mode: CatchUpMode; windowMs: number; toleranceMs: number };
   retries: { attempts: number; backoffMs: number };
   enabled: boolean;
+  /** The cap on finished history rows; undefined for none. */
+  maxRows: number | undefined;
   payload: unknown;
 }
 
@@ -120,6 +122,7 @@ function expand(name: string, spec: JobPolicy & { schedule: unknown }, defaults:
       backoffMs: parseDuration(retries?.backoff ?? "1s", at("retries.backoff")),
     },
     enabled: spec.enabled ?? defaults.enabled ?? true,
+    maxRows: spec.maxRows ?? defaults.maxRows,
     payload: spec.payload !== undefined ? spec.payload : defaults.payload,
   };
 }

@@ -205,7 +205,8 @@ export function createTicker(deps: TickDeps): Ticker {
     lastPrune = now;
     const longestWindow = Math.max(0, ...registry.all().map((j) => j.catchUp.windowMs));
     try {
-      const removed = await store.prune(now - Math.max(deps.retentionMs, longestWindow));
+      let removed = await store.prune(now - Math.max(deps.retentionMs, longestWindow));
+      for (const job of registry.all()) if (job.maxRows !== undefined) removed += await store.pruneRows(job.name, job.maxRows);
       if (removed > 0) log.debug(`pruned ${removed} finished runs`);
     } catch (e) {
       log.warn("pruning run history failed; will retry in an hour", { error: errorText(e) });

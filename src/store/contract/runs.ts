@@ -166,6 +166,23 @@ export function runCases({ it, withStore }: ContractContext): void {
       assert.equal((await store.putDef("hook", { a: 1 }, T0, { ifVersion: 0 })).version, 2, "a re-created definition continues above the deleted version");
     }));
 
+  it("pruneRows() keeps a job's newest finished rows, its running rows and its watermark row; other jobs untouched", () =>
+    withStore(async (store) => {
+      const slots = [0, 1, 2, 3, 4, 5].map((i) => T0 + i * MIN);
+      await store.claim(slots.map((slot) => request("a", slot, { status: "missed", batch: "t" })));
+      await store.claim([request("a", T0 + 10 * MIN, { kind: "manual", batch: "t", overlap: "allow" })]);
+      // Two manual rows newer than the watermark (T0 + 5 min), which is beyond the newest two.
+      await store.claim([T0 + 11 * MIN, T0 + 12 * MIN].map((slot) => request("a", slot, { kind: "manual", status: "missed", batch: "m" })));
+      await store.claim([request("b", T0, { status: "missed", batch: "t" })]);
+      assert.equal(await store.pruneRows("a", 2), 5);
+      assert.deepEqual((await store.runs("a")).map((r) => (r.slot - T0) / MIN), [12, 11, 10, 5]);
+      assert.equal((await store.snapshot(["a"], T0 + 20 * MIN)).watermarks["a"], T0 + 5 * MIN, "the watermark row stays");
+      assert.deepEqual((await store.runs("b")).map((r) => r.slot), [T0]);
+      assert.equal(await store.pruneRows("a", 2), 0);
+      assert.equal(await store.pruneRows("none", 1), 0);
+      await rejectsWith(store.pruneRows("a", 0), "invalid-spec", /keep/);
+    }));
+
   it("prune() deletes old finished rows, keeps running and recent ones", () =>
     withStore(async (store) => {
       await store.claim([

@@ -9,9 +9,9 @@ import { keysUnder, type KvKey, type KvLike, publicRecord, type Row } from "./_k
 import { claimAll } from "./claims.ts";
 import { reapAll, reclaimOne, renewAll, updateAll } from "./attempts.ts";
 import { kvDefs } from "./defs.ts";
-import { pruneAll } from "./prune.ts";
+import { pruneAll, pruneJobRows } from "./prune.ts";
 import { countsOf, define, lastFinished, newestRows, overviewOf, planningState } from "./reads.ts";
-import { checkClaims, checkInstant, checkNames, checkReclaim, checkText, checkUpdate, resolveRunQuery } from "../_validate.ts";
+import { checkClaims, checkInstant, checkKeep, checkNames, checkReclaim, checkText, checkUpdate, resolveRunQuery } from "../_validate.ts";
 import { quote, SchedulerError } from "../../core/errors.ts";
 import type { ClaimResult, JobOverview, RunRecord, StatusCounts, Store, TickSnapshot } from "../types.ts";
 
@@ -67,6 +67,12 @@ export function kvStore(kv: KvLike | Promise<KvLike>, options: KvStoreOptions = 
     },
 
     setCallTimeout: ctx.setCallTimeout,
+
+    async pruneRows(job, keep): Promise<number> {
+      checkText(job, "pruneRows.job");
+      checkKeep(keep);
+      return pruneJobRows(ctx, job, keep);
+    },
 
     async snapshot(names, now): Promise<TickSnapshot> {
       checkNames(names, "snapshot.names");

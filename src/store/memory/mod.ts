@@ -6,6 +6,7 @@ import {
   checkBoolean,
   checkClaims,
   checkInstant,
+  checkKeep,
   checkNames,
   checkReclaim,
   checkText,
@@ -299,6 +300,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       guard("prune");
       checkInstant(before, "prune.before");
       return table.prune(before);
+    },
+
+    async pruneRows(job, keep): Promise<number> {
+      guard("pruneRows");
+      checkText(job, "pruneRows.job");
+      checkKeep(keep);
+      return table.pruneRows(job, keep);
     },
   };
 }

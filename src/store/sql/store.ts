@@ -10,6 +10,7 @@ import { migrate } from "./schema.ts";
 import { sqlSettings } from "./settings.ts";
 import {
   attemptKeyText,
+  bind,
   instantColumn,
   isRunningStatement,
   jobDef,
@@ -26,6 +27,7 @@ import {
   checkBoolean,
   checkClaims,
   checkInstant,
+  checkKeep,
   checkNames,
   checkReclaimRequest,
   checkRenewals,
@@ -182,6 +184,19 @@ export function createSqlStore(db: SqlExecutor): Store {
     async prune(before): Promise<number> {
       checkInstant(before, "prune.before");
       const [result] = await write("prune", [{ sql: "DELETE FROM edgecron_runs WHERE status <> 'running' AND slot < ?", args: [before] }]);
+      return result?.changes ?? 0;
+    },
+
+    async pruneRows(job, keep): Promise<number> {
+      checkText(job, "pruneRows.job");
+      checkKeep(keep);
+      // Plain SQL (LIMIT/OFFSET in a scalar subquery) that SQLite and Postgres both read.
+      const [result] = await write("pruneRows", [bind(
+        `DELETE FROM edgecron_runs WHERE job = :job AND status <> 'running'
+          AND slot <= (SELECT f.slot FROM edgecron_runs f WHERE f.job = :job AND f.status <> 'running' ORDER BY f.slot DESC LIMIT 1 OFFSET :keep)
+          AND slot <> COALESCE((SELECT MAX(w.slot) FROM edgecron_runs w WHERE w.job = :job AND w.kind = 'scheduled'), -1)`,
+        { job, keep },
+      )]);
       return result?.changes ?? 0;
     },
   };

@@ -27,8 +27,13 @@ describe("updateStatement", () => {
 });
 
 describe("jobDef", () => {
-  it("turns a stored spec that is not JSON into a store-error", () => {
+  it("marks a stored spec that is not a JSON object broken, naming the row and the column, instead of throwing", () => {
     const row = { name: "hook", spec: "{nope", version: 1, updated_at: 0 } as unknown as Row;
-    assert.throws(() => jobDef(row), (e: unknown) => e instanceof SchedulerError && e.code === "store-error" && /"hook"/.test(e.message));
+    const def = jobDef(row);
+    assert.deepEqual([def.name, def.spec, def.version], ["hook", {}, 1]);
+    assert.match(def.broken ?? "", /^libsql: edgecron_defs row "hook": column spec is not valid JSON/);
+    const array = jobDef({ ...row, spec: "[1]" } as unknown as Row);
+    assert.match(array.broken ?? "", /column spec is not a JSON object/);
+    assert.equal(jobDef({ ...row, spec: "{}" } as unknown as Row).broken, undefined);
   });
 });

@@ -59,38 +59,9 @@ export function createJobRegistry(deps: {
   const code = new Map<string, ResolvedJob>();
   const data = new Map<string, DataJob>();
   const counters = new Map<string, JobCounters>();
-  // Data jobs whose definition cannot be read or resolved, and jobs whose state cannot be read.
-  const badDefs = new Map<string, { def: JobDef; reason: string }>();
-  const badStates = new Map<string, string>();
   let version = 0;
-
-  const logBroken = (name: string, reason: string): void => {
-    log.error(`${jobLabel(name)} is disabled: ${reason}; every other job keeps running`);
-  };
-  const markDef = (def: JobDef, reason: string | undefined): void => {
-    const known = badDefs.get(def.name);
-    if (reason === undefined) {
-      if (known !== undefined && badDefs.delete(def.name)) version++;
-      return;
-    }
-    badDefs.set(def.name, { def, reason });
-    if (known?.reason === reason) return;
-    logBroken(def.name, reason);
-    version++;
-  };
-  const syncStates = (jobs: Record<string, JobState>): void => {
-    for (const state of Object.values(jobs)) {
-      const known = badStates.get(state.name);
-      if (state.broken === undefined) {
-        if (known !== undefined && badStates.delete(state.name)) version++;
-        continue;
-      }
-      if (known === state.broken) continue;
-      logBroken(state.name, state.broken);
-      badStates.set(state.name, state.broken);
-      version++;
-    }
-  };
+  const bump = (): void => void version++;
+  const { badDefs, badStates, markDef, syncStates } = createBrokenRows(log, bump);
 
   const resolveDef = (def: JobDef): DataJob | undefined => {
     if (def.broken !== undefined) {
@@ -121,7 +92,7 @@ export function createJobRegistry(deps: {
       }
     }
     for (const name of [...data.keys()]) if (!seen.has(name)) registry.setData(name, undefined);
-    for (const name of [...badDefs.keys()]) if (!seen.has(name) && badDefs.delete(name)) version++;
+    for (const name of [...badDefs.keys()]) if (!seen.has(name) && badDefs.delete(name)) bump();
   };
 
   const registry: JobRegistry = {
@@ -183,4 +154,50 @@ export function createJobRegistry(deps: {
     },
   };
   return registry;
+}
+
+/**
+ * The jobs a bad stored row disables, each logged once per reason: data jobs whose
+ * definition cannot be read or resolved, and jobs whose state cannot be read. `changed`
+ * runs on every change (the registry's version).
+ */
+function createBrokenRows(log: Logger, changed: () => void): {
+  badDefs: Map<string, { def: JobDef; reason: string }>;
+  badStates: Map<string, string>;
+  markDef(def: JobDef, reason: string | undefined): void;
+  syncStates(jobs: Record<string, JobState>): void;
+} {
+  const badDefs = new Map<string, { def: JobDef; reason: string }>();
+  const badStates = new Map<string, string>();
+  const logBroken = (name: string, reason: string): void => {
+    log.error(`${jobLabel(name)} is disabled: ${reason}; every other job keeps running`);
+  };
+  return {
+    badDefs,
+    badStates,
+    markDef(def, reason) {
+      const known = badDefs.get(def.name);
+      if (reason === undefined) {
+        if (known !== undefined && badDefs.delete(def.name)) changed();
+        return;
+      }
+      badDefs.set(def.name, { def, reason });
+      if (known?.reason === reason) return;
+      logBroken(def.name, reason);
+      changed();
+    },
+    syncStates(jobs) {
+      for (const state of Object.values(jobs)) {
+        const known = badStates.get(state.name);
+        if (state.broken === undefined) {
+          if (known !== undefined && badStates.delete(state.name)) changed();
+          continue;
+        }
+        if (known === state.broken) continue;
+        logBroken(state.name, state.broken);
+        badStates.set(state.name, state.broken);
+        changed();
+      }
+    },
+  };
 }

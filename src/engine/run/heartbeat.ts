@@ -97,39 +97,7 @@ export function createHeartbeat(deps: {
   const beat = async (): Promise<void> => {
     const now = clock.now();
     expire(now);
-    const claims: Claim[] = [];
-    const generations: number[] = [];
-    const items: LeaseRenewal[] = [];
-    for (const held of tracker.claims()) {
-      const claim = held as Claim;
-      // Claims whose lease runs longer than one lease (a retry backoff) wait for their turn.
-      if (claim.lost || claim.heldUntil - now > policy.leaseMs) continue;
-      const until = leaseUntil(policy, now, claim.capUntil);
-      if (until <= claim.leaseUntil) continue;
-      claims.push(claim);
-      generations.push(claim.generation);
-      items.push({ job: claim.job, slot: claim.slot, attempt: claim.attempt, node: claim.node, leaseUntil: until });
-    }
-    if (items.length === 0) return;
-    let results: boolean[];
-    try {
-      results = await store.renew(items, now);
-    } catch (e) {
-      // The fences stand; the watch aborts the runs when they pass.
-      log.warn(`renewing ${items.length} leases failed; retrying next heartbeat`, { error: errorText(e) });
-      return;
-    }
-    results.forEach((renewed, i) => {
-      const claim = claims[i]!;
-      // A lease write meanwhile (a retry, an outcome) decides instead.
-      if (claim.generation !== generations[i] || tracker.get(claim.job, claim.slot) !== claim) return;
-      if (!renewed) return lose(claim, "lease lost: the row was reaped or taken by another node");
-      // The fence counts from when the renewal was sent, not answered: the store's copy ends a grace later.
-      if (items[i]!.leaseUntil > claim.leaseUntil) {
-        claim.leaseUntil = items[i]!.leaseUntil;
-        claim.heldUntil = Math.max(claim.heldUntil, fenceOf(policy, claim.leaseUntil));
-      }
-    });
+    await renewAll(deps, now, lose);
   };
 
   return {
@@ -141,4 +109,46 @@ export function createHeartbeat(deps: {
       if (dueOf(claim) < beatAt) setBeat(dueOf(claim));
     },
   };
+}
+
+/** One renewal write for every held claim due one (those in a retry backoff wait); a refused renewal loses its claim. */
+async function renewAll(
+  deps: { store: Store; policy: LeasePolicy; tracker: RunTracker; log: Logger },
+  now: number,
+  lose: (claim: HeldClaim, why: string) => void,
+): Promise<void> {
+  const { store, policy, tracker, log } = deps;
+  const claims: Claim[] = [];
+  const generations: number[] = [];
+  const items: LeaseRenewal[] = [];
+  for (const held of tracker.claims()) {
+    const claim = held as Claim;
+    // Claims whose lease runs longer than one lease (a retry backoff) wait for their turn.
+    if (claim.lost || claim.heldUntil - now > policy.leaseMs) continue;
+    const until = leaseUntil(policy, now, claim.capUntil);
+    if (until <= claim.leaseUntil) continue;
+    claims.push(claim);
+    generations.push(claim.generation);
+    items.push({ job: claim.job, slot: claim.slot, attempt: claim.attempt, node: claim.node, leaseUntil: until });
+  }
+  if (items.length === 0) return;
+  let results: boolean[];
+  try {
+    results = await store.renew(items, now);
+  } catch (e) {
+    // The fences stand; the watch aborts the runs when they pass.
+    log.warn(`renewing ${items.length} leases failed; retrying next heartbeat`, { error: errorText(e) });
+    return;
+  }
+  results.forEach((renewed, i) => {
+    const claim = claims[i]!;
+    // A lease write meanwhile (a retry, an outcome) decides instead.
+    if (claim.generation !== generations[i] || tracker.get(claim.job, claim.slot) !== claim) return;
+    if (!renewed) return lose(claim, "lease lost: the row was reaped or taken by another node");
+    // The fence counts from when the renewal was sent, not answered: the store's copy ends a grace later.
+    if (items[i]!.leaseUntil > claim.leaseUntil) {
+      claim.leaseUntil = items[i]!.leaseUntil;
+      claim.heldUntil = Math.max(claim.heldUntil, fenceOf(policy, claim.leaseUntil));
+    }
+  });
 }

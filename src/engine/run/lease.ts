@@ -9,9 +9,10 @@ import type { AttemptKey, RunPatch, RunRecord, Store, TickSnapshot } from "../..
 import type { HeldClaim, RunTracker } from "./tracker.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 import type { Clock, Logger } from "../types.ts";
-import { type Claim, createHeartbeat } from "./heartbeat.ts";
+import { createClaimWrites } from "./claim_writes.ts";
+import { createHeartbeat } from "./heartbeat.ts";
 import type { OutcomeWriter } from "./outcomes.ts";
-import { fenceOf, leaseCap, leaseUntil, type LeasePolicy } from "./policy.ts";
+import { leaseCap, leaseUntil, type LeasePolicy } from "./policy.ts";
 
 export { leaseCap, type LeasePolicy, leaseUntil } from "./policy.ts";
 
@@ -90,80 +91,35 @@ export function createLease(deps: {
 }): Lease {
   const { store, clock, node, policy, tracker } = deps;
   const heart = createHeartbeat(deps);
+  const writes = createClaimWrites({ ...deps, heart });
   tracker.onRelease(() => {
     if (tracker.size === 0) heart.rearm();
   });
-  const keyOf = (c: HeldClaim): AttemptKey => ({ job: c.job, slot: c.slot, attempt: c.attempt, node: c.node });
   const until = (from: number, job: ResolvedJob): number => {
     const at = Math.max(from, clock.now());
     return leaseUntil(policy, at, leaseCap(at, job.timeoutMs));
   };
 
-  const hold = (key: AttemptKey, stored: number): HeldClaim => {
-    const claim: Claim = {
-      job: key.job, slot: key.slot, attempt: key.attempt, node: key.node,
-      leaseUntil: stored, heldUntil: fenceOf(policy, stored), capUntil: Infinity,
-      controller: undefined, lost: false, settling: false, generation: 0,
-    };
-    tracker.add(claim);
-    heart.track(claim);
-    return claim;
-  };
-
-  const move = async (held: HeldClaim, change: LeaseMove): Promise<boolean> => {
-    const claim = held as Claim;
-    const capUntil = leaseCap(change.from, change.timeoutMs);
-    const stored = leaseUntil(policy, change.from, capUntil);
-    const patch: RunPatch = { leaseUntil: stored };
-    if (change.attempt !== undefined) patch.attempt = change.attempt;
-    if (change.startedAt !== undefined) patch.startedAt = change.startedAt;
-    if (change.error !== undefined) patch.error = change.error;
-    claim.generation++;
-    if (!(await store.update(keyOf(claim), patch))) return false;
-    if (change.attempt !== undefined) claim.attempt = change.attempt;
-    claim.capUntil = capUntil;
-    claim.leaseUntil = stored;
-    claim.heldUntil = fenceOf(policy, stored);
-    heart.rearm();
-    return true;
-  };
-
-  return {
+  const lease: Lease = {
     policy,
     until,
-    hold,
-    move,
-    start(held, startedAt, timeoutMs, controller) {
-      const claim = held as Claim;
-      claim.capUntil = leaseCap(startedAt, timeoutMs);
-      claim.controller = controller;
-    },
-    detach(held) {
-      (held as Claim).controller = undefined;
-    },
-    async end(held, patch) {
-      const claim = held as Claim;
-      // The handler is done: nothing left to fence, so the lease is renewed uncapped until the outcome lands.
-      claim.settling = true;
-      claim.controller = undefined;
-      claim.capUntil = Infinity;
-      claim.generation++;
-      heart.rearm();
-      const recorded = await deps.writer.write(keyOf(claim), patch, () => !claim.lost);
-      if (recorded) tracker.release(claim);
-      return recorded;
-    },
+    hold: writes.hold,
+    move: writes.move,
+    start: writes.start,
+    detach: writes.detach,
+    end: writes.end,
+    release: writes.release,
     async reap(snapshot, now, retryable) {
       const expired = snapshot.running.some((row) => row.leaseUntil !== null && row.leaseUntil < now);
       if (!expired) return { reaped: [], reclaimed: [] };
-      await keepOwn(snapshot, now);
+      await writes.keepOwn(snapshot, now);
       const reaped = await store.reap(now);
       const reclaimed: Reclaimed[] = [];
       for (const row of reaped) {
         const job = retryable(row);
         if (job === undefined) continue;
         try {
-          const claim = await this.reclaim(job, row.slot, row.attempt, now);
+          const claim = await lease.reclaim(job, row.slot, row.attempt, now);
           if (claim !== undefined) reclaimed.push({ job, row, claim });
         } catch (error) {
           return { reaped, reclaimed, error };
@@ -175,15 +131,7 @@ export function createLease(deps: {
       const stored = until(now, job);
       // The overlap check rides with the reclaim: a re-run must not start beside a live run of the job.
       const won = await store.reclaim({ job: job.name, slot, attempt, node, now, leaseUntil: stored, overlap: job.overlap });
-      return won ? hold({ job: job.name, slot, attempt: attempt + 1, node }, stored) : undefined;
-    },
-    async release(claims) {
-      const now = clock.now();
-      for (const held of claims) {
-        (held as Claim).generation++;
-        tracker.release(held);
-        await store.update(keyOf(held), { leaseUntil: now }).catch(() => false);
-      }
+      return won ? writes.hold({ job: job.name, slot, attempt: attempt + 1, node }, stored) : undefined;
     },
     beat: heart.beat,
     abandon() {
@@ -191,28 +139,5 @@ export function createLease(deps: {
       heart.rearm();
     },
   };
-
-  /**
-   * Re-leases this node's rows that `store.reap(now)` would take while their run is still
-   * in flight here (its clock jumped past their stored end). A row another node took
-   * meanwhile fails the compare-and-set and is left alone.
-   */
-  async function keepOwn(snapshot: TickSnapshot, now: number): Promise<void> {
-    for (const row of snapshot.running) {
-      if (row.node !== node || row.leaseUntil === null || row.leaseUntil >= now) continue;
-      const claim = tracker.get(row.job, row.slot);
-      if (claim === undefined || claim.attempt !== row.attempt) continue;
-      const from = Math.max(now, clock.now());
-      // Lost claims keep their fence (their handler was aborted); the row only waits for their outcome.
-      const cap = claim.settling || claim.lost ? Infinity : claim.capUntil;
-      const stored = leaseUntil(policy, from, cap);
-      const c = claim as Claim;
-      c.generation++;
-      if (await store.update(keyOf(c), { leaseUntil: stored })) {
-        c.leaseUntil = stored;
-        if (!c.lost) c.heldUntil = fenceOf(policy, stored);
-      }
-    }
-    heart.rearm();
-  }
+  return lease;
 }

@@ -35,7 +35,7 @@ import { checkTargetUrl, resolveWebhookPolicy } from "../webhook/policy.ts";
  * random UUID), `clock` (default the system clock), `logger` (default `consoleLogger()`),
  * `onEvent`, `defaults` (policy defaults for every job), `fetch` and `webhookSecret`
  * (webhook delivery of data-defined jobs), `lease` (default `"15s"`), `heartbeat`
- * (default a third of the lease), `leaseGrace` (default `"30s"`), `concurrency`
+ * (default a third of the lease), `leaseGrace` (default `"5s"`), `concurrency`
  * (default 200), `storeTimeout` (default `"30s"`: a store call that has not answered by
  * then fails as `store-error`), `retention` (default `"7d"`, never shorter than the
  * longest catch-up window).

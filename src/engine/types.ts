@@ -255,7 +255,7 @@ export interface SchedulerOptions {
   /** Which webhook targets are allowed (internal addresses are refused by default). */
   webhooks?: WebhookOptions;
   /**
-   * The fencing margin; default `"30s"`. The store keeps each lease this much longer than
+   * The fencing margin; default `"5s"`. The store keeps each lease this much longer than
    * the running node holds it (its fence), so exactly-once holds while the clock skew
    * between nodes is below it; it is also the time an outcome write has after the
    * timeout. A dead node's slot is re-run `lease` + `leaseGrace` after its last renewal.

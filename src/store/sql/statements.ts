@@ -64,9 +64,16 @@ export function jobDef(row: SqlRow, label = "libsql"): JobDef {
   return def;
 }
 
-/** A stored instant column, or the reason it cannot be read (text where a number belongs). */
+/**
+ * A stored instant column as a number; undefined when it is not an integer (text where a
+ * number belongs). Integer text is accepted: some drivers return BIGINT as a string.
+ */
 export function instantColumn(value: unknown): number | undefined {
-  const n = typeof value === "number" ? value : typeof value === "bigint" ? Number(value) : Number.NaN;
+  const n = typeof value === "number"
+    ? value
+    : typeof value === "bigint" || (typeof value === "string" && /^-?\d{1,16}$/.test(value))
+    ? Number(value)
+    : Number.NaN;
   return Number.isSafeInteger(n) ? n : undefined;
 }
 

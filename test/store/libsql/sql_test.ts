@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SchedulerError } from "../../../src/core/errors.ts";
-import { bind, jobDef, updateStatement } from "../../../src/store/sql/statements.ts";
+import { bind, instantColumn, jobDef, updateStatement } from "../../../src/store/sql/statements.ts";
 import type { Row } from "@libsql/client";
 
 describe("bind", () => {
@@ -35,5 +35,14 @@ describe("jobDef", () => {
     const array = jobDef({ ...row, spec: "[1]" } as unknown as Row);
     assert.match(array.broken ?? "", /column spec is not a JSON object/);
     assert.equal(jobDef({ ...row, spec: "{}" } as unknown as Row).broken, undefined);
+  });
+});
+
+describe("instantColumn", () => {
+  it("reads integers, bigints and integer text (drivers that return BIGINT as text); anything else is unreadable", () => {
+    assert.deepEqual(
+      [1_700_000_000_000, 5n, "1700000000000", "-3", "yesterday", "1.5", 1.5, null, undefined, "", "99999999999999999"].map(instantColumn),
+      [1_700_000_000_000, 5, 1_700_000_000_000, -3, undefined, undefined, undefined, undefined, undefined, undefined, undefined],
+    );
   });
 });

@@ -32,7 +32,7 @@ export function createHeartbeat(deps: {
   tracker: RunTracker;
   log: Logger;
 }): Heartbeat {
-  const { store, clock, policy, tracker, log } = deps;
+  const { clock, policy, tracker } = deps;
   let beatHandle: unknown;
   let beatAt = Infinity;
   let watchHandle: unknown;

@@ -1,6 +1,5 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { SchedulerError } from "../../../src/core/errors.ts";
 import { bind, instantColumn, jobDef, updateStatement } from "../../../src/store/sql/statements.ts";
 import type { Row } from "@libsql/client";
 

@@ -9,6 +9,7 @@ import { createClient } from "@libsql/client";
 import { libsqlStore } from "../../../src/store/libsql/mod.ts";
 import { createManualClock } from "../../../src/engine/clock.ts";
 import { createScheduler } from "../../../src/engine/scheduler.ts";
+import { edgecronRouter } from "../../../src/http/router.ts";
 import { memoryLogger, MIN, T0 } from "../_helpers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "edgecron-broken-"));
@@ -57,6 +58,12 @@ describe("a bad row disables its job alone", () => {
     const lines = logger.lines.filter((l) => l.includes("is disabled"));
     assert.equal(lines.length, 3, `logged once per bad row over 3 ticks and a list:\n${lines.join("\n")}`);
     assert.deepEqual(await scheduler.run("stamped", { mode: "force" }), { ok: false, job: "stamped", reason: "broken" });
+    // The API and the dashboard show the same.
+    const app = edgecronRouter(scheduler, { public: true, now: clock.now });
+    const api = await (await app.request("/jobs")).json() as { jobs: { name: string; broken?: string }[] };
+    assert.match(api.jobs.find((j) => j.name === "hook")?.broken ?? "", /column spec is not valid JSON/);
+    const page = await (await app.request("/")).text();
+    assert.match(page, /data-state="broken" title="[^"]*edgecron_jobs row [^"]*stamped/);
     await scheduler.close();
   });
 });

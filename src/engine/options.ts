@@ -11,7 +11,7 @@ type At = (field: string) => { code: "invalid-spec"; field: string; path: string
 
 /**
  * Resolves `lease` (default 15 s), `heartbeat` (default a third of the lease, at most half
- * of it) and `leaseGrace` (default 30 s).
+ * of it) and `leaseGrace` (default 5 s: the fencing margin, see `run/policy.ts`).
  *
  * @throws {SchedulerError} `invalid-spec` naming the option.
  */
@@ -23,7 +23,7 @@ export function leasePolicy(options: SchedulerOptions, at: At): LeasePolicy {
   if (heartbeatMs > leaseMs / 2) {
     throw new SchedulerError("invalid-spec", `heartbeat: must be at most half of lease (${leaseMs}ms), got ${heartbeatMs}ms`, { path: "heartbeat" });
   }
-  return { leaseMs, heartbeatMs, graceMs: parseDuration(options.leaseGrace ?? "30s", at("leaseGrace")) };
+  return { leaseMs, heartbeatMs, graceMs: parseDuration(options.leaseGrace ?? "5s", at("leaseGrace")) };
 }
 
 /**

@@ -28,6 +28,7 @@ import { startsOf } from "./tick/jitter.ts";
 import { createRunTracker } from "./run/tracker.ts";
 import type { PauseOptions, Scheduler, SchedulerEvent, SchedulerOptions, TickReport } from "./types.ts";
 import { pauseInfo } from "./jobs/pause.ts";
+import { historyWarnRowsOf, warnHistory } from "./jobs/history.ts";
 import { deliverWebhook } from "../webhook/deliver.ts";
 import { checkTargetUrl, resolveWebhookPolicy } from "../webhook/policy.ts";
 
@@ -39,7 +40,7 @@ import { checkTargetUrl, resolveWebhookPolicy } from "../webhook/policy.ts";
  * random UUID), `clock` (default the system clock), `logger` (default `consoleLogger()`),
  * `onEvent`, `defaults` (policy defaults for every job), `fetch` and `webhookSecret`
  * (webhook delivery of data-defined jobs), `lease` (default `"15s"`), `heartbeat`
- * (default a third of the lease), `leaseGrace` (default `"30s"`), `concurrency`
+ * (default a third of the lease), `leaseGrace` (default `"5s"`), `concurrency`
  * (default 200), `storeTimeout` (default `"30s"`: a store call that has not answered by
  * then fails as `store-error`), `retention` (default `"7d"`, never shorter than the
  * longest catch-up window).
@@ -84,6 +85,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
   const concurrency = concurrencyOf(options);
   const storeTimeoutMs = storeTimeoutOf(options, at);
   const retentionMs = parseDuration(options.retention ?? "7d", { ...at("retention"), min: 1 });
+  const historyWarnRows = historyWarnRowsOf(options.historyWarnRows);
 
   const raw = options.store ?? createMemoryStore();
   if (storeTimeoutMs !== Infinity) raw.setCallTimeout?.(storeTimeoutMs);
@@ -96,20 +98,20 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       if (options.webhookSecret === undefined) {
         throw new SchedulerError("invalid-spec", "webhookSecret is not configured: data-defined jobs cannot run on this node");
       }
-      return deliverWebhook(job.target!, ctx, { fetch: fetcher, secret: signing!, nowMs: clock.now(), policy: webhooks });
+      return deliverWebhook(job.target, ctx, { fetch: fetcher, secret: signing!, nowMs: clock.now(), policy: webhooks });
     },
   });
   const tracker = createRunTracker();
-  const lease = createLease({ store, clock, node, policy, tracker, emit, log });
-  const writer = createOutcomeWriter({ store, clock, log, graceMs: policy.graceMs, sleep: (ms) => sleep({ clock, tracker }, ms) });
-  const runner = { store, clock, log, emit, registry, lease, tracker, writer, node };
-  const reconciler = createReconciler({ store, node, registry, lease, tracker, emit });
+  const writer = createOutcomeWriter({ store, log, maxWaitMs: policy.heartbeatMs, sleep: (ms) => sleep({ clock, tracker }, ms) });
+  const lease = createLease({ store, clock, node, policy, tracker, writer, log });
+  const runner = { store, clock, log, emit, registry, lease, tracker, node };
+  const reconciler = createReconciler({ store, clock, node, registry, lease, tracker, emit });
   const promoter = createPromoter(runner);
   const ticker = createTicker({ ...runner, reconciler, promoter, concurrency, retentionMs });
   const views = createJobViews({ store, clock, registry });
 
   let initialised: Promise<void> | undefined;
-  const ready = (): Promise<void> => (initialised ??= store.init().catch((e: unknown) => {
+  const ready = (): Promise<void> => (initialised ??= store.init().then(() => warnHistory(registry.all(), clock.now(), retentionMs, historyWarnRows, log)).catch((e: unknown) => {
     initialised = undefined;
     throw e;
   }));
@@ -144,8 +146,8 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
   const runAheadOn = options.runAhead ?? true;
   // One trigger's tick: a node at its capacity left due slots, so (a platform trigger
   // ticks once a minute) it takes them in further rounds as its runs free capacity.
-  const tickRounds = async (at: number): Promise<TickReport> => {
-    const first = await (await begin(at)).settled;
+  const tickRounds = async (at: number, started = begin(at)): Promise<TickReport> => {
+    const first = await (await started).settled;
     let report = first;
     while ((report.deferred ?? 0) > 0 && report.ok) {
       const next = await (await begin(clock.now())).settled;
@@ -170,13 +172,15 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     },
     async tick(now, opts = {}) {
       const at = now ?? clock.now();
-      const main = tickRounds(at);
-      if (opts.until === undefined || !runAheadOn || opts.until <= at) return main;
+      if (opts.until === undefined || !runAheadOn || opts.until <= at) return tickRounds(at);
+      const claimed = begin(at);
+      const main = tickRounds(at, claimed);
       const controller = new AbortController();
       aheads.add(controller);
-      const schedules = () => registry.all().filter((job) => job.enabled).map(startsOf);
+      const jobs = () => registry.all().filter((job) => job.enabled).map((job) => ({ name: job.name, schedule: startsOf(job) }));
+      const quiet = (names: readonly string[]) => tracker.settledOf(names);
       try {
-        const [report] = await Promise.all([main, runAhead({ clock, begin, signal: controller.signal, schedules }, at, opts.until, main)]);
+        const [report] = await Promise.all([main, runAhead({ clock, begin, signal: controller.signal, jobs, quiet }, at, opts.until, claimed)]);
         return report;
       } finally {
         aheads.delete(controller);
@@ -226,7 +230,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
         throw new SchedulerError("conflict", `${jobLabel(name)} is a code-defined job`, { path: "name" });
       }
       const job = resolveDataJob(name, spec, defaults);
-      checkTargetUrl(job.target!.url, webhooks, `jobs.${name}.target.url`);
+      checkTargetUrl(job.target.url, webhooks, `jobs.${name}.target.url`);
       // Computed before the store call: a failure here is the caller's input, not the store's.
       const json = dataSpecJson(job, spec);
       await ready();

@@ -19,19 +19,28 @@ export interface Logger {
 }
 
 /**
- * The claim a run holds: a fencing value for side effects. `until` moves forward with
- * each heartbeat renewal; once `held` is false another node may run the slot, so a
- * side effect that must happen once checks `held` (or writes `attempt` and `until`
- * along with its effect and lets its own store refuse a stale one).
+ * The claim a run holds: a fencing value for side effects (docs/guarantees.md, "Fencing").
+ *
+ * The lease's fence is the last renewal the store confirmed (counted from when it was
+ * sent) plus `lease`, never past the attempt's start + timeout; the store keeps the lease
+ * a `leaseGrace` longer. So while `held` is true, no node whose clock runs at most
+ * `leaseGrace` ahead can see the lease as ended, and a handler whose signal aborts has
+ * `leaseGrace` − skew to stop before another node may run the slot. A side effect that
+ * must happen once checks `held` just before it commits (or writes `attempt` with its
+ * effect and lets its own store refuse an older one).
  */
 export interface RunLease {
   /** This node's id. */
   readonly node: string;
   /** The attempt this lease is for (the row's attempt). */
   readonly attempt: number;
-  /** The lease end (epoch ms) as last written to the store. */
+  /** The fence (epoch ms, this node's clock): `held` is true strictly before it. It moves forward with each confirmed renewal. */
   readonly until: number;
-  /** False once the lease has ended or a renewal found the row taken; the signal then aborts too. */
+  /**
+   * True strictly before the fence while the claim is this attempt's; false from the
+   * fence on, once a renewal found the row taken, or once the scheduler gave up on the
+   * run. Never true again once false. The signal aborts when it turns false at the fence.
+   */
   readonly held: boolean;
 }
 
@@ -120,6 +129,12 @@ export interface JobPolicy {
   retries?: RetrySpec;
   /** Default true. */
   enabled?: boolean;
+  /**
+   * Keep at most this many finished rows of the job's run history (the newest by slot),
+   * beside the time-based `retention`; pruned with it, at most hourly. Default: no cap.
+   * Set it in `defaults` for a cap on every job.
+   */
+  maxRows?: number;
   payload?: unknown;
   description?: string;
 }
@@ -183,6 +198,12 @@ export interface JobInfo {
   statusCounts?: Readonly<Record<string, number>>;
   /** For data-defined jobs: the stored definition. */
   def?: JobDef;
+  /**
+   * Set when the job does not run because one of its stored rows cannot be read or is
+   * invalid, naming the row and the column (for example `edgecron_defs row "nightly":
+   * column spec is not valid JSON`). Only this job stops; fix or delete the row.
+   */
+  broken?: string;
   /** With `list({ window })`: rows with slot >= now - window, newest first, at most 50. */
   recent?: RunRecord[];
   /** With `list({ window })`: the slots in (now, now + window]; `slots` holds at most 200, oldest first. */
@@ -229,7 +250,7 @@ export interface TickReport {
 
 export type ManualRunResult =
   | { ok: true; job: string; slot: number; outcome: Outcome }
-  | { ok: false; job: string; reason: "unknown job" | "already running" | "not due" | "paused" | "lost" };
+  | { ok: false; job: string; reason: "unknown job" | "already running" | "not due" | "paused" | "lost" | "broken" };
 
 export type SchedulerEvent =
   | { type: "tick"; now: number; report: TickReport }
@@ -284,9 +305,10 @@ export interface SchedulerOptions {
   /** Which webhook targets are allowed (internal addresses are refused by default). */
   webhooks?: WebhookOptions;
   /**
-   * How far past a job's timeout a lease may be renewed (the time an outcome write has
-   * after the timeout); default `"30s"`. Exactly-once needs it larger than the clock
-   * skew between nodes.
+   * The fencing margin; default `"5s"`. The store keeps each lease this much longer than
+   * the running node holds it (its fence), so exactly-once holds while the clock skew
+   * between nodes is below it; it is also the time an outcome write has after the
+   * timeout. A dead node's slot is re-run `lease` + `leaseGrace` after its last renewal.
    */
   leaseGrace?: string | number;
   /**
@@ -314,6 +336,12 @@ export interface SchedulerOptions {
   runAhead?: boolean;
   /** Run history retention; default `"7d"`, never shorter than the longest catch-up window. */
   retention?: string | number;
+  /**
+   * At start (the first tick or `start()`) the node estimates the history rows its jobs
+   * keep under `retention` and each job's `maxRows`, and logs a warning naming the largest
+   * jobs when the total is above this; default 1 000 000, `Infinity` for none.
+   */
+  historyWarnRows?: number;
 }
 
 /** Options of `scheduler.pause()`. */

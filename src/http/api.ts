@@ -92,7 +92,7 @@ async function define(rc: RouterContext, name: string, spec: DataJobSpec, ifVers
   }
 }
 
-const REFUSAL_STATUS = { "unknown job": 404, "already running": 409, "not due": 409, paused: 409, lost: 409 } as const;
+const REFUSAL_STATUS = { "unknown job": 404, "already running": 409, "not due": 409, paused: 409, lost: 409, broken: 409 } as const;
 /** A manual run that ran but failed: the upstream (the handler) failed or was too slow. */
 const FAILED_STATUS: Partial<Record<string, 502 | 504>> = { error: 502, abandoned: 502, timeout: 504 };
 

@@ -284,3 +284,11 @@ export const LEASE_EXPIRED = "lease expired before the run finished (its node st
 export function zeroCounts(): Record<RunStatus, number> {
   return { running: 0, cancelling: 0, buffered: 0, ok: 0, error: 0, timeout: 0, skipped: 0, missed: 0, abandoned: 0, cancelled: 0 };
 }
+
+/** `pruneRows(job, keep)`: `keep` is an integer >= 1. @throws {SchedulerError} `invalid-spec`. */
+export function checkKeep(keep: unknown): number {
+  if (typeof keep !== "number" || !Number.isSafeInteger(keep) || keep < 1) {
+    throw new SchedulerError("invalid-spec", `pruneRows.keep: expected an integer >= 1, got ${quote(keep)}`, { path: "pruneRows.keep" });
+  }
+  return keep;
+}

@@ -80,7 +80,7 @@ export interface ClaimRequest {
   status: "running" | "missed";
   /**
    * With `skip`, a `running` request whose job already has a live `running` row
-   * (leaseUntil > now) from a DIFFERENT batch is inserted as `skipped` instead,
+   * (leaseUntil >= now: one boundary everywhere, as reap() and renew() read it) from a DIFFERENT batch is inserted as `skipped` instead,
    * decided inside the same statement as the insert. The buffering policies (see
    * {@link OverlapPolicy}) count as blocked also while the job has `buffered` rows, so
    * buffered slots keep their order; a `cancelling` row counts as live.
@@ -193,15 +193,27 @@ export interface JobState {
   paused: boolean;
   /** While paused with `setPaused(..., { note, by })`: its note, time and author (absent otherwise). */
   pause?: PauseInfo;
+  /**
+   * Set when a stored column of this job cannot be read (text in `first_seen`, or in a
+   * run row's `slot`), naming the table, the row and the column. Only this job stops
+   * planning; its other fields are then placeholders.
+   */
+  broken?: string;
 }
 
 /** A data-defined job as stored: its validated spec as plain JSON. */
 export interface JobDef {
   name: string;
   spec: Record<string, unknown>;
-  /** Starts at 1 and increments on every put; used for optimistic concurrency. */
+  /** Starts at 1 and increments on every put, and across deletes (a re-created definition continues above the deleted one), so nodes see every change; used for optimistic concurrency. */
   version: number;
   updatedAt: number;
+  /**
+   * Set when the stored row cannot be read (its `spec` is not JSON), naming the row and
+   * the column; `spec` is then `{}`. Reads never throw for one bad row: the engine
+   * disables that job alone.
+   */
+  broken?: string;
 }
 
 /** Everything a tick needs to plan, read in ONE round trip. */
@@ -299,7 +311,7 @@ export interface Store {
    * (or `error`/`timeout`) at `attempt` into `running` at `attempt + 1` held by `node`.
    * Returns false when another node did it first or the row changed.
    * With `overlap: "skip"` (default `"allow"`) it also returns false, changing nothing,
-   * while the job has another live `running` row (leaseUntil > now), decided in the same
+   * while the job has another live `running` row (leaseUntil >= now), decided in the same
    * statement as the update, as `claim()` decides its overlap check.
    */
   reclaim(request: ReclaimRequest): Promise<boolean>;
@@ -351,6 +363,13 @@ export interface Store {
 
   /** Deletes finished rows with slot < before; returns how many. */
   prune(before: number): Promise<number>;
+
+  /**
+   * Deletes the finished rows of `job` beyond its newest `keep` (by slot), never its
+   * newest `scheduled` row (the watermark planning starts from) nor a running row;
+   * returns how many. `keep` is an integer >= 1.
+   */
+  pruneRows(job: string, keep: number): Promise<number>;
 
   /** A small shared setting (for example the session revocation epoch); undefined when unset. */
   getSetting(key: string): Promise<string | undefined>;

@@ -11,7 +11,8 @@ import type { RunRecord } from "../../src/store/types.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const WORKER = join(ROOT, "test/integration/fixtures/lease_worker.ts");
-const BOUND_MS = 20_000;
+// A dead node's slot is re-run once its stored lease end passes: lease (15 s) + leaseGrace (5 s) after its last renewal.
+const BOUND_MS = 25_000;
 
 interface Worker {
   child: ChildProcessWithoutNullStreams;
@@ -64,7 +65,7 @@ async function rowsOf(db: string, job: string): Promise<RunRecord[]> {
 }
 
 describe("leases with default settings, real processes", { timeout: 300_000 }, () => {
-  it("SIGKILL mid-run: the next slot runs and the killed slot is abandoned and re-run within 20 s", async () => {
+  it("SIGKILL mid-run: the next slot runs and the killed slot is abandoned and re-run within 25 s", async () => {
     const dir = mkdtempSync(join(tmpdir(), "edgecron-kill-"));
     const db = join(dir, "kill.db");
     try {
@@ -91,10 +92,10 @@ describe("leases with default settings, real processes", { timeout: 300_000 }, (
       );
       assert.equal(abandoned.length, 1, "the killed slot is recorded abandoned once");
       assert.equal(abandoned[0]!["willRetry"], true);
-      assert.ok((abandoned[0]!["at"] as number) - killedAt <= BOUND_MS, "abandoned within 20 s of the kill");
+      assert.ok((abandoned[0]!["at"] as number) - killedAt <= BOUND_MS, "abandoned within 25 s of the kill");
       assert.deepEqual([killed.status, killed.attempt, killed.node], ["ok", 2, "survivor"]);
-      assert.ok(killed.startedAt - killedAt <= BOUND_MS, "re-run within 20 s of the kill");
-      assert.ok(next.startedAt - killedAt <= BOUND_MS, "the job's next slot ran within 20 s of the kill");
+      assert.ok(killed.startedAt - killedAt <= BOUND_MS, "re-run within 25 s of the kill");
+      assert.ok(next.startedAt - killedAt <= BOUND_MS, "the job's next slot ran within 25 s of the kill");
       assert.equal(rows.filter((r) => r.status === "running").length, 0);
     } finally {
       rmSync(dir, { recursive: true, force: true });

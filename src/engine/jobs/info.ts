@@ -6,7 +6,7 @@
 import { redactDef } from "./redact.ts";
 import { own } from "../../core/own.ts";
 import type { RunRecord, Store, TickSnapshot } from "../../store/types.ts";
-import type { JobRegistry } from "./registry.ts";
+import type { BrokenJob, JobRegistry } from "./registry.ts";
 import type { ResolvedJob } from "./spec.ts";
 import type { Clock, JobInfo, ListOptions } from "../types.ts";
 import { lifeOf } from "./life.ts";
@@ -21,6 +21,7 @@ const UPCOMING_SLOTS = 200;
 const UPCOMING_COUNT_MAX = 1_000_000;
 
 type Upcoming = NonNullable<JobInfo["upcoming"]>;
+type Listed = ResolvedJob | BrokenJob;
 
 /** Describes jobs; `invalidate()` drops the cache (every tick calls it). */
 export interface JobViews {
@@ -59,8 +60,10 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
     const now = clock.now();
     const count = clampNext(options.next);
     const snapshot = await store.read(only === undefined ? registry.names() : [only]);
-    registry.syncDefs(snapshot.defs);
-    let jobs = registry.all().filter((j) => only === undefined || j.name === only);
+    registry.sync(snapshot);
+    const broken = new Map(registry.broken().map((b) => [b.name, b]));
+    // Broken jobs are listed too (marked), after the ones that run.
+    let jobs: Listed[] = [...registry.all(), ...broken.values()].filter((j) => only === undefined || j.name === only);
     // Pages are in name order; without paging, code jobs come first as registered.
     if (options.after !== undefined || options.limit !== undefined) {
       jobs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -72,7 +75,9 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
     const since = window === undefined ? now + 1 : now - window;
     const overview = await store.overview(jobs.map((j) => j.name), { since, perJob: RECENT_PER_JOB });
     const live = liveSince(snapshot, now);
-    return jobs.map((job) => {
+    return jobs.map((listed) => {
+      if ("reason" in listed) return describeBroken(listed, registry, own(snapshot.jobs, listed.name)?.paused ?? false, own(overview, listed.name)?.last);
+      const job = listed;
       const paused = own(snapshot.jobs, job.name)?.paused ?? false;
       const fires = job.enabled && !paused;
       const info = describeJob(job, registry, {
@@ -161,7 +166,30 @@ function describeJob(
     ...live,
     counters: { ...registry.counters(job.name) },
   };
-  if (job.def !== undefined) out.def = redactDef(job.def);
+  if (job.source === "data" && job.def !== undefined) out.def = redactDef(job.def);
   if (job.jitterMs > 0) out.jitter = job.jitterMs;
+  return out;
+}
+
+/**
+ * A job that does not run because a stored row is unreadable: what is known of it, with
+ * `broken` saying why. A definition that cannot be read at all shows an empty schedule.
+ */
+function describeBroken(b: BrokenJob, registry: JobRegistry, paused: boolean, lastOutcome: RunRecord | undefined): JobInfo {
+  const live = { paused, runningSince: undefined, lastOutcome, next: [] };
+  if (b.job !== undefined) return { ...describeJob(b.job, registry, live), broken: b.reason };
+  const out: JobInfo = {
+    name: b.name,
+    source: b.source,
+    description: undefined,
+    schedule: "",
+    spec: { cron: "" },
+    timezone: "UTC",
+    enabled: false,
+    ...live,
+    counters: { ...registry.counters(b.name) },
+    broken: b.reason,
+  };
+  if (b.def !== undefined) out.def = redactDef(b.def);
   return out;
 }

@@ -3,10 +3,22 @@
  * once per stored version, with its webhook handler attached), and per-job counters.
  */
 import { SchedulerError } from "../../core/errors.ts";
-import type { JobDef } from "../../store/types.ts";
+import type { JobDef, JobState } from "../../store/types.ts";
 import { errorText, jobLabel } from "../text.ts";
-import { resolveDataJob, resolveJob, type ResolvedJob } from "./spec.ts";
+import { type DataJob, type DataJobResolved, resolveDataJob, resolveJob, type ResolvedJob } from "./spec.ts";
 import type { DataJobSpec, JobCounters, JobPolicy, JobSpec, Logger, RunContext } from "../types.ts";
+
+/** A job that does not run because one of its stored rows cannot be read or resolved. */
+export interface BrokenJob {
+  name: string;
+  source: "code" | "data";
+  /** Why, naming the row and the column (or the spec field). */
+  reason: string;
+  /** The resolved job when only its state is unreadable (a code job, or a data job whose run rows are bad). */
+  job: ResolvedJob | undefined;
+  /** The stored definition of a data job, as read. */
+  def: JobDef | undefined;
+}
 
 /** Every job this node knows, by name. */
 export interface JobRegistry {
@@ -15,16 +27,22 @@ export interface JobRegistry {
   /** A code job, else a data job. */
   get(name: string): ResolvedJob | undefined;
   isCode(name: string): boolean;
-  /** Code jobs first, then data jobs not shadowed by a code job. */
+  /** The jobs that run: code jobs first, then data jobs not shadowed by a code job; broken jobs are left out. */
   all(): ResolvedJob[];
-  /** The names of {@link all}, in its order. */
+  /** Every job name to read state for: those of {@link all}, in its order, then the broken ones. */
   names(): string[];
-  /** Replaces the data jobs with `defs`, re-resolving only changed versions. */
-  syncDefs(defs: readonly JobDef[]): void;
+  /**
+   * Replaces the data jobs with `snapshot.defs` when given (re-resolving only changed versions) and
+   * marks jobs whose stored rows cannot be read broken (logged once per reason): they
+   * stop running alone, every other job goes on.
+   */
+  sync(snapshot: { defs?: readonly JobDef[]; jobs?: Record<string, JobState> }): void;
+  /** The jobs that do not run because a stored row is unreadable or invalid, by name order. */
+  broken(): BrokenJob[];
   /** Resolves one stored definition (handler attached), or logs why it cannot run. */
-  resolveDef(def: JobDef): ResolvedJob | undefined;
+  resolveDef(def: JobDef): DataJob | undefined;
   /** Sets or removes one data job (after `define()` / `undefine()`). */
-  setData(name: string, job: ResolvedJob | undefined): void;
+  setData(name: string, job: DataJob | undefined): void;
   /** This node's counters for `name`, created on first use. */
   counters(name: string): JobCounters;
   /** Bumped on every change of any job, so caches of derived data know to drop. */
@@ -35,23 +53,46 @@ export interface JobRegistry {
 export function createJobRegistry(deps: {
   defaults: JobPolicy;
   log: Logger;
-  deliver: (job: ResolvedJob, ctx: RunContext) => unknown;
+  deliver: (job: DataJobResolved, ctx: RunContext) => unknown;
 }): JobRegistry {
   const { defaults, log, deliver } = deps;
   const code = new Map<string, ResolvedJob>();
-  const data = new Map<string, ResolvedJob>();
+  const data = new Map<string, DataJob>();
   const counters = new Map<string, JobCounters>();
   let version = 0;
+  const bump = (): void => void version++;
+  const { badDefs, badStates, markDef, syncStates } = createBrokenRows(log, bump);
 
-  const resolveDef = (def: JobDef): ResolvedJob | undefined => {
-    try {
-      const job = resolveDataJob(def.name, def.spec as unknown as DataJobSpec, defaults, def);
-      // Attached once here, so the run path never comes back to the scheduler for it.
-      return { ...job, run: (ctx: RunContext) => deliver(job, ctx) };
-    } catch (e) {
-      log.error(`stored definition of ${jobLabel(def.name)} is invalid; it will not run`, { error: errorText(e) });
+  const resolveDef = (def: JobDef): DataJob | undefined => {
+    if (def.broken !== undefined) {
+      markDef(def, def.broken);
       return undefined;
     }
+    try {
+      const job = resolveDataJob(def.name, def.spec as unknown as DataJobSpec, defaults, def);
+      markDef(def, undefined);
+      // Attached once here, so the run path never comes back to the scheduler for it.
+      return { ...job, run: (ctx: RunContext): unknown => deliver(job, ctx) };
+    } catch (e) {
+      markDef(def, `its stored definition (version ${def.version}) is invalid: ${errorText(e)}`);
+      return undefined;
+    }
+  };
+
+  const syncDefs = (defs: readonly JobDef[]): void => {
+    const seen = new Set<string>();
+    for (const def of defs) {
+      seen.add(def.name);
+      const known = data.get(def.name)?.def ?? badDefs.get(def.name)?.def;
+      if (known?.version === def.version && known.updatedAt === def.updatedAt) continue;
+      const job = resolveDef(def);
+      registry.setData(def.name, job);
+      if (job !== undefined && code.has(def.name)) {
+        log.warn(`${jobLabel(def.name)} is both code- and data-defined; the code job wins on this node`);
+      }
+    }
+    for (const name of [...data.keys()]) if (!seen.has(name)) registry.setData(name, undefined);
+    for (const name of [...badDefs.keys()]) if (!seen.has(name) && badDefs.delete(name)) bump();
   };
 
   const registry: JobRegistry = {
@@ -65,28 +106,31 @@ export function createJobRegistry(deps: {
     get: (name) => code.get(name) ?? data.get(name),
     isCode: (name) => code.has(name),
     all() {
-      const jobs = [...code.values()];
-      for (const job of data.values()) if (!code.has(job.name)) jobs.push(job);
+      const jobs: ResolvedJob[] = [];
+      for (const job of code.values()) if (!badStates.has(job.name)) jobs.push(job);
+      for (const job of data.values()) if (!code.has(job.name) && !badStates.has(job.name)) jobs.push(job);
       return jobs;
     },
     names() {
       const names = [...code.keys()];
       for (const name of data.keys()) if (!code.has(name)) names.push(name);
+      for (const name of badDefs.keys()) if (!code.has(name)) names.push(name);
       return names;
     },
-    syncDefs(defs) {
-      const seen = new Set<string>();
-      for (const def of defs) {
-        seen.add(def.name);
-        const known = data.get(def.name);
-        if (known?.def?.version === def.version && known.def.updatedAt === def.updatedAt) continue;
-        const job = resolveDef(def);
-        registry.setData(def.name, job);
-        if (job !== undefined && code.has(def.name)) {
-          log.warn(`${jobLabel(def.name)} is both code- and data-defined; the code job wins on this node`);
-        }
+    sync(snapshot) {
+      if (snapshot.defs !== undefined) syncDefs(snapshot.defs);
+      if (snapshot.jobs !== undefined) syncStates(snapshot.jobs);
+    },
+    broken() {
+      const out: BrokenJob[] = [];
+      for (const [name, reason] of badStates) {
+        const job = registry.get(name);
+        if (job !== undefined) out.push({ name, source: job.source, reason, job, def: job.source === "data" ? job.def : undefined });
       }
-      for (const name of [...data.keys()]) if (!seen.has(name)) registry.setData(name, undefined);
+      for (const [name, { def, reason }] of badDefs) {
+        if (!code.has(name) && !badStates.has(name)) out.push({ name, source: "data", reason, job: undefined, def });
+      }
+      return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     },
     resolveDef,
     setData(name, job) {
@@ -110,4 +154,50 @@ export function createJobRegistry(deps: {
     },
   };
   return registry;
+}
+
+/**
+ * The jobs a bad stored row disables, each logged once per reason: data jobs whose
+ * definition cannot be read or resolved, and jobs whose state cannot be read. `changed`
+ * runs on every change (the registry's version).
+ */
+function createBrokenRows(log: Logger, changed: () => void): {
+  badDefs: Map<string, { def: JobDef; reason: string }>;
+  badStates: Map<string, string>;
+  markDef(def: JobDef, reason: string | undefined): void;
+  syncStates(jobs: Record<string, JobState>): void;
+} {
+  const badDefs = new Map<string, { def: JobDef; reason: string }>();
+  const badStates = new Map<string, string>();
+  const logBroken = (name: string, reason: string): void => {
+    log.error(`${jobLabel(name)} is disabled: ${reason}; every other job keeps running`);
+  };
+  return {
+    badDefs,
+    badStates,
+    markDef(def, reason) {
+      const known = badDefs.get(def.name);
+      if (reason === undefined) {
+        if (known !== undefined && badDefs.delete(def.name)) changed();
+        return;
+      }
+      badDefs.set(def.name, { def, reason });
+      if (known?.reason === reason) return;
+      logBroken(def.name, reason);
+      changed();
+    },
+    syncStates(jobs) {
+      for (const state of Object.values(jobs)) {
+        const known = badStates.get(state.name);
+        if (state.broken === undefined) {
+          if (known !== undefined && badStates.delete(state.name)) changed();
+          continue;
+        }
+        if (known === state.broken) continue;
+        logBroken(state.name, state.broken);
+        badStates.set(state.name, state.broken);
+        changed();
+      }
+    },
+  };
 }

@@ -64,6 +64,12 @@ export const policyEntries = {
     backoff: v.optional(duration),
   })),
   enabled: v.optional(v.boolean((issue) => `expected true or false, got ${got(issue)}`)),
+  maxRows: v.optional(v.pipe(
+    v.number((issue) => `expected a whole number 1-1000000000, got ${got(issue)}`),
+    v.integer((issue) => `expected a whole number 1-1000000000, got ${got(issue)}`),
+    v.minValue(1, (issue) => `expected a whole number 1-1000000000, got ${got(issue)}`),
+    v.maxValue(1_000_000_000, (issue) => `expected a whole number 1-1000000000, got ${got(issue)}`),
+  )),
   payload: v.optional(v.unknown()),
   description: v.optional(v.pipe(text(1000), v.check((s) => !CONTROL.test(s), () => "must not contain control characters"))),
 };

@@ -16,10 +16,9 @@ import { checkName, dataJobSchema, jobSchema, parseOrThrow, policySchema } from 
 export { JOB_NAME } from "./schema.ts";
 import type { CatchUpMode, DataJobSpec, JobPolicy, JobSpec, RunContext, WebhookTarget } from "../types.ts";
 
-/** A job after validation: every policy field filled in, durations in ms. */
-export interface ResolvedJob {
+/** What every resolved job has: every policy field filled in, durations in ms. */
+interface JobBase {
   name: string;
-  source: "code" | "data";
   schedule: Schedule;
   timezone: string;
   description: string | undefined;
@@ -32,16 +31,34 @@ export interface ResolvedJob {
   catchUp: { mode: CatchUpMode; windowMs: number; toleranceMs: number };
   retries: { attempts: number; backoffMs: number };
   enabled: boolean;
+  /** The cap on finished history rows; undefined for none. */
+  maxRows: number | undefined;
   payload: unknown;
-  /** Code jobs: the handler. Data jobs: undefined (the scheduler delivers `target`). */
-  run: ((ctx: RunContext) => unknown) | undefined;
-  target: WebhookTarget | undefined;
-  def: JobDef | undefined;
   /** `jitter` in ms; 0 for none. */
   jitterMs: number;
   /** `maxRuns`; undefined for no limit. */
   maxRuns: number | undefined;
 }
+
+/** A code-defined job: its handler is the user's function. */
+export interface CodeJob extends JobBase {
+  source: "code";
+  run: (ctx: RunContext) => unknown;
+}
+
+/** A data-defined job: its handler delivers `target` (attached by the registry); `def` is the stored row it came from. */
+export interface DataJob extends JobBase {
+  source: "data";
+  run: (ctx: RunContext) => unknown;
+  target: WebhookTarget;
+  def: JobDef | undefined;
+}
+
+/** A job after validation. */
+export type ResolvedJob = CodeJob | DataJob;
+
+/** A data job before the registry attaches its delivery handler. */
+export type DataJobResolved = Omit<DataJob, "run">;
 
 /**
  * Validates `SchedulerOptions.defaults`; fields are named `defaults.<field>`.
@@ -61,10 +78,10 @@ export function resolveDefaults(defaults: JobPolicy | undefined): JobPolicy {
  * (`jobs.nightly.timeout: expected a duration like "30s", got "soon"`) for the spec.
  * @example resolveJob("nightly", { schedule: "0 3 * * *", run: () => {} }, {})
  */
-export function resolveJob(name: string, spec: JobSpec, defaults: JobPolicy): ResolvedJob {
+export function resolveJob(name: string, spec: JobSpec, defaults: JobPolicy): CodeJob {
   checkName(name);
   const parsed = parseOrThrow(jobSchema, spec, `jobs.${name}`) as JobSpec;
-  return expand(name, "code", parsed, defaults, { run: parsed.run, target: undefined, def: undefined });
+  return { ...expand(name, parsed, defaults), source: "code", run: parsed.run };
 }
 
 /**
@@ -73,7 +90,7 @@ export function resolveJob(name: string, spec: JobSpec, defaults: JobPolicy): Re
  *
  * @throws {SchedulerError} as `resolveJob`.
  */
-export function resolveDataJob(name: string, spec: DataJobSpec, defaults: JobPolicy, def?: JobDef): ResolvedJob {
+export function resolveDataJob(name: string, spec: DataJobSpec, defaults: JobPolicy, def?: JobDef): DataJobResolved {
   checkName(name);
   const parsed = parseOrThrow(dataJobSchema, spec, `jobs.${name}`) as DataJobSpec;
   if (isSchedule(parsed.schedule)) {
@@ -81,21 +98,15 @@ export function resolveDataJob(name: string, spec: DataJobSpec, defaults: JobPol
       path: `jobs.${name}.schedule`,
     });
   }
-  return expand(name, "data", parsed, defaults, { run: undefined, target: parsed.target, def });
+  return { ...expand(name, parsed, defaults), source: "data", target: parsed.target, def };
 }
 
 /** The JSON form of a data-defined job's spec, as stored by `define()`. */
-export function dataSpecJson(job: ResolvedJob, spec: DataJobSpec): Record<string, unknown> {
+export function dataSpecJson(job: Pick<JobBase, "schedule">, spec: DataJobSpec): Record<string, unknown> {
   return JSON.parse(JSON.stringify({ ...spec, schedule: job.schedule.toJSON() })) as Record<string, unknown>;
 }
 
-function expand(
-  name: string,
-  source: "code" | "data",
-  spec: JobPolicy & JobModifiers & { schedule: unknown },
-  defaults: JobPolicy,
-  extra: Pick<ResolvedJob, "run" | "target" | "def">,
-): ResolvedJob {
+function expand(name: string, spec: JobPolicy & JobModifiers & { schedule: unknown }, defaults: JobPolicy): JobBase {
   const at = (field: string): { code: "invalid-spec"; field: string; path: string } => ({
     code: "invalid-spec",
     field: `jobs.${name}.${field}`,
@@ -107,7 +118,6 @@ function expand(
   const retries = spec.retries ?? defaults.retries;
   return {
     name,
-    source,
     schedule,
     timezone: schedule.timezone,
     description: spec.description ?? defaults.description,
@@ -125,9 +135,9 @@ function expand(
       backoffMs: parseDuration(retries?.backoff ?? "1s", at("retries.backoff")),
     },
     enabled: spec.enabled ?? defaults.enabled ?? true,
+    maxRows: spec.maxRows ?? defaults.maxRows,
     payload: spec.payload !== undefined ? spec.payload : defaults.payload,
     ...runModifiers(name, spec),
-    ...extra,
   };
 }
 

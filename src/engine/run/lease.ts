@@ -1,35 +1,20 @@
 /**
  * The lease: how long a claim stays this node's without news from it. Claims get a
  * short lease that a per-node heartbeat renews (all held claims in ONE `store.renew`
- * write per beat) while handlers run, never past the attempt's start + timeout +
- * grace; reaping, re-claiming and releasing live here too.
+ * write per beat) while handlers run. The lease is the ONLY writer of a held claim:
+ * `move()` and `end()` are the only code that writes a held row's lease, bumps a claim's
+ * generation or moves its lease end (see `policy.ts` for the arithmetic and the fence).
  */
-import type { AttemptKey, LeaseRenewal, RunRecord, Store, TickSnapshot } from "../../store/types.ts";
-import { errorText } from "../text.ts";
+import type { AttemptKey, RunPatch, RunRecord, Store, TickSnapshot } from "../../store/types.ts";
 import type { HeldClaim, RunTracker } from "./tracker.ts";
-import { SUPERSEDED, supersededOf } from "./supersede.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
-import type { Clock, Logger, SchedulerEvent } from "../types.ts";
+import type { Clock, Logger } from "../types.ts";
+import { createClaimWrites } from "./claim_writes.ts";
+import { createHeartbeat } from "./heartbeat.ts";
+import type { OutcomeWriter } from "./outcomes.ts";
+import { leaseCap, leaseUntil, type LeasePolicy } from "./policy.ts";
 
-/** The lease settings, resolved. */
-export interface LeasePolicy {
-  /** Length of one lease. */
-  leaseMs: number;
-  /** Time between renewals. */
-  heartbeatMs: number;
-  /** How far past the timeout a lease may reach (outcome bookkeeping). */
-  graceMs: number;
-}
-
-/** The latest a lease for an attempt started at `startedAt` may reach. */
-export function leaseCap(policy: LeasePolicy, startedAt: number, timeoutMs: number): number {
-  return startedAt + timeoutMs + policy.graceMs;
-}
-
-/** THE lease end: one lease from `now`, never past `capUntil`. */
-export function leaseUntil(policy: LeasePolicy, now: number, capUntil: number): number {
-  return Math.min(now + policy.leaseMs, capUntil);
-}
+export { leaseCap, type LeasePolicy, leaseUntil } from "./policy.ts";
 
 /** A row the reaper recorded `abandoned` and this node re-claimed to run again. */
 export interface Reclaimed {
@@ -38,16 +23,45 @@ export interface Reclaimed {
   claim: HeldClaim;
 }
 
+/** One lease write through {@link Lease.move}: a new lease from `from`, and the row fields that change with it. */
+export interface LeaseMove {
+  /** The lease counts from here (this node's clock; later than now for a retry backoff). */
+  from: number;
+  /** The attempt's timeout: the fence never passes `from + timeoutMs`. */
+  timeoutMs: number;
+  /** The row moves to this attempt (a retry). */
+  attempt?: number;
+  startedAt?: number;
+  error?: string;
+}
+
 /** The lease owner of one scheduler. */
 export interface Lease {
   readonly policy: LeasePolicy;
-  /** The lease end for an attempt of `job` starting at `now` (see {@link leaseUntil}). */
-  until(now: number, job: ResolvedJob): number;
-  /** Holds a claim and keeps it renewed until released. */
-  hold(key: AttemptKey, until: number, capUntil?: number): HeldClaim;
+  /** The stored lease end for an attempt of `job` starting at `from` (never earlier than the clock: `from` may be a late trigger's time). */
+  until(from: number, job: ResolvedJob): number;
+  /** Holds a claim whose row was just written with lease end `until`, and keeps it renewed until released. */
+  hold(key: AttemptKey, until: number): HeldClaim;
+  /** Marks a held claim's handler as started: its fence is capped at `startedAt + timeoutMs`; `controller` aborts it. */
+  start(claim: HeldClaim, startedAt: number, timeoutMs: number, controller: AbortController): void;
+  /** The handler settled (its controller is gone). */
+  detach(claim: HeldClaim): void;
+  /**
+   * Compare-and-set of the held row: a new lease (and `change`'s fields). True when written;
+   * false when the row is no longer this attempt's. Rejects on store failure.
+   */
+  move(claim: HeldClaim, change: LeaseMove): Promise<boolean>;
+  /**
+   * Records the final outcome (through the group-commit writer). Until the store answers
+   * the claim stays renewed and the write is retried; true when recorded (the claim is
+   * released then), false when the row was taken. Rejects only once the scheduler gives up.
+   */
+  end(claim: HeldClaim, patch: RunPatch & { status: RunRecord["status"] }): Promise<boolean>;
   /**
    * Records every running row whose lease ended before `now` `abandoned` (only when the
-   * snapshot shows one) and re-claims those of `retryable` jobs with retries left.
+   * snapshot shows one) and re-claims those `retryable` returns a job for. This node's own
+   * rows with a run still in flight here are re-leased first, never reaped: a clock
+   * stepped forward must not make a node re-run what it is running.
    */
   reap(snapshot: TickSnapshot, now: number, retryable: (row: RunRecord) => ResolvedJob | undefined): Promise<{
     reaped: RunRecord[];
@@ -59,7 +73,7 @@ export interface Lease {
   reclaim(job: ResolvedJob, slot: number, attempt: number, now: number): Promise<HeldClaim | undefined>;
   /** Ends held claims now (they were won but will not run), so any node's next tick reaps them. Never rejects. */
   release(claims: readonly HeldClaim[]): Promise<void>;
-  /** One heartbeat now: lease ends checked first, then one renewal write. For tests and the timer. */
+  /** One heartbeat now: fences checked first, then one renewal write. For tests and the timer. */
   beat(): Promise<void>;
   /** Stops renewing every claim held now (after `stop()` gave up on them); their leases end on their own. */
   abandon(): void;
@@ -74,140 +88,40 @@ export function createLease(deps: {
   node: string;
   policy: LeasePolicy;
   tracker: RunTracker;
-  emit: (event: SchedulerEvent) => void;
+  writer: OutcomeWriter;
   log: Logger;
 }): Lease {
-  const { store, clock, node, policy, tracker, log } = deps;
-  let beatHandle: unknown;
-  let beatAt = Infinity;
-  let watchHandle: unknown;
-  let watchAt = Infinity;
-
-  const lose = (claim: HeldClaim, why: string): void => {
-    if (claim.lost) return;
-    claim.lost = true;
-    claim.controller?.abort(new DOMException(why, "AbortError"));
-  };
-  // A paused node wakes with every timer overdue: lease ends are checked before anything else.
-  const expire = (now: number): void => {
-    for (const claim of tracker.claims()) {
-      if (!claim.lost && claim.leaseUntil < now) lose(claim, `lease ended at ${new Date(claim.leaseUntil).toISOString()} before the run finished`);
-    }
-  };
-  // A claim's renewal is due one heartbeat after its lease was last set to a full lease;
-  // never, once it reached its cap.
-  const dueOf = (claim: HeldClaim): number =>
-    claim.leaseUntil >= claim.capUntil ? Infinity : claim.leaseUntil - policy.leaseMs + policy.heartbeatMs;
-  const setWatch = (at: number): void => {
-    if (watchHandle !== undefined) clock.clearTimeout(watchHandle);
-    watchHandle = undefined;
-    watchAt = at;
-    if (at === Infinity) return;
-    // Fires just after the earliest lease end, on this node's clock.
-    watchHandle = clock.setTimeout(() => {
-      watchHandle = undefined;
-      watchAt = Infinity;
-      expire(clock.now());
-      rearm();
-    }, at + 1 - clock.now());
-  };
-  const setBeat = (at: number): void => {
-    if (beatHandle !== undefined) clock.clearTimeout(beatHandle);
-    beatHandle = undefined;
-    beatAt = at;
-    if (at === Infinity) return;
-    beatHandle = clock.setTimeout(() => {
-      beatHandle = undefined;
-      beatAt = Infinity;
-      void beat().finally(() => rearm(clock.now() + policy.heartbeatMs));
-    }, Math.max(0, at - clock.now()));
-  };
-  /** Both timers from every held claim (after a beat, a watch, a release); no beat before `notBefore`. */
-  const rearm = (notBefore = -Infinity): void => {
-    let watch = Infinity;
-    let due = Infinity;
-    for (const claim of tracker.claims()) {
-      if (claim.lost) continue;
-      if (claim.leaseUntil < watch) watch = claim.leaseUntil;
-      if (dueOf(claim) < due) due = dueOf(claim);
-    }
-    // After a beat (even a failed one) the next waits a heartbeat: a down store is not hammered.
-    if (due !== Infinity) due = Math.max(due, notBefore);
-    if (watch !== watchAt) setWatch(watch);
-    if (due !== beatAt) setBeat(due);
-  };
+  const { store, clock, node, policy, tracker } = deps;
+  const heart = createHeartbeat(deps);
+  const writes = createClaimWrites({ ...deps, heart });
   tracker.onRelease(() => {
-    if (tracker.size === 0) rearm();
+    if (tracker.size === 0) heart.rearm();
   });
-
-  const beat = async (): Promise<void> => {
-    const now = clock.now();
-    expire(now);
-    const claims: HeldClaim[] = [];
-    const generations: number[] = [];
-    const items: LeaseRenewal[] = [];
-    for (const claim of tracker.claims()) {
-      // Claims whose lease runs longer than one lease (a retry backoff) wait for their turn.
-      if (claim.lost || claim.leaseUntil - now > policy.leaseMs) continue;
-      const until = leaseUntil(policy, now, claim.capUntil);
-      if (until <= claim.leaseUntil) continue;
-      claims.push(claim);
-      generations.push(claim.generation);
-      items.push({ job: claim.job, slot: claim.slot, attempt: claim.attempt, node: claim.node, leaseUntil: until });
-    }
-    if (items.length === 0) return;
-    let results: boolean[];
-    try {
-      results = await store.renew(items, now);
-    } catch (e) {
-      // Leases stand until they end; the watch aborts the runs then.
-      log.warn(`renewing ${items.length} leases failed; retrying next heartbeat`, { error: errorText(e) });
-      return;
-    }
-    const refused: HeldClaim[] = [];
-    results.forEach((renewed, i) => {
-      const claim = claims[i]!;
-      // The runner wrote this lease meanwhile (a retry, an outcome): its write decides.
-      if (claim.generation !== generations[i] || tracker.get(claim.job, claim.slot) !== claim) return;
-      if (renewed) claim.leaseUntil = Math.max(claim.leaseUntil, items[i]!.leaseUntil);
-      else refused.push(claim);
-    });
-    // A refusal is a lost lease, or a cancelOther slot that superseded the run: the row says which.
-    const superseded = await supersededOf(store, refused);
-    for (const claim of refused) {
-      if (superseded.has(claim)) supersede(claim);
-      else lose(claim, "lease lost: the row was reaped or taken by another node");
-    }
+  const until = (from: number, job: ResolvedJob): number => {
+    const at = Math.max(from, clock.now());
+    return leaseUntil(policy, at, leaseCap(at, job.timeoutMs));
   };
 
-  const supersede = (claim: HeldClaim): void => {
-    if (claim.lost) return;
-    claim.superseded = true;
-    lose(claim, SUPERSEDED);
-  };
-
-  const hold = (key: AttemptKey, until: number, capUntil?: number): HeldClaim => {
-    const claim = tracker.hold(key, until, capUntil);
-    // O(1) per claim: a tick may hold thousands.
-    if (until < watchAt) setWatch(until);
-    if (dueOf(claim) < beatAt) setBeat(dueOf(claim));
-    return claim;
-  };
-
-  return {
+  const lease: Lease = {
     policy,
-    until: (now, job) => leaseUntil(policy, now, leaseCap(policy, now, job.timeoutMs)),
-    hold,
+    until,
+    hold: writes.hold,
+    move: writes.move,
+    start: writes.start,
+    detach: writes.detach,
+    end: writes.end,
+    release: writes.release,
     async reap(snapshot, now, retryable) {
       const expired = snapshot.running.some((row) => row.leaseUntil !== null && row.leaseUntil < now);
       if (!expired) return { reaped: [], reclaimed: [] };
+      await writes.keepOwn(snapshot, now);
       const reaped = await store.reap(now);
       const reclaimed: Reclaimed[] = [];
       for (const row of reaped) {
         const job = retryable(row);
         if (job === undefined) continue;
         try {
-          const claim = await this.reclaim(job, row.slot, row.attempt, now);
+          const claim = await lease.reclaim(job, row.slot, row.attempt, now);
           if (claim !== undefined) reclaimed.push({ job, row, claim });
         } catch (error) {
           return { reaped, reclaimed, error };
@@ -216,28 +130,18 @@ export function createLease(deps: {
       return { reaped, reclaimed };
     },
     async reclaim(job, slot, attempt, now) {
-      // Leases count from the clock: `now` may be a late trigger's scheduled time.
-      const from = Math.max(now, clock.now());
-      const until = this.until(from, job);
+      const stored = until(now, job);
       // The overlap check rides with the reclaim: a re-run must not start beside a live run of the job.
       const overlap = job.overlap === "allow" ? "allow" : "skip";
-      const won = await store.reclaim({ job: job.name, slot, attempt, node, now, leaseUntil: until, overlap });
-      return won ? hold({ job: job.name, slot, attempt: attempt + 1, node }, until) : undefined;
+      const won = await store.reclaim({ job: job.name, slot, attempt, node, now, leaseUntil: stored, overlap });
+      return won ? writes.hold({ job: job.name, slot, attempt: attempt + 1, node }, stored) : undefined;
     },
-    async release(claims) {
-      const now = clock.now();
-      for (const claim of claims) {
-        claim.generation++;
-        tracker.release(claim);
-        const key = { job: claim.job, slot: claim.slot, attempt: claim.attempt, node: claim.node };
-        await store.update(key, { leaseUntil: now }).catch(() => false);
-      }
-    },
-    beat,
+    beat: heart.beat,
+    supersede: heart.supersede,
     abandon() {
-      for (const claim of tracker.claims()) lose(claim, "scheduler stopped");
-      rearm();
+      for (const claim of tracker.claims()) heart.lose(claim, "scheduler stopped");
+      heart.rearm();
     },
-    supersede,
   };
+  return lease;
 }

@@ -31,6 +31,9 @@ export async function manualRun(deps: RunnerDeps & { node: string }, name: strin
     registry.setData(name, job);
   }
   const snapshot = await store.snapshot([name], now);
+  registry.sync({ jobs: snapshot.jobs });
+  // A job with an unreadable stored row does not run, not even by hand, until the row is fixed.
+  if (own(snapshot.jobs, name)?.broken !== undefined) return { ok: false, job: name, reason: "broken" };
   const live = snapshot.running.some((r) => r.job === name && r.leaseUntil !== null && r.leaseUntil >= now);
   if (live) return { ok: false, job: name, reason: "already running" };
 
@@ -73,7 +76,7 @@ export async function manualRun(deps: RunnerDeps & { node: string }, name: strin
   }
   emit({ type: "claimed", job: name, slot });
   const held = lease.hold({ job: name, slot, attempt: 1, node: deps.node }, leaseUntil);
-  const outcome = await deps.tracker.track(runSlot(deps, job, held));
+  const outcome = await deps.tracker.track(runSlot(deps, job, held), name);
   if (outcome === undefined) return { ok: false, job: name, reason: "lost" };
   return { ok: true, job: name, slot, outcome };
 }

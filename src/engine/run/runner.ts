@@ -6,8 +6,7 @@
 import type { Outcome, RunPatch, Store } from "../../store/types.ts";
 import { safeLogger } from "../events.ts";
 import { errorText, jobLabel } from "../text.ts";
-import { leaseCap, leaseUntil, type Lease } from "./lease.ts";
-import type { OutcomeWriter } from "./outcomes.ts";
+import type { Lease } from "./lease.ts";
 import type { JobRegistry } from "../jobs/registry.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 import { sleep } from "./sleep.ts";
@@ -32,7 +31,6 @@ export interface RunnerDeps {
   registry: JobRegistry;
   lease: Lease;
   tracker: RunTracker;
-  writer: OutcomeWriter;
 }
 
 type AttemptResult = { status: "ok" } | { status: "error" | "timeout"; error: string; stopped: boolean };
@@ -58,10 +56,9 @@ async function runAttempts(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim)
     for (;;) {
       const attempt = claim.attempt;
       const started = clock.now();
-      claim.capUntil = leaseCap(lease.policy, started, job.timeoutMs);
       deps.emit({ type: "started", job: job.name, slot, attempt });
       counters.runs++;
-      const result = await attemptOnce(deps, job, claim);
+      const result = await attemptOnce(deps, job, claim, started);
       const now = clock.now();
       if (claim.superseded && result.status !== "ok") return await cancel(deps, claim, now);
       if (result.status === "ok") {
@@ -80,13 +77,8 @@ async function runAttempts(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim)
       if (!willRetry) return await finish(deps, claim, { status: result.status, finishedAt: now, leaseUntil: null, error: result.error });
       // Retry k waits backoff * 2^(k-1), at most MAX_BACKOFF_MS; the lease covers the wait and one lease more.
       const delay = Math.min(job.retries.backoffMs * 2 ** (attempt - 1), MAX_BACKOFF_MS);
-      const key = { job: job.name, slot, attempt, node: claim.node };
-      claim.capUntil = leaseCap(lease.policy, now + delay, job.timeoutMs);
-      const waitUntil = leaseUntil(lease.policy, now + delay, claim.capUntil);
-      claim.generation++;
-      if (!(await store.update(key, { attempt: attempt + 1, leaseUntil: waitUntil, error: result.error }))) return lost(deps, claim, "the row was reaped or taken during the retry");
-      claim.attempt = attempt + 1;
-      claim.leaseUntil = waitUntil;
+      const wait = { from: now + delay, timeoutMs: job.timeoutMs, attempt: attempt + 1, error: result.error };
+      if (!(await lease.move(claim, wait))) return lost(deps, claim, "the row was reaped or taken during the retry");
       await sleep(deps, delay);
       // A lease longer than one lease is not renewed during the backoff, so a
       // supersession may not have been heard yet: the row says.
@@ -94,12 +86,9 @@ async function runAttempts(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim)
       if (claim.superseded) return await cancel(deps, claim, clock.now());
       if (tracker.stopping || claim.lost) return leave(deps, claim);
       const restart = clock.now();
-      const until = lease.until(restart, job);
-      claim.generation++;
-      if (!(await store.update({ ...key, attempt: claim.attempt }, { startedAt: restart, leaseUntil: until }))) {
+      if (!(await lease.move(claim, { from: restart, timeoutMs: job.timeoutMs, startedAt: restart }))) {
         return lost(deps, claim, "the row was reaped or taken during the retry backoff");
       }
-      claim.leaseUntil = until;
     }
   } catch (e) {
     // The row stays `running`; once its lease ends any node records it `abandoned`.
@@ -109,12 +98,7 @@ async function runAttempts(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim)
 }
 
 async function finish(deps: RunnerDeps, claim: HeldClaim, patch: RunPatch & { status: Outcome }): Promise<Outcome | undefined> {
-  const key = { job: claim.job, slot: claim.slot, attempt: claim.attempt, node: claim.node };
-  claim.generation++;
-  if (await deps.writer.write(key, patch)) {
-    deps.tracker.release(claim);
-    return patch.status;
-  }
+  if (await deps.lease.end(claim, patch)) return patch.status;
   return lost(deps, claim, claim.lost
     ? "the lease ended before the outcome was recorded (the slot was reaped, and may have run elsewhere)"
     : "the row was no longer this attempt's (reaped or taken by another node)");
@@ -140,35 +124,41 @@ function leave(deps: RunnerDeps, claim: HeldClaim): undefined {
   return undefined;
 }
 
-/** The fencing value a handler sees: live views of its claim. */
+/**
+ * The fencing value a handler sees: live views of its claim. `held` is true strictly
+ * before the fence (`until`), which lies a lease grace before the stored lease end, and
+ * never turns true again once false.
+ */
 function leaseView(deps: RunnerDeps, claim: HeldClaim): RunLease {
   const attempt = claim.attempt;
+  let released = false;
   return {
     node: claim.node,
     attempt,
     get until() {
-      return claim.leaseUntil;
+      return claim.heldUntil;
     },
     get held() {
-      return !claim.lost && claim.attempt === attempt && deps.clock.now() <= claim.leaseUntil;
+      released ||= claim.lost || claim.attempt !== attempt || deps.clock.now() >= claim.heldUntil;
+      return !released;
     },
   };
 }
 
 /** One call of the handler, raced against the timeout. Never rejects. */
-function attemptOnce(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim): Promise<AttemptResult> {
-  const { clock, tracker } = deps;
+function attemptOnce(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim, startedAt: number): Promise<AttemptResult> {
+  const { tracker, lease } = deps;
   const { slot, attempt } = claim;
   const controller = new AbortController();
   tracker.controllers.add(controller);
-  claim.controller = controller;
+  lease.start(claim, startedAt, job.timeoutMs, controller);
   const log = safeLogger(deps.log, { job: job.name, slot, attempt });
   const ctx: RunContext = { job: job.name, slot, attempt, signal: controller.signal, lease: leaseView(deps, claim), payload: job.payload, log };
-  const startedAt = clock.now();
+  const { clock } = deps;
   let settled = false;
   let timedOut = false;
 
-  const outcome = new Promise<unknown>((resolve) => resolve(job.run!(ctx)));
+  const outcome = new Promise<unknown>((resolve) => resolve(job.run(ctx)));
   const finished = outcome.then(
     (): AttemptResult => ({ status: "ok" }),
     (e: unknown): AttemptResult => {
@@ -193,7 +183,7 @@ function attemptOnce(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim): Prom
   return Promise.race([finished, timeout]).then((result) => {
     clock.clearTimeout(timer);
     tracker.controllers.delete(controller);
-    claim.controller = undefined;
+    lease.detach(claim);
     if (result.status === "timeout") watchStuck(deps, job, claim, startedAt, () => settled, finished);
     return result;
   });

@@ -4,26 +4,37 @@
  */
 import type { AttemptKey } from "../../store/types.ts";
 
-/** One claim this node holds. Mutable: the lease owner renews it, the runner moves it on. */
-export interface HeldClaim extends AttemptKey {
-  /** The lease end last written to the store. */
-  leaseUntil: number;
-  /** No renewal goes past this: the attempt's start + timeout + lease grace (Infinity while queued). */
-  capUntil: number;
+/**
+ * One claim this node holds, read-only: the lease (`lease.ts`) is its only writer, so
+ * the generation, the stored lease end and the fence move together.
+ */
+export interface HeldClaim extends Readonly<AttemptKey> {
+  /** The lease end last written to the store: after it (on their clocks) other nodes may reap the row. */
+  readonly leaseUntil: number;
+  /**
+   * The fence, on this node's clock: the run holds the claim strictly before it. It is the
+   * stored end less the lease grace, so a node whose clock runs up to the grace ahead
+   * still sees the lease live while this node's handler may run.
+   */
+  readonly heldUntil: number;
+  /** No renewal moves the fence past this: the attempt's start + timeout (Infinity while queued or settling). */
+  readonly capUntil: number;
   /** Aborts the running handler's signal; undefined while queued or between attempts. */
-  controller: AbortController | undefined;
-  /** Set once the lease ended or a renewal found the row taken; never cleared. */
-  lost: boolean;
+  readonly controller: AbortController | undefined;
+  /** Set once the fence passed, a renewal found the row taken, or the scheduler gave up; never cleared. */
+  readonly lost: boolean;
   /** Set (with `lost`) when a `cancelOther` slot superseded this run: its outcome is `cancelled`. */
-  superseded: boolean;
-  /** Bumped by every lease write the runner makes, so a renewal racing it is not read as a loss. */
-  generation: number;
+  readonly superseded: boolean;
+  /** Set once the handler settled and its outcome is being written: renewed without a cap, never fenced. */
+  readonly settling: boolean;
+  /** Bumped by every lease write, so a renewal racing it is not read as a loss. */
+  readonly generation: number;
 }
 
 /** What the tracker exposes to the lease, the tick and `stop()`. */
 export interface RunTracker {
-  /** Starts holding `key` with a lease to `leaseUntil` (no cap while queued). */
-  hold(key: AttemptKey, leaseUntil: number, capUntil?: number): HeldClaim;
+  /** Starts holding `claim` (built by the lease). */
+  add(claim: HeldClaim): void;
   /** Stops holding a claim (its outcome is recorded, or it was given up). */
   release(claim: HeldClaim): void;
   /** The claim held on `(job, slot)`, if any. */
@@ -38,8 +49,10 @@ export interface RunTracker {
   onSettle(listener: () => void): void;
   /** Calls `listener` after each release (the lease stops its heartbeat when none are left; the timer re-ticks). */
   onRelease(listener: () => void): void;
-  /** Tracks a run until it settles, for `stop()`. */
-  track<T>(run: Promise<T>): Promise<T>;
+  /** Tracks a run of `job` until it settles, for `stop()` and {@link settledOf}. */
+  track<T>(run: Promise<T>, job: string): Promise<T>;
+  /** Resolves once every run of these jobs in flight now has settled. */
+  settledOf(jobs: readonly string[]): Promise<void>;
   /** The runs in flight. */
   active(): Promise<unknown>[];
   /** Abort controllers `stop()` aborts after its grace (running handlers and retry backoffs). */
@@ -53,17 +66,12 @@ const keyOf = (job: string, slot: number): string => `${slot}\u0000${job}`;
 /** Creates an empty tracker. */
 export function createRunTracker(): RunTracker {
   const held = new Map<string, HeldClaim>();
-  const active = new Set<Promise<unknown>>();
+  const active = new Map<Promise<unknown>, string>();
   const listeners: (() => void)[] = [];
   const settleListeners: (() => void)[] = [];
   return {
-    hold(key, leaseUntil, capUntil = Infinity): HeldClaim {
-      const claim: HeldClaim = {
-        job: key.job, slot: key.slot, attempt: key.attempt, node: key.node,
-        leaseUntil, capUntil, controller: undefined, lost: false, superseded: false, generation: 0,
-      };
-      held.set(keyOf(key.job, key.slot), claim);
-      return claim;
+    add(claim): void {
+      held.set(keyOf(claim.job, claim.slot), claim);
     },
     release(claim): void {
       const k = keyOf(claim.job, claim.slot);
@@ -85,8 +93,8 @@ export function createRunTracker(): RunTracker {
     onRelease(listener): void {
       listeners.push(listener);
     },
-    track<T>(run: Promise<T>): Promise<T> {
-      active.add(run);
+    track<T>(run: Promise<T>, job: string): Promise<T> {
+      active.set(run, job);
       const done = (): void => {
         active.delete(run);
         for (const listener of settleListeners) listener();
@@ -94,7 +102,12 @@ export function createRunTracker(): RunTracker {
       run.then(done, done);
       return run;
     },
-    active: () => [...active],
+    active: () => [...active.keys()],
+    async settledOf(jobs) {
+      const names = new Set(jobs);
+      const runs = [...active].filter(([, job]) => names.has(job)).map(([run]) => run);
+      await Promise.allSettled(runs);
+    },
     controllers: new Set(),
     stopping: false,
   };

@@ -17,7 +17,7 @@ import type { Clock } from "../types.ts";
 /** Every asynchronous method of the port. */
 export const STORE_METHODS = [
   "init", "close", "snapshot", "read", "claim", "update", "updateMany", "renew", "reap", "reclaim", "getRun", "runs",
-  "lastOutcomes", "counts", "overview", "setPaused", "listDefs", "getDef", "putDef", "deleteDef", "prune",
+  "lastOutcomes", "counts", "overview", "setPaused", "listDefs", "getDef", "putDef", "deleteDef", "prune", "pruneRows",
   "getSetting", "putSetting",
 ] as const satisfies readonly (keyof Store)[];
 

@@ -15,8 +15,10 @@ import type { Clock, TickReport } from "../types.ts";
 /** What run-ahead needs from the scheduler. */
 export interface RunAheadDeps {
   clock: Clock;
-  /** The schedules of the jobs known now (code and data jobs). */
-  schedules(): Iterable<Schedule>;
+  /** The jobs known now (code and data jobs). */
+  jobs(): Iterable<{ name: string; schedule: Schedule }>;
+  /** Resolves once no run of these jobs is in flight on this node (outcomes recorded). */
+  quiet(names: readonly string[]): Promise<unknown>;
   /** Starts a tick at `now`; resolves once its claims are made, with `settled` resolving when its runs are recorded. */
   begin(now: number): Promise<{ settled: Promise<TickReport> }>;
   /** Aborted by `stop()`: no slot after that is claimed. */
@@ -67,18 +69,22 @@ export function slotsAhead(schedules: Iterable<Schedule>, from: number, until: n
 /**
  * Ticks at each slot in `(from, until)` as its time comes, and resolves when every run
  * those ticks started has its outcome recorded. Slots already due when it starts (a late
- * delivery) are taken by one catch-up tick once `previous` (the trigger's own tick) has
- * settled, so each job's catch-up policy decides them and none is skipped for overlapping
- * a run whose outcome was still being written. Ends early, leaving the remaining slots
- * unclaimed for the next trigger (which records them by each job's catch-up policy),
- * when `signal` aborts.
+ * delivery) are taken by one catch-up tick once `claimed` (the trigger's own tick's
+ * claims) is done and the runs of the jobs with such slots have their outcomes recorded,
+ * so each job's catch-up policy decides them and none is skipped for overlapping a run
+ * whose outcome was still being written. Runs of other jobs (a long minute job) are not
+ * waited for. Ends early, leaving the remaining slots unclaimed for the next trigger
+ * (which records them by each job's catch-up policy), when `signal` aborts.
  */
-export async function runAhead(deps: RunAheadDeps, from: number, until: number, previous: Promise<unknown>): Promise<TickReport[]> {
+export async function runAhead(deps: RunAheadDeps, from: number, until: number, claimed: Promise<unknown>): Promise<TickReport[]> {
   const settled: Promise<TickReport>[] = [];
   const start = deps.clock.now();
-  const slots = slotsAhead(deps.schedules(), from, until);
+  const jobs = [...deps.jobs()];
+  const slots = slotsAhead(jobs.map((j) => j.schedule), from, until);
   if (slots.length > 0 && slots[0]! <= start) {
-    await previous;
+    await claimed;
+    const due = jobs.filter((j) => !j.schedule.between(from, start)[Symbol.iterator]().next().done).map((j) => j.name);
+    await deps.quiet(due);
     if (!deps.signal.aborted) settled.push((await deps.begin(deps.clock.now())).settled);
   }
   for (const slot of slots) {

@@ -3,7 +3,7 @@
  * → reap ended leases → a pure `planTick()` → one claim batch → run → record.
  */
 import { own } from "../../core/own.ts";
-import type { ClaimRequest, RunRecord, TickSnapshot } from "../../store/types.ts";
+import type { ClaimRequest, Outcome, RunRecord, TickSnapshot } from "../../store/types.ts";
 import { errorText, jobLabel } from "../text.ts";
 import { planTick } from "./plan_tick.ts";
 import { limitRuns } from "./max_runs.ts";
@@ -63,7 +63,7 @@ export function createTicker(deps: TickDeps): Ticker {
     const startAgain = (): Promise<unknown>[] =>
       again.map(({ job, claim }) => {
         jobReport(job.name).run.push(claim.slot);
-        return tracker.track(runSlot(deps, job, claim).then((o) => record(jobReport(job.name), claim.slot, o)))
+        return tracker.track(runSlot(deps, job, claim).then((o) => record(jobReport(job.name), claim.slot, o)), job.name)
           .then(() => drain(job, jobReport(job.name)));
       });
     const failed = (e: unknown): StartedTick => {
@@ -76,8 +76,10 @@ export function createTicker(deps: TickDeps): Ticker {
     let snapshot: TickSnapshot;
     try {
       snapshot = await store.snapshot(registry.names(), now);
-      registry.syncDefs(snapshot.defs);
-      await deps.reconciler.settle(snapshot, now, again);
+      registry.sync(snapshot);
+      const settled = await deps.reconciler.settle(snapshot, now);
+      again.push(...settled.adopted);
+      if (settled.error !== undefined) throw settled.error;
       const { reaped, reclaimed, error } = await lease.reap(snapshot, now, (row) => retryable(snapshot, row));
       for (const row of reaped) {
         if (row.status === "cancelled") {
@@ -123,7 +125,7 @@ export function createTicker(deps: TickDeps): Ticker {
     const runs = startAgain();
     for (const [name, claims] of won) {
       const job = registry.get(name);
-      if (job !== undefined) runs.push(tracker.track(runInOrder(job, claims, jobReport(name))).then(() => drain(job, jobReport(name))));
+      if (job !== undefined) runs.push(tracker.track(runInOrder(job, claims, jobReport(name)), name).then(() => drain(job, jobReport(name))));
     }
     // Buffered slots with no live run anywhere (their run settled on a node that died or
     // stopped, or a backfill's node went away): this node starts them.
@@ -216,14 +218,8 @@ export function createTicker(deps: TickDeps): Ticker {
    */
   const startQueued = async (job: ResolvedJob, claim: HeldClaim): Promise<HeldClaim | undefined> => {
     const now = clock.now();
-    const until = lease.until(now, job);
-    const key = { job: claim.job, slot: claim.slot, attempt: claim.attempt, node };
-    claim.generation++;
     try {
-      if (await store.update(key, { startedAt: now, leaseUntil: until })) {
-        claim.leaseUntil = until;
-        return claim;
-      }
+      if (await lease.move(claim, { from: now, timeoutMs: job.timeoutMs, startedAt: now })) return claim;
       tracker.release(claim);
       if (job.retries.attempts < 1) return undefined;
       return await lease.reclaim(job, claim.slot, claim.attempt, now);
@@ -257,7 +253,8 @@ export function createTicker(deps: TickDeps): Ticker {
     lastPrune = now;
     const longestWindow = Math.max(0, ...registry.all().map((j) => j.catchUp.windowMs));
     try {
-      const removed = await store.prune(now - Math.max(deps.retentionMs, longestWindow));
+      let removed = await store.prune(now - Math.max(deps.retentionMs, longestWindow));
+      for (const job of registry.all()) if (job.maxRows !== undefined) removed += await store.pruneRows(job.name, job.maxRows);
       if (removed > 0) log.debug(`pruned ${removed} finished runs`);
     } catch (e) {
       log.warn("pruning run history failed; will retry in an hour", { error: errorText(e) });
@@ -272,6 +269,6 @@ export function createTicker(deps: TickDeps): Ticker {
   };
 }
 
-function record(r: JobTickReport, slot: number, outcome: string | undefined): void {
-  if (outcome !== undefined) r.outcomes[slot] = outcome as JobTickReport["outcomes"][number];
+function record(r: JobTickReport, slot: number, outcome: Outcome | undefined): void {
+  if (outcome !== undefined) r.outcomes[slot] = outcome;
 }

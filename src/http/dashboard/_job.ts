@@ -57,8 +57,9 @@ function pauseNote(info: JobInfo, cc: CardContext, format: (ms: number) => strin
   return html`<p class="sub pause-note" data-pause-by="${by}">Paused ${timeTag(at, format)} (${relative(at, cc.now)}) by <b>${by}</b>${note === null ? "" : html`: ${inertBidi(note)}`}</p>`;
 }
 
-/** The job's state as a pill: running, paused, disabled, completed (`maxRuns`), ended (`endAt`) or active. */
+/** The job's state as a pill: broken (a stored row is unreadable; the reason as its title), running, paused, disabled, completed (`maxRuns`), ended (`endAt`) or active. */
 function state(info: JobInfo): Html {
+  if (info.broken !== undefined) return html`<span class="pill bad" data-state="broken" title="${info.broken}">broken</span>`;
   if (info.runningSince !== undefined) return html`<span class="pill warn" data-state="running">running</span>`;
   if (info.paused) return html`<span class="pill idle" data-state="paused">paused</span>`;
   if (!info.enabled) return html`<span class="pill idle" data-state="disabled">disabled</span>`;

@@ -54,6 +54,24 @@ export function claimCases({ it, withStore }: ContractContext): void {
       assert.deepEqual(outcomes(await store.claim([request("b", T0 + MIN, { batch: "t2" })])), ["won"]);
     }));
 
+  it("a lease is live up to and including its end (one boundary for claim, reclaim, renew and reap)", () =>
+    withStore(async (store) => {
+      await store.claim([request("a", T0, { batch: "t1", leaseUntil: T0 + MIN })]);
+      // At now === leaseUntil the lease is still live: the skip check blocks, reap leaves it.
+      const atEnd = await store.claim([request("a", T0 + MIN, { batch: "t2", node: "node-b", now: T0 + MIN })]);
+      assert.deepEqual(outcomes(atEnd), ["skipped"]);
+      assert.deepEqual(await store.reap(T0 + MIN), []);
+      await store.claim([request("b", T0, { batch: "t3", leaseUntil: T0 + MIN })]);
+      await store.update({ job: "b", slot: T0, attempt: 1, node: "node-a" }, { status: "error", finishedAt: T0, leaseUntil: null, error: "x" });
+      assert.equal(await store.reclaim({ job: "b", slot: T0, attempt: 1, node: "node-b", now: T0 + MIN, leaseUntil: T0 + 2 * MIN, overlap: "skip" }), true);
+      await store.claim([request("c", T0, { batch: "t4", leaseUntil: T0 + MIN })]);
+      await store.claim([request("c", T0 + 1, { batch: "t5", leaseUntil: T0 + MIN, overlap: "allow" })]);
+      await store.update({ job: "c", slot: T0 + 1, attempt: 1, node: "node-a" }, { status: "error", finishedAt: T0, leaseUntil: null, error: "x" });
+      assert.equal(await store.reclaim({ job: "c", slot: T0 + 1, attempt: 1, node: "node-b", now: T0 + MIN, leaseUntil: T0 + 2 * MIN, overlap: "skip" }), false, "reclaim is refused beside a lease that ends now");
+      assert.deepEqual(await store.renew([{ job: "a", slot: T0, attempt: 1, node: "node-a", leaseUntil: T0 + 2 * MIN }], T0 + MIN), [true]);
+      assert.deepEqual((await store.reap(T0 + 2 * MIN + 1)).map((r) => r.job).sort(), ["a", "b", "c"]);
+    }));
+
   it("claim() with overlap allow runs concurrently", () =>
     withStore(async (store) => {
       await store.claim([request("a", T0, { batch: "t1" })]);
@@ -64,8 +82,8 @@ export function claimCases({ it, withStore }: ContractContext): void {
   it("claim() is not blocked by a running row whose lease has ended", () =>
     withStore(async (store) => {
       await store.claim([request("a", T0, { batch: "t1", leaseUntil: T0 + MIN })]);
-      const atEnd = await store.claim([request("a", T0 + MIN, { batch: "t2", now: T0 + MIN })]);
-      assert.deepEqual(outcomes(atEnd), ["won"]);
+      const pastEnd = await store.claim([request("a", T0 + MIN, { batch: "t2", now: T0 + MIN + 1 })]);
+      assert.deepEqual(outcomes(pastEnd), ["won"]);
     }));
 
   it("claims sharing a batch id never block one another", () =>
@@ -150,6 +168,20 @@ export function claimCases({ it, withStore }: ContractContext): void {
       // Re-putting keeps the original start.
       await store.putDef("hook", { schedule: "*/5 * * * *" }, T0 + 7 * MIN);
       assert.equal((await store.snapshot([], T0 + 8 * MIN)).jobs["hook"]?.firstSeen, T0);
+    }));
+
+  it("a definition's version rises across a delete, so a re-create at the same instant is a new version", () =>
+    withStore(async (store) => {
+      assert.equal((await store.putDef("hook", { schedule: "* * * * *" }, T0)).version, 1);
+      assert.equal((await store.putDef("hook", { schedule: "*/2 * * * *" }, T0)).version, 2);
+      assert.equal(await store.deleteDef("hook"), true);
+      const again = await store.putDef("hook", { schedule: "*/5 * * * *" }, T0, { ifVersion: 0 });
+      assert.equal(again.version, 3, "continues above the deleted definition's version");
+      assert.deepEqual((await store.getDef("hook"))?.version, 3);
+      assert.equal(await store.deleteDef("hook"), true);
+      assert.equal(await store.deleteDef("hook"), false);
+      assert.equal((await store.putDef("hook", { schedule: "* * * * *" }, T0 - MIN)).version, 4, "also when the writer's clock is behind");
+      assert.equal((await store.putDef("other", { schedule: "* * * * *" }, T0)).version, 1, "other names are unaffected");
     }));
 
   it("update() is a compare-and-set on the running attempt", () =>

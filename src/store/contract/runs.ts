@@ -57,7 +57,7 @@ export function runCases({ it, withStore }: ContractContext): void {
       assert.equal(await store.reclaim({ ...key, node: "node-b", now, leaseUntil: now + MIN, overlap: "skip" }), false);
       assert.equal((await store.getRun("a", T0))?.status, "abandoned", "a refused reclaim changes nothing");
       // Another job's live run never blocks; a lease that has ended no longer blocks.
-      assert.equal(await store.reclaim({ ...key, node: "node-b", now: T0 + 5 * MIN, leaseUntil: T0 + 6 * MIN, overlap: "skip" }), true);
+      assert.equal(await store.reclaim({ ...key, node: "node-b", now: T0 + 5 * MIN + 1, leaseUntil: T0 + 6 * MIN, overlap: "skip" }), true);
       assert.equal((await store.getRun("a", T0))?.attempt, 2);
       await rejectsWith(store.reclaim({ ...key, node: "n", now, leaseUntil: now, overlap: "never" as "skip" }), "invalid-spec", /"never"/);
     }));
@@ -163,7 +163,24 @@ export function runCases({ it, withStore }: ContractContext): void {
       assert.equal(await store.deleteDef("hook"), true);
       assert.equal(await store.deleteDef("hook"), false);
       assert.deepEqual(await store.listDefs(), []);
-      assert.equal((await store.putDef("hook", { a: 1 }, T0, { ifVersion: 0 })).version, 1);
+      assert.equal((await store.putDef("hook", { a: 1 }, T0, { ifVersion: 0 })).version, 2, "a re-created definition continues above the deleted version");
+    }));
+
+  it("pruneRows() keeps a job's newest finished rows, its running rows and its watermark row; other jobs untouched", () =>
+    withStore(async (store) => {
+      const slots = [0, 1, 2, 3, 4, 5].map((i) => T0 + i * MIN);
+      await store.claim(slots.map((slot) => request("a", slot, { status: "missed", batch: "t" })));
+      await store.claim([request("a", T0 + 10 * MIN, { kind: "manual", batch: "t", overlap: "allow" })]);
+      // Two manual rows newer than the watermark (T0 + 5 min), which is beyond the newest two.
+      await store.claim([T0 + 11 * MIN, T0 + 12 * MIN].map((slot) => request("a", slot, { kind: "manual", status: "missed", batch: "m" })));
+      await store.claim([request("b", T0, { status: "missed", batch: "t" })]);
+      assert.equal(await store.pruneRows("a", 2), 5);
+      assert.deepEqual((await store.runs("a")).map((r) => (r.slot - T0) / MIN), [12, 11, 10, 5]);
+      assert.equal((await store.snapshot(["a"], T0 + 20 * MIN)).watermarks["a"], T0 + 5 * MIN, "the watermark row stays");
+      assert.deepEqual((await store.runs("b")).map((r) => r.slot), [T0]);
+      assert.equal(await store.pruneRows("a", 2), 0);
+      assert.equal(await store.pruneRows("none", 1), 0);
+      await rejectsWith(store.pruneRows("a", 0), "invalid-spec", /keep/);
     }));
 
   it("prune() deletes old finished rows, keeps running and recent ones", () =>

@@ -96,6 +96,8 @@ export interface Keys {
   counts(): KvKey;
   job(name?: string): KvKey;
   def(name?: string): KvKey;
+  /** The last version of a deleted definition, so a re-created one continues above it. */
+  tombstone(name: string): KvKey;
   setting(key: string): KvKey;
 }
 
@@ -113,6 +115,7 @@ export function keysUnder(prefix: KvKey): Keys {
     counts: () => k("count"),
     job: (name) => (name === undefined ? k("job") : k("job", name)),
     def: (name) => (name === undefined ? k("def") : k("def", name)),
+    tombstone: (name) => k("tombstone", name),
     setting: (key) => k("setting", key),
   };
 }

@@ -78,7 +78,7 @@ export function reclaimOne(ctx: KvContext, request: ReclaimRequest, overlap: "sk
       if (row === undefined || !retryable || row.attempt !== attempt) return false;
       if (overlap === "skip" && counterValue(version!.value) > 0) {
         const live = await listAll(kv, { prefix: keys.lives(job) });
-        if (live.some((e) => isLiveStatus((e.value as Row).status) && ((e.value as Row).leaseUntil ?? -Infinity) > now)) return false;
+        if (live.some((e) => isLiveStatus((e.value as Row).status) && ((e.value as Row).leaseUntil ?? -Infinity) >= now)) return false;
       }
       const next: Row = {
         ...row,

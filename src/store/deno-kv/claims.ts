@@ -86,7 +86,7 @@ async function claimChunk(
   const supersede = (rows: Row[], slot: number, now: number, batch: string): void => {
     rows.forEach((row, k) => {
       let next: Row | undefined;
-      if (row.status === "running" && row.batch !== batch && (row.leaseUntil ?? -Infinity) > now) next = { ...row, status: "cancelling" };
+      if (row.status === "running" && row.batch !== batch && (row.leaseUntil ?? -Infinity) >= now) next = { ...row, status: "cancelling" };
       else if (row.status === "buffered" && row.kind === "scheduled" && row.slot < slot) {
         next = { ...row, status: "skipped", finishedAt: now, error: SKIP_SUPERSEDED };
       }
@@ -114,7 +114,7 @@ async function claimChunk(
     if (status === "running" && r.overlap !== "allow") {
       checkedJobs.add(r.job);
       const rows = live.get(r.job) ?? [];
-      const blocking = rows.some((row) => isLiveStatus(row.status) && (row.leaseUntil ?? -Infinity) > r.now && row.batch !== r.batch);
+      const blocking = rows.some((row) => isLiveStatus(row.status) && (row.leaseUntil ?? -Infinity) >= r.now && row.batch !== r.batch);
       ({ status, error } = decideClaim(r, blocking, rows.filter((row) => row.status === "buffered").length));
       if (status === "buffered" && r.overlap === "cancelOther") supersede(rows, r.slot, r.now, r.batch);
     }

@@ -17,12 +17,18 @@ interface StoredDef {
 // A KV value holds at most 64 KiB; a spec is stored as text inside one.
 const MAX_SPEC_BYTES = 60_000;
 
-const toDef = (name: string, stored: StoredDef): JobDef => ({
-  name,
-  spec: JSON.parse(stored.spec),
-  version: stored.version,
-  updatedAt: stored.updatedAt,
-});
+/** A stored definition; one whose spec text is not a JSON object comes back `broken` (that job alone is disabled). */
+function toDef(name: string, stored: StoredDef): JobDef {
+  const def: JobDef = { name, spec: {}, version: stored.version, updatedAt: stored.updatedAt };
+  try {
+    const spec: unknown = JSON.parse(stored.spec);
+    if (typeof spec === "object" && spec !== null && !Array.isArray(spec)) def.spec = spec as Record<string, unknown>;
+    else def.broken = `deno-kv: definition ${JSON.stringify(name)}: field spec is not a JSON object`;
+  } catch (e) {
+    def.broken = `deno-kv: definition ${JSON.stringify(name)}: field spec is not valid JSON (${e instanceof Error ? e.message : String(e)})`;
+  }
+  return def;
+}
 
 /** Every definition, sorted by name (KV key order is code-unit order for ASCII names). */
 export async function readDefs(kv: KvLike, ctx: KvContext): Promise<JobDef[]> {
@@ -56,14 +62,16 @@ export function kvDefs(
       const expected = options.ifVersion === undefined ? undefined : checkVersion(options.ifVersion, "putDef.ifVersion");
       const version = await ctx.op("putDef", (kv) =>
         ctx.retry("putDef", async () => {
-          const [def, state] = await kv.getMany([keys.def(name), keys.job(name)]);
+          const [def, state, tomb] = await kv.getMany([keys.def(name), keys.job(name), keys.tombstone(name)]);
           const current = def!.versionstamp === null ? 0 : (def!.value as StoredDef).version;
           if (expected !== undefined && expected !== current) throw versionConflict(name, current, expected);
-          const atomic = kv.atomic().check(def!, state!);
-          atomic.set(keys.def(name), { spec: text, version: current + 1, updatedAt: now } satisfies StoredDef);
+          // Versions rise across deletes: a re-created definition continues above the deleted one's.
+          const base = def!.versionstamp === null && tomb!.versionstamp !== null ? Number(tomb!.value) : current;
+          const atomic = kv.atomic().check(def!, state!, tomb!);
+          atomic.set(keys.def(name), { spec: text, version: base + 1, updatedAt: now } satisfies StoredDef);
           // A definition's life starts when it is stored, not when some node first ticks.
           if (state!.versionstamp === null) atomic.set(keys.job(name), { firstSeen: now, paused: false });
-          return (await atomic.commit()).ok ? current + 1 : CONFLICT;
+          return (await atomic.commit()).ok ? base + 1 : CONFLICT;
         }));
       return { name, spec: JSON.parse(text), version, updatedAt: now };
     },
@@ -74,7 +82,9 @@ export function kvDefs(
         ctx.retry("deleteDef", async () => {
           const def = await kv.get(keys.def(name));
           if (def.versionstamp === null) return false;
-          return (await kv.atomic().check(def).delete(keys.def(name)).commit()).ok ? true : CONFLICT;
+          const last = (def.value as StoredDef).version;
+          const atomic = kv.atomic().check(def).delete(keys.def(name)).set(keys.tombstone(name), last);
+          return (await atomic.commit()).ok ? true : CONFLICT;
         }));
     },
 

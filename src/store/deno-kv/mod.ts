@@ -9,10 +9,10 @@ import { keysUnder, type KvKey, type KvLike, publicRecord, type Row } from "./_k
 import { claimAll } from "./claims.ts";
 import { reapAll, reclaimOne, renewAll, updateAll } from "./attempts.ts";
 import { kvDefs } from "./defs.ts";
-import { pruneAll } from "./prune.ts";
+import { pruneAll, pruneJobRows } from "./prune.ts";
 import { enqueueAll, promoteOne } from "./queue.ts";
 import { countsOf, define, lastFinished, newestRows, overviewOf, planningState } from "./reads.ts";
-import { checkClaims, checkEnqueue, checkInstant, checkPromote, checkNames, checkReclaim, checkText, checkUpdate, resolveRunQuery } from "../_validate.ts";
+import { checkClaims, checkEnqueue, checkInstant, checkKeep, checkNames, checkPromote, checkReclaim, checkText, checkUpdate, resolveRunQuery } from "../_validate.ts";
 import { quote, SchedulerError } from "../../core/errors.ts";
 import type { ClaimResult, EnqueueOutcome, JobOverview, RunRecord, StatusCounts, Store, TickSnapshot } from "../types.ts";
 
@@ -72,6 +72,12 @@ export function denoKvStore(kv: KvLike | Promise<KvLike>, options: DenoKvStoreOp
     },
 
     setCallTimeout: ctx.setCallTimeout,
+
+    async pruneRows(job, keep): Promise<number> {
+      checkText(job, "pruneRows.job");
+      checkKeep(keep);
+      return pruneJobRows(ctx, job, keep);
+    },
 
     async snapshot(names, now): Promise<TickSnapshot> {
       checkNames(names, "snapshot.names");

@@ -85,3 +85,18 @@ async function resetMarks(kv: KvLike, ctx: KvContext, jobs: string[]): Promise<v
   });
   if (writes > 0 && !(await atomic.commit()).ok) return CONFLICT;
 }
+
+/**
+ * Deletes the finished rows of `job` beyond its newest `keep`; the watermark row stays
+ * (a row older than it may then stay too, when newer manual rows fill the cap).
+ */
+export function pruneJobRows(ctx: KvContext, job: string, keep: number): Promise<number> {
+  return ctx.op("pruneRows", async (kv) => {
+    const rows = (await listAll(kv, { prefix: ctx.keys.runs(job) }, { reverse: true })).filter(finished);
+    if (rows.length <= keep) return 0;
+    let before = (rows[keep]!.value as Row).slot + 1;
+    const mark = await kv.get(ctx.keys.mark(job));
+    if (mark.versionstamp !== null) before = Math.min(before, markSlot(mark.value));
+    return pruneJobs(kv, ctx, [job], before);
+  });
+}

@@ -16,6 +16,8 @@ export interface MemoryDefs {
 /** Creates an empty definition map; `guard` throws while the store is set to fail. */
 export function createMemoryDefs(guard: (operation: string) => void): MemoryDefs {
   const defs = new Map<string, JobDef>();
+  // The last version of each deleted definition: versions rise across deletes.
+  const tombstones = new Map<string, number>();
   // Code-unit order, like SQLite's default BINARY collation for ASCII names.
   const sorted = (): JobDef[] =>
     [...defs.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map(copyDef);
@@ -43,7 +45,8 @@ export function createMemoryDefs(guard: (operation: string) => void): MemoryDefs
         const expected = options.ifVersion === undefined ? undefined : checkVersion(options.ifVersion, "putDef.ifVersion");
         const current = defs.get(name)?.version ?? 0;
         if (expected !== undefined && expected !== current) throw versionConflict(name, current, expected);
-        const def: JobDef = { name, spec: JSON.parse(text), version: current + 1, updatedAt: now };
+        const base = defs.has(name) ? current : tombstones.get(name) ?? 0;
+        const def: JobDef = { name, spec: JSON.parse(text), version: base + 1, updatedAt: now };
         defs.set(name, def);
         return copyDef(def);
       },
@@ -51,6 +54,9 @@ export function createMemoryDefs(guard: (operation: string) => void): MemoryDefs
       async deleteDef(name): Promise<boolean> {
         guard("deleteDef");
         checkText(name, "deleteDef.name");
+        const def = defs.get(name);
+        if (def === undefined) return false;
+        tombstones.set(name, def.version);
         return defs.delete(name);
       },
     },

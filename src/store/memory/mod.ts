@@ -9,6 +9,7 @@ import {
   checkEnqueue,
   checkPromote,
   checkInstant,
+  checkKeep,
   checkNames,
   checkReclaim,
   checkText,
@@ -91,11 +92,10 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
     }
     return state;
   };
-  const hasLiveRun = (job: string, now: number, batch: string, orAt = false): boolean => {
+  const hasLiveRun = (job: string, now: number, batch: string): boolean => {
     for (const row of table.runningOf(job)) {
       if (!isLiveStatus(row.status) || row.batch === batch) continue;
-      const until = row.leaseUntil ?? -Infinity;
-      if (until > now || (orAt && until === now)) return true;
+      if ((row.leaseUntil ?? -Infinity) >= now) return true;
     }
     return false;
   };
@@ -104,7 +104,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
   // buffered scheduled slots give way to the new one.
   const supersede = (job: string, slot: number, now: number, batch: string): void => {
     for (const row of [...table.runningOf(job)]) {
-      if (row.status === "running" && row.batch !== batch && (row.leaseUntil ?? -Infinity) > now) {
+      if (row.status === "running" && row.batch !== batch && (row.leaseUntil ?? -Infinity) >= now) {
         table.put({ ...row, status: "cancelling" });
       } else if (row.status === "buffered" && row.kind === "scheduled" && row.slot < slot) {
         table.put({ ...row, status: "skipped", finishedAt: now, error: SKIP_SUPERSEDED });
@@ -264,7 +264,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       guard("promote");
       checkPromote(request);
       const { job, node, now, leaseUntil, kind } = request;
-      if (jobs.get(job)?.paused === true || hasLiveRun(job, now, "", true)) return undefined;
+      if (jobs.get(job)?.paused === true || hasLiveRun(job, now, "")) return undefined;
       let oldest: Row | undefined;
       for (const row of bufferedOf(job)) {
         if ((kind === undefined || row.kind === kind) && (oldest === undefined || row.slot < oldest.slot)) oldest = row;
@@ -358,6 +358,13 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       guard("prune");
       checkInstant(before, "prune.before");
       return table.prune(before);
+    },
+
+    async pruneRows(job, keep): Promise<number> {
+      guard("pruneRows");
+      checkText(job, "pruneRows.job");
+      checkKeep(keep);
+      return table.pruneRows(job, keep);
     },
   };
 }

@@ -27,6 +27,8 @@ export interface RunTable {
   watermark(job: string): number | undefined;
   /** Deletes finished rows with slot < before; returns how many. */
   prune(before: number): number;
+  /** Deletes a job's finished rows beyond its newest `keep`, never its watermark row; returns how many. */
+  pruneRows(job: string, keep: number): number;
 }
 
 /** Creates an empty table. */
@@ -62,6 +64,20 @@ export function createRunTable(): RunTable {
     runningOf: (job) => runningByJob.get(job)?.values() ?? [],
 
     watermark: (job) => watermarks.get(job),
+
+    pruneRows(job, keep): number {
+      const rows = byJob.get(job);
+      if (rows === undefined) return 0;
+      const finished = [...rows.values()].filter((r) => r.status !== "running").sort((a, b) => b.slot - a.slot);
+      const mark = watermarks.get(job);
+      let removed = 0;
+      for (const row of finished.slice(keep)) {
+        if (row.slot === mark && row.kind === "scheduled") continue;
+        rows.delete(row.slot);
+        removed++;
+      }
+      return removed;
+    },
 
     prune(before): number {
       let removed = 0;

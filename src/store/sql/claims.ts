@@ -71,7 +71,7 @@ export function claimsStatement(requests: readonly ClaimRequest[]): SqlStatement
 // Shared pieces of the two claim forms; `req` names the request's columns in both.
 /** A live run of the job from another batch (a `cancelling` row is still live). */
 const LIVE_SQL = `SELECT 1 FROM edgecron_runs o
-  WHERE o.job = req_job AND o.status IN ('running', 'cancelling') AND o.lease_until > req_now AND o.batch <> req_batch`;
+  WHERE o.job = req_job AND o.status IN ('running', 'cancelling') AND o.lease_until >= req_now AND o.batch <> req_batch`;
 /** How many slots of the job wait `buffered`. */
 const QUEUED_SQL = `SELECT COUNT(*) FROM edgecron_runs q WHERE q.job = req_job AND q.status = 'buffered'`;
 /** The inserted status (see `decideClaim` in src/store/_overlap.ts, which this mirrors). */
@@ -110,7 +110,7 @@ export function supersedeStatements(requests: readonly ClaimRequest[]): SqlState
     return [
       bind(
         `UPDATE edgecron_runs SET status = 'cancelling'
-          WHERE status = 'running' AND batch <> :batch AND lease_until > :now
+          WHERE status = 'running' AND batch <> :batch AND lease_until >= :now
             AND job IN (SELECT value FROM json_each(:jobs))
             AND EXISTS (SELECT 1 FROM edgecron_runs b WHERE b.job = edgecron_runs.job AND b.batch = :batch AND b.status = 'buffered')`,
         args,

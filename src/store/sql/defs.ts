@@ -5,6 +5,10 @@ import type { SqlExecutor } from "./executor.ts";
 import type { JobDef, Store } from "../types.ts";
 
 const SELECT = "SELECT name, spec, version, updated_at FROM edgecron_defs";
+/** The settings key that keeps a deleted definition's last version (plain SQL in every dialect). */
+const TOMBSTONE = "edgecron.def-version:";
+/** A new row's version: one above the last version of a deleted definition of that name, else 1. */
+const FIRST_VERSION = "1 + COALESCE((SELECT CAST(value AS INTEGER) FROM edgecron_settings WHERE key = :tomb), 0)";
 
 /**
  * `listDefs`, `getDef`, `putDef` (compare-and-set on `version`) and `deleteDef`;
@@ -33,17 +37,17 @@ export function sqlDefs(db: SqlExecutor, ready: () => Promise<void>): Pick<Store
       const expected = options.ifVersion === undefined ? undefined : checkVersion(options.ifVersion, "putDef.ifVersion");
       // Compare-and-set inside one statement; the SELECT after it explains a refusal.
       const write = expected === undefined
-        ? `INSERT INTO edgecron_defs (name, spec, version, updated_at) VALUES (:name, :spec, 1, :now)
-            ON CONFLICT (name) DO UPDATE SET spec = excluded.spec, version = version + 1, updated_at = excluded.updated_at
+        ? `INSERT INTO edgecron_defs (name, spec, version, updated_at) VALUES (:name, :spec, ${FIRST_VERSION}, :now)
+            ON CONFLICT (name) DO UPDATE SET spec = excluded.spec, version = edgecron_defs.version + 1, updated_at = excluded.updated_at
             RETURNING version`
         : expected === 0
-        ? `INSERT INTO edgecron_defs (name, spec, version, updated_at) VALUES (:name, :spec, 1, :now)
+        ? `INSERT INTO edgecron_defs (name, spec, version, updated_at) VALUES (:name, :spec, ${FIRST_VERSION}, :now)
             ON CONFLICT (name) DO NOTHING RETURNING version`
         : `UPDATE edgecron_defs SET spec = :spec, version = version + 1, updated_at = :now
             WHERE name = :name AND version = :expected RETURNING version`;
       await ready();
       const [written, , current] = await db.write("putDef", [
-        bind(write, { name, spec: text, now, expected: expected ?? 0 }),
+        bind(write, { name, spec: text, now, expected: expected ?? 0, tomb: TOMBSTONE + name }),
         // A definition's life starts when it is stored, not when some node first ticks.
         bind(
           `INSERT INTO edgecron_jobs (name, first_seen, paused)
@@ -63,7 +67,15 @@ export function sqlDefs(db: SqlExecutor, ready: () => Promise<void>): Pick<Store
     async deleteDef(name): Promise<boolean> {
       checkText(name, "deleteDef.name");
       await ready();
-      const [result] = await db.write("deleteDef", [{ sql: "DELETE FROM edgecron_defs WHERE name = ? RETURNING name", args: [name] }]);
+      const [, result] = await db.write("deleteDef", [
+        // The tombstone first, in the same batch: a re-created definition continues above this version.
+        bind(
+          `INSERT INTO edgecron_settings (key, value) SELECT :tomb, CAST(version AS TEXT) FROM edgecron_defs WHERE name = :name
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+          { tomb: TOMBSTONE + name, name },
+        ),
+        { sql: "DELETE FROM edgecron_defs WHERE name = ? RETURNING name", args: [name] },
+      ]);
       return (result?.rows.length ?? 0) > 0;
     },
   };

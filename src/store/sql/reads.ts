@@ -13,7 +13,11 @@ import {
 } from "../_validate.ts";
 import type { JobOverview, RunRecord, RunStatus, StatusCounts, Store } from "../types.ts";
 import type { SqlExecutor, SqlRow, SqlStatement } from "./executor.ts";
-import { COLUMNS, countsStatement, lastOutcomesStatement, recentStatement, runRecord, runsStatement } from "./statements.ts";
+import { COLUMNS, countsStatement, instantColumn, lastOutcomesStatement, recentStatement, runRecord, runsStatement } from "./statements.ts";
+
+// A row whose slot is not an instant (edited by hand) is left out of reads: its job is
+// marked broken by the snapshot, and no reader has to cope with a slot that is not a number.
+const readable = (row: SqlRow): boolean => instantColumn(row.slot) !== undefined;
 
 type Reads = Pick<Store, "getRun" | "runs" | "lastOutcomes" | "counts" | "overview">;
 
@@ -33,7 +37,7 @@ export function sqlReads(db: SqlExecutor, ready: () => Promise<void>): Reads {
   const rowsOf = async (operation: string, statement: SqlStatement): Promise<RunRecord[]> => {
     await ready();
     const [result] = await db.read(operation, [statement]);
-    return (result?.rows ?? []).map(runRecord);
+    return (result?.rows ?? []).filter(readable).map(runRecord);
   };
 
   return {
@@ -78,10 +82,10 @@ export function sqlReads(db: SqlExecutor, ready: () => Promise<void>): Reads {
       for (const name of names) result[name] = { last: undefined, counts: countsOf[name] ?? zeroCounts(), recent: [] };
       for (const row of last?.rows ?? []) {
         const view = result[String(row.job)];
-        if (view) view.last = runRecord(row);
+        if (view && readable(row)) view.last = runRecord(row);
       }
       // Newest slot first per job: the statement orders by job, then slot descending.
-      for (const row of recent?.rows ?? []) result[String(row.job)]?.recent.push(runRecord(row));
+      for (const row of recent?.rows ?? []) if (readable(row)) result[String(row.job)]?.recent.push(runRecord(row));
       return result;
     },
   };

@@ -47,18 +47,34 @@ export function runRecord(row: SqlRow): RunRecord {
 }
 
 /**
- * Maps a definition row to a `JobDef`.
- *
- * @throws {SchedulerError} `store-error` when the stored spec is not JSON (edited by hand).
+ * Maps a definition row to a `JobDef`. A row edited by hand into something unreadable
+ * (a `spec` that is not a JSON object) comes back `broken`, naming the row and the
+ * column, so that job alone is disabled; it never throws.
  */
 export function jobDef(row: SqlRow, label = "libsql"): JobDef {
-  let spec: Record<string, unknown>;
+  const name = String(row.name);
+  const def: JobDef = { name, spec: {}, version: num(row.version), updatedAt: num(row.updated_at) };
   try {
-    spec = JSON.parse(String(row.spec));
-  } catch (cause) {
-    throw new SchedulerError("store-error", `${label}: stored definition ${quote(row.name)} is not valid JSON`, { cause });
+    const spec: unknown = JSON.parse(String(row.spec));
+    if (typeof spec === "object" && spec !== null && !Array.isArray(spec)) def.spec = spec as Record<string, unknown>;
+    else def.broken = `${label}: edgecron_defs row ${quote(name)}: column spec is not a JSON object`;
+  } catch (e) {
+    def.broken = `${label}: edgecron_defs row ${quote(name)}: column spec is not valid JSON (${e instanceof Error ? e.message : String(e)})`;
   }
-  return { name: String(row.name), spec, version: num(row.version), updatedAt: num(row.updated_at) };
+  return def;
+}
+
+/**
+ * A stored instant column as a number; undefined when it is not an integer (text where a
+ * number belongs). Integer text is accepted: some drivers return BIGINT as a string.
+ */
+export function instantColumn(value: unknown): number | undefined {
+  const n = typeof value === "number"
+    ? value
+    : typeof value === "bigint" || (typeof value === "string" && /^-?\d{1,16}$/.test(value))
+    ? Number(value)
+    : Number.NaN;
+  return Number.isSafeInteger(n) ? n : undefined;
 }
 
 /** The statements of `snapshot()`: ensure job rows, then read states+watermarks, defs, running rows. */
@@ -248,7 +264,7 @@ export function reclaimStatement(
         started_at = :now, finished_at = NULL, lease_until = :lease, error = NULL
       WHERE job = :job AND slot = :slot AND attempt = :attempt AND status IN ('abandoned', 'error', 'timeout')
         AND NOT (:overlap = 'skip' AND EXISTS (
-          SELECT 1 FROM edgecron_runs o WHERE o.job = :job AND o.status IN ('running', 'cancelling') AND o.lease_until > :now
+          SELECT 1 FROM edgecron_runs o WHERE o.job = :job AND o.status IN ('running', 'cancelling') AND o.lease_until >= :now
         ))
       RETURNING attempt`,
     {

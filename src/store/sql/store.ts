@@ -11,6 +11,8 @@ import { sqlSettings } from "./settings.ts";
 import {
   attemptKeyText,
   enqueueStatements,
+  bind,
+  instantColumn,
   isRunningStatement,
   jobDef,
   promoteStatement,
@@ -30,6 +32,7 @@ import {
   checkEnqueue,
   checkPromote,
   checkInstant,
+  checkKeep,
   checkNames,
   checkReclaimRequest,
   checkRenewals,
@@ -40,7 +43,8 @@ import {
   pauseRecord,
   setOwn,
 } from "../_validate.ts";
-import type { AttemptKey, ClaimResult, EnqueueOutcome, RunPatch, RunRecord, Store, TickSnapshot } from "../types.ts";
+import type { AttemptKey, ClaimResult, EnqueueOutcome, JobState, RunPatch, RunRecord, Store, TickSnapshot } from "../types.ts";
+import { quote } from "../../core/errors.ts";
 import type { SqlResult } from "./executor.ts";
 
 /** The statement of one compare-and-set (a read when the patch sets nothing). */
@@ -74,14 +78,25 @@ export function createSqlStore(db: SqlExecutor): Store {
     for (const row of states?.rows ?? []) {
       const name = String(row.name);
       const paused = Number(row.paused) === 1;
-      const pause = paused && row.paused_at !== null && row.paused_at !== undefined
-        ? { note: row.pause_note === null || row.pause_note === undefined ? null : String(row.pause_note), at: Number(row.paused_at), by: String(row.paused_by) }
-        : undefined;
-      setOwn(snapshot.jobs, name, pause === undefined ? { name, firstSeen: Number(row.first_seen), paused } : { name, firstSeen: Number(row.first_seen), paused, pause });
-      if (row.watermark !== null && row.watermark !== undefined) setOwn(snapshot.watermarks, name, Number(row.watermark));
+      const state: JobState = { name, firstSeen: instantColumn(row.first_seen) ?? 0, paused };
+      if (paused && row.paused_at !== null && row.paused_at !== undefined) {
+        state.pause = { note: row.pause_note === null || row.pause_note === undefined ? null : String(row.pause_note), at: Number(row.paused_at), by: String(row.paused_by) };
+      }
+      // One unreadable column disables its job alone, named so an operator can fix the row.
+      if (instantColumn(row.first_seen) === undefined) {
+        state.broken = `${db.label}: edgecron_jobs row ${quote(name)}: column first_seen is not an integer (got ${quote(String(row.first_seen))})`;
+      }
+      if (row.watermark !== null && row.watermark !== undefined) {
+        const watermark = instantColumn(row.watermark);
+        if (watermark !== undefined) setOwn(snapshot.watermarks, name, watermark);
+        else state.broken ??= `${db.label}: edgecron_runs rows of ${quote(name)}: column slot is not an integer (got ${quote(String(row.watermark))})`;
+      }
+      setOwn(snapshot.jobs, name, state);
     }
     snapshot.defs = (defs?.rows ?? []).map((row) => jobDef(row, db.label));
-    snapshot.running = (running?.rows ?? []).map(runRecord);
+    for (const row of running?.rows ?? []) {
+      if (instantColumn(row.slot) !== undefined) snapshot.running.push(runRecord(row));
+    }
     return snapshot;
   };
 
@@ -207,6 +222,19 @@ export function createSqlStore(db: SqlExecutor): Store {
     async prune(before): Promise<number> {
       checkInstant(before, "prune.before");
       const [result] = await write("prune", [{ sql: "DELETE FROM edgecron_runs WHERE status NOT IN ('running', 'cancelling', 'buffered') AND slot < ?", args: [before] }]);
+      return result?.changes ?? 0;
+    },
+
+    async pruneRows(job, keep): Promise<number> {
+      checkText(job, "pruneRows.job");
+      checkKeep(keep);
+      // Plain SQL (LIMIT/OFFSET in a scalar subquery) that SQLite and Postgres both read.
+      const [result] = await write("pruneRows", [bind(
+        `DELETE FROM edgecron_runs WHERE job = :job AND status <> 'running'
+          AND slot <= (SELECT f.slot FROM edgecron_runs f WHERE f.job = :job AND f.status <> 'running' ORDER BY f.slot DESC LIMIT 1 OFFSET :keep)
+          AND slot <> COALESCE((SELECT MAX(w.slot) FROM edgecron_runs w WHERE w.job = :job AND w.kind = 'scheduled'), -1)`,
+        { job, keep },
+      )]);
       return result?.changes ?? 0;
     },
   };

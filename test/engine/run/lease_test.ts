@@ -19,7 +19,7 @@ function renewSpy(): { store: ReturnType<typeof createMemoryStore>; renewals: Le
 }
 
 describe("lease: heartbeat renewals", () => {
-  it("renews every running claim of the node in ONE store.renew per heartbeat, 15 s ahead", async () => {
+  it("renews every running claim of the node in ONE store.renew per heartbeat: a 15 s fence, stored a grace (5 s) later", async () => {
     const { store, renewals } = renewSpy();
     const s = setup({ store, start: T0 - MIN });
     for (const name of ["a", "b", "c"]) s.scheduler.job(name, { schedule: "* * * * *", run: () => new Promise(() => {}) });
@@ -27,13 +27,13 @@ describe("lease: heartbeat renewals", () => {
     await s.clock.set(T0);
     void s.scheduler.tick();
     await s.clock.settle();
-    assert.equal((await store.getRun("a", T0))!.leaseUntil, T0 + 15 * SEC, "a claim's lease is 15 s, not the 10 min timeout");
+    assert.equal((await store.getRun("a", T0))!.leaseUntil, T0 + 20 * SEC, "a claim's lease is 15 s + 5 s grace, not the 10 min timeout");
     await s.clock.advance(5 * SEC);
     assert.equal(renewals.length, 1);
-    assert.deepEqual(renewals[0]!.map((r) => [r.job, r.leaseUntil]), [["a", T0 + 20 * SEC], ["b", T0 + 20 * SEC], ["c", T0 + 20 * SEC]]);
+    assert.deepEqual(renewals[0]!.map((r) => [r.job, r.leaseUntil]), [["a", T0 + 25 * SEC], ["b", T0 + 25 * SEC], ["c", T0 + 25 * SEC]]);
     await s.clock.advance(5 * MIN);
     assert.equal(renewals.length, 61, "one write per 5 s beat");
-    assert.equal((await store.getRun("c", T0))!.leaseUntil, T0 + 5 * MIN + 20 * SEC);
+    assert.equal((await store.getRun("c", T0))!.leaseUntil, T0 + 5 * MIN + 25 * SEC);
     assert.equal(ofType(s.events, "abandoned").length, 0);
   });
 
@@ -46,9 +46,9 @@ describe("lease: heartbeat renewals", () => {
     await s.clock.set(T0);
     const tick = s.scheduler.tick();
     await s.clock.advance(20 * SEC);
-    // timeout 22 s + grace 5 s: the lease stops at T0 + 27 s.
-    assert.equal((await store.getRun("slow", T0))!.leaseUntil, T0 + 27 * SEC);
-    assert.ok(renewals.flat().every((r) => r.leaseUntil <= T0 + 27 * SEC));
+    // timeout 22 s (+1 ms, so the timeout aborts first) + grace 5 s: the stored lease stops at T0 + 27 s.
+    assert.equal((await store.getRun("slow", T0))!.leaseUntil, T0 + 27 * SEC + 1);
+    assert.ok(renewals.flat().every((r) => r.leaseUntil <= T0 + 27 * SEC + 1));
     gate.resolve();
     await tick;
     const beats = renewals.length;
@@ -171,4 +171,30 @@ describe("claims of unknown outcome (phantom claims)", () => {
       assert.equal(ofType(s.events, "skipped").length, 0);
     });
   }
+
+  it("a late trigger (its `now` more than a lease behind the clock) adopts a phantom claim with a lease from the clock", async () => {
+    const clock = createManualClock(T0 - MIN);
+    const { store, late } = lateClaims(clock, 5 * SEC);
+    const s = setup({ store, clock, storeTimeout: "1s" });
+    const gate = deferred();
+    s.scheduler.job("j", { schedule: "* * * * *", run: () => gate.promise });
+    await s.scheduler.tick(T0 - MIN);
+    late.on = true;
+    await clock.set(T0);
+    const failing = s.scheduler.tick();
+    await clock.advance(SEC);
+    assert.equal((await failing).ok, false);
+    late.on = false;
+    await clock.set(T0 + 50 * SEC);
+    // The trigger for T0 + 10 s arrives 40 s late: two leases (15 s + 5 s grace) behind the clock.
+    const pending = s.scheduler.tick(T0 + 10 * SEC);
+    await clock.settle();
+    const row = await store.getRun("j", T0);
+    assert.equal(row!.status, "running");
+    assert.ok(row!.leaseUntil! > clock.now(), `lease ends ${row!.leaseUntil! - clock.now()} ms from the clock`);
+    assert.deepEqual(await store.reap(clock.now()), [], "another node cannot reap the adopted run");
+    gate.resolve();
+    await pending;
+    assert.equal((await store.getRun("j", T0))!.status, "ok");
+  });
 });

@@ -158,3 +158,19 @@ describe("run-ahead", () => {
     assert.deepEqual(started, [0, 10, 20, 30, 40, 50]);
   });
 });
+
+describe("run-ahead after a late trigger", () => {
+  it("the catch-up tick does not wait for an unrelated long handler: all 60 per-second slots run", async () => {
+    const s = setup({ start: T0 - 1 });
+    s.scheduler.job("second", { schedule: "* * * * * *", run: () => {} });
+    s.scheduler.job("minute", { schedule: "* * * * *", run: () => new Promise<void>((resolve) => void s.clock.setTimeout(resolve, 50 * SEC)) });
+    await prime(s, T0 + 1_500);
+    const done = s.scheduler.tick(T0, { until: minuteEnd(T0) });
+    await s.clock.advance(MIN - 1_500 - 1);
+    await done;
+    const statuses = (await rows(s.store, "second")).map((r) => r.status);
+    assert.equal(statuses.length, 60);
+    assert.deepEqual(statuses.filter((x) => x !== "ok"), [], `60 slots, ${statuses.filter((x) => x === "ok").length} ok`);
+    assert.equal((await s.store.getRun("minute", T0))!.status, "ok");
+  });
+});

@@ -1,7 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { SchedulerError } from "../../../src/core/errors.ts";
-import { bind, jobDef, updateStatement } from "../../../src/store/sql/statements.ts";
+import { bind, instantColumn, jobDef, updateStatement } from "../../../src/store/sql/statements.ts";
 import type { Row } from "@libsql/client";
 
 describe("bind", () => {
@@ -27,8 +26,22 @@ describe("updateStatement", () => {
 });
 
 describe("jobDef", () => {
-  it("turns a stored spec that is not JSON into a store-error", () => {
+  it("marks a stored spec that is not a JSON object broken, naming the row and the column, instead of throwing", () => {
     const row = { name: "hook", spec: "{nope", version: 1, updated_at: 0 } as unknown as Row;
-    assert.throws(() => jobDef(row), (e: unknown) => e instanceof SchedulerError && e.code === "store-error" && /"hook"/.test(e.message));
+    const def = jobDef(row);
+    assert.deepEqual([def.name, def.spec, def.version], ["hook", {}, 1]);
+    assert.match(def.broken ?? "", /^libsql: edgecron_defs row "hook": column spec is not valid JSON/);
+    const array = jobDef({ ...row, spec: "[1]" } as unknown as Row);
+    assert.match(array.broken ?? "", /column spec is not a JSON object/);
+    assert.equal(jobDef({ ...row, spec: "{}" } as unknown as Row).broken, undefined);
+  });
+});
+
+describe("instantColumn", () => {
+  it("reads integers, bigints and integer text (drivers that return BIGINT as text); anything else is unreadable", () => {
+    assert.deepEqual(
+      [1_700_000_000_000, 5n, "1700000000000", "-3", "yesterday", "1.5", 1.5, null, undefined, "", "99999999999999999"].map(instantColumn),
+      [1_700_000_000_000, 5, 1_700_000_000_000, -3, undefined, undefined, undefined, undefined, undefined, undefined, undefined],
+    );
   });
 });

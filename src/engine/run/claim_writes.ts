@@ -1,0 +1,117 @@
+/**
+ * The one writer of held claims: every store write that moves a held row's lease or ends
+ * it, every bump of a claim's generation and every move of its lease end or fence is
+ * here (the heartbeat's renewals aside, which only extend). Private to the lease.
+ */
+import type { AttemptKey, RunPatch, RunRecord, Store, TickSnapshot } from "../../store/types.ts";
+import type { HeldClaim, RunTracker } from "./tracker.ts";
+import type { Clock } from "../types.ts";
+import type { Claim, Heartbeat } from "./heartbeat.ts";
+import type { LeaseMove } from "./lease.ts";
+import type { OutcomeWriter } from "./outcomes.ts";
+import { fenceOf, leaseCap, leaseUntil, type LeasePolicy } from "./policy.ts";
+
+/** The writes of the lease (see `Lease` for each). */
+export interface ClaimWrites {
+  hold(key: AttemptKey, stored: number): HeldClaim;
+  move(claim: HeldClaim, change: LeaseMove): Promise<boolean>;
+  start(claim: HeldClaim, startedAt: number, timeoutMs: number, controller: AbortController): void;
+  detach(claim: HeldClaim): void;
+  end(claim: HeldClaim, patch: RunPatch & { status: RunRecord["status"] }): Promise<boolean>;
+  release(claims: readonly HeldClaim[]): Promise<void>;
+  /**
+   * Re-leases this node's rows that `store.reap(now)` would take while their run is still
+   * in flight here (its clock jumped past their stored end). A row another node took
+   * meanwhile fails the compare-and-set and is left alone.
+   */
+  keepOwn(snapshot: TickSnapshot, now: number): Promise<void>;
+}
+
+/** Creates the writer over the lease's parts. */
+export function createClaimWrites(deps: {
+  store: Store;
+  clock: Clock;
+  node: string;
+  policy: LeasePolicy;
+  tracker: RunTracker;
+  writer: OutcomeWriter;
+  heart: Heartbeat;
+}): ClaimWrites {
+  const { store, clock, node, policy, tracker, heart } = deps;
+  const keyOf = (c: HeldClaim): AttemptKey => ({ job: c.job, slot: c.slot, attempt: c.attempt, node: c.node });
+  /** Moves a claim's stored end (and its fence, unless lost) after a write landed. */
+  const moved = (claim: Claim, stored: number): void => {
+    claim.leaseUntil = stored;
+    if (!claim.lost) claim.heldUntil = fenceOf(policy, stored);
+  };
+
+  return {
+    hold(key, stored) {
+      const claim: Claim = {
+        job: key.job, slot: key.slot, attempt: key.attempt, node: key.node,
+        leaseUntil: stored, heldUntil: fenceOf(policy, stored), capUntil: Infinity,
+        controller: undefined, lost: false, superseded: false, settling: false, generation: 0,
+      };
+      tracker.add(claim);
+      heart.track(claim);
+      return claim;
+    },
+    async move(held, change) {
+      const claim = held as Claim;
+      const capUntil = leaseCap(change.from, change.timeoutMs);
+      const stored = leaseUntil(policy, change.from, capUntil);
+      const patch: RunPatch = { leaseUntil: stored };
+      if (change.attempt !== undefined) patch.attempt = change.attempt;
+      if (change.startedAt !== undefined) patch.startedAt = change.startedAt;
+      if (change.error !== undefined) patch.error = change.error;
+      claim.generation++;
+      if (!(await store.update(keyOf(claim), patch))) return false;
+      if (change.attempt !== undefined) claim.attempt = change.attempt;
+      claim.capUntil = capUntil;
+      moved(claim, stored);
+      heart.rearm();
+      return true;
+    },
+    start(held, startedAt, timeoutMs, controller) {
+      const claim = held as Claim;
+      claim.capUntil = leaseCap(startedAt, timeoutMs);
+      claim.controller = controller;
+    },
+    detach(held) {
+      (held as Claim).controller = undefined;
+    },
+    async end(held, patch) {
+      const claim = held as Claim;
+      // The handler is done: nothing left to fence, so the lease is renewed uncapped until the outcome lands.
+      claim.settling = true;
+      claim.controller = undefined;
+      claim.capUntil = Infinity;
+      claim.generation++;
+      heart.rearm();
+      const recorded = await deps.writer.write(keyOf(claim), patch, () => !claim.lost);
+      if (recorded) tracker.release(claim);
+      return recorded;
+    },
+    async release(claims) {
+      const now = clock.now();
+      for (const held of claims) {
+        (held as Claim).generation++;
+        tracker.release(held);
+        await store.update(keyOf(held), { leaseUntil: now }).catch(() => false);
+      }
+    },
+    async keepOwn(snapshot, now) {
+      for (const row of snapshot.running) {
+        if (row.node !== node || row.leaseUntil === null || row.leaseUntil >= now) continue;
+        const claim = tracker.get(row.job, row.slot) as Claim | undefined;
+        if (claim === undefined || claim.attempt !== row.attempt) continue;
+        // Lost claims keep their fence (their handler was aborted); the row only waits for their outcome.
+        const cap = claim.settling || claim.lost ? Infinity : claim.capUntil;
+        const stored = leaseUntil(policy, Math.max(now, clock.now()), cap);
+        claim.generation++;
+        if (await store.update(keyOf(claim), { leaseUntil: stored })) moved(claim, stored);
+      }
+      heart.rearm();
+    },
+  };
+}

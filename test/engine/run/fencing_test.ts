@@ -1,0 +1,131 @@
+// Fencing: a node stops its run and reports `held: false` before any other node can see
+// its lease as ended, with clocks skewed by up to the lease grace and a store that hangs
+// or throws for the node that runs.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { createManualClock, type ManualClock } from "../../../src/engine/clock.ts";
+import type { RunContext } from "../../../src/engine/types.ts";
+import { SchedulerError } from "../../../src/core/errors.ts";
+import { createMemoryStore, type MemoryStore } from "../../../src/store/memory/mod.ts";
+import { MIN, rows, SEC, setup, T0 } from "../_helpers.ts";
+
+/** `base` seen from a node whose clock runs `ms` ahead; timers stay on `base`. */
+function skewed(base: ManualClock, ms: number): ManualClock {
+  return { ...base, now: () => base.now() + ms };
+}
+
+/** The shared store as one node sees it: after `fail()` every call hangs or throws. */
+function breakable(inner: MemoryStore): { store: MemoryStore; fail(how: "hang" | "throw"): void } {
+  let mode: "ok" | "hang" | "throw" = "ok";
+  const store = { ...inner } as MemoryStore;
+  for (const key of Object.keys(inner) as (keyof MemoryStore)[]) {
+    const fn = inner[key];
+    if (typeof fn !== "function" || key === "setFailing") continue;
+    (store as unknown as Record<string, unknown>)[key] = (...args: unknown[]) => {
+      if (mode === "hang") return new Promise(() => {});
+      if (mode === "throw") return Promise.reject(new SchedulerError("store-error", `${key}: connection reset`));
+      return (fn as (...a: unknown[]) => unknown).apply(inner, args);
+    };
+  }
+  return { store, fail: (how) => void (mode = how) };
+}
+
+interface Live {
+  node: string;
+  ctx: RunContext;
+  start: number;
+  end: number | undefined;
+  abortedAt: number | undefined;
+}
+
+/**
+ * Node A (on time) runs the slot; its store then hangs or throws. Node B (`skewMs` ahead)
+ * ticks every 500 ms. The base clock steps 50 ms at a time and, at each step, no instant
+ * may have both handlers live and both `held`.
+ */
+async function scenario(options: { how: "hang" | "throw"; skewMs: number; graceMs: number; stopAfterAbortMs: number }) {
+  const base = createManualClock(T0 - MIN);
+  const shared = createMemoryStore();
+  const a = breakable(shared);
+  const lives: Live[] = [];
+  const spec = (node: string) => ({
+    schedule: "* * * * *",
+    retries: { attempts: 1, backoff: "1s" },
+    run: (ctx: RunContext) => {
+      const live: Live = { node, ctx, start: base.now(), end: undefined, abortedAt: undefined };
+      lives.push(live);
+      return new Promise<void>((resolve, reject) => {
+        // B's re-run finishes after a second; A's run lasts until its signal aborts.
+        if (node === "b") {
+          base.setTimeout(() => {
+            live.end = base.now();
+            resolve();
+          }, SEC);
+        }
+        ctx.signal.addEventListener("abort", () => {
+          live.abortedAt = base.now();
+          // A handler that needs a moment to wind down after its signal aborts.
+          base.setTimeout(() => {
+            live.end = base.now();
+            reject(ctx.signal.reason);
+          }, options.stopAfterAbortMs);
+        });
+      });
+    },
+  });
+  const common = { lease: "3s", heartbeat: "1s", leaseGrace: options.graceMs, storeTimeout: "30s" } as const;
+  const nodeA = setup({ ...common, clock: base, store: a.store, node: "a" });
+  const nodeB = setup({ ...common, clock: skewed(base, options.skewMs), store: shared, node: "b" });
+  nodeA.scheduler.job("once", spec("a"));
+  nodeB.scheduler.job("once", spec("b"));
+  await nodeA.scheduler.tick(T0 - MIN);
+  await base.set(T0);
+  void nodeA.scheduler.tick(T0);
+  await base.settle();
+  assert.equal(lives.length, 1, "A runs the slot");
+  // A few healthy renewals, then A's store stops answering mid-run.
+  await base.advance(2_500);
+  a.fail(options.how);
+  let bothHeld = 0;
+  for (let step = 0; step < 1_200 && lives.filter((l) => l.node === "b").length === 0; step++) {
+    if (step % 10 === 0) void nodeB.scheduler.tick();
+    await base.advance(50);
+    const live = lives.filter((l) => l.end === undefined);
+    if (live.length === 2 && live.every((l) => l.ctx.lease.held)) bothHeld++;
+  }
+  const runA = lives.find((l) => l.node === "a")!;
+  const runB = lives.find((l) => l.node === "b");
+  await base.advance(5 * SEC);
+  return { runA, runB, bothHeld, shared };
+}
+
+describe("fencing: held ends before any other node can see the lease end", () => {
+  for (const how of ["hang", "throw"] as const) {
+    it(`store ${how}s for the running node, the other node 1.5 s ahead: A aborts and reports held false before B starts`, async () => {
+      const { runA, runB, bothHeld, shared } = await scenario({ how, skewMs: 1_500, graceMs: 2_000, stopAfterAbortMs: 0 });
+      assert.ok(runB !== undefined, "B re-ran the slot after A's lease ended");
+      assert.ok(runA.abortedAt !== undefined && runA.abortedAt < runB.start, `A aborted at ${runA.abortedAt}, B started at ${runB.start}`);
+      assert.equal(runA.ctx.lease.held, false);
+      assert.equal(bothHeld, 0, "never both handlers live and both held");
+      // The stored end is the fence + grace; B (1.5 s ahead) sees it end 0.5 s after A's fence.
+      assert.ok(runB.start - runA.abortedAt >= 500 - 1, `gap ${runB.start - runA.abortedAt} ms`);
+      const [row] = await rows(shared, "once");
+      assert.deepEqual([row!.status, row!.attempt, row!.node], ["ok", 2, "b"]);
+    });
+  }
+
+  it("a handler that winds down within leaseGrace − skew of its abort never overlaps the re-run (grace 30 s, lease 3 s)", async () => {
+    const { runA, runB, bothHeld } = await scenario({ how: "hang", skewMs: 1_500, graceMs: 30_000, stopAfterAbortMs: 25_000 });
+    assert.ok(runB !== undefined);
+    assert.equal(bothHeld, 0);
+    assert.ok(runA.end !== undefined && runA.end <= runB.start, `A ended at ${runA.end}, B started at ${runB.start}`);
+    // A aborted within a lease of its last confirmed renewal (T0 + 2 s), not at the stored end 30 s later.
+    assert.ok(runA.abortedAt! <= T0 + 2 * SEC + 3 * SEC, `A aborted ${runA.abortedAt! - T0} ms after the slot`);
+  });
+
+  it("`held` turns false at the fence and never true again; `until` is that fence", async () => {
+    const { runA } = await scenario({ how: "throw", skewMs: 0, graceMs: 2_000, stopAfterAbortMs: 0 });
+    assert.equal(runA.abortedAt, runA.ctx.lease.until, "the signal aborts exactly at the fence");
+    assert.equal(runA.ctx.lease.held, false);
+  });
+});

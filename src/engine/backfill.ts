@@ -168,5 +168,5 @@ async function claimed(deps: BackfillDeps, job: ResolvedJob, slot: number, overl
   const claim = deps.lease.hold({ job: job.name, slot, attempt: 1, node: deps.node }, leaseUntil);
   deps.emit({ type: "claimed", job: job.name, slot });
   report.ran.push(slot);
-  return await deps.tracker.track(runSlot(deps, job, claim));
+  return await deps.tracker.track(runSlot(deps, job, claim), job.name);
 }

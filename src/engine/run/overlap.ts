@@ -93,7 +93,7 @@ export function createPromoter(deps: RunnerDeps & { node: string }): Promoter {
         nappers.set(job, set);
       });
     },
-    drain: (job, onRun) => tracker.track(drain(job, onRun)),
+    drain: (job, onRun) => tracker.track(drain(job, onRun), job.name),
     want(job) {
       wanted.set(job, (wanted.get(job) ?? 0) + 1);
       let done = false;

@@ -116,7 +116,7 @@ describe("webhook delivery to a real receiver", () => {
   it("retries after a 500 and records ok on the second attempt", async () => {
     const { clock, scheduler, app } = world();
     behaviour.set("/flaky", (count) => (count === 1 ? 500 : 200));
-    await define(app, { name: "flaky", schedule: "* * * * *", target: { url: `${base}/flaky` }, retries: { attempts: 2, backoff: "5s" } });
+    await define(app, { name: "flaky", schedule: "* * * * *", target: { url: `${base}/flaky` }, retries: { attempts: 3, backoff: "5s" } });
     await scheduler.tick();
     await clock.advance(60_000);
     const tick = scheduler.tick();

@@ -31,6 +31,8 @@ export function isJsonValue(value: unknown, depth: number = MAX_JSON_DEPTH): boo
   return Object.values(value).every((item) => isJsonValue(item, depth - 1));
 }
 
+const ATTEMPTS_RULE = "expected a whole number 1-100 (every attempt, the first included: 1 = no retry)";
+
 /** Policy fields shared by code- and data-defined jobs (and `SchedulerOptions.defaults`). */
 export const policyEntries = {
   timezone: v.optional(v.pipe(text(64), v.minLength(1, () => "must not be empty"))),
@@ -43,10 +45,10 @@ export const policyEntries = {
   })),
   retries: v.optional(strict({
     attempts: v.pipe(
-      v.number((issue) => `expected a whole number 0-100, got ${got(issue)}`),
-      v.integer((issue) => `expected a whole number 0-100, got ${got(issue)}`),
-      v.minValue(0, (issue) => `expected a whole number 0-100, got ${got(issue)}`),
-      v.maxValue(100, (issue) => `expected a whole number 0-100, got ${got(issue)}`),
+      v.number((issue) => `${ATTEMPTS_RULE}, got ${got(issue)}`),
+      v.integer((issue) => `${ATTEMPTS_RULE}, got ${got(issue)}`),
+      v.minValue(1, (issue) => `${ATTEMPTS_RULE}, got ${got(issue)}`),
+      v.maxValue(100, (issue) => `${ATTEMPTS_RULE}, got ${got(issue)}`),
     ),
     backoff: v.optional(duration),
   })),

@@ -23,6 +23,7 @@ export interface ResolvedJob {
   timeoutMs: number;
   overlap: "skip" | "allow";
   catchUp: { mode: CatchUpMode; windowMs: number; toleranceMs: number };
+  /** `attempts` counts every attempt, the first included (1 = no retry). */
   retries: { attempts: number; backoffMs: number };
   enabled: boolean;
   payload: unknown;
@@ -108,7 +109,7 @@ function expand(
       toleranceMs: parseDuration(catchUp.tolerance ?? "60s", at("catchUp.tolerance")),
     },
     retries: {
-      attempts: retries?.attempts ?? 0,
+      attempts: retries?.attempts ?? 1,
       backoffMs: parseDuration(retries?.backoff ?? "1s", at("retries.backoff")),
     },
     enabled: spec.enabled ?? defaults.enabled ?? true,

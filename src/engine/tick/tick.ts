@@ -156,7 +156,7 @@ export function createTicker(deps: TickDeps): Ticker {
   const retryable = (snapshot: TickSnapshot, row: RunRecord): ResolvedJob | undefined => {
     const job = registry.get(row.job);
     const paused = own(snapshot.jobs, row.job)?.paused === true;
-    return job !== undefined && job.enabled && !paused && row.attempt <= job.retries.attempts ? job : undefined;
+    return job !== undefined && job.enabled && !paused && row.attempt < job.retries.attempts ? job : undefined;
   };
 
   /** Runs one job's won slots oldest first; each later one re-leased from when it starts. */
@@ -186,7 +186,7 @@ export function createTicker(deps: TickDeps): Ticker {
         return claim;
       }
       tracker.release(claim);
-      if (job.retries.attempts < 1) return undefined;
+      if (job.retries.attempts <= 1) return undefined;
       return await lease.reclaim(job, claim.slot, claim.attempt, now);
     } catch {
       tracker.release(claim);

@@ -24,7 +24,8 @@ describe("job spec validation", () => {
     ["a bad overlap", { overlap: "never" }, "jobs.nightly.overlap", 'invalid-spec: jobs.nightly.overlap: expected "skip" or "allow", got "never"'],
     ["a bad catch-up mode", { catchUp: { mode: "some" } }, "jobs.nightly.catchUp.mode", 'invalid-spec: jobs.nightly.catchUp.mode: expected "latest" or "all" or "none", got "some"'],
     ["a bad catch-up window", { catchUp: { window: "-1h" } }, "jobs.nightly.catchUp.window", 'invalid-spec: jobs.nightly.catchUp.window: expected a duration like "30s", got "-1h"'],
-    ["fractional retry attempts", { retries: { attempts: 1.5 } }, "jobs.nightly.retries.attempts", 'invalid-spec: jobs.nightly.retries.attempts: expected a whole number 0-100, got "1.5"'],
+    ["fractional retry attempts", { retries: { attempts: 1.5 } }, "jobs.nightly.retries.attempts", 'invalid-spec: jobs.nightly.retries.attempts: expected a whole number 1-100 (every attempt, the first included: 1 = no retry), got "1.5"'],
+    ["zero retry attempts", { retries: { attempts: 0 } }, "jobs.nightly.retries.attempts", 'invalid-spec: jobs.nightly.retries.attempts: expected a whole number 1-100 (every attempt, the first included: 1 = no retry), got "0"'],
     ["missing retry attempts", { retries: {} }, "jobs.nightly.retries.attempts", "invalid-spec: jobs.nightly.retries.attempts: required field is missing"],
     ["a non-boolean enabled", { enabled: "yes" }, "jobs.nightly.enabled", 'invalid-spec: jobs.nightly.enabled: expected true or false, got "yes"'],
     ["a missing run", { run: undefined }, "jobs.nightly.run", 'invalid-spec: jobs.nightly.run: expected a function, got "undefined"'],
@@ -76,7 +77,7 @@ describe("job spec validation", () => {
     }, { timeout: "2m", catchUp: { window: "6h" }, overlap: "allow" });
     assert.equal(job.timeoutMs, 120_000);
     assert.deepEqual(job.catchUp, { mode: "all", windowMs: 21_600_000, toleranceMs: 60_000 });
-    assert.deepEqual(job.retries, { attempts: 0, backoffMs: 1_000 });
+    assert.deepEqual(job.retries, { attempts: 1, backoffMs: 1_000 });
     assert.equal(job.overlap, "allow");
     assert.equal(job.timezone, "Europe/Paris");
     assert.equal(job.schedule.next(Date.UTC(2030, 0, 1)), Date.UTC(2030, 0, 1, 2));

@@ -60,6 +60,28 @@ describe("run-ahead", () => {
     assert.deepEqual(await table(s.store, "ten"), seen.map((t) => `${t}:ok`));
   });
 
+  it("the very first trigger (a job the store has never seen) runs its own slot, then every slot ahead", async () => {
+    const s = setup({ start: T0 });
+    const seen: number[] = [];
+    s.scheduler.job("ten", { schedule: every10s, run: (ctx) => void seen.push((ctx.slot - T0) / SEC) });
+    const first = s.scheduler.tick(T0, { until: minuteEnd(T0) });
+    await s.clock.advance(59_999);
+    await first;
+    assert.deepEqual(seen, [0, 10, 20, 30, 40, 50]);
+    assert.deepEqual(await table(s.store, "ten"), seen.map((t) => `${t}:ok`));
+  });
+
+  it("a first trigger delivered late runs its own slot by the catch-up policy, never a slot from before it", async () => {
+    const s = setup({ start: T0 + 25 * SEC });
+    const seen: number[] = [];
+    s.scheduler.job("ten", { schedule: every10s, catchUp: { mode: "all" }, run: (ctx) => void seen.push((ctx.slot - T0) / SEC) });
+    // scheduledTime T0, delivered 25 s late: the job exists from T0, so 0, 10 and 20 are due now.
+    const first = s.scheduler.tick(T0, { until: minuteEnd(T0) });
+    await s.clock.advance(MIN - 25 * SEC - 1);
+    await first;
+    assert.deepEqual(seen, [0, 10, 20, 30, 40, 50]);
+  });
+
   it("claims each slot only when it is due", async () => {
     const s = setup({ start: T0 - 1 });
     s.scheduler.job("ten", { schedule: every10s, run: () => {} });

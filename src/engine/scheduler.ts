@@ -149,6 +149,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
 
   const scheduler: Scheduler = {
     node,
+    log,
     ready,
     close: () => store.close(),
     job(name, spec) {

@@ -274,6 +274,8 @@ export interface SchedulerOptions {
 
 export interface Scheduler {
   readonly node: string;
+  /** The scheduler's logger (the `logger` option, made safe): adapters log through it, so a silent logger silences them too. */
+  readonly log: Logger;
   /** Initialises the store (through `storeTimeout`); idempotent, retried after a failure. */
   ready(): Promise<void>;
   /** Closes the store (through `storeTimeout`); call after `stop()`. */

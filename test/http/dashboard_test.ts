@@ -52,6 +52,20 @@ describe("dashboard page", () => {
     }
   });
 
+  it("mounted with app.route(\"/cron\", router), GET /cron/ redirects to /cron, which serves the dashboard", async () => {
+    const f = setup({ mount: "/cron" });
+    const slash = await f.call("GET", "/cron/");
+    assert.equal(slash.status, 308);
+    assert.equal(slash.headers.get("location"), "/cron");
+    assert.equal((await f.call("GET", "/cron/jobs/?limit=1")).headers.get("location"), "/cron/jobs?limit=1");
+    const page = await f.call("GET", slash.headers.get("location")!);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /data-job="hourly"/);
+    // Never an open redirect, and writes are not redirected.
+    assert.notEqual((await f.call("GET", "//evil.example/")).headers.get("location"), "//evil.example");
+    assert.equal((await f.call("POST", "/cron/tick/")).status, 404);
+  });
+
   it("offers run and pause (or resume when paused) forms posting to the mount path", async () => {
     const f = setup({ mount: "/cron" });
     await f.scheduler.pause("failing");

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { minuteEnd, runAheadUntil, slotsAhead } from "../../../src/engine/tick/run_ahead.ts";
+import { minuteEnd, runAheadUntil, slotsAhead, triggerSlot } from "../../../src/engine/tick/run_ahead.ts";
 import { cron } from "../../../src/core/mod.ts";
 import { createMemoryStore } from "../../../src/store/memory/mod.ts";
 import { createManualClock } from "../../../src/engine/clock.ts";
@@ -31,6 +31,14 @@ describe("run-ahead", () => {
     assert.equal(runAheadUntil("*/5 * * * *", T0 + 5 * SEC), T0 + 5 * MIN);
     assert.equal(runAheadUntil("not a cron", T0 + 5 * SEC), T0 + MIN);
     assert.equal(runAheadUntil(undefined, T0 + 5 * SEC), T0 + MIN);
+  });
+
+  it("triggerSlot() is the trigger's latest fire when it is under a minute ago (Deno.cron hands no time), else the clock", () => {
+    assert.equal(triggerSlot("* * * * *", T0 + 40), T0);
+    assert.equal(triggerSlot("* * * * *", T0), T0);
+    assert.equal(triggerSlot("*/5 * * * *", T0 + 2 * MIN), T0 + 2 * MIN, "no fire within the last minute");
+    assert.equal(triggerSlot("not a cron", T0 + 40), T0 + 40);
+    assert.equal(triggerSlot(undefined, T0 + 40), T0 + 40);
   });
 
   it("slotsAhead() lists the distinct sub-minute slots strictly inside the window", () => {

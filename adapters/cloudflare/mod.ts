@@ -82,6 +82,11 @@ export function storeFromEnv(env: object, options: { binding?: string } = {}): S
   return typeof bindings.LIBSQL_URL === "string" && bindings.LIBSQL_URL !== "" ? libsqlFromEnv(bindings) : undefined;
 }
 
+/** What a Worker without its token answers (503) and logs once. */
+const MISSING_TOKEN = "EDGECRON_TOKEN is not set, so the API and dashboard are closed. Set it as a secret: " +
+  "`wrangler secret put EDGECRON_TOKEN` (deployed), a line EDGECRON_TOKEN=<random> in .dev.vars " +
+  "(wrangler dev), or `wrangler dev --var EDGECRON_TOKEN:<random>`. Cron Triggers run without it.";
+
 /** Options of `cloudflareWorker`. */
 export interface CloudflareOptions<Env> {
   /** Router options from the bindings; default `{ token: env.EDGECRON_TOKEN }`. */
@@ -115,6 +120,10 @@ export function cloudflareWorker<Env extends object = EdgecronEnv>(
     const token = (env as EdgecronEnv).EDGECRON_TOKEN;
     return token === undefined ? {} : { token };
   });
+  // Only the default router reads EDGECRON_TOKEN; a missing one is a deployment step left out.
+  const tokenMissing = (env: Env): boolean =>
+    options.router === undefined && options.app === undefined && !(env as EdgecronEnv).EDGECRON_TOKEN;
+  let toldMissingToken = false;
   // Workers hand every event of an isolate the same env object; a new object (another
   // binding set, as in tests) gets its own scheduler.
   const built = new WeakMap<Env, Promise<Built>>();
@@ -135,6 +144,14 @@ export function cloudflareWorker<Env extends object = EdgecronEnv>(
     async fetch(request, env) {
       try {
         const b = await build(env);
+        if (tokenMissing(env)) {
+          if (!toldMissingToken) b.scheduler.log.error(MISSING_TOKEN);
+          toldMissingToken = true;
+          return Response.json({ error: { code: "not-configured", message: MISSING_TOKEN } }, {
+            status: 503,
+            headers: { "Cache-Control": "no-store" },
+          });
+        }
         b.app ??= options.app ? options.app(b.scheduler, env) : appFor(b.scheduler, { router: routerOf(env) });
         return await b.app.fetch(request);
       } catch (error) {

@@ -1,6 +1,7 @@
 /** Valibot schemas of job specs, and the conversion of a valibot issue to a `SchedulerError`. */
 import * as v from "valibot";
 import { quote, SchedulerError } from "../../core/errors.ts";
+import { didYouMean, suggest } from "../../core/suggest.ts";
 import { choice, duration, got, strict, text } from "./_valibot.ts";
 import { MAX_TARGET_HEADERS, RESERVED_HEADER } from "../../webhook/deliver.ts";
 
@@ -196,5 +197,37 @@ export function parseOrThrow<T extends v.GenericSchema>(schema: T, input: unknow
   const issue = result.issues[0];
   const dot = v.getDotPath(issue);
   const path = dot === null || dot === "" ? prefix : prefix === "" ? dot : `${prefix}.${dot}`;
-  throw new SchedulerError(dot === "name" ? "invalid-name" : "invalid-spec", `${path === "" ? "body" : path}: ${issue.message}`, { path });
+  const hint = issue.message === "unknown field" ? didYouMean(fieldSuggestions(dot?.split(".").at(-1) ?? "")) : "";
+  throw new SchedulerError(dot === "name" ? "invalid-name" : "invalid-spec", `${path === "" ? "body" : path}: ${issue.message}${hint}`, { path });
+}
+
+/** Every field name a job spec has, at any depth: what a misspelt one is compared with. */
+const FIELD_NAMES = [
+  "name", "schedule", "timezone", "timeout", "overlap", "catchUp", "retries", "enabled", "payload", "description", "target",
+  "mode", "window", "tolerance", "attempts", "backoff", "cron", "every", "anchor", "at", "dayMatch", "hashKey", "format",
+  "url", "method", "headers", "body", "run",
+];
+/** Names other schedulers (or habit) use for ours. */
+const ALIASES: Readonly<Record<string, string>> = {
+  tz: "timezone",
+  zone: "timezone",
+  time_zone: "timezone",
+  timeZone: "timezone",
+  catch_up: "catchUp",
+  catchup: "catchUp",
+  retry: "retries",
+  maxAttempts: "attempts",
+  maximumAttempts: "attempts",
+  data: "payload",
+  webhook: "target",
+  verb: "method",
+  handler: "run",
+  expression: "schedule",
+};
+
+/** The field names an unknown field probably meant. */
+export function fieldSuggestions(field: string): string[] {
+  const alias = Object.hasOwn(ALIASES, field) ? ALIASES[field] : undefined;
+  // Short names are close to many others: one edit for them, a third of the length otherwise.
+  return alias !== undefined ? [alias] : suggest(field, FIELD_NAMES, 1, Math.max(1, Math.floor(field.length / 3)));
 }

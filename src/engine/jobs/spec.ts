@@ -142,10 +142,18 @@ function buildSchedule(name: string, input: unknown, timezone: string | undefine
   try {
     return toSchedule(input as string | ScheduleSpec, timezone === undefined ? { hashKey: name } : { timezone, hashKey: name });
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
+    const message = e instanceof SchedulerError ? sentenceOf(e) : e instanceof Error ? e.message : String(e);
     const zoneField = timezone !== undefined && e instanceof SchedulerError && e.code === "invalid-timezone" &&
       message.includes(JSON.stringify(timezone));
     const where = zoneField ? `jobs.${name}.timezone` : path;
+    // One code and one path: `invalid-spec: jobs.x.timezone: unknown time zone "…"`, not the core error's own again.
     throw new SchedulerError("invalid-spec", `${where}: ${message}`, { path: where, cause: e });
   }
+}
+
+/** A core error's sentence without its code and its own field label (`invalid-timezone: timezone: `). */
+function sentenceOf(e: SchedulerError): string {
+  let message = e.message.startsWith(`${e.code}: `) ? e.message.slice(e.code.length + 2) : e.message;
+  if (e.path !== undefined && message.startsWith(`${e.path}: `)) message = message.slice(e.path.length + 2);
+  return message;
 }

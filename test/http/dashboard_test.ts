@@ -24,6 +24,10 @@ describe("dashboard page", () => {
     assert.match(html, new RegExp(`<li data-slot="${T0 + 2 * HOUR}"><time datetime="2026-11-30T14:00:00.000Z" title="Mon 30 Nov, 14:00:00 UTC">Mon 30 Nov, 15:00:00 CET</time> <span class="sub">in 1h</span></li>`));
     assert.match(html, /data-job="failing">[\s\S]*?<span class="status s-error">error<\/span>[\s\S]*?boom: disk full/);
     assert.match(html, /<b>2<\/b> errors/); // T0 (the registering tick's own slot) and T0 + 1 h
+    assert.match(html, /data-job="hourly">[\s\S]*?<span><b>2<\/b> runs<\/span><span><b>2<\/b> ok<\/span><span><b>0<\/b> errors<\/span>/);
+    const once = setup();
+    await once.scheduler.tick();
+    assert.match(await page(once), /data-job="failing">[\s\S]*?<span><b>1<\/b> run<\/span><span><b>0<\/b> ok<\/span><span><b>1<\/b> error<\/span>/, "one run, one error");
   });
 
   it("escapes user text", async () => {

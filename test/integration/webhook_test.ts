@@ -70,7 +70,8 @@ async function receivedOn(path: string, n: number): Promise<Received[]> {
 }
 
 function world(): { clock: ManualClock; scheduler: Scheduler; app: Hono } {
-  const clock = createManualClock(T0);
+  // 1 ms after T0: jobs defined now start with the next minute (a job defined at T0 itself would run T0).
+  const clock = createManualClock(T0 + 1);
   const quiet = { debug() {}, info() {}, warn() {}, error() {} };
   // The receiver is on loopback, an internal target: allowed on purpose, with a short error body kept.
   const webhooks = { allow: [new URL(base).origin], errorBodyBytes: 64 };

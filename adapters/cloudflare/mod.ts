@@ -6,7 +6,7 @@
  * @module
  */
 import { SchedulerError } from "../../src/core/errors.ts";
-import { runAheadUntil } from "../../src/engine/tick/run_ahead.ts";
+import { runAheadUntil, triggerSlot } from "../../src/engine/tick/run_ahead.ts";
 import type { Scheduler } from "../../src/engine/types.ts";
 import type { RouterOptions } from "../../src/http/mod.ts";
 import { libsqlStore } from "../../src/store/libsql/mod.ts";
@@ -168,7 +168,9 @@ export function cloudflareWorker<Env extends object = EdgecronEnv>(
       // The slot time is the trigger's, not the clock's: a late or repeated delivery
       // still names the same minute, so claims dedupe it. Then run ahead to the
       // trigger's next fire, so sub-minute slots run at their time under waitUntil.
-      const now = controller.scheduledTime;
+      // wrangler dev's /__scheduled passes the current time, not the minute: read it as the
+      // trigger's latest fire (a real Cron Trigger's scheduledTime already is one).
+      const now = triggerSlot(controller.cron, controller.scheduledTime);
       const until = runAheadUntil(controller.cron, now);
       const done = build(env).then(({ scheduler }) => scheduler.tick(now, { until })).then(() => {});
       ctx.waitUntil(done);

@@ -49,6 +49,15 @@ describe("cloudflareWorker", () => {
     assert.deepEqual(runs, [T0, T0 + MINUTE, T0 + 2 * MINUTE]);
   });
 
+  it("wrangler dev's /__scheduled (scheduledTime = the current time) runs the job on the first call", async () => {
+    const { make, runs } = counting();
+    const worker = cloudflareWorker(make);
+    const ctx = context();
+    await worker.scheduled({ scheduledTime: T0 + 37_123, cron: "* * * * *" }, { EDGECRON_TOKEN: "t" }, ctx);
+    await Promise.all(ctx.waited);
+    assert.deepEqual(runs, [T0], "the minute the trigger fired for");
+  });
+
   it("builds the scheduler once per env object and shares it between fetch and scheduled", async () => {
     const { make, made } = counting();
     const worker = cloudflareWorker(make);

@@ -53,7 +53,7 @@ export function createShutdown(
 export interface ServerOptions extends ShutdownOptions {
   /** Default 8787; 0 picks a free port. */
   port?: number;
-  /** Default: all interfaces. */
+  /** Default `"127.0.0.1"` (loopback, as the examples); `"0.0.0.0"` for all interfaces (in a container). */
   hostname?: string;
   /** Run timer mode (`scheduler.start()`); default true. */
   timer?: boolean;
@@ -61,7 +61,7 @@ export interface ServerOptions extends ShutdownOptions {
   signals?: ("SIGINT" | "SIGTERM" | "SIGHUP")[];
   /** Exit the process (code 0) after a signal-triggered stop; default true. */
   exit?: boolean;
-  /** Called once listening; default prints nothing. */
+  /** Called once listening (the adapter also logs one `listening on <url>` line through the scheduler's logger). */
   onListen?: (info: { url: string; port: number }) => void;
 }
 

@@ -13,10 +13,10 @@ import type { Schedule } from "../src/core/types.ts";
 import { type Args, parseArgs, type Request, UsageError } from "./args.ts";
 import { formatFire, type FireText, pointAtField } from "./format.ts";
 import { modifierOptions } from "./modifiers.ts";
-import { COMMAND_HELP, USAGE } from "./usage.ts";
+import { COMMAND_HELP, SHORT_USAGE, USAGE } from "./usage.ts";
 import { VERSION } from "./version.ts";
 
-export { COMMAND_HELP, USAGE } from "./usage.ts";
+export { COMMAND_HELP, SHORT_USAGE, USAGE } from "./usage.ts";
 export { VERSION } from "./version.ts";
 
 /** Exit codes: 0 ok, 1 the schedule (or zone) is invalid, 2 usage error. */
@@ -28,6 +28,20 @@ export interface CliIo {
   err(text: string): void;
   /** Epoch ms; `--from` overrides it. */
   now: number;
+}
+
+/**
+ * A hint for text that looks like AWS EventBridge's form (`min hour dom mon dow year`,
+ * with `?`) read as standard cron, where 6 fields start with seconds.
+ */
+function awsHint(expression: string): string | undefined {
+  const fields = expression.trim().split(/\s+/);
+  if (fields.length !== 6 || expression.includes("(")) return undefined;
+  const last = fields[5] ?? "";
+  if (!expression.includes("?") && !/^(\d{4}|\*)([-,/].*)?$/.test(last)) return undefined;
+  return "hint: 6 fields read as standard cron start with seconds. If this is AWS EventBridge's form " +
+    "(minute hour day-of-month month day-of-week year), pass --format aws; standard cron with a year takes 7 fields " +
+    "(second minute hour day-of-month month day-of-week year).";
 }
 
 /** Both day fields restricted: Vixie cron semantics fire when EITHER matches. */
@@ -74,6 +88,7 @@ export function runCli(argv: readonly string[], io: CliIo): number {
     if (!(error instanceof UsageError)) throw error;
     const see = error.command === undefined ? "edgecron --help" : `edgecron help ${error.command}`;
     if (json) io.out(JSON.stringify({ ok: false, code: "usage", message: error.message }));
+    else if (argv.length === 0) io.err(SHORT_USAGE);
     else io.err(`edgecron: ${error.message} (see "${see}")`);
     return EXIT.usage;
   }
@@ -108,8 +123,10 @@ function runCommand(args: Args, io: CliIo): number {
       io.out(JSON.stringify({ ok: false, expression, timezone: args.timezone, code: error.code, path: error.path ?? null, message: error.message }));
     } else {
       io.err(`invalid: ${error.message}${/hashKey/.test(error.message) ? " (pass --hash-key NAME)" : ""}`);
-      const pointer = pointAtField(expression, error.message);
+      const pointer = pointAtField(expression, error.message, args.format === "aws" ? "aws" : "cron");
       if (pointer) io.err(pointer);
+      const hint = args.format === "aws" ? undefined : awsHint(expression);
+      if (hint) io.err(hint);
     }
     return EXIT.invalid;
   }

@@ -33,29 +33,34 @@ export function formatFire(epochMs: number, timezone: string): FireText {
 
 const FIELDS_5 = ["minute", "hour", "day-of-month", "month", "day-of-week"];
 const FIELDS_6 = ["second", ...FIELDS_5];
+const FIELDS_7 = [...FIELDS_6, "year"];
+const FIELDS_AWS = [...FIELDS_5, "year"];
+
+/** The field names of an expression of `count` fields, read as cron or as AWS's form. */
+export function fieldNames(count: number, format: "cron" | "aws" = "cron"): readonly string[] | undefined {
+  if (format === "aws") return count === 6 ? FIELDS_AWS : undefined;
+  return count === 7 ? FIELDS_7 : count === 6 ? FIELDS_6 : count === 5 ? FIELDS_5 : undefined;
+}
 
 /**
  * When an error message names a cron field, returns the expression with a caret line
- * under that field; otherwise undefined.
+ * under that field; otherwise undefined. The field is the one the message is about
+ * (named first), not one it mentions in passing ("(only day-of-month and day-of-week can)").
  *
  * @example pointAtField("61 * * * *", "invalid-cron: minute must be 0-59, got \"61\"")
  * // '  61 * * * *\n  ^^ minute'
  */
-export function pointAtField(expression: string, message: string): string | undefined {
+export function pointAtField(expression: string, message: string, format: "cron" | "aws" = "cron"): string | undefined {
   const spans = [...expression.matchAll(/\S+/g)].map((m) => ({ start: m.index ?? 0, text: m[0] }));
-  const names = spans.length === 6 ? FIELDS_6 : spans.length === 5 ? FIELDS_5 : undefined;
+  const names = fieldNames(spans.length, format);
   if (!names) return undefined;
-  const lower = message.toLowerCase();
-  // The longest name first: "day-of-month" must not be read as "month".
-  const byLength = names.map((name, index) => ({ name, index })).sort((a, b) => b.name.length - a.name.length);
-  let found: { name: string; index: number } | undefined;
-  for (const candidate of byLength) {
-    const re = new RegExp(`(^|[^a-z-])${candidate.name}([^a-z-]|$)`);
-    if (re.test(lower.replace(/^[a-z-]+:\s*/, " "))) {
-      found = candidate;
-      break;
-    }
-  }
+  const body = message.toLowerCase().replace(/^[a-z-]+:\s*/, " ");
+  // The name appearing first in the message; at one position the longest ("day-of-month", not "month").
+  let found: { name: string; index: number; at: number } | undefined;
+  names.forEach((name, index) => {
+    const at = body.search(new RegExp(`(^|[^a-z-])${name}([^a-z-]|$)`));
+    if (at >= 0 && (found === undefined || at < found.at || (at === found.at && name.length > found.name.length))) found = { name, index, at };
+  });
   if (!found) return undefined;
   const span = spans[found.index] as { start: number; text: string };
   return `  ${expression}\n  ${" ".repeat(span.start)}${"^".repeat(span.text.length)} ${found.name}`;

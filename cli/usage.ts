@@ -7,9 +7,10 @@ export const COMMANDS = ["next", "validate", "explain"] as const;
 export type Command = (typeof COMMANDS)[number];
 
 const SCHEDULE_TEXT = `  <schedule>  what schedule() accepts: 5 fields (minute hour day-of-month month
-              day-of-week), 6 with a leading second, a nickname such as @daily,
-              "CRON_TZ=Europe/Paris 0 8 * * *" (the prefix sets the zone), or
-              "@every 15m [from ANCHOR]"`;
+              day-of-week), 6 with a leading second, 7 with a leading second and a
+              trailing year ("0 0 12 * * ? 2027"), a nickname such as @daily,
+              "CRON_TZ=Europe/Paris 0 8 * * *" (the prefix sets the zone),
+              "@every 15m [from ANCHOR]", or with --format aws AWS's 6 fields`;
 
 const OPTIONS = {
   tz: "  --tz        IANA zone the schedule is read in when it names none (default UTC)",
@@ -28,15 +29,25 @@ const FIRES_OPTIONS = [SCHEDULE_TEXT, OPTIONS.tz, OPTIONS.n, OPTIONS.from, OPTIO
 /** The same for `validate`, which prints none. */
 const VALIDATE_OPTIONS = [SCHEDULE_TEXT, OPTIONS.tz, OPTIONS.json, OPTIONS.hashKey, OPTIONS.format].join("\n");
 
-/** The overview `edgecron --help` prints. */
-export const USAGE = `edgecron: cron schedules from the command line
-
-Usage:
+const USAGE_LINES = `Usage:
   edgecron next "<schedule>" [--tz ZONE] [-n N] [--from INSTANT] [--hash-key NAME] [--format aws] [--json]
   edgecron validate "<schedule>" [--tz ZONE] [--hash-key NAME] [--format aws] [--json]
   edgecron explain "<schedule>" [--tz ZONE] [-n N] [--from INSTANT] [--hash-key NAME] [--format aws] [--json]
   edgecron help <command>
-  edgecron --version
+  edgecron --version`;
+
+/** What `edgecron` with no arguments prints (on stderr, exit 2): the commands and where the rest is. */
+export const SHORT_USAGE = `edgecron: cron schedules from the command line
+
+${USAGE_LINES}
+
+Example: edgecron next "0 9 * * MON-FRI" --tz Europe/Berlin
+Run "edgecron --help" for the options, "edgecron help <command>" for one command.`;
+
+/** The overview `edgecron --help` prints. */
+export const USAGE = `edgecron: cron schedules from the command line
+
+${USAGE_LINES}
 
 ${FIRES_OPTIONS}
 

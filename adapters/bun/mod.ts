@@ -7,6 +7,7 @@
 import process from "node:process";
 import type { Scheduler } from "../../src/engine/types.ts";
 import { type AppOptions, appFor, setClientAddress } from "../_app.ts";
+import { announce, DEFAULT_HOSTNAME, listenError, listenUrl } from "../_listen.ts";
 import { bindSignals, createShutdown, type ServerHandle, type ServerOptions } from "../_lifecycle.ts";
 export { resolveHost } from "../node/resolve.ts";
 export { pinnedFetch } from "../node/pinned_fetch.ts";
@@ -46,13 +47,19 @@ export type BunServerHandle = ServerHandle;
  * ```
  */
 export async function serveBun(scheduler: Scheduler, options: BunServeOptions = {}): Promise<BunServerHandle> {
-  const { port = 8787, hostname, timer = true, signals = ["SIGINT", "SIGTERM"], exit = true } = options;
+  const { port = 8787, hostname = DEFAULT_HOSTNAME, timer = true, signals = ["SIGINT", "SIGTERM"], exit = true } = options;
   const bun = (globalThis as { Bun?: BunRuntime }).Bun;
   if (bun === undefined) throw new Error("edgecron/bun: Bun.serve is not available; run this with bun");
   await scheduler.ready();
   const app = appFor(scheduler, options);
-  const server = bun.serve({ port, ...(hostname === undefined ? {} : { hostname }), fetch: (request, s) => app.fetch(setClientAddress(request, s.requestIP(request)?.address)) });
-  const url = server.url.href.replace(/\/$/, "");
+  let server: BunServer;
+  try {
+    server = bun.serve({ port, hostname, fetch: (request, s) => app.fetch(setClientAddress(request, s.requestIP(request)?.address)) });
+  } catch (error) {
+    throw listenError(error, port, hostname, "serveBun");
+  }
+  const url = listenUrl(hostname, server.port);
+  announce(scheduler, url);
   if (timer) scheduler.start();
 
   const shutdown = createShutdown(scheduler, () => server.stop(true), {

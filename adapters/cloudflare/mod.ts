@@ -6,7 +6,7 @@
  * @module
  */
 import { SchedulerError } from "../../src/core/errors.ts";
-import { runAheadUntil } from "../../src/engine/tick/run_ahead.ts";
+import { runAheadUntil, triggerSlot } from "../../src/engine/tick/run_ahead.ts";
 import type { Scheduler } from "../../src/engine/types.ts";
 import type { RouterOptions } from "../../src/http/mod.ts";
 import { libsqlStore } from "../../src/store/libsql/mod.ts";
@@ -95,6 +95,11 @@ export function storeFromEnv(env: object, options: { binding?: string } = {}): S
   return typeof bindings.LIBSQL_URL === "string" && bindings.LIBSQL_URL !== "" ? libsqlFromEnv(bindings) : undefined;
 }
 
+/** What a Worker without its token answers (503) and logs once. */
+const MISSING_TOKEN = "EDGECRON_TOKEN is not set, so the API and dashboard are closed. Set it as a secret: " +
+  "`wrangler secret put EDGECRON_TOKEN` (deployed), a line EDGECRON_TOKEN=<random> in .dev.vars " +
+  "(wrangler dev), or `wrangler dev --var EDGECRON_TOKEN:<random>`. Cron Triggers run without it.";
+
 /** Options of `cloudflareWorker`. */
 export interface CloudflareOptions<Env> {
   /** Router options from the bindings; default `{ token: env.EDGECRON_TOKEN }`. */
@@ -133,6 +138,10 @@ export function cloudflareWorker<Env extends object = EdgecronEnv>(
     const token = (env as EdgecronEnv).EDGECRON_TOKEN;
     return token === undefined ? {} : { token };
   });
+  // Only the default router reads EDGECRON_TOKEN; a missing one is a deployment step left out.
+  const tokenMissing = (env: Env): boolean =>
+    options.router === undefined && options.app === undefined && !(env as EdgecronEnv).EDGECRON_TOKEN;
+  let toldMissingToken = false;
   // Workers hand every event of an isolate the same env object; a new object (another
   // binding set, as in tests) gets its own scheduler.
   const built = new WeakMap<Env, Promise<Built>>();
@@ -153,6 +162,14 @@ export function cloudflareWorker<Env extends object = EdgecronEnv>(
     async fetch(request, env) {
       try {
         const b = await build(env);
+        if (tokenMissing(env)) {
+          if (!toldMissingToken) b.scheduler.log.error(MISSING_TOKEN);
+          toldMissingToken = true;
+          return Response.json({ error: { code: "not-configured", message: MISSING_TOKEN } }, {
+            status: 503,
+            headers: { "Cache-Control": "no-store" },
+          });
+        }
         b.app ??= options.app ? options.app(b.scheduler, env) : appFor(b.scheduler, { router: routerOf(env) });
         // Cloudflare sets CF-Connecting-IP itself (a client cannot forge it on Workers).
         return await b.app.fetch(setClientAddress(request, request.headers.get("cf-connecting-ip") ?? undefined));
@@ -170,7 +187,9 @@ export function cloudflareWorker<Env extends object = EdgecronEnv>(
       // The slot time is the trigger's, not the clock's: a late or repeated delivery
       // still names the same minute, so claims dedupe it. Then run ahead to the
       // trigger's next fire, so sub-minute slots run at their time under waitUntil.
-      const now = controller.scheduledTime;
+      // wrangler dev's /__scheduled passes the current time, not the minute: read it as the
+      // trigger's latest fire (a real Cron Trigger's scheduledTime already is one).
+      const now = triggerSlot(controller.cron, controller.scheduledTime);
       const until = runAheadUntil(controller.cron, now);
       const done = build(env).then(({ scheduler }) => scheduler.tick(now, { until })).then(() => {});
       ctx.waitUntil(done);

@@ -2,12 +2,13 @@
  * edgecron on Deno and Deno Deploy: one `Deno.cron` trigger (every minute by default)
  * calls `scheduler.tick()`, and `Deno.serve` serves the router.
  *
- * Deno.cron hands its handler no slot time, so the tick reads the scheduler's clock;
- * claims make a double delivery (or two isolates firing at once) harmless.
+ * Deno.cron hands its handler no slot time, so the tick takes the trigger's latest fire
+ * (what Workers pass as `scheduledTime`); claims make a double delivery (or two isolates
+ * firing at once) harmless.
  *
  * @module
  */
-import { runAheadUntil } from "../../src/engine/tick/run_ahead.ts";
+import { runAheadUntil, triggerSlot } from "../../src/engine/tick/run_ahead.ts";
 import type { Scheduler, TickReport } from "../../src/engine/types.ts";
 import { createClient } from "@libsql/client/web";
 import { denoKvStore, type KvLike } from "../../src/store/deno-kv/mod.ts";
@@ -16,6 +17,7 @@ import { memoryStore } from "../../src/store/memory/mod.ts";
 import type { Store } from "../../src/store/types.ts";
 import { type AppOptions, appFor, setClientAddress } from "../_app.ts";
 import { createShutdown, type ShutdownOptions } from "../_lifecycle.ts";
+import { announce, DEFAULT_HOSTNAME, listenError, listenUrl } from "../_listen.ts";
 export { resolveHost } from "./resolve.ts";
 
 /** Options of `serveDeno`. */
@@ -24,7 +26,10 @@ export interface DenoServeOptions extends AppOptions, ShutdownOptions {
   trigger?: string;
   /** The `Deno.cron` name; default `"edgecron tick"`. */
   name?: string;
-  /** `Deno.serve` options, or false to serve nothing; default `{ port: 8787 }` (Deno Deploy ignores the port). */
+  /**
+   * `Deno.serve` options, or false to serve nothing; default `{ port: 8787, hostname: "127.0.0.1" }`
+   * (loopback, as the Node and Bun adapters). On Deno Deploy the platform binds: no port or host is passed.
+   */
   serve?: false | { port?: number; hostname?: string };
   /**
    * Also run timer mode, for a long-lived `deno run` process whose jobs fire more often
@@ -32,10 +37,9 @@ export interface DenoServeOptions extends AppOptions, ShutdownOptions {
    */
   timer?: boolean;
   /**
-   * Tick once as soon as the store is ready; default true. It registers new jobs with the
-   * store (a job never runs slots from before the store first saw it, so without this the
-   * first trigger after a deploy would only register them) and catches up on slots missed
-   * while no isolate ran.
+   * Tick once as soon as the store is ready, at the clock's time; default false. The first
+   * `Deno.cron` call registers new jobs and runs its own slot; this start-up tick only
+   * catches up earlier (by each job's catch-up policy) on slots missed while no isolate ran.
    */
   tickOnStart?: boolean;
   /** Stop gracefully on SIGINT/SIGTERM and exit 0 (local processes); default true. */
@@ -74,35 +78,50 @@ export interface DenoHandle {
  * ```
  */
 export function serveDeno(scheduler: Scheduler, options: DenoServeOptions = {}): DenoHandle {
-  const { trigger = "* * * * *", name = "edgecron tick", timer = false, signals = true, tickOnStart = true } = options;
+  const { trigger = "* * * * *", name = "edgecron tick", timer = false, signals = true, tickOnStart = false } = options;
   if (typeof Deno.cron !== "function") {
     throw new Error("edgecron/deno: Deno.cron is not available; run with --unstable-cron (or deploy to Deno Deploy)");
   }
-  // Run ahead to the trigger's next fire, so sub-minute slots run at their time while
-  // the handler is awaited (the tick itself reads the scheduler's clock).
-  const tick = async (): Promise<void> => {
-    const report = await scheduler.tick(undefined, { until: runAheadUntil(trigger, Date.now()) });
+  // A trigger's tick is at its scheduled time (Deno.cron hands no time, so: the trigger's
+  // latest fire, as Workers' scheduledTime), then runs ahead to its next fire, so
+  // sub-minute slots run at their time while the handler is awaited.
+  const tick = async (now: number | undefined): Promise<void> => {
+    const report = await scheduler.tick(now, { until: runAheadUntil(trigger, now ?? Date.now()) });
     options.onTick?.(report);
   };
   const ready = scheduler.ready();
   Deno.cron(name, trigger, async () => {
+    const slot = triggerSlot(trigger, Date.now());
     await ready;
-    await tick();
+    await tick(slot);
   });
-  if (tickOnStart) void ready.then(tick);
+  if (tickOnStart) void ready.then(() => tick(undefined));
 
   const app = appFor(scheduler, options);
-  const serveOptions = options.serve === false ? undefined : { port: 8787, ...options.serve };
-  const server = serveOptions === undefined ? undefined : Deno.serve({
-    ...serveOptions,
-    onListen: ({ hostname, port }) => {
-      const host = hostname === "0.0.0.0" || hostname === "::" ? "localhost" : hostname;
-      options.onListen?.({ url: `http://${host}:${port}`, port });
-    },
-  }, async (request, info) => {
-    await ready;
-    return app.fetch(setClientAddress(request, "hostname" in info.remoteAddr ? info.remoteAddr.hostname : undefined));
-  });
+  const onDeploy = onDenoDeploy();
+  const serveOptions = options.serve === false
+    ? undefined
+    : onDeploy
+    ? { ...options.serve }
+    : { port: 8787, hostname: DEFAULT_HOSTNAME, ...options.serve };
+  let server: Deno.HttpServer | undefined;
+  if (serveOptions !== undefined) {
+    try {
+      server = Deno.serve({
+        ...serveOptions,
+        onListen: ({ hostname, port }) => {
+          const url = listenUrl(hostname, port);
+          announce(scheduler, url);
+          options.onListen?.({ url, port });
+        },
+      }, async (request, info) => {
+        await ready;
+        return app.fetch(setClientAddress(request, "hostname" in info.remoteAddr ? info.remoteAddr.hostname : undefined));
+      });
+    } catch (error) {
+      throw listenError(error, serveOptions.port ?? 8787, serveOptions.hostname ?? DEFAULT_HOSTNAME, "serveDeno");
+    }
+  }
   if (timer) void ready.then(() => scheduler.start());
 
   const shutdown = createShutdown(scheduler, () => server?.shutdown(), {
@@ -126,6 +145,16 @@ export function serveDeno(scheduler: Scheduler, options: DenoServeOptions = {}):
     }
   }
   return { ready, server, shutdown };
+}
+
+/** True on Deno Deploy (it sets `DENO_DEPLOYMENT_ID`); asked without a permission prompt. */
+function onDenoDeploy(): boolean {
+  try {
+    if (Deno.permissions.querySync({ name: "env", variable: "DENO_DEPLOYMENT_ID" }).state !== "granted") return false;
+    return Deno.env.get("DENO_DEPLOYMENT_ID") !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 /** Options of `denoStore`. */

@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import process from "node:process";
 import type { Scheduler } from "../../src/engine/types.ts";
 import { type AppOptions, appFor, setClientAddress } from "../_app.ts";
+import { announce, DEFAULT_HOSTNAME, listenError, listenUrl } from "../_listen.ts";
 import { bindSignals, createShutdown, type ServerHandle, type ServerOptions } from "../_lifecycle.ts";
 export { resolveHost } from "./resolve.ts";
 export { pinnedFetch } from "./pinned_fetch.ts";
@@ -23,8 +24,8 @@ export type NodeServer = ServerHandle;
  * Initialises the store, starts timer mode and serves the router.
  *
  * @throws {SchedulerError} `invalid-spec` (`router.token: required …`) without a token or
- * `router: { public: true }`; `store-error` when `scheduler.ready()` (the store's init) fails; the listen error
- * (`EADDRINUSE`) when the port is taken.
+ * `router: { public: true }`; `store-error` when `scheduler.ready()` (the store's init) fails; an `Error` with
+ * `code: "EADDRINUSE"` naming the port and the `port` option when the port is taken.
  * @example
  * ```ts
  * import { createScheduler } from "edgecron";
@@ -37,15 +38,16 @@ export type NodeServer = ServerHandle;
  * ```
  */
 export async function serveNode(scheduler: Scheduler, options: NodeServeOptions = {}): Promise<NodeServer> {
-  const { port = 8787, hostname, timer = true, signals = ["SIGINT", "SIGTERM"], exit = true } = options;
+  const { port = 8787, hostname = DEFAULT_HOSTNAME, timer = true, signals = ["SIGINT", "SIGTERM"], exit = true } = options;
   await scheduler.ready();
   const app = appFor(scheduler, options);
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch: (request, env) => app.fetch(setClientAddress(request, env.incoming.socket.remoteAddress)), port, ...(hostname === undefined ? {} : { hostname }) }, () => resolve(s));
-    s.once("error", reject);
+    const s = serve({ fetch: (request, env) => app.fetch(setClientAddress(request, env.incoming.socket.remoteAddress)), port, hostname }, () => resolve(s));
+    s.once("error", (error) => reject(listenError(error, port, hostname, "serveNode")));
   });
   const address = server.address() as AddressInfo;
-  const url = `http://${hostname ?? "localhost"}:${address.port}`;
+  const url = listenUrl(hostname, address.port);
+  announce(scheduler, url);
   if (timer) scheduler.start();
 
   const shutdown = createShutdown(scheduler, () =>

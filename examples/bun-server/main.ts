@@ -41,5 +41,9 @@ const server = await serveBun(scheduler, {
   port: settings.port,
   signals: [],
   onListen: ({ url }) => console.log(banner(url, settings)),
+}).catch((error: unknown) => {
+  // A busy port (or a store that cannot open) is a sentence, not a stack trace.
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
 });
 stopOnSignals(server.shutdown);

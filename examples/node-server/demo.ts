@@ -7,6 +7,7 @@ import { mkdirSync } from "node:fs";
 import process from "node:process";
 import type { Hono } from "hono";
 import { verifySignature } from "../../src/webhook/mod.ts";
+import { redactUrl } from "../../src/store/libsql/client.ts";
 
 /** The demo's resolved settings. */
 export interface DemoSettings {
@@ -64,7 +65,7 @@ export function banner(url: string, settings: DemoSettings): string {
     `edgecron: dashboard and API on ${url}`,
     `edgecron: token ${settings.token}`,
     `edgecron: webhook secret ${settings.webhookSecret}`,
-    `edgecron: data in ${settings.db}; demo webhook receiver at ${settings.receiverUrl}`,
+    `edgecron: data in ${redactUrl(settings.db)}; demo webhook receiver at ${settings.receiverUrl}`,
   ].join("\n");
 }
 

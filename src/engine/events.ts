@@ -1,6 +1,7 @@
 /** Logging and event delivery that can never throw into the scheduler. */
 import { civilDay, civilFromDays, civilMonth, civilYear } from "../core/civil.ts";
-import { errorText, jobLabel, safeJson } from "./text.ts";
+import { type ErrorDetail, errorDetail, errorDetailText, errorText, jobLabel, safeJson } from "./text.ts";
+import { formatDuration } from "../core/duration.ts";
 import type { Logger, SchedulerEvent } from "./types.ts";
 
 type Level = keyof Logger;
@@ -32,8 +33,16 @@ export function consoleLogger(options: { debug?: boolean } = {}): Logger {
 }
 
 function consoleLine(level: Level, message: string, fields?: Record<string, unknown>): void {
-  const tail = fields === undefined || Object.keys(fields).length === 0 ? "" : ` ${safeJson(fields)}`;
-  console[level](`edgecron: ${message}${tail}`);
+  // A thrown error's detail is printed as a stack below the line, not as escaped JSON.
+  const detail = fields !== undefined && isErrorDetail(fields["error"]) ? fields["error"] : undefined;
+  const rest = detail === undefined ? fields : Object.fromEntries(Object.entries(fields!).filter(([k]) => k !== "error"));
+  const tail = rest === undefined || Object.keys(rest).length === 0 ? "" : ` ${safeJson(rest)}`;
+  console[level](`edgecron: ${message}${tail}${detail === undefined ? "" : `\n${errorDetailText(detail)}`}`);
+}
+
+function isErrorDetail(value: unknown): value is ErrorDetail {
+  return typeof value === "object" && value !== null && typeof (value as ErrorDetail).class === "string" &&
+    typeof (value as ErrorDetail).message === "string";
 }
 
 /**
@@ -113,14 +122,17 @@ export function logEvent(log: Logger, event: SchedulerEvent): void {
       return log.debug(`${jobLabel(event.job)} started slot ${isoText(event.slot)} (attempt ${event.attempt})`);
     case "succeeded":
       return log.info(`${jobLabel(event.job)} succeeded at ${isoText(event.slot)} in ${event.durationMs}ms`);
-    case "failed":
+    case "failed": {
+      const line = `${jobLabel(event.job)} failed at ${isoText(event.slot)} (attempt ${event.attempt}): ${event.error}${event.willRetry ? "; will retry" : ""}`;
+      const level = event.willRetry ? "warn" : "error";
+      return "thrown" in event ? log[level](line, { error: errorDetail(event.thrown) }) : log[level](line);
+    }
+    case "timed-out": {
+      const limit = event.timeoutMs === undefined ? "" : ` after ${formatDuration(event.timeoutMs)} (its timeout; raise it with the job's \`timeout\` option)`;
       return log[event.willRetry ? "warn" : "error"](
-        `${jobLabel(event.job)} failed at ${isoText(event.slot)} (attempt ${event.attempt}): ${event.error}${event.willRetry ? "; will retry" : ""}`,
+        `${jobLabel(event.job)} timed out at ${isoText(event.slot)} (attempt ${event.attempt})${limit}${event.willRetry ? "; will retry" : ""}`,
       );
-    case "timed-out":
-      return log[event.willRetry ? "warn" : "error"](
-        `${jobLabel(event.job)} timed out at ${isoText(event.slot)} (attempt ${event.attempt})${event.willRetry ? "; will retry" : ""}`,
-      );
+    }
     case "skipped":
       return log.info(`${jobLabel(event.job)} skipped slot ${isoText(event.slot)}: still running`);
     case "missed":

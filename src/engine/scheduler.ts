@@ -164,6 +164,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
 
   const scheduler: Scheduler = {
     node,
+    log,
     ready,
     close: () => store.close(),
     job(name, spec) {
@@ -231,6 +232,14 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       }
       const job = resolveDataJob(name, spec, defaults);
       checkTargetUrl(job.target.url, webhooks, `jobs.${name}.target.url`);
+      // Refused here rather than accepted and failed at every run: this node could not sign one delivery.
+      if (options.webhookSecret === undefined) {
+        throw new SchedulerError(
+          "invalid-spec",
+          `webhookSecret: ${jobLabel(name)} is a webhook job, and this scheduler has no webhookSecret to sign its deliveries; pass createScheduler({ webhookSecret })`,
+          { path: "webhookSecret" },
+        );
+      }
       // Computed before the store call: a failure here is the caller's input, not the store's.
       const json = dataSpecJson(job, spec);
       await ready();

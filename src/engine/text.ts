@@ -24,3 +24,38 @@ export function safeJson(value: unknown): string {
     return String(value);
   }
 }
+
+/** What a log record carries about a thrown value: its class, message, stack and cause. */
+export interface ErrorDetail {
+  /** `TypeError`, a custom class's name, or `typeof` for a thrown non-Error. */
+  class: string;
+  message: string;
+  stack?: string;
+  cause?: ErrorDetail;
+}
+
+/**
+ * A thrown value as plain data, so any logger (console, JSON, pino) shows its class,
+ * stack and `cause` chain (at most 5 deep). Never throws.
+ */
+export function errorDetail(error: unknown, depth = 0): ErrorDetail {
+  try {
+    if (!(error instanceof Error)) return { class: error === null ? "null" : typeof error, message: errorText(error) };
+    const ctor = (error as { constructor?: { name?: unknown } }).constructor?.name;
+    const name = error.name !== "Error" || typeof ctor !== "string" || ctor === "" ? error.name : ctor;
+    const detail: ErrorDetail = { class: String(name), message: String(error.message) };
+    if (typeof error.stack === "string") detail.stack = error.stack;
+    if (error.cause !== undefined && depth < 5) detail.cause = errorDetail(error.cause, depth + 1);
+    return detail;
+  } catch {
+    return { class: "unknown", message: "unprintable thrown value" };
+  }
+}
+
+/** An `ErrorDetail` as console text: the stack (or class and message), then each cause. */
+export function errorDetailText(detail: ErrorDetail): string {
+  const head = detail.stack !== undefined && detail.stack.includes(detail.message)
+    ? detail.stack
+    : `${detail.class}: ${detail.message}${detail.stack === undefined ? "" : `\n${detail.stack}`}`;
+  return detail.cause === undefined ? head : `${head}\nCaused by: ${errorDetailText(detail.cause)}`;
+}

@@ -71,7 +71,11 @@ export interface CatchUpSpec {
 }
 
 export interface RetrySpec {
-  /** Extra attempts after the first (0 = no retries). */
+  /**
+   * How many attempts in all, the first included, as BullMQ's `attempts` and Temporal's
+   * `maximumAttempts` count them: `1` = no retry, `3` = the first try and up to two
+   * retries. 1-100. (Up to 0.1 it counted the retries only.)
+   */
   attempts: number;
   /** Delay before retry k (1-based), doubled each time from this base (at most 2^31-1 ms, about 24.8 days); default `"1s"`. */
   backoff?: string | number;
@@ -260,8 +264,10 @@ export type SchedulerEvent =
   | { type: "lost"; job: string; slot: number; attempt: number; reason: string }
   | { type: "started"; job: string; slot: number; attempt: number }
   | { type: "succeeded"; job: string; slot: number; attempt: number; durationMs: number }
-  | { type: "failed"; job: string; slot: number; attempt: number; error: string; willRetry: boolean }
-  | { type: "timed-out"; job: string; slot: number; attempt: number; willRetry: boolean }
+  /** `error` is the one-line summary kept in run history; `thrown` is what the handler threw (logged with its class, stack and cause). */
+  | { type: "failed"; job: string; slot: number; attempt: number; error: string; willRetry: boolean; thrown?: unknown }
+  /** `timeoutMs` is the job's `timeout`, the limit the attempt hit. */
+  | { type: "timed-out"; job: string; slot: number; attempt: number; willRetry: boolean; timeoutMs?: number }
   | { type: "skipped"; job: string; slot: number }
   | { type: "missed"; job: string; slot: number }
   /** The job was paused by the scheduler itself (`pauseOnFailure`); `reason` is its note. */
@@ -391,6 +397,8 @@ export interface BackfillReport {
 
 export interface Scheduler {
   readonly node: string;
+  /** The scheduler's logger (the `logger` option, made safe): adapters log through it, so a silent logger silences them too. */
+  readonly log: Logger;
   /** Initialises the store (through `storeTimeout`); idempotent, retried after a failure. */
   ready(): Promise<void>;
   /** Closes the store (through `storeTimeout`); call after `stop()`. */

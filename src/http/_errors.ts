@@ -4,6 +4,8 @@
  */
 import * as v from "valibot";
 import { SchedulerError } from "../core/errors.ts";
+import { didYouMean } from "../core/suggest.ts";
+import { fieldSuggestions } from "../engine/jobs/schema.ts";
 
 export type ErrorStatus = 400 | 401 | 404 | 409 | 413 | 500 | 503;
 
@@ -44,7 +46,9 @@ export function validate<S extends v.GenericSchema>(schema: S, input: unknown, p
   const inner = v.getDotPath(issue) ?? undefined;
   const path = [prefix, inner].filter((p) => p !== undefined && p !== "").join(".") || undefined;
   const where = path ?? "body";
-  throw new HttpError(400, "invalid-request", `${where}: ${describeIssue(issue)}`, path);
+  const described = describeIssue(issue);
+  const hint = described === "unknown field" ? didYouMean(fieldSuggestions(inner?.split(".").at(-1) ?? "")) : "";
+  throw new HttpError(400, "invalid-request", `${where}: ${described}${hint}`, path);
 }
 
 const STATUS_OF_CODE: Record<string, ErrorStatus> = {
@@ -62,11 +66,13 @@ export function toErrorResponse(error: unknown): { status: ErrorStatus; body: Er
     return { status: error.status, body: errorBody(error.code, error.message, error.path), internal: false };
   }
   if (error instanceof SchedulerError) {
+    // The code travels in `code`: the message is the sentence alone, said once.
+    const message = error.message.startsWith(`${error.code}: `) ? error.message.slice(error.code.length + 2) : error.message;
     if (error.code.startsWith("invalid-")) {
-      return { status: 400, body: errorBody(error.code, error.message, error.path), internal: false };
+      return { status: 400, body: errorBody(error.code, message, error.path), internal: false };
     }
     const status = STATUS_OF_CODE[error.code];
-    if (status !== undefined) return { status, body: errorBody(error.code, error.message, error.path), internal: false };
+    if (status !== undefined) return { status, body: errorBody(error.code, message, error.path), internal: false };
     if (error.code === "store-error") {
       return { status: 503, body: errorBody("store-error", "the store is unavailable; try again later"), internal: true };
     }

@@ -44,7 +44,13 @@ export function parseJob(input: unknown): DataJobSpec {
 }
 
 /** Body of `POST /jobs/:name/run`. */
-export const RunBodySchema = v.strictObject({ mode: v.optional(v.picklist(["force", "due"])) });
+export const RunBodySchema = v.strictObject({
+  mode: v.optional(v.picklist(
+    ["force", "due"],
+    (issue) =>
+      `expected "force" (run now, whatever the schedule; the default) or "due" (run the slot that is due, if one is), got ${quote(typeof issue.input === "string" ? issue.input : JSON.stringify(issue.input) ?? String(issue.input))}`,
+  )),
+});
 
 const Instant = v.union([
   v.pipe(v.string(), v.maxLength(40, "expected an ISO-8601 instant with offset or epoch milliseconds")),

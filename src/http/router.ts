@@ -1,7 +1,7 @@
 /**
  * `edgecronRouter()`: the Hono app exposing a scheduler over HTTP (JSON API and dashboard).
  */
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { parseDuration } from "../core/duration.ts";
 import { quote, SchedulerError } from "../core/errors.ts";
 import type { Logger, Scheduler } from "../engine/types.ts";
@@ -55,6 +55,23 @@ export interface RouterOptions {
 function invalid(field: string, message: string): SchedulerError {
   return new SchedulerError("invalid-spec", `router.${field}: ${message}`, { path: `router.${field}` });
 }
+
+/**
+ * `GET /cron/` (the mount path with a slash, as a browser or a link often has it) and
+ * `GET /cron/jobs/`: a permanent redirect to the path without the slash, which is where
+ * the routes are. Mounted with `app.route("/cron", router)` a sub-app's `/` route is
+ * `/cron` only, and the parent app would answer its own bare 404.
+ */
+const trailingSlash: MiddlewareHandler = async (c, next) => {
+  const path = c.req.path;
+  if ((c.req.method !== "GET" && c.req.method !== "HEAD") || path.length < 2 || !path.endsWith("/")) return next();
+  const url = new URL(c.req.url);
+  const trimmed = path.replace(/\/+$/, "");
+  // `//evil.example/` would trim to a protocol-relative URL: keep the redirect on this origin.
+  if (trimmed === "" || trimmed.startsWith("//")) return next();
+  c.header("Cache-Control", "no-store");
+  return c.redirect(`${trimmed}${url.search}`, 308);
+};
 
 /** The cache generation: the last tick; NaN (equal to nothing, so no hit) when health fails. */
 function generationOf(scheduler: Scheduler): () => Promise<unknown> {
@@ -155,6 +172,7 @@ export function edgecronRouter(scheduler: Scheduler, options: RouterOptions): Ho
     c.header("Cache-Control", "no-store");
     return c.json(body, status);
   });
+  app.use(trailingSlash);
   app.use(jsonHeaders);
   registerApi(app, rc);
   registerDocs(app, rc);

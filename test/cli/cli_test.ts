@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { COMMAND_HELP, EXIT, runCli, USAGE, VERSION } from "../../cli/cli.ts";
+import { COMMAND_HELP, EXIT, runCli, SHORT_USAGE, USAGE, VERSION } from "../../cli/cli.ts";
 
 const NOW = Date.UTC(2026, 2, 7, 12, 0, 0); // Sat 2026-03-07 12:00Z, the day before New York springs forward
 
@@ -122,9 +122,38 @@ describe("edgecron explain", () => {
   });
 });
 
+describe("edgecron validate: which field, and the AWS form", () => {
+  it("labels the field the error is about, not one named in passing", () => {
+    const { code, err } = cli("validate", "0 12 * * ? 2027");
+    assert.equal(code, EXIT.invalid);
+    const lines = err.split("\n");
+    assert.match(lines[0] ?? "", /^invalid: invalid-cron: month cannot be "\?"/);
+    assert.deepEqual(lines.slice(1, 3), ["  0 12 * * ? 2027", "           ^ month"]);
+  });
+
+  it("hints at --format aws (and the 7-field year form) for AWS-looking text, and not when it was given", () => {
+    const aws = cli("validate", "0 10 ? * MON-FRI *");
+    assert.equal(aws.code, EXIT.invalid);
+    assert.deepEqual(aws.err.split("\n").slice(1, 3), ["  0 10 ? * MON-FRI *", "       ^ hour"]);
+    assert.match(aws.err, /^hint: .*pass --format aws; standard cron with a year takes 7 fields/m);
+    assert.equal(cli("validate", "0 10 ? * MON-FRI *", "--format", "aws").code, EXIT.ok);
+    const bad = cli("validate", "0 12 * 13 ? 2027", "--format", "aws");
+    assert.deepEqual(bad.err.split("\n").slice(1), ["  0 12 * 13 ? 2027", "         ^^ month"]);
+    assert.doesNotMatch(cli("validate", "61 * * * *").err, /hint/);
+  });
+
+  it("labels the year of a 7-field expression", () => {
+    const { err } = cli("validate", "0 0 12 * * ? 1800");
+    assert.deepEqual(err.split("\n").slice(1), ["  0 0 12 * * ? 1800", "               ^^^^ year"]);
+  });
+
+  it("the help lists the 7-field form with a year", () => {
+    assert.match(USAGE, /7 with a leading second and a\s+trailing year \("0 0 12 \* \* \? 2027"\)/);
+  });
+});
+
 describe("edgecron usage errors", () => {
   const cases: [string, string[], RegExp][] = [
-    ["no command", [], /missing command/],
     ["an unknown command", ["when", "* * * * *"], /unknown command "when"/],
     ["a missing expression", ["next"], /next needs a schedule/],
     ["an unquoted expression", ["next", "0", "9", "*", "*", "*"], /quote the schedule/],
@@ -144,6 +173,15 @@ describe("edgecron usage errors", () => {
       assert.match(err, /^edgecron: .*\(see "edgecron (--help|help next)"\)$/);
     });
   }
+
+  it("with no arguments prints the short help on stderr and exits 2", () => {
+    const { code, out, err } = cli();
+    assert.equal(code, EXIT.usage);
+    assert.equal(out, "");
+    assert.equal(err, SHORT_USAGE);
+    assert.match(err, /^Usage:\n {2}edgecron next/m);
+    assert.match(err, /edgecron --help/);
+  });
 
   it("points a usage error in a known command to that command's help", () => {
     assert.equal(cli("next", "* * * * *", "-n", "0").err, 'edgecron: -n must be a whole number from 1 to 1000, got "0" (see "edgecron help next")');

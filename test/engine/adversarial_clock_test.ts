@@ -43,7 +43,7 @@ describe("adversarial: long delays", () => {
   it("a backoff doubled past the longest timer is capped: leases stay valid instants and no store-error is reported", async () => {
     const s = setup({ start: T0 - 1 });
     const attempts: number[] = [];
-    s.scheduler.job("stubborn", { schedule: { at: T0 }, retries: { attempts: 40, backoff: "1d" }, run: (ctx) => {
+    s.scheduler.job("stubborn", { schedule: { at: T0 }, retries: { attempts: 41, backoff: "1d" }, run: (ctx) => {
       attempts.push(ctx.attempt);
       throw new Error("nope");
     } });

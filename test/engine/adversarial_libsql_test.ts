@@ -27,16 +27,16 @@ function fileStore(): MemoryStore {
 describe("adversarial on libSQL", () => {
   it("a dead node's expired claim is not re-run beside a live manual run", async () => {
     const store = fileStore();
-    const a = setup({ store, node: "a", start: T0 - MIN });
+    const a = setup({ store, node: "a", start: T0 - MIN + 1 });
     let live = 0;
     let peak = 0;
     const gate = deferred();
-    a.scheduler.job("single", { schedule: "0 * * * *", retries: { attempts: 1 }, run: async () => {
+    a.scheduler.job("single", { schedule: "0 * * * *", retries: { attempts: 2 }, run: async () => {
       peak = Math.max(peak, ++live);
       await gate.promise;
       live--;
     } });
-    await tickAt(a, T0 - MIN);
+    await tickAt(a, T0 - MIN + 1);
     await store.claim([{ job: "single", slot: T0, kind: "scheduled", status: "running", overlap: "skip", node: "dead", batch: "d", now: T0, leaseUntil: T0 + SEC }]);
     await a.clock.set(T0 + MIN);
     const manual = a.scheduler.run("single", { mode: "force" });
@@ -53,8 +53,8 @@ describe("adversarial on libSQL", () => {
     const store = faultyStore(fileStore());
     const s = setup({ store });
     const ran: number[] = [];
-    s.scheduler.job("once", { schedule: "* * * * *", timeout: "10s", retries: { attempts: 2 }, run: (ctx) => void ran.push(ctx.slot) });
-    await tickAt(s, T0);
+    s.scheduler.job("once", { schedule: "* * * * *", timeout: "10s", retries: { attempts: 3 }, run: (ctx) => void ran.push(ctx.slot) });
+    await tickAt(s, T0 + 1);
     store.failNext("update");
     await s.clock.set(T0 + MIN);
     const pending = s.scheduler.tick();
@@ -68,7 +68,7 @@ describe("adversarial on libSQL", () => {
   it("run(due) records the skipped-over slots missed", async () => {
     const s = setup({ store: fileStore() });
     s.scheduler.job("m", { schedule: "* * * * *", run: () => {} });
-    await tickAt(s, T0);
+    await tickAt(s, T0 + 1);
     await s.clock.set(T0 + 4 * MIN + SEC);
     assert.equal((await s.scheduler.run("m", { mode: "due" })).ok, true);
     assert.deepEqual((await rows(s.store, "m")).map((r) => r.status), ["missed", "missed", "missed", "ok"]);

@@ -16,7 +16,7 @@ describe("adversarial: manual runs", () => {
     const s = setup();
     const ran: number[] = [];
     s.scheduler.job("m", { schedule: "* * * * *", run: (ctx) => void ran.push(ctx.slot) });
-    await tickAt(s, T0);
+    await tickAt(s, T0 + 1);
     await s.clock.set(T0 + 5 * MIN + 30 * SEC);
     const result = await s.scheduler.run("m", { mode: "due" });
     assert.deepEqual(result, { ok: true, job: "m", slot: T0 + 5 * MIN, outcome: "ok" });
@@ -33,7 +33,7 @@ describe("adversarial: manual runs", () => {
       const b = setup({ store, node: "b", clock: a.clock });
       const ran: string[] = [];
       for (const s of [a, b]) s.scheduler.job("m", { schedule: "* * * * *", run: (ctx) => void ran.push(`${s.scheduler.node}:${ctx.slot}`) });
-      await tickAt(a, T0);
+      await tickAt(a, T0 + 1);
       await a.clock.set(T0 + 3 * MIN + SEC);
       const calls = [() => a.scheduler.run("m", { mode: "due" }), () => b.scheduler.tick()];
       if (first === "tick") calls.reverse();
@@ -60,7 +60,7 @@ describe("adversarial: manual runs", () => {
         live--;
       } });
     }
-    await tickAt(a, T0);
+    await tickAt(a, T0 + 1);
     await a.clock.set(T0 + MIN);
     const both = Promise.all([a.scheduler.run("m", { mode: "force" }), b.scheduler.tick()]);
     await a.clock.settle();
@@ -80,7 +80,7 @@ describe("adversarial: pause and resume racing ticks", () => {
     const b = setup({ store, node: "b", clock: a.clock });
     const ran: number[] = [];
     for (const s of [a, b]) s.scheduler.job("p", { schedule: "* * * * *", run: (ctx) => void ran.push(ctx.slot) });
-    await tickAt(a, T0);
+    await tickAt(a, T0 + 1);
     for (let i = 1; i <= 10; i++) {
       await a.clock.set(T0 + i * MIN);
       const flip = i % 3 === 0 ? a.scheduler.resume("p") : i % 2 === 0 ? b.scheduler.pause("p") : Promise.resolve();
@@ -106,7 +106,7 @@ describe("adversarial: data-defined jobs changing under a run", () => {
 
   it("redefined with a new schedule while running: the run is recorded, later slots follow the new schedule", async () => {
     const f = slowFetch();
-    const s = setup({ fetch: f.fetch, webhookSecret: "k" });
+    const s = setup({ start: T0 + 1, fetch: f.fetch, webhookSecret: "k" });
     await s.scheduler.define("hook", hook("* * * * *"));
     await s.clock.set(T0 + MIN);
     const running = s.scheduler.tick();
@@ -121,7 +121,7 @@ describe("adversarial: data-defined jobs changing under a run", () => {
 
   it("deleted while running: the run is recorded and nothing else is planned", async () => {
     const f = slowFetch();
-    const s = setup({ fetch: f.fetch, webhookSecret: "k" });
+    const s = setup({ start: T0 + 1, fetch: f.fetch, webhookSecret: "k" });
     await s.scheduler.define("hook", hook("* * * * *"));
     await s.clock.set(T0 + MIN);
     const running = s.scheduler.tick();
@@ -137,7 +137,7 @@ describe("adversarial: data-defined jobs changing under a run", () => {
     const store = createMemoryStore();
     const f = slowFetch();
     f.gate.resolve();
-    const a = setup({ store, node: "a" });
+    const a = setup({ store, node: "a", start: T0 + 1 });
     const b = setup({ store, node: "b", clock: a.clock, fetch: f.fetch, webhookSecret: "k" });
     const ran: number[] = [];
     a.scheduler.job("x", { schedule: "* * * * *", run: (ctx) => void ran.push(ctx.slot) });

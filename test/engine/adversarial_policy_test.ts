@@ -26,9 +26,9 @@ describe("adversarial: catch-up all", () => {
     const b = setup({ store, node: "b", clock: a.clock });
     const h = tracked(60 * SEC, a.clock); // always times out
     for (const s of [a, b]) {
-      s.scheduler.job("q", { schedule: "* * * * *", timeout: "10s", catchUp: { mode: "all" }, retries: { attempts: 1, backoff: "30s" }, run: h.run });
+      s.scheduler.job("q", { schedule: "* * * * *", timeout: "10s", catchUp: { mode: "all" }, retries: { attempts: 2, backoff: "30s" }, run: h.run });
     }
-    await tickAt(a, T0);
+    await tickAt(a, T0 + 1);
     await a.clock.set(T0 + 3 * MIN);
     const ticks = [a.scheduler.tick()];
     for (let i = 1; i <= 12; i++) {
@@ -51,7 +51,7 @@ describe("adversarial: catch-up all", () => {
     const s = setup();
     const h = tracked(90 * SEC, s.clock);
     s.scheduler.job("q", { schedule: "* * * * *", timeout: "2m", overlap: "allow", catchUp: { mode: "all" }, run: h.run });
-    await tickAt(s, T0);
+    await tickAt(s, T0 + 1);
     await s.clock.set(T0 + 3 * MIN);
     const first = s.scheduler.tick();
     await s.clock.advance(MIN);
@@ -69,7 +69,7 @@ describe("adversarial: timeouts and retries against the next slot", () => {
     const s = setup();
     let finish: (() => void) | undefined;
     s.scheduler.job("late", { schedule: "* * * * *", timeout: "10s", run: () => new Promise<void>((resolve) => (finish = resolve)) });
-    await tickAt(s, T0);
+    await tickAt(s, T0 + 1);
     await s.clock.set(T0 + MIN);
     const pending = s.scheduler.tick();
     await s.clock.advance(10 * SEC);
@@ -84,11 +84,11 @@ describe("adversarial: timeouts and retries against the next slot", () => {
     it(`a retry whose backoff crosses the next slot (overlap ${overlap}) runs once; the next slot is ${overlap === "skip" ? "skipped" : "run beside it"}`, async () => {
       const s = setup();
       const calls: string[] = [];
-      s.scheduler.job("r", { schedule: "* * * * *", overlap, retries: { attempts: 1, backoff: "90s" }, run: (ctx) => {
+      s.scheduler.job("r", { schedule: "* * * * *", overlap, retries: { attempts: 2, backoff: "90s" }, run: (ctx) => {
         calls.push(`${ctx.slot - T0}/${ctx.attempt}`);
         if (ctx.slot === T0 + MIN && ctx.attempt === 1) throw new Error("first try fails");
       } });
-      await tickAt(s, T0);
+      await tickAt(s, T0 + 1);
       await s.clock.set(T0 + MIN);
       const first = s.scheduler.tick();
       await s.clock.set(T0 + 2 * MIN);
@@ -108,16 +108,16 @@ describe("adversarial: timeouts and retries against the next slot", () => {
 
   it("a retry whose lease could not be extended is reaped and retried by another node, never run by both", async () => {
     const store = faultyStore();
-    const a = setup({ store, node: "a", start: T0 - MIN });
+    const a = setup({ store, node: "a", start: T0 - MIN + 1 });
     const b = setup({ store, node: "b", clock: a.clock });
     const calls: string[] = [];
     for (const s of [a, b]) {
-      s.scheduler.job("r", { schedule: "0 * * * *", timeout: "10s", retries: { attempts: 2, backoff: "5s" }, run: (ctx) => {
+      s.scheduler.job("r", { schedule: "0 * * * *", timeout: "10s", retries: { attempts: 3, backoff: "5s" }, run: (ctx) => {
         calls.push(`${s.scheduler.node}/${ctx.attempt}`);
         if (ctx.attempt < 3) throw new Error(`try ${ctx.attempt}`);
       } });
     }
-    await tickAt(a, T0 - MIN);
+    await tickAt(a, T0 - MIN + 1);
     await a.clock.set(T0);
     store.failNext("update"); // the write that moves the row to attempt 2 and extends its lease
     await a.scheduler.tick();

@@ -11,8 +11,8 @@ describe("adversarial: store failures", () => {
     const store = faultyStore();
     const s = setup({ store });
     const runs: number[] = [];
-    s.scheduler.job("once", { schedule: "* * * * *", timeout: "10s", retries: { attempts: 2 }, run: (ctx) => void runs.push(ctx.slot) });
-    await tickAt(s, T0);
+    s.scheduler.job("once", { schedule: "* * * * *", timeout: "10s", retries: { attempts: 3 }, run: (ctx) => void runs.push(ctx.slot) });
+    await tickAt(s, T0 + 1);
     store.failNext("update");
     await s.clock.set(T0 + MIN);
     const pending = s.scheduler.tick();
@@ -28,7 +28,7 @@ describe("adversarial: store failures", () => {
     const s = setup({ store });
     const runs: number[] = [];
     s.scheduler.job("once", { schedule: "* * * * *", timeout: "10s", run: (ctx) => void runs.push(ctx.slot) });
-    await tickAt(s, T0);
+    await tickAt(s, T0 + 1);
     store.failNext("update", 1000);
     await s.clock.set(T0 + MIN);
     const pending = s.scheduler.tick();
@@ -51,10 +51,10 @@ describe("adversarial: store failures", () => {
   for (const method of ["snapshot", "claim", "reap", "reclaim"] as const) {
     it(`${method}() failing once: the tick fails closed, and afterwards every slot has one final row`, async () => {
       const store = faultyStore();
-      const s = setup({ store, start: T0 - MIN });
+      const s = setup({ store, start: T0 - MIN + 1 });
       const runs: string[] = [];
-      s.scheduler.job("j", { schedule: "* * * * *", timeout: "10s", retries: { attempts: 1 }, run: (ctx) => void runs.push(`${ctx.slot}/${ctx.attempt}`) });
-      await tickAt(s, T0 - MIN);
+      s.scheduler.job("j", { schedule: "* * * * *", timeout: "10s", retries: { attempts: 2 }, run: (ctx) => void runs.push(`${ctx.slot}/${ctx.attempt}`) });
+      await tickAt(s, T0 - MIN + 1);
       // A dead node's claim on T0 whose lease ends at T0+30s, so the next tick reaps it.
       await store.claim([{ job: "j", slot: T0, kind: "scheduled", status: "running", overlap: "skip", node: "dead", batch: "d", now: T0, leaseUntil: T0 + 30 * SEC }]);
       store.failNext(method);
@@ -77,12 +77,12 @@ describe("adversarial: leases", () => {
     const b = setup({ store, node: "b", clock: a.clock });
     const runs: string[] = [];
     for (const s of [a, b]) {
-      s.scheduler.job("slow", { schedule: "* * * * *", timeout: "30s", retries: { attempts: 1 }, run: async (ctx) => {
+      s.scheduler.job("slow", { schedule: "* * * * *", timeout: "30s", retries: { attempts: 2 }, run: async (ctx) => {
         runs.push(`${s.scheduler.node}:${ctx.attempt}`);
         await new Promise<void>((resolve) => s.clock.setTimeout(resolve, 28 * SEC));
       } });
     }
-    await tickAt(a, T0);
+    await tickAt(a, T0 + 1);
     await a.clock.set(T0 + MIN + 10 * SEC);
     const late = a.scheduler.tick(T0 + MIN); // delivered 10 s after its scheduled time
     await a.clock.advance(27 * SEC);
@@ -94,16 +94,16 @@ describe("adversarial: leases", () => {
   });
 
   it("a reaped claim is not re-run while another run of an overlap-skip job is live (manual run beside a dead node's row)", async () => {
-    const s = setup({ start: T0 - MIN });
+    const s = setup({ start: T0 - MIN + 1 });
     let live = 0;
     let peak = 0;
     const gate = deferred();
-    s.scheduler.job("single", { schedule: "0 * * * *", retries: { attempts: 1 }, run: async () => {
+    s.scheduler.job("single", { schedule: "0 * * * *", retries: { attempts: 2 }, run: async () => {
       peak = Math.max(peak, ++live);
       await gate.promise;
       live--;
     } });
-    await tickAt(s, T0 - MIN);
+    await tickAt(s, T0 - MIN + 1);
     await s.store.claim([{ job: "single", slot: T0, kind: "scheduled", status: "running", overlap: "skip", node: "dead", batch: "d", now: T0, leaseUntil: T0 + SEC }]);
     await s.clock.set(T0 + MIN);
     const manual = s.scheduler.run("single", { mode: "force" });
@@ -130,7 +130,7 @@ describe("adversarial: leases", () => {
       return new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)));
     } });
     b.scheduler.job("q", { schedule: "* * * * *", catchUp: { mode: "all" }, run: (ctx) => void ran.push(`b:${ctx.slot}`) });
-    await tickAt(a, T0);
+    await tickAt(a, T0 + 1);
     await a.clock.set(T0 + 3 * MIN);
     const ticking = a.scheduler.tick(); // claims 00:01, 00:02, 00:03; runs 00:01
     await started.promise;

@@ -29,7 +29,7 @@ describe("adversarial: what gets thrown", () => {
     it(`a handler throwing ${label} is recorded error; the store stays healthy`, async () => {
       const s = setup();
       s.scheduler.job("bad", { schedule: "* * * * *", run: () => { throw make(); } });
-      await tickAt(s, T0);
+      await tickAt(s, T0 + 1);
       const report = await tickAt(s, T0 + MIN);
       assert.equal(report.ok, true);
       assert.equal(report.jobs["bad"]!.outcomes[T0 + MIN], "error");
@@ -46,7 +46,7 @@ describe("adversarial: what gets thrown", () => {
     const s = setup({ onEvent: () => { throw unprintable(); } });
     const slots: number[] = [];
     s.scheduler.job("x", { schedule: "* * * * *", run: (ctx) => void slots.push(ctx.slot) });
-    const report = await tickAt(s, T0);
+    const report = await tickAt(s, T0 + 1);
     assert.equal(report.ok, true);
     s.scheduler.start();
     await s.clock.set(T0 + 3 * MIN);
@@ -59,7 +59,7 @@ describe("adversarial: what gets thrown", () => {
     const boom = (): never => { throw unprintable(); };
     const s = setup({ logger: { debug: boom, info: boom, warn: boom, error: boom }, onEvent: () => { throw new Error("x"); } });
     s.scheduler.job("x", { schedule: "* * * * *", run: (ctx) => ctx.log.error("hi") });
-    await tickAt(s, T0);
+    await tickAt(s, T0 + 1);
     assert.equal((await tickAt(s, T0 + MIN)).jobs["x"]!.outcomes[T0 + MIN], "ok");
   });
 });
@@ -118,7 +118,7 @@ describe("adversarial: a user Schedule returning garbage", () => {
       const fine: number[] = [];
       s.scheduler.job("broken", { schedule: brokenSchedule({ between }), catchUp: { mode: "latest", window: "1h" }, run: () => void broken++ });
       s.scheduler.job("fine", { schedule: "* * * * *", run: (ctx) => void fine.push(ctx.slot) });
-      await tickAt(s, T0);
+      await tickAt(s, T0 + 1);
       const report = await tickAt(s, T0 + MIN);
       assert.equal(report.ok, true, report.error);
       assert.deepEqual(fine, [T0 + MIN]);

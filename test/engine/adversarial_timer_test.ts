@@ -32,7 +32,7 @@ function gatedStore(): { store: Store & { setFailing(f: boolean): void }; hold()
 
 describe("adversarial: timer mode", () => {
   it("start() twice arms one timer chain", async () => {
-    const s = setup();
+    const s = setup({ start: T0 + 1 });
     const slots: number[] = [];
     s.scheduler.job("x", { schedule: "* * * * *", run: (ctx) => void slots.push(ctx.slot) });
     s.scheduler.start();
@@ -67,7 +67,7 @@ describe("adversarial: timer mode", () => {
   });
 
   it("timer wakes and manual ticks overlapping in time run each slot once", async () => {
-    const s = setup();
+    const s = setup({ start: T0 + 1 });
     const slots: number[] = [];
     const gate = deferred();
     s.scheduler.job("slow", { schedule: "* * * * * *", overlap: "allow", catchUp: { mode: "all" }, run: async (ctx) => {
@@ -89,7 +89,7 @@ describe("adversarial: timer mode", () => {
 
   it("stop() during a tick's claims waits for them and arms nothing afterwards", async () => {
     const { store, hold } = gatedStore();
-    const s = setup({ store: store as ReturnType<typeof createMemoryStore> });
+    const s = setup({ store: store as ReturnType<typeof createMemoryStore>, start: T0 + 1 });
     const slots: number[] = [];
     s.scheduler.job("x", { schedule: "* * * * *", run: (ctx) => void slots.push(ctx.slot) });
     s.scheduler.start();
@@ -114,7 +114,7 @@ describe("adversarial: clock jumps", () => {
     const s = setup();
     const slots: number[] = [];
     s.scheduler.job("x", { schedule: "* * * * *", run: (ctx) => void slots.push(ctx.slot) });
-    await tickAt(s, T0);
+    await tickAt(s, T0 + 1);
     await tickAt(s, T0 + 10 * MIN);
     for (const back of [T0 + 9 * MIN, T0 + 5 * MIN, T0 - HOUR, T0 + 10 * MIN]) await s.scheduler.tick(back);
     await tickAt(s, T0 + 11 * MIN);
@@ -126,7 +126,7 @@ describe("adversarial: clock jumps", () => {
     const s = setup();
     const slots: number[] = [];
     s.scheduler.job("sec", { schedule: { every: "1s" }, catchUp: { mode: "latest", window: "1h" }, run: (ctx) => void slots.push(ctx.slot) });
-    await tickAt(s, T0);
+    await tickAt(s, T0 + 1);
     const report = await tickAt(s, T0 + 24 * HOUR);
     assert.deepEqual(slots, [T0 + 24 * HOUR]);
     assert.equal(report.jobs["sec"]!.missed.length, 3599);
@@ -139,7 +139,7 @@ describe("adversarial: clock jumps", () => {
   it("latest over more than 10 000 slots in the window records the newest 10 000 and logs how many it could not", async () => {
     const s = setup();
     s.scheduler.job("sec", { schedule: { every: "1s" }, catchUp: { mode: "latest", window: "1d" }, run: () => {} });
-    await tickAt(s, T0);
+    await tickAt(s, T0 + 1);
     const report = await tickAt(s, T0 + 6 * HOUR);
     assert.deepEqual(report.jobs["sec"]!.run, [T0 + 6 * HOUR]);
     assert.equal(report.jobs["sec"]!.missed.length, 9_999);
@@ -151,7 +151,7 @@ describe("adversarial: clock jumps", () => {
     const s = setup();
     const slots: number[] = [];
     s.scheduler.job("sec", { schedule: { every: "1s" }, timeout: "1s", overlap: "allow", catchUp: { mode: "all", window: "4h" }, run: (ctx) => void slots.push(ctx.slot) });
-    await tickAt(s, T0);
+    await tickAt(s, T0 + 1);
     const first = await tickAt(s, T0 + 3 * HOUR);
     assert.equal(first.jobs["sec"]!.run.length, 10_000);
     for (let i = 1; i <= 2; i++) await s.scheduler.tick();

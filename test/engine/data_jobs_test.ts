@@ -33,7 +33,7 @@ describe("data-defined jobs", () => {
 
   it("another node sharing the store runs the definition on its first tick after it appears", async () => {
     const store = createMemoryStore();
-    const a = setup({ store, node: "a" });
+    const a = setup({ store, node: "a", webhookSecret: "k", start: T0 + 1 });
     const spy = fetchSpy();
     const b = setup({ store, node: "b", clock: a.clock, fetch: spy.fetch, webhookSecret: "k" });
     await a.scheduler.define("hook", hook);
@@ -45,22 +45,32 @@ describe("data-defined jobs", () => {
   });
 
   it("records error when the webhook answers non-2xx, or when no secret is configured", async () => {
-    const failing = setup({ fetch: fetchSpy(500).fetch, webhookSecret: "k" });
+    const failing = setup({ start: T0 + 1, fetch: fetchSpy(500).fetch, webhookSecret: "k" });
     await failing.scheduler.define("hook", hook);
     await tickAt(failing, T0 + 5 * MIN);
     const [row] = await rows(failing.store, "hook");
     assert.equal(row!.status, "error");
     assert.match(row!.error ?? "", /500/);
 
-    const unsigned = setup({ fetch: fetchSpy().fetch });
-    await unsigned.scheduler.define("hook", hook);
+    // A definition another node wrote still reaches a node without a secret: it records why it cannot run it.
+    const store = createMemoryStore();
+    const signer = setup({ store, start: T0 + 1, webhookSecret: "k" });
+    await signer.scheduler.define("hook", hook);
+    const unsigned = setup({ store, clock: signer.clock, fetch: fetchSpy().fetch });
     await tickAt(unsigned, T0 + 5 * MIN);
     const [second] = await rows(unsigned.store, "hook");
     assert.match(second!.error ?? "", /webhookSecret is not configured/);
   });
 
+  it("define() without a webhookSecret is refused with invalid-spec naming the option, and stores nothing", async () => {
+    const s = setup({ fetch: fetchSpy().fetch });
+    await assert.rejects(s.scheduler.define("hook", hook), (e: unknown) =>
+      e instanceof SchedulerError && e.code === "invalid-spec" && e.path === "webhookSecret" && /createScheduler\(\{ webhookSecret \}\)/.test(e.message));
+    assert.equal(await s.store.getDef("hook"), undefined);
+  });
+
   it("refuses a bad definition with its path, a code job's name, and a stale version", async () => {
-    const s = setup();
+    const s = setup({ webhookSecret: "k" });
     s.scheduler.job("code", { schedule: "* * * * *", run: () => {} });
     await assert.rejects(s.scheduler.define("hook", { ...hook, target: { url: "mailto:x@y.z" } }), (e: unknown) =>
       e instanceof SchedulerError && e.path === "jobs.hook.target.url");

@@ -50,7 +50,7 @@ describe("pause and resume", () => {
     const ran: number[] = [];
     a.scheduler.job("shared", { schedule: "* * * * *", run: () => {} });
     b.scheduler.job("shared", { schedule: "* * * * *", run: (ctx) => void ran.push(ctx.slot) });
-    await tickAt(b, T0);
+    await tickAt(b, T0 + 1);
     await a.scheduler.pause("shared");
     assert.equal((await b.scheduler.get("shared"))!.paused, true);
     await tickAt(b, T0 + MIN);
@@ -72,7 +72,7 @@ describe("pause and resume", () => {
     const s = setup();
     let ran = 0;
     s.scheduler.job("off", { schedule: "* * * * *", enabled: false, run: () => void ran++ });
-    await tickAt(s, T0);
+    await tickAt(s, T0 + 1);
     await tickAt(s, T0 + MIN);
     assert.equal(ran, 0);
     assert.equal((await rows(s.store, "off")).length, 0);
@@ -94,7 +94,7 @@ describe("events and logging", () => {
       ctx.log.info("still fine");
       ran++;
     } });
-    await tickAt(s, T0);
+    await tickAt(s, T0 + 1);
     const report = await tickAt(s, T0 + MIN);
     assert.equal(report.jobs["x"]!.outcomes[T0 + MIN], "ok");
     assert.equal(ran, 1);
@@ -103,7 +103,7 @@ describe("events and logging", () => {
   it("emits claimed, started, succeeded and tick in order, and quotes job names in log lines", async () => {
     const s = setup();
     s.scheduler.job("a.b:c", { schedule: "* * * * *", run: () => {} });
-    await tickAt(s, T0);
+    await tickAt(s, T0 + 1);
     s.events.length = 0;
     await tickAt(s, T0 + MIN);
     assert.deepEqual(s.events.map((e) => e.type), ["claimed", "started", "succeeded", "tick"]);
@@ -113,10 +113,10 @@ describe("events and logging", () => {
 
 describe("leases", () => {
   it("a running claim of a dead node is recorded abandoned after its lease and re-run when retries are left", async () => {
-    const s = setup({ start: T0 - MIN });
+    const s = setup({ start: T0 - MIN + 1 });
     const attempts: number[] = [];
-    s.scheduler.job("resilient", { schedule: "0 * * * *", retries: { attempts: 1 }, run: (ctx) => void attempts.push(ctx.attempt) });
-    await tickAt(s, T0 - MIN);
+    s.scheduler.job("resilient", { schedule: "0 * * * *", retries: { attempts: 2 }, run: (ctx) => void attempts.push(ctx.attempt) });
+    await tickAt(s, T0 - MIN + 1);
     await s.store.claim([{
       job: "resilient", slot: T0, kind: "scheduled", status: "running", overlap: "skip",
       node: "dead", batch: "dead-batch", now: T0, leaseUntil: T0 + MIN,
@@ -155,7 +155,7 @@ describe("robustness", () => {
     let ran = 0;
     s.scheduler.job("broken", { schedule: broken, run: () => {} });
     s.scheduler.job("fine", { schedule: "* * * * *", run: () => void ran++ });
-    await tickAt(s, T0);
+    await tickAt(s, T0 + 1);
     const report = await tickAt(s, T0 + MIN);
     assert.equal(report.ok, true);
     assert.equal(ran, 1);
@@ -184,7 +184,7 @@ describe("robustness", () => {
     const s = setup();
     const gate = deferred();
     s.scheduler.job("x", { schedule: "*/10 * * * *", description: "ten", run: () => gate.promise });
-    await tickAt(s, T0);
+    await tickAt(s, T0 + 1);
     await s.clock.set(T0 + 10 * MIN);
     const pending = s.scheduler.tick();
     await s.clock.settle();

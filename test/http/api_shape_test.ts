@@ -25,9 +25,30 @@ describe("JSON errors", () => {
     assert.equal(res.status, 400);
     const error = await errorOf(res);
     assert.equal(error.path, "schedule");
-    assert.equal(error.message, 'invalid-spec: schedule: invalid-cron: minute must be 0-59, got "61"');
+    // One code, one path, one sentence: no code repeated in the message, none stacked.
+    assert.equal(error.code, "invalid-spec");
+    assert.equal(error.message, 'schedule: minute must be 0-59, got "61"');
     const put = await f.call("PUT", "/jobs/y", json({ schedule: { cron: "0 0 30 2 *" }, target: { url: "https://h.example/" } }));
     assert.equal((await errorOf(put)).path, "schedule");
+  });
+
+  it("one code, one path, one sentence: tz gets a did-you-mean, a zone typo its nearest names, a bad run mode its choices", async () => {
+    const f = setup();
+    const post = async (body: unknown) => errorOf(await f.call("POST", "/jobs", json(body)));
+    const hook = { name: "x", schedule: "* * * * *", target: { url: "https://h.example/" } };
+    assert.deepEqual(await post({ ...hook, tz: "UTC" }), { code: "invalid-spec", message: 'tz: unknown field; did you mean "timezone"?', path: "tz" });
+    assert.deepEqual(await post({ ...hook, timezone: "Europe/Pariss" }), {
+      code: "invalid-spec",
+      message: 'timezone: unknown time zone "Europe/Pariss"; did you mean "Europe/Paris"?',
+      path: "timezone",
+    });
+    const run = await errorOf(await f.call("POST", "/jobs/hourly/run", json({ mode: "now" })));
+    assert.deepEqual(run, {
+      code: "invalid-request",
+      message: 'mode: expected "force" (run now, whatever the schedule; the default) or "due" (run the slot that is due, if one is), got "now"',
+      path: "mode",
+    });
+    assert.doesNotMatch(run.message, /Invalid type|Expected \(/, "not valibot's own text");
   });
 
   it("refuses a stale PUT ?ifVersion with 409 and does not report the store as failed", async () => {

@@ -23,7 +23,11 @@ describe("dashboard page", () => {
     assert.match(html, /<dd>Europe\/Paris<\/dd>/);
     assert.match(html, new RegExp(`<li data-slot="${T0 + 2 * HOUR}"><time datetime="2026-11-30T14:00:00.000Z" title="Mon 30 Nov, 14:00:00 UTC">Mon 30 Nov, 15:00:00 CET</time> <span class="sub">in 1h</span></li>`));
     assert.match(html, /data-job="failing">[\s\S]*?<span class="status s-error">error<\/span>[\s\S]*?boom: disk full/);
-    assert.match(html, /<b>1<\/b> errors/);
+    assert.match(html, /<b>2<\/b> errors/); // T0 (the registering tick's own slot) and T0 + 1 h
+    assert.match(html, /data-job="hourly">[\s\S]*?<span><b>2<\/b> runs<\/span><span><b>2<\/b> ok<\/span><span><b>0<\/b> errors<\/span>/);
+    const once = setup();
+    await once.scheduler.tick();
+    assert.match(await page(once), /data-job="failing">[\s\S]*?<span><b>1<\/b> run<\/span><span><b>0<\/b> ok<\/span><span><b>1<\/b> error<\/span>/, "one run, one error");
   });
 
   it("escapes user text", async () => {
@@ -43,13 +47,27 @@ describe("dashboard page", () => {
     const html = await page(f);
     const failing = html.slice(html.indexOf('data-job="failing"'));
     const svg = failing.slice(failing.indexOf("<svg"), failing.indexOf("</svg>"));
-    assert.match(svg, /role="img" aria-label="Past 24 hours: 4 slots \(4 error\)\. Next 24 hours: 96 planned slots\."/);
-    assert.match(svg, /<path class="mark s-error" data-status="error" data-count="4" d="M480 8v18M475 8v18M470 8v18M465 8v18"><title>4 error in the past 24 h<\/title>/);
+    assert.match(svg, /role="img" aria-label="Past 24 hours: 5 slots \(5 error\)\. Next 24 hours: 96 planned slots\."/);
+    assert.match(svg, /<path class="mark s-error" data-status="error" data-count="5" d="M480 8v18M475 8v18M470 8v18M465 8v18M460 8v18"><title>5 error in the past 24 h<\/title>/);
     assert.match(svg, /<title>96 planned in the next 24 h<\/title>/);
     assert.match(svg, new RegExp(`data-planned="96" data-until="${T0 + HOUR + 24 * HOUR}"`), "the planned band reaches +24 h");
     for (const s of ["ok", "error", "timeout", "abandoned", "skipped", "missed", "running", "planned"]) {
       assert.ok(html.includes(`<li><span class="swatch s-${s}"></span>${s}</li>`), s);
     }
+  });
+
+  it("mounted with app.route(\"/cron\", router), GET /cron/ redirects to /cron, which serves the dashboard", async () => {
+    const f = setup({ mount: "/cron" });
+    const slash = await f.call("GET", "/cron/");
+    assert.equal(slash.status, 308);
+    assert.equal(slash.headers.get("location"), "/cron");
+    assert.equal((await f.call("GET", "/cron/jobs/?limit=1")).headers.get("location"), "/cron/jobs?limit=1");
+    const page = await f.call("GET", slash.headers.get("location")!);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /data-job="hourly"/);
+    // Never an open redirect, and writes are not redirected.
+    assert.notEqual((await f.call("GET", "//evil.example/")).headers.get("location"), "//evil.example");
+    assert.equal((await f.call("POST", "/cron/tick/")).status, 404);
   });
 
   it("offers run and pause (or resume when paused) forms posting to the mount path", async () => {
@@ -93,10 +111,10 @@ describe("dashboard job page", () => {
       await f.scheduler.tick();
     }
     const html = await page(f, "/ui/jobs/failing");
-    assert.equal(html.match(/<tr data-slot="\d+" data-status="error">/g)?.length, 12);
+    assert.equal(html.match(/<tr data-slot="\d+" data-status="error">/g)?.length, 13, "T0 and the 12 quarters after it");
     assert.equal(html.match(/<ol class="next">(.*?)<\/ol>/)?.[1]?.match(/<li /g)?.length, 10);
     assert.match(html, /<td data-label="Error" class="err">boom: disk full<\/td>/);
-    assert.ok(!html.includes("Older runs"), "12 runs fit on one page");
+    assert.ok(!html.includes("Older runs"), "13 runs fit on one page");
   });
 
   it("links to older runs past 50 and shows them", async () => {
@@ -111,7 +129,7 @@ describe("dashboard job page", () => {
     const href = /<a href="([^"]+)" data-page="next">Older runs/.exec(html)?.[1];
     assert.equal(href, `/ui/jobs/failing?before=${T0 + 3 * HOUR / 4}`);
     const older = await page(f, href);
-    assert.deepEqual([...older.matchAll(/<tr data-slot="(\d+)"/g)].map((m) => Number(m[1])), [T0 + HOUR / 2, T0 + HOUR / 4]);
+    assert.deepEqual([...older.matchAll(/<tr data-slot="(\d+)"/g)].map((m) => Number(m[1])), [T0 + HOUR / 2, T0 + HOUR / 4, T0]);
   });
 
   it("shows a webhook target without its query string or credentials", async () => {

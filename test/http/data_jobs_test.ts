@@ -10,6 +10,7 @@ describe("data-defined jobs over HTTP", () => {
   it("POST /jobs stores a webhook job that the next tick delivers, signed", async () => {
     const f = setup();
     await f.scheduler.tick();
+    await f.clock.advance(1); // defined just after T0's slot: the first slot it runs is T0 + 5 min
     const created = await f.call("POST", "/jobs", json({ name: "hook", ...HOOK, description: "ping" }));
     assert.equal(created.status, 201);
     const info = await created.json() as JobInfo;

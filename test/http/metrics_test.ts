@@ -41,6 +41,7 @@ async function world() {
 describe("GET /metrics", () => {
   it("exposes runs by job and outcome, claims, store errors, tick and lateness histograms and jobs by state", async () => {
     const w = await world();
+    await w.clock.set(T0 + 1); // registers the jobs just after T0's slots, so every run below is a late one
     await w.scheduler.tick();
     await w.scheduler.pause("resting");
     for (let i = 0; i < 4; i++) {

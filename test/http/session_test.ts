@@ -29,7 +29,21 @@ describe("dashboard sign-in", () => {
     const f = setup({ mount: "/cron" });
     const res = await f.call("GET", "/cron", { auth: false });
     assert.equal(res.status, 401);
-    assert.match(await res.text(), /<form class="login" method="post" action="\/cron\/ui\/login">/);
+    const text = await res.text();
+    assert.match(text, /<form class="login" method="post" action="\/cron\/ui\/login">/);
+    // Says where the token comes from.
+    assert.match(text, /data-token-hint>[\s\S]*<code>EDGECRON_TOKEN<\/code>[\s\S]*printed in its terminal/);
+  });
+
+  it("shortens a UUID node id in the top bar, with the whole id as its tooltip; a short id stays whole", async () => {
+    const f = setup();
+    const { cookie } = await login(f);
+    const html = await (await f.call("GET", "/", { auth: false, headers: { cookie } })).text();
+    assert.match(html, /node <code title="node-a" data-node>node-a<\/code>/);
+    const id = "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b";
+    const app = edgecronRouter(createScheduler({ node: id, logger: quietLogger() }), { public: true });
+    const top = await (await app.request("/")).text();
+    assert.match(top, new RegExp(`node <code title="${id}" data-node>3f2a9c1e…</code>`));
   });
 
   it("sets an HttpOnly, SameSite=Strict cookie scoped to the mount that does not contain the token", async () => {
@@ -201,10 +215,14 @@ describe("dashboard forms (CSRF)", () => {
     const csrf = await csrfOf(f, cookie, "/cron");
     const res = await post(f, "/cron/ui/jobs/failing/run", cookie, { csrf, back: "home" }, { origin: "http://localhost", "sec-fetch-site": "same-origin" });
     assert.equal(res.status, 303);
-    assert.equal(res.headers.get("location"), "/cron?done=run&job=failing&result=error");
+    assert.equal(res.headers.get("location"), `/cron?done=run&job=failing&result=error&slot=${f.clock.now()}`);
     const html = await (await f.call("GET", res.headers.get("location")!, { auth: false, headers: { cookie } })).text();
-    assert.match(html, /data-notice="error">Ran <b>failing<\/b>: <span class="status s-error">error<\/span>/);
+    // The notice carries the run's recorded error, read from the store by its slot.
+    assert.match(html, /data-notice="error">Ran <b>failing<\/b>: <span class="status s-error">error<\/span> <span class="err" data-notice-error>boom: disk full<\/span>/);
     assert.match(html, /data-job="failing">[\s\S]*?class="last-outcome"><span class="status s-error">/);
+    // A crafted URL cannot put text of its choosing in the notice: a slot with no run shows none.
+    const crafted = await (await f.call("GET", "/cron?done=run&job=failing&result=error&slot=1&error=pwned", { auth: false, headers: { cookie } })).text();
+    assert.doesNotMatch(crafted, /data-notice-error|pwned/);
   });
 
   it("pause and resume from the job page return to it", async () => {

@@ -123,14 +123,15 @@ describe("Cloudflare example worker on workerd (memory store, one isolate)", () 
     assert.equal((await api(mf, "/jobs", { token: "wrong" })).status, 401);
   });
 
-  it("answers 500 naming the binding when EDGECRON_TOKEN is missing", async () => {
+  it("answers 503 naming EDGECRON_TOKEN and how to set it when it is missing", async () => {
     const bare = new Miniflare({ modules: true, scriptPath: bundle, compatibilityDate: "2025-09-01" });
     try {
       const res = await bare.dispatchFetch("http://worker.test/health");
-      assert.equal(res.status, 500);
+      assert.equal(res.status, 503);
       const body = await res.json() as { error: { code: string; message: string } };
-      assert.equal(body.error.code, "invalid-spec");
-      assert.match(body.error.message, /router\.token/);
+      assert.equal(body.error.code, "not-configured");
+      assert.match(body.error.message, /^EDGECRON_TOKEN is not set/);
+      for (const how of [".dev.vars", "wrangler secret put EDGECRON_TOKEN", "--var EDGECRON_TOKEN:"]) assert.ok(body.error.message.includes(how), how);
     } finally {
       await bare.dispose();
     }

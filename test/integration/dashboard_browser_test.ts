@@ -19,20 +19,24 @@ const TOKEN = "browser-token-0123456789abcdef";
 const T0 = Date.UTC(2026, 10, 30, 12, 0, 0);
 const ARTIFACTS = new URL("../artifacts/", import.meta.url).pathname;
 const FILLERS = 100;
+/** A default-style node id (a UUID): the top bar shows its first 8 characters. */
+const NODE = "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b";
 const REAL = ["cache-warm", "hourly-report", "nightly-backup", "partner-ping", "pulse-5s", "sync-inventory", "weekly-digest"];
 
 let server: ServerType;
 let browser: Browser;
 let base = "";
 let upstreamUp = false;
+/** The world's manual clock: a manual run takes the clock's instant as its slot, so each click moves it on a second. */
+let clock: ReturnType<typeof createManualClock>;
 
 /** A scheduler with six hours of history: ok, error, missed outcomes and a paused job. */
 async function world(): Promise<Hono> {
-  const clock = createManualClock(T0 - 6 * 3_600_000);
+  clock = createManualClock(T0 - 6 * 3_600_000);
   const quiet = { debug() {}, info() {}, warn() {}, error() {} };
   let pings = 0;
   const fetch: typeof globalThis.fetch = async () => new Response(null, { status: ++pings % 4 === 0 ? 502 : 204 });
-  const scheduler = createScheduler({ clock, store: createMemoryStore(), node: "web-1", webhookSecret: "whsec_browser", fetch, logger: quiet })
+  const scheduler = createScheduler({ clock, store: createMemoryStore(), node: NODE, webhookSecret: "whsec_browser", fetch, logger: quiet })
     .job("hourly-report", { schedule: "0 * * * *", timezone: "Europe/Paris", description: "Sends the hourly sales report", run: () => {} })
     .job("sync-inventory", {
       schedule: "*/15 * * * *",
@@ -86,6 +90,7 @@ describe("dashboard in a browser", { skip: existsSync(CHROMIUM) ? false : `${CHR
     page.setDefaultTimeout(15_000);
     const response = await page.goto(`${base}/cron`);
     assert.equal(response?.status(), 401);
+    assert.match(await page.locator("[data-token-hint]").textContent() ?? "", /EDGECRON_TOKEN[\s\S]*terminal/);
     await submitToken(page);
 
     const jobs = await page.locator("section.job").evaluateAll((els) => els.map((e) => e.getAttribute("data-job")));
@@ -102,9 +107,18 @@ describe("dashboard in a browser", { skip: existsSync(CHROMIUM) ? false : `${CHR
 
     const sync = page.locator('section.job[data-job="sync-inventory"]');
     assert.equal(await sync.locator(".last-outcome .status").textContent(), "error");
-    assert.equal(await sync.locator("svg.timeline path.s-error").getAttribute("data-count"), "24", "the timeline shows the failed slots");
+    assert.equal(await sync.locator("svg.timeline path.s-error").getAttribute("data-count"), "25", "the timeline shows the failed slots");
+    assert.equal(await page.locator("header.top [data-node]").textContent(), "3f2a9c1e…");
+    assert.equal(await page.locator("header.top [data-node]").getAttribute("title"), NODE);
+
+    // Run now on a failing job: the notice carries the error text.
+    await clock.advance(1_000);
+    await Promise.all([page.waitForURL(/done=run/), sync.getByRole("button", { name: "Run now" }).click()]);
+    assert.equal(await page.locator("[data-notice]").getAttribute("data-notice"), "error");
+    assert.equal(await page.locator("[data-notice-error]").textContent(), "warehouse API answered 503");
 
     upstreamUp = true;
+    await clock.advance(1_000);
     await Promise.all([page.waitForURL(/done=run/), sync.getByRole("button", { name: "Run now" }).click()]);
     assert.equal(await page.locator("[data-notice]").getAttribute("data-notice"), "ok");
     assert.match(await page.locator("[data-notice]").textContent() ?? "", /Ran sync-inventory: ok/);
@@ -122,11 +136,11 @@ describe("dashboard in a browser", { skip: existsSync(CHROMIUM) ? false : `${CHR
     await submitToken(page);
     await Promise.all([page.waitForURL(/\/cron\/ui\/jobs\/partner-ping$/), page.click('a[href="/cron/ui/jobs/partner-ping"]')]);
     const rows = await page.locator("table.runs tbody tr").evaluateAll((els) => els.map((e) => e.getAttribute("data-status")));
-    assert.equal(rows.length, 12);
+    assert.equal(rows.length, 13);
     assert.ok(rows.includes("ok") && rows.includes("error"), rows.join(","));
     assert.equal(await page.locator("h2.section + p code").first().textContent(), "POST https://partner.example/health");
     assert.equal(await page.locator("ol.next li").count(), 10);
-    assert.equal(await page.locator("svg.timeline rect.s-ok").count(), 9, "one mark per run on a job's page");
+    assert.equal(await page.locator("svg.timeline rect.s-ok").count(), 10, "one mark per run on a job's page");
     await shoot(page, "dashboard-job.png");
     await context.close();
   });
@@ -152,8 +166,13 @@ describe("dashboard in a browser", { skip: existsSync(CHROMIUM) ? false : `${CHR
   });
 
   for (const width of [1280, 390]) {
-    it(`lays out at ${width} px: no overlapping text in a card, whole timeline visible, +24 h band, paused shows no fires`, async () => {
+    it(`lays out at ${width} px with a failing job: no overlapping text in a card, whole timeline visible, +24 h band, paused shows no fires`, async () => {
+      upstreamUp = false; // an earlier test fixed the upstream: fail sync-inventory again, so an error pill is on the page
+      await clock.advance(1_000);
       const page = await signedIn(width);
+      await Promise.all([page.waitForURL(/done=run/), page.locator('section.job[data-job="sync-inventory"]').getByRole("button", { name: "Run now" }).click()]);
+      assert.equal(await page.locator('section.job[data-job="sync-inventory"] .last-outcome .status').textContent(), "error");
+      assert.equal(await page.locator('section.job[data-job="sync-inventory"] .last-outcome .err').textContent(), "warehouse API answered 503");
       const overlaps = await page.locator("section.job").evaluateAll((cards) => {
         const found: string[] = [];
         for (const card of cards) {
@@ -178,6 +197,14 @@ describe("dashboard in a browser", { skip: existsSync(CHROMIUM) ? false : `${CHR
         return found;
       });
       assert.deepEqual(overlaps, [], "text boxes overlap");
+      // Nothing in a card reaches past its padding (the counters once touched the right edge).
+      const crowded = await page.locator("section.job").evaluateAll((cards) => cards.flatMap((card) => {
+        const inner = card.getBoundingClientRect().right - parseFloat(getComputedStyle(card).paddingRight);
+        return [...card.querySelectorAll("dd span, dd code, .status")]
+          .filter((el) => el.getBoundingClientRect().right > inner + 0.5)
+          .map((el) => `${card.getAttribute("data-job")}: "${el.textContent?.trim().slice(0, 20)}"`);
+      }));
+      assert.deepEqual(crowded, [], "text past a card's padding");
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`);
       const geometry = await page.locator('section.job[data-job="pulse-5s"] svg.timeline').evaluate((svg) => {

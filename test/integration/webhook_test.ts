@@ -70,7 +70,8 @@ async function receivedOn(path: string, n: number): Promise<Received[]> {
 }
 
 function world(): { clock: ManualClock; scheduler: Scheduler; app: Hono } {
-  const clock = createManualClock(T0);
+  // 1 ms after T0: jobs defined now start with the next minute (a job defined at T0 itself would run T0).
+  const clock = createManualClock(T0 + 1);
   const quiet = { debug() {}, info() {}, warn() {}, error() {} };
   // The receiver is on loopback, an internal target: allowed on purpose, with a short error body kept.
   const webhooks = { allow: [new URL(base).origin], errorBodyBytes: 64 };
@@ -116,7 +117,7 @@ describe("webhook delivery to a real receiver", () => {
   it("retries after a 500 and records ok on the second attempt", async () => {
     const { clock, scheduler, app } = world();
     behaviour.set("/flaky", (count) => (count === 1 ? 500 : 200));
-    await define(app, { name: "flaky", schedule: "* * * * *", target: { url: `${base}/flaky` }, retries: { attempts: 2, backoff: "5s" } });
+    await define(app, { name: "flaky", schedule: "* * * * *", target: { url: `${base}/flaky` }, retries: { attempts: 3, backoff: "5s" } });
     await scheduler.tick();
     await clock.advance(60_000);
     const tick = scheduler.tick();

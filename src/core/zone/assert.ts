@@ -1,5 +1,6 @@
 /** Validation of IANA time zone names. */
 import { quote, SchedulerError } from "../errors.ts";
+import { didYouMean, suggest } from "../suggest.ts";
 import { Temporal } from "../temporal.ts";
 
 const MAX_ZONE_LENGTH = 64;
@@ -23,6 +24,17 @@ export function assertTimeZone(name: unknown): string {
   try {
     return Temporal.Instant.fromEpochMilliseconds(0).toZonedDateTimeISO(name).timeZoneId;
   } catch (cause) {
-    throw new SchedulerError("invalid-timezone", `timezone: unknown time zone ${quote(name)}`, { path: "timezone", cause });
+    const near = didYouMean(suggest(name, knownZones()));
+    throw new SchedulerError("invalid-timezone", `timezone: unknown time zone ${quote(name)}${near}`, { path: "timezone", cause });
+  }
+}
+
+/** The zone names this runtime knows, when it can list them (`Intl.supportedValuesOf`); else none. */
+function knownZones(): readonly string[] {
+  const intl = Intl as { supportedValuesOf?: (key: string) => string[] };
+  try {
+    return typeof intl.supportedValuesOf === "function" ? [...intl.supportedValuesOf("timeZone"), "UTC"] : [];
+  } catch {
+    return [];
   }
 }

@@ -1,6 +1,7 @@
 /** Valibot schemas of job specs, and the conversion of a valibot issue to a `SchedulerError`. */
 import * as v from "valibot";
 import { quote, SchedulerError } from "../../core/errors.ts";
+import { didYouMean, suggest } from "../../core/suggest.ts";
 import { choice, duration, got, strict, text } from "./_valibot.ts";
 import { MAX_TARGET_HEADERS, RESERVED_HEADER } from "../../webhook/deliver.ts";
 import { modifierEntries, specModifierEntries } from "./modifiers.ts";
@@ -32,6 +33,8 @@ export function isJsonValue(value: unknown, depth: number = MAX_JSON_DEPTH): boo
   return Object.values(value).every((item) => isJsonValue(item, depth - 1));
 }
 
+const ATTEMPTS_RULE = "expected a whole number 1-100 (every attempt, the first included: 1 = no retry)";
+
 /** Policy fields shared by code- and data-defined jobs (and `SchedulerOptions.defaults`). */
 export const policyEntries = {
   timezone: v.optional(v.pipe(text(64), v.minLength(1, () => "must not be empty"))),
@@ -56,10 +59,10 @@ export const policyEntries = {
   })),
   retries: v.optional(strict({
     attempts: v.pipe(
-      v.number((issue) => `expected a whole number 0-100, got ${got(issue)}`),
-      v.integer((issue) => `expected a whole number 0-100, got ${got(issue)}`),
-      v.minValue(0, (issue) => `expected a whole number 0-100, got ${got(issue)}`),
-      v.maxValue(100, (issue) => `expected a whole number 0-100, got ${got(issue)}`),
+      v.number((issue) => `${ATTEMPTS_RULE}, got ${got(issue)}`),
+      v.integer((issue) => `${ATTEMPTS_RULE}, got ${got(issue)}`),
+      v.minValue(1, (issue) => `${ATTEMPTS_RULE}, got ${got(issue)}`),
+      v.maxValue(100, (issue) => `${ATTEMPTS_RULE}, got ${got(issue)}`),
     ),
     backoff: v.optional(duration),
   })),
@@ -222,5 +225,37 @@ export function parseOrThrow<T extends v.GenericSchema>(schema: T, input: unknow
   const issue = result.issues[0];
   const dot = v.getDotPath(issue);
   const path = dot === null || dot === "" ? prefix : prefix === "" ? dot : `${prefix}.${dot}`;
-  throw new SchedulerError(dot === "name" ? "invalid-name" : "invalid-spec", `${path === "" ? "body" : path}: ${issue.message}`, { path });
+  const hint = issue.message === "unknown field" ? didYouMean(fieldSuggestions(dot?.split(".").at(-1) ?? "")) : "";
+  throw new SchedulerError(dot === "name" ? "invalid-name" : "invalid-spec", `${path === "" ? "body" : path}: ${issue.message}${hint}`, { path });
+}
+
+/** Every field name a job spec has, at any depth: what a misspelt one is compared with. */
+const FIELD_NAMES = [
+  "name", "schedule", "timezone", "timeout", "overlap", "catchUp", "retries", "enabled", "payload", "description", "target",
+  "mode", "window", "tolerance", "attempts", "backoff", "cron", "every", "anchor", "at", "dayMatch", "hashKey", "format",
+  "url", "method", "headers", "body", "run",
+];
+/** Names other schedulers (or habit) use for ours. */
+const ALIASES: Readonly<Record<string, string>> = {
+  tz: "timezone",
+  zone: "timezone",
+  time_zone: "timezone",
+  timeZone: "timezone",
+  catch_up: "catchUp",
+  catchup: "catchUp",
+  retry: "retries",
+  maxAttempts: "attempts",
+  maximumAttempts: "attempts",
+  data: "payload",
+  webhook: "target",
+  verb: "method",
+  handler: "run",
+  expression: "schedule",
+};
+
+/** The field names an unknown field probably meant. */
+export function fieldSuggestions(field: string): string[] {
+  const alias = Object.hasOwn(ALIASES, field) ? ALIASES[field] : undefined;
+  // Short names are close to many others: one edit for them, a third of the length otherwise.
+  return alias !== undefined ? [alias] : suggest(field, FIELD_NAMES, 1, Math.max(1, Math.floor(field.length / 3)));
 }

@@ -29,6 +29,7 @@ interface JobBase {
   /** Consecutive failed runs that pause the job; undefined: never. */
   pauseOnFailure: number | undefined;
   catchUp: { mode: CatchUpMode; windowMs: number; toleranceMs: number };
+  /** `attempts` counts every attempt, the first included (1 = no retry). */
   retries: { attempts: number; backoffMs: number };
   enabled: boolean;
   /** The cap on finished history rows; undefined for none. */
@@ -131,7 +132,7 @@ function expand(name: string, spec: JobPolicy & JobModifiers & { schedule: unkno
       toleranceMs: parseDuration(catchUp.tolerance ?? "60s", at("catchUp.tolerance")),
     },
     retries: {
-      attempts: retries?.attempts ?? 0,
+      attempts: retries?.attempts ?? 1,
       backoffMs: parseDuration(retries?.backoff ?? "1s", at("retries.backoff")),
     },
     enabled: spec.enabled ?? defaults.enabled ?? true,
@@ -191,12 +192,19 @@ function buildSchedule(name: string, input: unknown, timezone: string | undefine
     // A stored spec carries the modifiers in its own fields too; the job's options win.
     return toSchedule(withSpecModifiers(input, mods), { ...options, ...mods });
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
+    const message = e instanceof SchedulerError ? sentenceOf(e) : e instanceof Error ? e.message : String(e);
     const zoneField = timezone !== undefined && e instanceof SchedulerError && e.code === "invalid-timezone" &&
       message.includes(JSON.stringify(timezone));
     const modifierField = e instanceof SchedulerError && e.path !== undefined && MODIFIER_PATH.test(e.path);
     const where = zoneField ? `jobs.${name}.timezone` : modifierField ? `jobs.${name}.${e.path}` : path;
-    if (modifierField) throw new SchedulerError("invalid-spec", `${where}: ${innerMessage(e)}`, { path: where, cause: e });
+    // One code and one path: `invalid-spec: jobs.x.timezone: unknown time zone "…"`, not the core error's own again.
     throw new SchedulerError("invalid-spec", `${where}: ${message}`, { path: where, cause: e });
   }
+}
+
+/** A core error's sentence without its code and its own field label (`invalid-timezone: timezone: `). */
+function sentenceOf(e: SchedulerError): string {
+  let message = e.message.startsWith(`${e.code}: `) ? e.message.slice(e.code.length + 2) : e.message;
+  if (e.path !== undefined && message.startsWith(`${e.path}: `)) message = message.slice(e.path.length + 2);
+  return message;
 }

@@ -43,7 +43,8 @@ export async function manualRun(deps: RunnerDeps & { node: string }, name: strin
     const js = own(snapshot.jobs, name);
     if (js?.paused === true) return { ok: false, job: name, reason: "paused" };
     const due = job.schedule.prev(now + 1);
-    const lower = own(snapshot.watermarks, name) ?? js?.firstSeen ?? now;
+    // Open bound; a never-recorded job's first-seen instant itself is due (closed there).
+    const lower = own(snapshot.watermarks, name) ?? (js?.firstSeen ?? now) - 1;
     if (due === null || due <= lower) return { ok: false, job: name, reason: "not due" };
     slot = due;
     const from = Math.max(lower, now - job.catchUp.windowMs);

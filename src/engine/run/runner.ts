@@ -3,6 +3,7 @@
  * (aborting the signal), the outcome recorded through the group-commit writer,
  * retries with doubling backoff, the lease held and renewed throughout.
  */
+import { formatDuration } from "../../core/duration.ts";
 import type { Outcome, RunPatch, Store } from "../../store/types.ts";
 import { safeLogger } from "../events.ts";
 import { errorText, jobLabel } from "../text.ts";
@@ -33,7 +34,7 @@ export interface RunnerDeps {
   tracker: RunTracker;
 }
 
-type AttemptResult = { status: "ok" } | { status: "error" | "timeout"; error: string; stopped: boolean };
+type AttemptResult = { status: "ok" } | { status: "error" | "timeout"; error: string; stopped: boolean; thrown?: unknown };
 
 /**
  * Runs `claim`'s slot of `job` from `claim.attempt`, on a row this node holds as
@@ -66,13 +67,13 @@ async function runAttempts(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim)
         deps.emit({ type: "succeeded", job: job.name, slot, attempt, durationMs: now - started });
         return await finish(deps, claim, { status: "ok", finishedAt: now, leaseUntil: null, error: null });
       }
-      const willRetry = attempt <= job.retries.attempts && !result.stopped && !tracker.stopping && !claim.lost;
+      const willRetry = attempt < job.retries.attempts && !result.stopped && !tracker.stopping && !claim.lost;
       if (result.status === "timeout") {
         counters.timeouts++;
-        deps.emit({ type: "timed-out", job: job.name, slot, attempt, willRetry });
+        deps.emit({ type: "timed-out", job: job.name, slot, attempt, willRetry, timeoutMs: job.timeoutMs });
       } else {
         counters.errors++;
-        deps.emit({ type: "failed", job: job.name, slot, attempt, error: result.error, willRetry });
+        deps.emit({ type: "failed", job: job.name, slot, attempt, error: result.error, willRetry, thrown: result.thrown });
       }
       if (!willRetry) return await finish(deps, claim, { status: result.status, finishedAt: now, leaseUntil: null, error: result.error });
       // Retry k waits backoff * 2^(k-1), at most MAX_BACKOFF_MS; the lease covers the wait and one lease more.
@@ -164,14 +165,14 @@ function attemptOnce(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim, start
     (e: unknown): AttemptResult => {
       const aborted = controller.signal.aborted && !timedOut;
       const why = claim.lost ? "lease ended" : "scheduler stopped";
-      return { status: "error", error: aborted ? `aborted: ${why} (${errorText(e)})` : errorText(e), stopped: aborted };
+      return { status: "error", error: aborted ? `aborted: ${why} (${errorText(e)})` : errorText(e), stopped: aborted, thrown: e };
     },
   );
   let timer: unknown;
   const timeout = new Promise<AttemptResult>((resolve) => {
     timer = clock.setTimeout(() => {
       timedOut = true;
-      const error = `timed out after ${job.timeoutMs}ms`;
+      const error = `timed out after ${formatDuration(job.timeoutMs)} (the job's timeout)`;
       controller.abort(new DOMException(error, "TimeoutError"));
       resolve({ status: "timeout", error, stopped: false });
     }, job.timeoutMs);

@@ -12,7 +12,7 @@ export interface PlanInput {
   now: number;
   /** Newest recorded scheduled slot, if any. */
   watermark: number | undefined;
-  /** When the store first saw the job. */
+  /** When the store first saw the job: a slot at this very instant is planned (closed bound). */
   firstSeen: number;
   /** A paused job runs nothing: every planned slot is recorded `missed`. */
   paused: boolean;
@@ -33,7 +33,10 @@ export interface Plan {
 }
 
 /**
- * Plans one job's slots in `(max(watermark ?? firstSeen, now - window), now]`:
+ * Plans one job's slots in `(max(watermark, now - window), now]`, or for a job never
+ * recorded `[firstSeen, now]` (still cut at the window): a slot equal to the registering
+ * tick's `now` runs, since a platform trigger's scheduled time is that slot, while a slot
+ * from before registration never does.
  *
  * - `"all"`: every slot runs, oldest first;
  * - `"latest"`: the newest slot runs, every older one is `missed`;
@@ -51,7 +54,8 @@ export interface Plan {
 export function planSlots(input: PlanInput): Plan {
   const { schedule, catchUp, now, watermark, firstSeen, paused } = input;
   const max = input.maxSlots ?? MAX_SLOTS_PER_TICK;
-  const lower = Math.max(watermark ?? firstSeen, now - catchUp.windowMs);
+  // Slots are whole milliseconds: `firstSeen - 1` as an open bound is `firstSeen` closed.
+  const lower = Math.max(watermark ?? firstSeen - 1, now - catchUp.windowMs);
   if (lower >= now) return { run: [], missed: [], dropped: 0 };
 
   const keepOldest = catchUp.mode === "all" && !paused;

@@ -55,6 +55,26 @@ export function runAheadUntil(trigger: string | undefined, now: number): number 
 }
 
 /**
+ * The slot a platform trigger fired for, when the platform does not say (`Deno.cron`):
+ * the trigger's latest fire at or before `now` (its cron read in UTC), when that is less
+ * than a minute ago; otherwise, or for an expression this library does not read, `now`.
+ * Ticking at it, as at Workers' `scheduledTime`, lets the first trigger run its own slot
+ * and makes a repeated delivery name the same minute.
+ *
+ * @example triggerSlot("* * * * *", Date.UTC(2030, 0, 1, 0, 0, 0, 40)) // 2030-01-01T00:00:00Z
+ */
+export function triggerSlot(trigger: string | undefined, now: number): number {
+  if (trigger === undefined) return now;
+  try {
+    const fired = cron(trigger, { timezone: "UTC" }).prev(now + 1);
+    if (fired !== null && now - fired < 60_000) return fired;
+  } catch {
+    // Not our grammar: the clock is all there is.
+  }
+  return now;
+}
+
+/**
  * The distinct fire times of `schedules` strictly inside `(from, until)`, ascending.
  * A schedule whose every slot falls on the minute has none there, so it costs nothing.
  */

@@ -193,7 +193,7 @@ export function createTicker(deps: TickDeps): Ticker {
     if (row.status === "cancelled") return undefined;
     const job = registry.get(row.job);
     const paused = own(snapshot.jobs, row.job)?.paused === true;
-    return job !== undefined && job.enabled && !paused && row.attempt <= job.retries.attempts ? job : undefined;
+    return job !== undefined && job.enabled && !paused && row.attempt < job.retries.attempts ? job : undefined;
   };
 
   /** Runs one job's won slots oldest first; each later one re-leased from when it starts. */
@@ -221,7 +221,7 @@ export function createTicker(deps: TickDeps): Ticker {
     try {
       if (await lease.move(claim, { from: now, timeoutMs: job.timeoutMs, startedAt: now })) return claim;
       tracker.release(claim);
-      if (job.retries.attempts < 1) return undefined;
+      if (job.retries.attempts <= 1) return undefined;
       return await lease.reclaim(job, claim.slot, claim.attempt, now);
     } catch {
       tracker.release(claim);

@@ -87,6 +87,11 @@ function lastOutcome(last: RunRecord | undefined, cc: CardContext, format: (ms: 
   return html`${statusBadge(last.status)} <span class="sub">${timeTag(last.slot, format)} · ${relative(last.finishedAt ?? last.slot, cc.now)}</span>${error ? html`<div class="sub err" title="${last.error}">${error}</div>` : ""}`;
 }
 
+/** `1 run`, `2 runs`: one counter, its noun agreeing with the number. */
+function counter(n: number, one: string, many: string): Html {
+  return html`<span><b>${n}</b> ${n === 1 ? one : many}</span>`;
+}
+
 /** Renders one job card. */
 export function jobCard(view: JobView, cc: CardContext): Html {
   const { info } = view;
@@ -104,7 +109,7 @@ ${pauseNote(info, cc, cc.formatterFor(info.timezone))}
 <div><dt>Timezone</dt><dd>${info.timezone}</dd></div>
 <div><dt>Next</dt><dd>${nextList(info, cc, format)}</dd></div>
 <div><dt>Last outcome</dt><dd class="last-outcome">${lastOutcome(info.lastOutcome, cc, format)}</dd></div>
-<div><dt>Counters (this node)</dt><dd class="counters"><span><b>${c.runs}</b> runs</span><span><b>${c.ok}</b> ok</span><span><b>${c.errors}</b> errors</span><span><b>${c.timeouts}</b> timeouts</span><span><b>${c.skipped}</b> skipped</span><span><b>${c.missed}</b> missed</span><span><b>${c.lost}</b> lost</span><span><b>${c.abandoned}</b> abandoned</span></dd></div>
+<div><dt>Counters (this node)</dt><dd class="counters">${counter(c.runs, "run", "runs")}${counter(c.ok, "ok", "ok")}${counter(c.errors, "error", "errors")}${counter(c.timeouts, "timeout", "timeouts")}${counter(c.skipped, "skipped", "skipped")}${counter(c.missed, "missed", "missed")}${counter(c.lost, "lost", "lost")}${counter(c.abandoned, "abandoned", "abandoned")}</dd></div>
 </dl>
 <div class="timeline-wrap">${timeline({ now: cc.now, zone: info.timezone, past: view.past, planned: view.planned, detail: cc.back === "job", jittered: info.jitter !== undefined })}</div>
 </section>`;

@@ -32,10 +32,15 @@ export function layout(chrome: Chrome, heading: string, body: Html): Html {
 <title>${heading} · ${chrome.title}</title><style>${raw(STYLES)}</style>
 ${chrome.refreshSeconds ? html`<meta http-equiv="refresh" content="${chrome.refreshSeconds};url=${chrome.refreshUrl ?? chrome.home}">` : ""}</head>
 <body><header class="top"><h1><a href="${chrome.home}">${chrome.title}</a></h1>
-<div class="meta">${healthPill}${h ? html`<span>node <code>${h.node}</code></span><span>${h.jobs} jobs</span>` : ""}<span data-now>${utc(chrome.now)}</span></div>
+<div class="meta">${healthPill}${h ? html`<span>node <code title="${h.node}" data-node>${shortNode(h.node)}</code></span><span>${h.jobs} ${h.jobs === 1 ? "job" : "jobs"}</span>` : ""}<span data-now>${utc(chrome.now)}</span></div>
 <div class="spacer"></div>
 ${chrome.csrf !== undefined ? html`<form method="post" action="${chrome.base}/ui/logout"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit">Sign out</button></form>` : ""}
 </header><main>${body}</main></body></html>`;
+}
+
+/** A node id for the top bar: a random UUID (the default) cut to its first 8 characters; the full id is the tooltip. */
+function shortNode(node: string): string {
+  return node.length > 16 ? `${node.slice(0, 8)}…` : node;
 }
 
 /** The sign-in form shown to an unauthenticated browser. */
@@ -45,6 +50,8 @@ export function loginPage(title: string, base: string, error?: string): Html {
 <title>Sign in · ${title}</title><style>${raw(STYLES)}</style></head>
 <body><form class="login" method="post" action="${base}/ui/login">
 <h1>${title}</h1><p>Enter the scheduler's API token to open the dashboard.</p>
+<p class="hint" data-token-hint>It is the router's <code>token</code>: usually the <code>EDGECRON_TOKEN</code> environment variable
+(a Worker's secret), or the token the server printed in its terminal at start-up.</p>
 ${error ? html`<div class="notice bad" role="alert">${error}</div>` : ""}
 <label for="token">Token</label><input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
 <button class="primary" type="submit">Sign in</button></form></body></html>`;

@@ -44,7 +44,8 @@ button.primary{background:var(--accent);color:var(--accent-ink);border-color:var
 .facts ol{margin:0;padding:0;list-style:none}
 .sub{color:var(--muted);font-size:12px}
 .status{display:inline-block;font-size:12px;font-weight:650;padding:1px 8px;border-radius:4px;color:#fff!important;background:var(--planned)}
-.counters{display:grid;grid-template-columns:repeat(3,max-content);gap:2px 12px;font-size:12px;color:var(--muted)}
+.counters{display:flex;flex-wrap:wrap;gap:2px 12px;font-size:12px;color:var(--muted);padding-right:4px}
+.last-outcome{display:flex;flex-wrap:wrap;align-items:baseline;gap:2px 8px}.last-outcome>.err{flex-basis:100%}
 .counters b{color:var(--ink);font-weight:650}
 svg.timeline{width:100%;height:auto;display:block;margin-top:6px}
 svg.timeline .track{fill:var(--bg)}svg.timeline .track-past{fill:var(--line);opacity:.45}
@@ -59,7 +60,7 @@ table.runs th{font-size:11px;text-transform:uppercase;letter-spacing:.05em;color
 table.runs td.err{color:var(--error);max-width:420px;overflow-wrap:anywhere}
 .empty{color:var(--muted);padding:24px;text-align:center;background:var(--card);border:1px dashed var(--line);border-radius:10px}
 .login{max-width:380px;margin:12vh auto;background:var(--card);border:1px solid var(--line);border-radius:12px;padding:24px}
-.login h1{margin:0 0 4px;font-size:20px}.login p{color:var(--muted);margin:0 0 16px}
+.login h1{margin:0 0 4px;font-size:20px}.login p{color:var(--muted);margin:0 0 16px}.login p.hint{font-size:12px;margin-top:-8px}
 .login input{width:100%;font:inherit;padding:8px 10px;border-radius:6px;border:1px solid var(--line);background:var(--bg);color:var(--ink);margin:4px 0 12px}
 .pager{display:flex;justify-content:flex-end;gap:16px;margin:10px 0}
 h2.section{font-size:15px;margin:26px 0 10px}

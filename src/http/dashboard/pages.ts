@@ -14,6 +14,10 @@ export interface Notice {
   job: string;
   /** An outcome (`ok`, `error`...) or a refusal (`already-running`...). */
   result: string;
+  /** The run's slot (a manual run that ran), to look its error up. */
+  slot?: number;
+  /** The recorded error of that run: read from the store, never from the URL. */
+  error?: string;
 }
 
 const GOOD = new Set(["ok", "paused", "resumed"]);
@@ -27,7 +31,8 @@ function noticeBox(notice: Notice | undefined): Html | "" {
     const planned = /^planned-(\d+)$/.exec(result);
     text = planned ? html`Backfill of <b>${job}</b> started: ${planned[1]} slots; they show in the history as they run` : html`Could not backfill <b>${job}</b>: ${why}`;
   } else if (action === "run") {
-    text = /^[a-z]+$/.test(result) ? html`Ran <b>${job}</b>: ${statusBadge(result)}` : html`Did not run <b>${job}</b>: ${why}`;
+    const error = notice.error === undefined ? "" : html` <span class="err" data-notice-error>${notice.error}</span>`;
+    text = /^[a-z]+$/.test(result) ? html`Ran <b>${job}</b>: ${statusBadge(result)}${error}` : html`Did not run <b>${job}</b>: ${why}`;
   } else {
     text = result === "paused" || result === "resumed" ? html`<b>${job}</b> ${result}` : html`Could not ${action} <b>${job}</b>: ${why}`;
   }

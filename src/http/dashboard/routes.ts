@@ -5,7 +5,7 @@
  * `Origin` / `Sec-Fetch-Site`. The cookie never authorises the JSON API's writes.
  */
 import type { Context, Hono } from "hono";
-import type { JobInfo } from "../../engine/types.ts";
+import type { JobInfo, Scheduler } from "../../engine/types.ts";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { SESSION_COOKIE, sameOrigin } from "../_auth.ts";
 import { readForm } from "../_body.ts";
@@ -39,7 +39,15 @@ function noticeFrom(c: Context): Notice | undefined {
   const result = c.req.query("result");
   if ((action !== "run" && action !== "pause" && action !== "resume" && action !== "backfill") || job === undefined || result === undefined) return undefined;
   if (!JOB_NAME.test(job) || !OUTCOME.test(result)) return undefined;
-  return { action, job, result };
+  const slot = c.req.query("slot");
+  return slot !== undefined && /^\d{1,16}$/.test(slot) ? { action, job, result, slot: Number(slot) } : { action, job, result };
+}
+
+/** A failed manual run's notice with its recorded error (looked up by slot in the store, so a crafted URL shows nothing new). */
+async function withError(scheduler: Scheduler, notice: Notice | undefined): Promise<Notice | undefined> {
+  if (notice?.slot === undefined || notice.result === "ok") return notice;
+  const [run] = await scheduler.runs(notice.job, { before: notice.slot + 1, limit: 1 });
+  return run !== undefined && run.slot === notice.slot && run.error !== null ? { ...notice, error: run.error } : notice;
 }
 
 /** A card's data: nothing planned for a job that will not fire. */
@@ -94,7 +102,7 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
     const views = jobs.map((info) => viewOf(info, info.recent ?? [], info.upcoming?.count ?? 0, now));
     const { csrf, chrome: ch } = await chrome(c, base, now);
     const cc = { base, now, csrf, back: "home" as const, listNext: OVERVIEW_NEXT, nextAfter, paged: after !== undefined, formatterFor: formatterCache() };
-    return c.html(await layout({ ...ch, refreshSeconds: REFRESH, refreshUrl: refreshUrl(c, "after") }, "Jobs", overviewPage(views, cc, noticeFrom(c))));
+    return c.html(await layout({ ...ch, refreshSeconds: REFRESH, refreshUrl: refreshUrl(c, "after") }, "Jobs", overviewPage(views, cc, await withError(scheduler, noticeFrom(c)))));
   });
 
   app.get("/ui/jobs/:name", page("/ui/jobs/:name"), rc.cache.middleware, async (c) => {
@@ -113,7 +121,7 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
     const last = history.at(-1);
     const view = viewOf(info, info.recent ?? [], info.upcoming?.count ?? 0, now);
     const cc = { base, now, csrf, back: "job" as const, listNext: JOB_NEXT, nextBefore: history.length === HISTORY_LIMIT && last ? last.slot : null, paged: before !== undefined, formatterFor: formatterCache() };
-    return c.html(await layout({ ...ch, refreshSeconds: REFRESH, refreshUrl: refreshUrl(c, "before") }, name, jobPage(view, history, cc, noticeFrom(c))));
+    return c.html(await layout({ ...ch, refreshSeconds: REFRESH, refreshUrl: refreshUrl(c, "before") }, name, jobPage(view, history, cc, await withError(scheduler, noticeFrom(c)))));
   });
 
   app.post("/ui/login", async (c) => {
@@ -174,11 +182,13 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
         return c.html(await refusedPage(rc.title, homePath(base), "Refused: the form is stale or came from another site. Reload the page and try again."), 403);
       }
       let result: string;
+      let slot: number | undefined;
       if (await scheduler.get(name) === undefined) {
         result = "unknown-job";
       } else if (verb === "run") {
         const r = await scheduler.run(name, { mode: "force" });
         result = r.ok ? r.outcome : r.reason.replace(/ /g, "-");
+        if (r.ok) slot = r.slot;
       } else {
         const note = verb === "pause" ? (form.get("note") ?? "").trim() : "";
         if (verb === "pause") await scheduler.pause(name, note === "" ? { by: "dashboard" } : { note: note.slice(0, 500), by: "dashboard" });
@@ -187,7 +197,7 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
       }
       rc.cache.clear();
       const back = form.get("back") === "job" ? jobHref(base, name) : homePath(base);
-      const q = new URLSearchParams({ done: verb, job: name, result });
+      const q = new URLSearchParams({ done: verb, job: name, result, ...(slot === undefined ? {} : { slot: String(slot) }) });
       return c.redirect(`${back}?${q}`, 303);
     });
   }

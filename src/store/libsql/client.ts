@@ -27,6 +27,8 @@ export interface ResolvedLibsqlOptions {
   owned: boolean;
   /** How long one call waits in all for another writer's lock, in ms. */
   busyTimeout: number;
+  /** The URL without credentials, for error messages (undefined for a `{ client }`). */
+  where?: string;
 }
 
 const SCHEMES = ["file:", "libsql:", "https:", "http:", "wss:", "ws:"];
@@ -57,7 +59,7 @@ export function resolveLibsqlOptions(options: LibsqlStoreOptions): ResolvedLibsq
   if (typeof url !== "string" || !SCHEMES.some((scheme) => url.toLowerCase().startsWith(scheme))) {
     throw new SchedulerError(
       "invalid-spec",
-      `libsqlStore.url: expected a file:, libsql:, https: or wss: URL, got ${quote(url)}`,
+      `libsqlStore.url: expected a file:, libsql:, https:, http:, wss: or ws: URL, got ${quote(typeof url === "string" ? redactUrl(url) : url)}`,
       { path: "url" },
     );
   }
@@ -78,7 +80,21 @@ export function resolveLibsqlOptions(options: LibsqlStoreOptions): ResolvedLibsq
     },
     owned: true,
     busyTimeout,
+    where: redactUrl(url),
   };
+}
+
+/**
+ * `url` without credentials: the user and password of `scheme://user:pass@host` and the
+ * values of `authToken`/`token`/`password`/`secret`-like query parameters become `***`.
+ * Error messages and log lines show this form only. Text that is not a URL is returned
+ * with anything before an `@` masked, in case it still carries a password.
+ *
+ * @example redactUrl("postgres://u:p@localhost/db") // "postgres://***@localhost/db"
+ */
+export function redactUrl(url: string): string {
+  const withoutUser = url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, "$1***@");
+  return withoutUser.replace(/([?&][^=&#]*(?:token|password|passwd|pass|secret|key|auth)[^=&#]*=)[^&#]*/gi, "$1***");
 }
 
 /** SQLITE_BUSY and its variants: another connection holds the lock; the statement did nothing. */
@@ -89,11 +105,41 @@ export function isBusy(error: unknown): boolean {
   return code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED") || /database is locked|SQLITE_BUSY/i.test(message);
 }
 
-/** Wraps a driver failure. The message carries the driver's code and text, never credentials. */
-export function storeError(operation: string, cause: unknown): SchedulerError {
-  const e = cause as { code?: unknown; message?: unknown } | null;
-  const text = typeof e?.message === "string" ? e.message : String(cause);
+/**
+ * Wraps a driver failure. The message carries the driver's code and text, the URL it
+ * failed on and the underlying cause (`fetch failed (connect ECONNREFUSED …)`), and a
+ * `file:` database whose folder is missing says so; never credentials.
+ */
+export function storeError(operation: string, cause: unknown, where?: string): SchedulerError {
+  const e = cause as { code?: unknown; message?: unknown; cause?: unknown } | null;
+  let text = typeof e?.message === "string" ? e.message : String(cause);
   // LibsqlError messages already start with their code.
   const code = typeof e?.code === "string" && !text.startsWith(e.code) ? `${e.code}: ` : "";
-  return new SchedulerError("store-error", `libsql: ${operation} failed: ${code}${text}`, { cause });
+  const inner = causeText(e?.cause);
+  if (inner !== "" && !text.includes(inner)) text += ` (${inner})`;
+  const at = where === undefined ? "" : ` on ${where}`;
+  return new SchedulerError("store-error", `libsql: ${operation} failed${at}: ${code}${scrub(text)}${folderHint(text, where)}`, { cause });
+}
+
+/** The messages of an error's `cause` chain (undici puts the socket error there), at most 3 deep. */
+function causeText(cause: unknown, depth = 0): string {
+  if (depth === 3 || typeof cause !== "object" || cause === null) return "";
+  const { message, code, cause: next } = cause as { message?: unknown; code?: unknown; cause?: unknown };
+  const own = typeof message === "string" && message !== "" ? message : typeof code === "string" ? code : "";
+  const deeper = causeText(next, depth + 1);
+  return deeper === "" || own.includes(deeper) ? own : own === "" ? deeper : `${own}: ${deeper}`;
+}
+
+/** A driver message may quote a URL: no credentials leave through it. */
+function scrub(text: string): string {
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/\s?#@]*@/gi, "$1***@").replace(/(authToken=)[^&\s]*/gi, "$1***");
+}
+
+/** SQLite's "unable to open" (code 14) for a `file:` URL is almost always a missing folder. */
+function folderHint(text: string, where: string | undefined): string {
+  if (where === undefined || !/^file:/i.test(where) || !/unable to open|SQLITE_CANTOPEN|: 14\b/i.test(text)) return "";
+  const path = where.replace(/^file:(\/\/)?/i, "").replace(/\?.*$/, "");
+  const slash = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
+  const folder = slash > 0 ? path.slice(0, slash) : ".";
+  return `. The folder ${quote(folder)} does not exist or is not writable: create it first (the database file itself is created)`;
 }

@@ -91,12 +91,12 @@ export function libsqlConnection(resolved: ResolvedLibsqlOptions): LibsqlConnect
           if (closed) throw new SchedulerError("store-error", CLOSED, { cause: error });
           const busy = isBusy(error);
           // A client closed under this call by a recovery elsewhere: try the fresh one.
-          if (!busy && !(used?.closed === true && resolved.owned)) throw storeError(operation, error);
+          if (!busy && !(used?.closed === true && resolved.owned)) throw storeError(operation, error, resolved.where);
           if (busy && used !== undefined) recover(used);
           // Jittered, capped backoff so contending processes spread out.
           const delay = Math.min(2 ** attempt, 50) * (0.5 + Math.random());
           if (Date.now() + delay > limit) {
-            throw storeError(`${operation} (still locked after ${Date.now() - started} ms)`, error);
+            throw storeError(`${operation} (still locked after ${Date.now() - started} ms)`, error, resolved.where);
           }
           await pause(delay);
         }

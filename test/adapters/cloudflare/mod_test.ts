@@ -45,8 +45,17 @@ describe("cloudflareWorker", () => {
       assert.equal(ctx.waited.length, 1, "the tick is handed to waitUntil");
       await ctx.waited[0];
     }
-    // T0 registers the job (it never runs slots from before the store saw it).
-    assert.deepEqual(runs, [T0 + MINUTE, T0 + 2 * MINUTE]);
+    // The very first trigger registers the job and runs its own slot.
+    assert.deepEqual(runs, [T0, T0 + MINUTE, T0 + 2 * MINUTE]);
+  });
+
+  it("wrangler dev's /__scheduled (scheduledTime = the current time) runs the job on the first call", async () => {
+    const { make, runs } = counting();
+    const worker = cloudflareWorker(make);
+    const ctx = context();
+    await worker.scheduled({ scheduledTime: T0 + 37_123, cron: "* * * * *" }, { EDGECRON_TOKEN: "t" }, ctx);
+    await Promise.all(ctx.waited);
+    assert.deepEqual(runs, [T0], "the minute the trigger fired for");
   });
 
   it("builds the scheduler once per env object and shares it between fetch and scheduled", async () => {
@@ -68,7 +77,7 @@ describe("cloudflareWorker", () => {
     const worker = cloudflareWorker<Env>(scheduler);
     await worker.scheduled(controller(T0), {}, context());
     await worker.scheduled(controller(T0 + MINUTE), {}, context());
-    assert.deepEqual(runs, [T0 + MINUTE]);
+    assert.deepEqual(runs, [T0, T0 + MINUTE]);
   });
 
   it("does not cache a failed build: the next event tries again", async () => {
@@ -84,14 +93,24 @@ describe("cloudflareWorker", () => {
     assert.equal(calls, 2);
   });
 
-  it("answers 500 with the configuration error, not a stack, when EDGECRON_TOKEN is missing", async () => {
-    const worker = cloudflareWorker(counting().make);
-    const res = await worker.fetch(new Request("http://w/health"), {}, context());
-    assert.equal(res.status, 500);
-    const body = await res.json() as { error: { code: string; message: string } };
-    assert.equal(body.error.code, "invalid-spec");
-    assert.match(body.error.message, /router\.token: required/);
-    assert.doesNotMatch(JSON.stringify(body), /\bat .*\.ts:\d+/);
+  it("answers 503 naming EDGECRON_TOKEN and how to set it when it is missing, logged once, and still ticks", async () => {
+    const logged: string[] = [];
+    const logger = { ...quiet, error: (m: string) => void logged.push(m) };
+    const runs: number[] = [];
+    const worker = cloudflareWorker(() => createScheduler({ logger }).job("j", { schedule: "* * * * *", run: ({ slot }) => void runs.push(slot) }));
+    const env: Env = {};
+    for (let i = 0; i < 2; i++) {
+      const res = await worker.fetch(new Request("http://w/health"), env, context());
+      assert.equal(res.status, 503);
+      const body = await res.json() as { error: { code: string; message: string } };
+      assert.equal(body.error.code, "not-configured");
+      assert.match(body.error.message, /^EDGECRON_TOKEN is not set/);
+      for (const how of [".dev.vars", "wrangler secret put EDGECRON_TOKEN", "--var EDGECRON_TOKEN:"]) assert.ok(body.error.message.includes(how), how);
+      assert.doesNotMatch(JSON.stringify(body), /\bat .*\.ts:\d+/);
+    }
+    assert.equal(logged.filter((l) => l.includes("EDGECRON_TOKEN")).length, 1, "logged once, at the first request");
+    await worker.scheduled(controller(T0), env, context());
+    assert.deepEqual(runs, [T0]);
   });
 
   it("takes router options from env through the router option", async () => {

@@ -25,10 +25,10 @@ describe("list()", () => {
   for (const jobs of [1, 1000]) {
     it(`with ${jobs} job(s) and a window: two store reads (read + overview), no write`, async () => {
       const { store, calls } = counting();
-      const s = setup({ store, start: T0 - MIN });
+      const s = setup({ store, start: T0 - MIN + 1 });
       for (let i = 0; i < jobs; i++) s.scheduler.job(`job-${i}`, { schedule: "*/15 * * * *", run: () => {} });
-      await tickAt(s, T0 - MIN);
-      await tickAt(s, T0);
+      await tickAt(s, T0 - MIN + 1);
+      await tickAt(s, T0 + 1);
       await s.clock.set(T0 + MIN);
       calls.clear();
       const infos = await s.scheduler.list({ window: HOUR });
@@ -85,7 +85,8 @@ describe("list()", () => {
     assert.equal(walks, 1);
     assert.equal(again[0]!.upcoming!.count, 3);
     await s.scheduler.tick();
+    const afterTick = walks; // the tick plans the job's window with between() too
     await s.scheduler.list({ window: 3 * HOUR });
-    assert.equal(walks, 2, "a tick drops the cache");
+    assert.equal(walks, afterTick + 1, "a tick drops the cache");
   });
 });

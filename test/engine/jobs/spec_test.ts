@@ -20,11 +20,12 @@ function refused(fn: () => unknown, code: string, path: string, message: string)
 describe("job spec validation", () => {
   const cases: [string, Record<string, unknown>, string, string][] = [
     ["a bad timeout", { timeout: "soon" }, "jobs.nightly.timeout", 'invalid-spec: jobs.nightly.timeout: expected a duration like "30s", got "soon"'],
-    ["an unknown field", { timeot: "5m" }, "jobs.nightly.timeot", "invalid-spec: jobs.nightly.timeot: unknown field"],
+    ["an unknown field", { timeot: "5m" }, "jobs.nightly.timeot", 'invalid-spec: jobs.nightly.timeot: unknown field; did you mean "timeout"?'],
     ["a bad overlap", { overlap: "never" }, "jobs.nightly.overlap", 'invalid-spec: jobs.nightly.overlap: expected "skip" or "allow" or "bufferOne" or "bufferAll" or "cancelOther", got "never"'],
     ["a bad catch-up mode", { catchUp: { mode: "some" } }, "jobs.nightly.catchUp.mode", 'invalid-spec: jobs.nightly.catchUp.mode: expected "latest" or "all" or "none", got "some"'],
     ["a bad catch-up window", { catchUp: { window: "-1h" } }, "jobs.nightly.catchUp.window", 'invalid-spec: jobs.nightly.catchUp.window: expected a duration like "30s", got "-1h"'],
-    ["fractional retry attempts", { retries: { attempts: 1.5 } }, "jobs.nightly.retries.attempts", 'invalid-spec: jobs.nightly.retries.attempts: expected a whole number 0-100, got "1.5"'],
+    ["fractional retry attempts", { retries: { attempts: 1.5 } }, "jobs.nightly.retries.attempts", 'invalid-spec: jobs.nightly.retries.attempts: expected a whole number 1-100 (every attempt, the first included: 1 = no retry), got "1.5"'],
+    ["zero retry attempts", { retries: { attempts: 0 } }, "jobs.nightly.retries.attempts", 'invalid-spec: jobs.nightly.retries.attempts: expected a whole number 1-100 (every attempt, the first included: 1 = no retry), got "0"'],
     ["missing retry attempts", { retries: {} }, "jobs.nightly.retries.attempts", "invalid-spec: jobs.nightly.retries.attempts: required field is missing"],
     ["a non-boolean enabled", { enabled: "yes" }, "jobs.nightly.enabled", 'invalid-spec: jobs.nightly.enabled: expected true or false, got "yes"'],
     ["a missing run", { run: undefined }, "jobs.nightly.run", 'invalid-spec: jobs.nightly.run: expected a function, got "undefined"'],
@@ -42,7 +43,9 @@ describe("job spec validation", () => {
       assert.ok(e instanceof SchedulerError);
       assert.equal(e.code, "invalid-spec");
       assert.equal(e.path, "jobs.nightly.schedule");
-      assert.match(e.message, /^invalid-spec: jobs\.nightly\.schedule: invalid-cron: .*"61"/);
+      // One code and one path; the core's code and field label are not stacked inside.
+      assert.equal(e.message, 'invalid-spec: jobs.nightly.schedule: minute must be 0-59, got "61"');
+      assert.ok(e.cause instanceof SchedulerError && e.cause.code === "invalid-cron");
       return true;
     });
   });
@@ -54,6 +57,28 @@ describe("job spec validation", () => {
       assert.match(e.message, /Mars\/Olympus/);
       return true;
     });
+  });
+
+  it("an unknown zone suggests the nearest valid names, once, under one code", () => {
+    assert.throws(() => resolveJob("nightly", { schedule: "0 3 * * *", timezone: "Europe/Pariss", run }, {}), (e: unknown) => {
+      assert.ok(e instanceof SchedulerError);
+      assert.equal(e.message, 'invalid-spec: jobs.nightly.timezone: unknown time zone "Europe/Pariss"; did you mean "Europe/Paris"?');
+      return true;
+    });
+  });
+
+  it("an unknown field suggests the name it probably meant (tz → timezone, timeot → timeout), and nothing far off", () => {
+    const message = (spec: Record<string, unknown>): string => {
+      try {
+        resolveJob("j", { schedule: "0 3 * * *", run, ...spec } as never, {});
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return "accepted";
+    };
+    assert.equal(message({ tz: "UTC" }), 'invalid-spec: jobs.j.tz: unknown field; did you mean "timezone"?');
+    assert.equal(message({ retry: { attempts: 2 } }), 'invalid-spec: jobs.j.retry: unknown field; did you mean "retries"?');
+    assert.equal(message({ zzzzzz: 1 }), "invalid-spec: jobs.j.zzzzzz: unknown field");
   });
 
   for (const name of ["", "a b", "x".repeat(129), "tab\there", "ünï", "new\nline"]) {
@@ -76,7 +101,7 @@ describe("job spec validation", () => {
     }, { timeout: "2m", catchUp: { window: "6h" }, overlap: "allow" });
     assert.equal(job.timeoutMs, 120_000);
     assert.deepEqual(job.catchUp, { mode: "all", windowMs: 21_600_000, toleranceMs: 60_000 });
-    assert.deepEqual(job.retries, { attempts: 0, backoffMs: 1_000 });
+    assert.deepEqual(job.retries, { attempts: 1, backoffMs: 1_000 });
     assert.equal(job.overlap, "allow");
     assert.equal(job.timezone, "Europe/Paris");
     assert.equal(job.schedule.next(Date.UTC(2030, 0, 1)), Date.UTC(2030, 0, 1, 2));
@@ -95,7 +120,7 @@ describe("job spec validation", () => {
       () => resolveDataJob("hook", { ...base, target: { url: "https://x.test", verb: "GET" } } as never, {}),
       "invalid-spec",
       "jobs.hook.target.verb",
-      "invalid-spec: jobs.hook.target.verb: unknown field",
+      'invalid-spec: jobs.hook.target.verb: unknown field; did you mean "method"?',
     );
   });
 

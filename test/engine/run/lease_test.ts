@@ -21,9 +21,9 @@ function renewSpy(): { store: ReturnType<typeof createMemoryStore>; renewals: Le
 describe("lease: heartbeat renewals", () => {
   it("renews every running claim of the node in ONE store.renew per heartbeat: a 15 s fence, stored a grace (5 s) later", async () => {
     const { store, renewals } = renewSpy();
-    const s = setup({ store, start: T0 - MIN });
+    const s = setup({ store, start: T0 - MIN + 1 });
     for (const name of ["a", "b", "c"]) s.scheduler.job(name, { schedule: "* * * * *", run: () => new Promise(() => {}) });
-    await tickAt(s, T0 - MIN);
+    await tickAt(s, T0 - MIN + 1);
     await s.clock.set(T0);
     void s.scheduler.tick();
     await s.clock.settle();
@@ -39,10 +39,10 @@ describe("lease: heartbeat renewals", () => {
 
   it("never renews past timeout + leaseGrace, and stops renewing when the run settles", async () => {
     const { store, renewals } = renewSpy();
-    const s = setup({ store, start: T0 - MIN });
+    const s = setup({ store, start: T0 - MIN + 1 });
     const gate = deferred();
     s.scheduler.job("slow", { schedule: "* * * * *", timeout: "22s", run: () => gate.promise });
-    await tickAt(s, T0 - MIN);
+    await tickAt(s, T0 - MIN + 1);
     await s.clock.set(T0);
     const tick = s.scheduler.tick();
     await s.clock.advance(20 * SEC);
@@ -58,13 +58,13 @@ describe("lease: heartbeat renewals", () => {
   });
 
   it("ctx.lease carries the attempt and the live lease end; `held` turns false once the lease is lost", async () => {
-    const s = setup({ start: T0 - MIN });
+    const s = setup({ start: T0 - MIN + 1 });
     let ctx: RunContext | undefined;
     s.scheduler.job("j", { schedule: "* * * * *", run: (c) => {
       ctx = c;
       return new Promise((_, reject) => c.signal.addEventListener("abort", () => reject(c.signal.reason)));
     } });
-    await tickAt(s, T0 - MIN);
+    await tickAt(s, T0 - MIN + 1);
     await s.clock.set(T0);
     void s.scheduler.tick();
     await s.clock.settle();
@@ -97,21 +97,21 @@ describe("lease: a paused node", () => {
     const { clock, pause } = pausable(T0 - MIN);
     const a = setup({ store, clock, node: "a" });
     const order: string[] = [];
-    a.scheduler.job("long", { schedule: "* * * * *", retries: { attempts: 1 }, run: (ctx) => {
+    a.scheduler.job("long", { schedule: "* * * * *", retries: { attempts: 2 }, run: (ctx) => {
       clock.setTimeout(() => order.push("handler timer"), 12 * SEC);
       return new Promise((_, reject) => ctx.signal.addEventListener("abort", () => {
         order.push(`abort: ${(ctx.signal.reason as Error).message}`);
         reject(ctx.signal.reason);
       }));
     } });
-    await a.scheduler.tick(T0 - MIN);
+    await a.scheduler.tick(T0 - MIN + 1);
     await clock.set(T0);
     const ticking = a.scheduler.tick();
     await clock.settle();
     pause(60 * SEC);
     // Meanwhile another node reaps the ended lease and re-runs the slot.
     const b = setup({ store, clock: createManualClock(clock.now()), node: "b" });
-    b.scheduler.job("long", { schedule: "* * * * *", retries: { attempts: 1 }, run: () => {} });
+    b.scheduler.job("long", { schedule: "* * * * *", retries: { attempts: 2 }, run: () => {} });
     const other = await b.scheduler.tick();
     assert.deepEqual(other.jobs["long"]!.abandoned, [T0]);
     await clock.advance(5 * SEC); // A's first timer after the pause: its heartbeat
@@ -148,7 +148,7 @@ describe("claims of unknown outcome (phantom claims)", () => {
       const s = setup({ store, clock, storeTimeout: "1s" });
       const ran: number[] = [];
       s.scheduler.job("j", { schedule: "* * * * *", overlap: "skip", run: (ctx) => void ran.push(ctx.slot) });
-      await s.scheduler.tick(T0 - MIN);
+      await s.scheduler.tick(T0 - MIN + 1);
       late.on = true;
       await clock.set(T0);
       const failing = s.scheduler.tick();

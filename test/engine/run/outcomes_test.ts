@@ -6,9 +6,9 @@ import { MIN, ofType, rows, setup, T0, tickAt } from "../_helpers.ts";
 describe("outcome writes: group commit", () => {
   it("outcomes of runs finishing together go to the store as one updateMany, not one update each", async () => {
     const store = faultyStore();
-    const s = setup({ store, start: T0 - MIN });
+    const s = setup({ store, start: T0 - MIN + 1 });
     for (let i = 0; i < 50; i++) s.scheduler.job(`j${i}`, { schedule: "* * * * *", run: () => {} });
-    await tickAt(s, T0 - MIN);
+    await tickAt(s, T0 - MIN + 1);
     const report = await tickAt(s, T0);
     assert.equal(Object.values(report.jobs).filter((r) => r.outcomes[T0] === "ok").length, 50);
     assert.ok((store.calls["updateMany"] ?? 0) >= 1);
@@ -18,12 +18,12 @@ describe("outcome writes: group commit", () => {
 
   it("a failed batch falls back to per-write retries: every outcome recorded once, nothing re-run", async () => {
     const store = faultyStore();
-    const s = setup({ store, start: T0 - MIN });
+    const s = setup({ store, start: T0 - MIN + 1 });
     const ran: string[] = [];
     for (let i = 0; i < 20; i++) {
-      s.scheduler.job(`j${i}`, { schedule: "* * * * *", retries: { attempts: 2 }, run: (ctx) => void ran.push(`${ctx.job}@${ctx.attempt}`) });
+      s.scheduler.job(`j${i}`, { schedule: "* * * * *", retries: { attempts: 3 }, run: (ctx) => void ran.push(`${ctx.job}@${ctx.attempt}`) });
     }
-    await tickAt(s, T0 - MIN);
+    await tickAt(s, T0 - MIN + 1);
     store.failNext("updateMany", 5);
     store.failNext("update", 3);
     const ticking = s.scheduler.tick(T0);

@@ -1,5 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { consoleLogger } from "../../../src/engine/events.ts";
 import { MIN, ofType, rows, SEC, setup, T0, tickAt } from "../_helpers.ts";
 
 describe("runs: timeouts", () => {
@@ -14,7 +15,7 @@ describe("runs: timeouts", () => {
         return new Promise(() => {});
       },
     });
-    await tickAt(s, T0);
+    await tickAt(s, T0 + 1);
     await s.clock.set(T0 + MIN);
     const pending = s.scheduler.tick();
     await s.clock.advance(30 * SEC);
@@ -24,7 +25,7 @@ describe("runs: timeouts", () => {
     assert.equal((calls[0]!.signal.reason as Error).name, "TimeoutError");
     const [row] = await rows(s.store, "hang");
     assert.equal(row!.status, "timeout");
-    assert.match(row!.error ?? "", /timed out after 30000ms/);
+    assert.match(row!.error ?? "", /timed out after 30s \(the job.s timeout\)/);
 
     await s.clock.set(T0 + 2 * MIN);
     const next = s.scheduler.tick();
@@ -37,7 +38,7 @@ describe("runs: timeouts", () => {
   it("emits one stuck event per stuck run, after the lease grace", async () => {
     const s = setup();
     s.scheduler.job("hang", { schedule: "* * * * *", timeout: "10s", run: () => new Promise(() => {}) });
-    await tickAt(s, T0);
+    await tickAt(s, T0 + 1);
     await s.clock.set(T0 + MIN);
     const pending = s.scheduler.tick();
     await s.clock.advance(10 * SEC);
@@ -56,7 +57,7 @@ describe("runs: timeouts", () => {
       timeout: "10s",
       run: (ctx) => new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason))),
     });
-    await tickAt(s, T0);
+    await tickAt(s, T0 + 1);
     await s.clock.set(T0 + MIN);
     const pending = s.scheduler.tick();
     await s.clock.advance(MIN);
@@ -78,7 +79,7 @@ describe("runs: failures", () => {
     it(`a ${label} handler is recorded error with its message and never escapes`, async () => {
       const s = setup();
       s.scheduler.job("bad", { schedule: "* * * * *", run });
-      await tickAt(s, T0);
+      await tickAt(s, T0 + 1);
       const report = await tickAt(s, T0 + MIN);
       assert.equal(report.ok, true);
       assert.equal(report.jobs["bad"]!.outcomes[T0 + MIN], "error");
@@ -99,13 +100,13 @@ describe("runs: retries", () => {
     const starts: number[] = [];
     s.scheduler.job("flaky", {
       schedule: "* * * * *",
-      retries: { attempts: 3, backoff: "10s" },
+      retries: { attempts: 4, backoff: "10s" },
       run: (ctx) => {
         starts.push(s.clock.now());
         if (ctx.attempt < 3) throw new Error(`fail ${ctx.attempt}`);
       },
     });
-    await tickAt(s, T0);
+    await tickAt(s, T0 + 1);
     await s.clock.set(T0 + MIN);
     const pending = s.scheduler.tick();
     await s.clock.advance(MIN);
@@ -124,19 +125,90 @@ describe("runs: retries", () => {
     s.scheduler.job("slow", {
       schedule: "* * * * *",
       timeout: "5s",
-      retries: { attempts: 1, backoff: "1s" },
+      retries: { attempts: 2, backoff: "1s" },
       run: () => {
         calls++;
         return new Promise(() => {});
       },
     });
-    await tickAt(s, T0);
+    await tickAt(s, T0 + 1);
     await s.clock.set(T0 + MIN);
     const pending = s.scheduler.tick();
     await s.clock.advance(MIN);
     assert.equal((await pending).jobs["slow"]!.outcomes[T0 + MIN], "timeout");
     assert.equal(calls, 2);
     assert.deepEqual(ofType(s.events, "timed-out").map((e) => [e.attempt, e.willRetry]), [[1, true], [2, false]]);
+    // The log line names the limit it hit, and how to change it.
+    assert.ok(s.logger.lines.some((l) => /^error job "slow" timed out at .* \(attempt 2\) after 5s \(its timeout; raise it with the job's `timeout` option\)$/.test(l)), s.logger.lines.join("\n"));
+  });
+
+  it("attempts counts every attempt: attempts 2 calls an always-failing handler exactly twice, attempts 1 once", async () => {
+    for (const [attempts, expected] of [[2, 2], [1, 1]] as const) {
+      const s = setup({ start: T0 + 1 });
+      let calls = 0;
+      s.scheduler.job("broken", { schedule: "* * * * *", retries: { attempts, backoff: "1s" }, run: () => {
+        calls++;
+        throw new Error("always");
+      } });
+      await tickAt(s, T0 + 1);
+      await s.clock.set(T0 + MIN);
+      const pending = s.scheduler.tick();
+      await s.clock.advance(MIN);
+      assert.equal((await pending).jobs["broken"]!.outcomes[T0 + MIN], "error");
+      assert.equal(calls, expected, `attempts: ${attempts}`);
+      assert.equal((await rows(s.store, "broken"))[0]!.attempt, expected);
+      assert.deepEqual(ofType(s.events, "failed").map((e) => e.willRetry), [...Array(expected - 1).fill(true), false]);
+    }
+  });
+});
+
+describe("runs: a throwing handler's log record", () => {
+  it("carries the error's class, message, stack and cause; run history keeps the one-line summary", async () => {
+    const records: { message: string; fields: Record<string, unknown> | undefined }[] = [];
+    const logger = { debug() {}, info() {}, warn() {}, error: (message: string, fields?: Record<string, unknown>) => void records.push({ message, fields }) };
+    const s = setup({ start: T0 + 1, logger });
+    s.scheduler.job("boom", { schedule: "* * * * *", run: () => {
+      throw new TypeError("Expected property name", { cause: new RangeError("offset 3") });
+    } });
+    await tickAt(s, T0 + MIN);
+    const record = records.find((r) => r.message.startsWith('job "boom" failed'));
+    assert.ok(record, JSON.stringify(records));
+    const detail = record.fields?.["error"] as { class: string; message: string; stack: string; cause: { class: string; message: string } };
+    assert.equal(detail.class, "TypeError");
+    assert.equal(detail.message, "Expected property name");
+    assert.match(detail.stack, /TypeError: Expected property name\n\s+at /);
+    assert.deepEqual([detail.cause.class, detail.cause.message], ["RangeError", "offset 3"]);
+    const [row] = await rows(s.store, "boom");
+    assert.equal(row!.error, "Expected property name");
+  });
+
+  it("the console logger prints the stack and the cause under the line", async () => {
+    const printed: string[] = [];
+    const original = console.error;
+    console.error = (line: string) => void printed.push(line);
+    try {
+      const s = setup({ start: T0 + 1, logger: consoleLogger() });
+      s.scheduler.job("boom", { schedule: "* * * * *", run: () => {
+        throw new TypeError("bad input", { cause: new Error("root cause") });
+      } });
+      await tickAt(s, T0 + MIN);
+    } finally {
+      console.error = original;
+    }
+    const text = printed.join("\n");
+    assert.match(text, /edgecron: job "boom" failed at .*: bad input\nTypeError: bad input\n\s+at /);
+    assert.match(text, /Caused by: Error: root cause\n\s+at /);
+  });
+
+  it("a thrown non-Error is described by its type", async () => {
+    const records: Record<string, unknown>[] = [];
+    const logger = { debug() {}, info() {}, warn() {}, error: (_m: string, fields?: Record<string, unknown>) => void records.push(fields ?? {}) };
+    const s = setup({ start: T0 + 1, logger });
+    s.scheduler.job("str", { schedule: "* * * * *", run: () => {
+      throw "plain text";
+    } });
+    await tickAt(s, T0 + MIN);
+    assert.deepEqual(records[0]!["error"], { class: "string", message: "plain text" });
   });
 });
 
@@ -152,7 +224,7 @@ describe("runs: the run context", () => {
         seen = { job: ctx.job, slot: ctx.slot, attempt: ctx.attempt, payload: ctx.payload, aborted: ctx.signal.aborted };
       },
     });
-    await tickAt(s, T0);
+    await tickAt(s, T0 + 1);
     await tickAt(s, T0 + MIN);
     assert.deepEqual(seen, { job: "ctx", slot: T0 + MIN, attempt: 1, payload: { to: "ops" }, aborted: false });
     assert.ok(s.logger.lines.includes("info hello"));

@@ -54,9 +54,9 @@ describe("a store call that hangs", () => {
   it("fails the tick closed after storeTimeout, and the timer loop keeps ticking and catches up", async () => {
     const store = hangingStore();
     const ran: number[] = [];
-    const s = setup({ store, storeTimeout: "10s" });
+    const s = setup({ store, storeTimeout: "10s", start: T0 + 1 });
     s.scheduler.job("minutely", { schedule: "* * * * *", run: ({ slot }) => void ran.push(slot) });
-    await s.scheduler.tick(T0);
+    await s.scheduler.tick();
     store.hung = true;
     s.scheduler.start();
     await s.clock.advance(MIN + 10_000);

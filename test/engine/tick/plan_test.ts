@@ -66,10 +66,16 @@ describe("planSlots", () => {
     assert.equal(late.missed.length, 12);
   });
 
-  it("starts after the watermark, and after firstSeen for a job never recorded", () => {
-    assert.deepEqual(planSlots(base({ watermark: T0 - 2 * MIN, catchUp: { mode: "all", windowMs: 60 * MIN, toleranceMs: 0 } })).run, [T0 - MIN, T0]);
-    assert.deepEqual(planSlots(base({ firstSeen: T0 - MIN, catchUp: { mode: "all", windowMs: 60 * MIN, toleranceMs: 0 } })).run, [T0]);
-    assert.deepEqual(planSlots(base({ firstSeen: T0 })).run, []);
+  it("starts after the watermark, and at firstSeen (closed) for a job never recorded", () => {
+    const all = { mode: "all", windowMs: 60 * MIN, toleranceMs: 0 } as const;
+    assert.deepEqual(planSlots(base({ watermark: T0 - 2 * MIN, catchUp: all })).run, [T0 - MIN, T0]);
+    assert.deepEqual(planSlots(base({ firstSeen: T0 - MIN, catchUp: all })).run, [T0 - MIN, T0]);
+    assert.deepEqual(planSlots(base({ firstSeen: T0 - MIN + 1, catchUp: all })).run, [T0]);
+    // The registering tick at the slot's own instant (a trigger's scheduled time) runs it.
+    assert.deepEqual(planSlots(base({ firstSeen: T0 })).run, [T0]);
+    assert.deepEqual(planSlots(base({ firstSeen: T0 + 1, now: T0 + 30_000 })).run, []);
+    // A watermark stays an open bound.
+    assert.deepEqual(planSlots(base({ watermark: T0, firstSeen: T0 })).run, []);
   });
 
   it("plans nothing when the watermark is now", () => {

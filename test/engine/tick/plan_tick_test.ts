@@ -36,14 +36,15 @@ describe("planTick()", () => {
   it("a catch-up queue is one run: a job with many due slots takes one unit of capacity", () => {
     const all = resolveJob("q", { schedule: "* * * * *", catchUp: { mode: "all" }, run: () => {} }, {});
     const plan = planTick([all, job("a")], snapshotOf(["q", "a"]), { ...input, capacity: 2 });
-    assert.equal(plan.requests.filter((r) => r.job === "q").length, 10);
+    // First seen at T0 - 10 min: that slot and the ten after it, up to T0.
+    assert.equal(plan.requests.filter((r) => r.job === "q").length, 11);
     assert.equal(plan.deferred, 0);
   });
 });
 
 describe("concurrency", () => {
   it("tick() from a platform trigger runs every due job in rounds when they exceed the node's capacity", async () => {
-    const s = setup({ start: T0 - MIN, concurrency: 2 });
+    const s = setup({ start: T0 - MIN + 1, concurrency: 2 });
     let live = 0;
     let peak = 0;
     for (const name of ["a", "b", "c", "d", "e"]) {
@@ -53,7 +54,7 @@ describe("concurrency", () => {
         live--;
       } });
     }
-    await tickAt(s, T0 - MIN);
+    await tickAt(s, T0 - MIN + 1);
     const report = await tickAt(s, T0);
     assert.deepEqual(Object.keys(report.jobs).sort(), ["a", "b", "c", "d", "e"]);
     assert.ok(Object.values(report.jobs).every((r) => r.outcomes[T0] === "ok"));
@@ -69,7 +70,7 @@ describe("concurrency", () => {
 
 describe("concurrency in timer mode", () => {
   it("a node at its capacity claims the rest of the minute as its runs end, in the same minute", async () => {
-    const s = setup({ start: T0 - MIN, concurrency: 2 });
+    const s = setup({ start: T0 - MIN + 1, concurrency: 2 });
     const gates = new Map<string, () => void>();
     const ran: string[] = [];
     for (const name of ["a", "b", "c", "d"]) {

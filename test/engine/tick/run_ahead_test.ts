@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { minuteEnd, runAheadUntil, slotsAhead } from "../../../src/engine/tick/run_ahead.ts";
+import { minuteEnd, runAheadUntil, slotsAhead, triggerSlot } from "../../../src/engine/tick/run_ahead.ts";
 import { cron } from "../../../src/core/mod.ts";
 import { createMemoryStore } from "../../../src/store/memory/mod.ts";
 import { createManualClock } from "../../../src/engine/clock.ts";
@@ -33,6 +33,14 @@ describe("run-ahead", () => {
     assert.equal(runAheadUntil(undefined, T0 + 5 * SEC), T0 + MIN);
   });
 
+  it("triggerSlot() is the trigger's latest fire when it is under a minute ago (Deno.cron hands no time), else the clock", () => {
+    assert.equal(triggerSlot("* * * * *", T0 + 40), T0);
+    assert.equal(triggerSlot("* * * * *", T0), T0);
+    assert.equal(triggerSlot("*/5 * * * *", T0 + 2 * MIN), T0 + 2 * MIN, "no fire within the last minute");
+    assert.equal(triggerSlot("not a cron", T0 + 40), T0 + 40);
+    assert.equal(triggerSlot(undefined, T0 + 40), T0 + 40);
+  });
+
   it("slotsAhead() lists the distinct sub-minute slots strictly inside the window", () => {
     const schedules = [cron(every10s), cron("*/15 * * * * *"), cron("* * * * *")];
     assert.deepEqual(
@@ -58,6 +66,28 @@ describe("run-ahead", () => {
     await second;
     assert.deepEqual(seen, [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110]);
     assert.deepEqual(await table(s.store, "ten"), seen.map((t) => `${t}:ok`));
+  });
+
+  it("the very first trigger (a job the store has never seen) runs its own slot, then every slot ahead", async () => {
+    const s = setup({ start: T0 });
+    const seen: number[] = [];
+    s.scheduler.job("ten", { schedule: every10s, run: (ctx) => void seen.push((ctx.slot - T0) / SEC) });
+    const first = s.scheduler.tick(T0, { until: minuteEnd(T0) });
+    await s.clock.advance(59_999);
+    await first;
+    assert.deepEqual(seen, [0, 10, 20, 30, 40, 50]);
+    assert.deepEqual(await table(s.store, "ten"), seen.map((t) => `${t}:ok`));
+  });
+
+  it("a first trigger delivered late runs its own slot by the catch-up policy, never a slot from before it", async () => {
+    const s = setup({ start: T0 + 25 * SEC });
+    const seen: number[] = [];
+    s.scheduler.job("ten", { schedule: every10s, catchUp: { mode: "all" }, run: (ctx) => void seen.push((ctx.slot - T0) / SEC) });
+    // scheduledTime T0, delivered 25 s late: the job exists from T0, so 0, 10 and 20 are due now.
+    const first = s.scheduler.tick(T0, { until: minuteEnd(T0) });
+    await s.clock.advance(MIN - 25 * SEC - 1);
+    await first;
+    assert.deepEqual(seen, [0, 10, 20, 30, 40, 50]);
   });
 
   it("claims each slot only when it is due", async () => {

@@ -10,7 +10,7 @@ async function afterOutage(mode: "latest" | "all" | "none", now = OUTAGE_END, to
   const s = setup();
   const ran: number[] = [];
   s.scheduler.job("minutely", { schedule: "* * * * *", catchUp: { mode, tolerance }, run: (ctx) => void ran.push(ctx.slot) });
-  await tickAt(s, T0);
+  await tickAt(s, T0 + 1);
   await tickAt(s, T0 + MIN);
   const report = await tickAt(s, now);
   return { ...s, ran, report: report.jobs["minutely"]!, records: await rows(s.store, "minutely") };
@@ -56,6 +56,45 @@ describe("tick catch-up after a 3 h outage", () => {
   });
 });
 
+describe("the first tick of a job the store has never seen", () => {
+  it("tick(M) at an exact minute M runs a * * * * * job once, with slot M", async () => {
+    const s = setup({ store: createMemoryStore(), start: T0 });
+    const ran: number[] = [];
+    s.scheduler.job("minutely", { schedule: "* * * * *", run: (ctx) => void ran.push(ctx.slot) });
+    const report = await s.scheduler.tick(T0);
+    assert.deepEqual(ran, [T0]);
+    assert.deepEqual(report.jobs["minutely"]!.run, [T0]);
+    assert.deepEqual(tally(await rows(s.store, "minutely")), { ok: 1 });
+    await s.scheduler.tick(T0);
+    assert.deepEqual(ran, [T0], "a repeated delivery of the same trigger runs nothing more");
+    await tickAt(s, T0 + MIN);
+    assert.deepEqual(ran, [T0, T0 + MIN]);
+  });
+
+  it("timer mode started at 12:00:30 does not run 12:00:00, and runs 12:01:00", async () => {
+    const noon = Date.UTC(2030, 0, 1, 12, 0, 0);
+    const s = setup({ start: noon + 30_000 });
+    const ran: number[] = [];
+    s.scheduler.job("minutely", { schedule: "* * * * *", run: (ctx) => void ran.push(ctx.slot) });
+    s.scheduler.start();
+    await s.clock.advance(1);
+    assert.deepEqual(ran, []);
+    await s.clock.set(noon + MIN);
+    await s.scheduler.stop();
+    assert.deepEqual(ran, [noon + MIN]);
+    assert.deepEqual(tally(await rows(s.store, "minutely")), { ok: 1 });
+  });
+
+  it("a catch-up window shorter than the time since registration still cuts the first window", async () => {
+    const s = setup({ start: T0 });
+    const ran: number[] = [];
+    s.scheduler.job("q", { schedule: "* * * * *", catchUp: { mode: "all", window: "2m" }, run: (ctx) => void ran.push(ctx.slot) });
+    await s.store.snapshot(["q"], T0); // the store sees the job at T0 (another node registered it)
+    await tickAt(s, T0 + 5 * MIN);
+    assert.deepEqual(ran, [T0 + 4 * MIN, T0 + 5 * MIN]);
+  });
+});
+
 describe("tick overlap", () => {
   async function overlapping(overlap: "skip" | "allow") {
     const s = setup();
@@ -72,7 +111,7 @@ describe("tick overlap", () => {
         running--;
       },
     });
-    await tickAt(s, T0);
+    await tickAt(s, T0 + 1);
     await s.clock.set(T0 + MIN);
     const first = s.scheduler.tick();
     await s.clock.settle();
@@ -105,7 +144,7 @@ describe("tick across schedulers", () => {
     const b = setup({ store, node: "b", clock: a.clock });
     const ran: string[] = [];
     for (const s of [a, b]) s.scheduler.job("shared", { schedule: "*/5 * * * *", run: (ctx) => void ran.push(`${ctx.slot}`) });
-    await Promise.all([tickAt(a, T0), tickAt(b, T0)]);
+    await Promise.all([tickAt(a, T0 + 1), tickAt(b, T0 + 1)]);
     for (let i = 1; i <= 12; i++) {
       const now = T0 + i * 5 * MIN;
       await a.clock.set(now);
@@ -121,7 +160,7 @@ describe("tick across schedulers", () => {
   });
 
   it("every slots are identical on two schedulers created at different times", async () => {
-    const a = setup({ start: T0 });
+    const a = setup({ start: T0 + 1 });
     const b = setup({ start: T0 + 123_457 });
     a.scheduler.job("grid", { schedule: { every: "7m" }, run: () => {} });
     await a.clock.advance(123_457);
@@ -138,7 +177,7 @@ describe("tick with a failing store", () => {
     const s = setup();
     const ran: number[] = [];
     s.scheduler.job("minutely", { schedule: "* * * * *", run: (ctx) => void ran.push(ctx.slot) });
-    await tickAt(s, T0);
+    await tickAt(s, T0 + 1);
     s.store.setFailing(true);
     for (let i = 1; i <= 5; i++) {
       const report = await tickAt(s, T0 + i * MIN);

@@ -28,7 +28,7 @@ describe("timer mode", () => {
   });
 
   it("wakes at each next slot, 1 s apart for a 6-field cron", async () => {
-    const s = setup({ start: T0 });
+    const s = setup({ start: T0 + 1 });
     const slots: number[] = [];
     s.scheduler.job("second", { schedule: "* * * * * *", run: (ctx) => void slots.push(ctx.slot) });
     s.scheduler.start();
@@ -40,7 +40,7 @@ describe("timer mode", () => {
   });
 
   it("a long run does not delay another job's slot, and stop() aborts it after the grace", async () => {
-    const s = setup({ start: T0 });
+    const s = setup({ start: T0 + 1 });
     const fast: number[] = [];
     let aborted: unknown;
     const started = deferred();
@@ -75,7 +75,7 @@ describe("timer mode", () => {
 
 describe("stop()", () => {
   it("resolves at the deadline when a handler ignores its abort, leaving the row running for another node", async () => {
-    const s = setup({ start: T0 });
+    const s = setup({ start: T0 + 1 });
     let signal: AbortSignal | undefined;
     s.scheduler.job("stubborn", {
       schedule: "* * * * *",
@@ -101,7 +101,7 @@ describe("stop()", () => {
   });
 
   it("resolves at once when nothing runs, and the scheduler can start again", async () => {
-    const s = setup({ start: T0 });
+    const s = setup({ start: T0 + 1 });
     const slots: number[] = [];
     s.scheduler.job("x", { schedule: "* * * * *", run: (ctx) => void slots.push(ctx.slot) });
     s.scheduler.start();

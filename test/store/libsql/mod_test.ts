@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from "node:net";
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -125,7 +126,9 @@ describe("libsqlStore connections", () => {
     await assert.rejects(store.init(), (e: unknown) => {
       assert.ok(isCode("store-error")(e), String(e));
       assert.ok((e as Error).cause !== undefined);
-      assert.match((e as Error).message, /^store-error: libsql: init failed: /);
+      assert.match((e as Error).message, /^store-error: libsql: init failed on file:.*no-such-dir\/x\.db: /);
+      // Says what is wrong, not only SQLite's "unable to open ... : 14".
+      assert.match((e as Error).message, /The folder ".*no-such-dir" does not exist or is not writable: create it first/);
       return true;
     });
     await assert.rejects(store.claim([request("a", T0)]), isCode("store-error"));
@@ -150,4 +153,44 @@ describe("libsqlStore connections", () => {
     await assert.rejects(http.getRun("a", T0), (e: unknown) => isCode("store-error")(e) && (e as Error).cause !== undefined);
     await http.close();
   });
+
+  it("a server that is down: the error names the URL without credentials, and the cause", async () => {
+    const port = await freePort();
+    const down = libsqlStore({ url: `http://127.0.0.1:${port}/?authToken=s3cr3t`, authToken: "tok-hunter3" });
+    await assert.rejects(down.init(), (e: unknown) => {
+      const text = `${String(e)} ${JSON.stringify(e)}`;
+      assert.ok(isCode("store-error")(e), text);
+      assert.match(String(e), new RegExp(`on http://127\\.0\\.0\\.1:${port}/\\?authToken=\\*\\*\\*: `));
+      assert.match(String(e), /ECONNREFUSED/, "the underlying cause");
+      for (const secret of ["s3cr3t", "tok-hunter3"]) assert.ok(!text.includes(secret), secret);
+      return true;
+    });
+    await down.close();
+    // The driver quotes the URL in some errors: the user and password never get through.
+    const withUser = libsqlStore({ url: "http://admin:hunter2@127.0.0.1:9/db" });
+    await assert.rejects(withUser.init(), (e: unknown) => !String(e).includes("hunter2") && /http:\/\/\*\*\*@127/.test(String(e)));
+    await withUser.close();
+  });
+
+  it("a refused URL is echoed without its password, and the accepted schemes include http: and https:", () => {
+    assert.throws(() => libsqlStore({ url: "postgres://u:p4ssw0rd@localhost/db" }), (e: unknown) => {
+      const message = (e as Error).message;
+      assert.ok(isCode("invalid-spec")(e));
+      assert.ok(!message.includes("p4ssw0rd"), message);
+      assert.match(message, /expected a file:, libsql:, https:, http:, wss: or ws: URL, got "postgres:\/\/\*\*\*@localhost\/db"/);
+      return true;
+    });
+  });
 });
+
+/** A loopback port nothing listens on (just released). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}

@@ -117,6 +117,18 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       return { report, settled: Promise.resolve(report) };
     }
   };
+  // The next round of the last tick's plan (its node was at capacity): no snapshot.
+  const more = async (): Promise<StartedTick> => {
+    views.invalidate();
+    try {
+      return await ticker.more();
+    } catch (e) {
+      const error = errorText(e);
+      log.error("tick failed", { error });
+      const report: TickReport = { now: clock.now(), node, ok: false, error, jobs: {} };
+      return { report, settled: Promise.resolve(report) };
+    }
+  };
   const timer = createTimerLoop({
     clock,
     log,
@@ -125,17 +137,18 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       if (concurrency - tracker.running >= concurrency / 2) wake();
     }),
     hasCapacity: () => concurrency - tracker.running >= concurrency / 2,
-  }, begin);
+  }, begin, more);
   // Run-ahead loops in flight (platform triggers); stop() aborts them.
   const aheads = new Set<AbortController>();
   const runAheadOn = options.runAhead ?? true;
   // One trigger's tick: a node at its capacity left due slots, so (a platform trigger
-  // ticks once a minute) it takes them in further rounds as its runs free capacity.
+  // ticks once a minute) it takes them in further rounds of the same plan as its runs
+  // free capacity.
   const tickRounds = async (at: number): Promise<TickReport> => {
     const first = await (await begin(at)).settled;
     let report = first;
     while ((report.deferred ?? 0) > 0 && report.ok) {
-      const next = await (await begin(clock.now())).settled;
+      const next = await (await more()).settled;
       if (Object.keys(next.jobs).length === 0) break;
       mergeRounds(first, next);
       report = next;

@@ -1,11 +1,13 @@
 /**
  * One tick (docs/architecture.md, "The tick"), top to bottom: snapshot → settle claims of unknown outcome
- * → reap ended leases → a pure `planTick()` → one claim batch → run → record.
+ * → reap ended leases → a pure `planTick()` → one claim batch → run → record. A node
+ * short of capacity claims the rest of the plan in later rounds (`more()`), from the
+ * same plan: one snapshot per tick, and a round costs what it claims.
  */
 import { own } from "../../core/own.ts";
 import type { ClaimRequest, RunRecord, TickSnapshot } from "../../store/types.ts";
 import { errorText, jobLabel } from "../text.ts";
-import { planTick } from "./plan_tick.ts";
+import { type DueJob, planTick, slotsToRun, takeRound } from "./plan_tick.ts";
 import type { Reconciler } from "./reconcile.ts";
 import { runSlot, type RunnerDeps } from "../run/runner.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
@@ -31,6 +33,11 @@ export interface TickDeps extends RunnerDeps {
 /** The tick half of a scheduler: `start(now)` runs one tick. */
 export interface Ticker {
   start(now: number): Promise<StartedTick>;
+  /**
+   * The next round of the last tick's plan, as capacity allows: no snapshot, no
+   * re-plan. Its report has no jobs (and no `deferred`) when nothing is left.
+   */
+  more(): Promise<StartedTick>;
   /** The `now` of the last tick started. */
   readonly lastTick: number | undefined;
 }
@@ -43,6 +50,8 @@ const emptyJobReport = (): JobTickReport => ({
 export function createTicker(deps: TickDeps): Ticker {
   let lastTick: number | undefined;
   let lastPrune: number | undefined;
+  // The last tick's plan while slots of it wait for capacity; a new tick replaces it.
+  let pending: { now: number; batch: string; due: DueJob[]; next: number; deferred: number } | undefined;
   const { store, clock, node, registry, lease, tracker, emit, log } = deps;
 
   /**
@@ -87,31 +96,63 @@ export function createTicker(deps: TickDeps): Ticker {
       return failed(e);
     }
 
-    // Leases count from the clock: `now` may be a late trigger's scheduled time.
-    const leaseFrom = Math.max(now, clock.now());
-    const plan = planTick(registry.all(), snapshot, {
-      now,
-      node,
-      batch: crypto.randomUUID(),
-      leaseUntil: (job) => lease.until(leaseFrom, job),
-      capacity: Math.max(0, deps.concurrency - tracker.running),
-      offset: Math.floor(Math.random() * 0x7fffffff),
-    });
+    const plan = planTick(registry.all(), snapshot, { now, node, offset: Math.floor(Math.random() * 0x7fffffff) });
     for (const w of plan.warnings) {
       if (w.error !== undefined) log.error(`${jobLabel(w.job)}: its schedule failed; nothing planned`, { error: w.error });
       else log.warn(`${jobLabel(w.job)}: ${w.dropped} slots too far behind to plan were not recorded`, { now });
     }
-    for (const { job, planned } of plan.jobs) jobReport(job.name).planned.push(...planned);
-    if (plan.deferred > 0) report.deferred = plan.deferred;
+    pending = { now, batch: crypto.randomUUID(), due: plan.due, next: 0, deferred: slotsToRun(plan.due, 0) };
+    return round(report, jobReport, failed, startAgain, now);
+  };
 
-    const won = await claimAll(plan.requests, jobReport);
+  /** Claims and starts the next round of the pending plan into `report`. */
+  const round = async (
+    report: TickReport,
+    jobReport: (name: string) => JobTickReport,
+    failed: (e: unknown) => StartedTick,
+    again: () => Promise<unknown>[],
+    now: number,
+  ): Promise<StartedTick> => {
+    const p = pending;
+    if (p === undefined || p.next >= p.due.length) return finish(report, again());
+    // Leases count from the clock: `now` may be a late trigger's scheduled time.
+    const leaseFrom = Math.max(now, clock.now());
+    const taken = takeRound(p.due, p.next, {
+      now,
+      node,
+      batch: p.batch,
+      capacity: Math.max(0, deps.concurrency - tracker.running),
+      leaseUntil: (job) => lease.until(leaseFrom, job),
+      // A later round skips a job removed or redefined since the plan: the next tick plans it afresh.
+      current: (job) => registry.get(job.name) === job,
+    });
+    p.next = taken.next;
+    p.deferred -= taken.passed;
+    if (p.next >= p.due.length) pending = undefined;
+    for (const { job, planned } of taken.jobs) jobReport(job.name).planned.push(...planned);
+    if (p.deferred > 0) report.deferred = p.deferred;
+
+    const won = await claimAll(taken.requests, jobReport);
     if (won instanceof Error) return failed(won.cause);
-    const runs = startAgain();
+    const runs = again();
     for (const [name, claims] of won) {
       const job = registry.get(name);
       if (job !== undefined) runs.push(tracker.track(runInOrder(job, claims, jobReport(name))));
     }
     return finish(report, runs);
+  };
+
+  const more = (): Promise<StartedTick> => {
+    const at = pending?.now ?? lastTick ?? clock.now();
+    const report: TickReport = { now: at, node, ok: true, jobs: Object.create(null) };
+    const jobReport = (name: string): JobTickReport => (report.jobs[name] ??= emptyJobReport());
+    const failed = (e: unknown): StartedTick => {
+      report.ok = false;
+      report.error = errorText(e);
+      return finish(report, []);
+    };
+    // Claims of later rounds are made now: their overlap check and start time are the clock's.
+    return round(report, jobReport, failed, () => [], Math.max(at, clock.now()));
   };
 
   /** The claim batch; won claims are held (renewed) from here on, grouped by job. */
@@ -218,6 +259,7 @@ export function createTicker(deps: TickDeps): Ticker {
 
   return {
     start,
+    more,
     get lastTick() {
       return lastTick;
     },

@@ -57,19 +57,30 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
   const describe = async (only: string | undefined, options: ListOptions): Promise<JobInfo[]> => {
     const now = clock.now();
     const count = clampNext(options.next);
-    const snapshot = await store.read(only === undefined ? registry.names() : [only]);
+    const paged = options.after !== undefined || options.limit !== undefined;
+    const select = (): ResolvedJob[] => {
+      const all = registry.all();
+      if (only !== undefined) return all.filter((j) => j.name === only);
+      // Pages are in name order; without paging, code jobs come first as registered.
+      return paged ? pageOf(all, options.after, options.limit) : all;
+    };
+    // A page reads the state of its own jobs only, so paging through N jobs costs N, not N².
+    let jobs = paged ? select() : [];
+    let snapshot = await store.read(paged ? jobs.map((j) => j.name) : only === undefined ? registry.names() : [only]);
+    const version = registry.version;
     registry.syncDefs(snapshot.defs);
-    let jobs = registry.all().filter((j) => only === undefined || j.name === only);
-    // Pages are in name order; without paging, code jobs come first as registered.
-    if (options.after !== undefined || options.limit !== undefined) {
-      jobs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    if (!paged) jobs = select();
+    else if (registry.version !== version) {
+      // Definitions changed under the page (another node defined or removed data jobs): read the new page.
+      jobs = select();
+      snapshot = await store.read(jobs.map((j) => j.name));
     }
-    if (options.after !== undefined) jobs = jobs.filter((j) => j.name > options.after!);
-    if (options.limit !== undefined) jobs = jobs.slice(0, Math.max(0, Math.floor(options.limit)));
     if (jobs.length === 0) return [];
     const window = options.window;
     const since = window === undefined ? now + 1 : now - window;
-    const overview = await store.overview(jobs.map((j) => j.name), { since, perJob: RECENT_PER_JOB });
+    const overview = window === undefined && options.outcomes === false
+      ? {}
+      : await store.overview(jobs.map((j) => j.name), { since, perJob: RECENT_PER_JOB });
     const live = liveSince(snapshot, now);
     return jobs.map((job) => {
       const paused = own(snapshot.jobs, job.name)?.paused ?? false;
@@ -97,6 +108,35 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
       cache = new Map();
     },
   };
+}
+
+/**
+ * The page of `jobs` by name strictly after `after`, at most `limit` long, without
+ * sorting them all: one pass keeps the smallest names (insertion into a sorted page).
+ */
+function pageOf(jobs: readonly ResolvedJob[], after: string | undefined, limit: number | undefined): ResolvedJob[] {
+  const size = limit === undefined ? Infinity : Math.max(0, Math.floor(limit));
+  if (size === 0) return [];
+  if (size > 5_000) {
+    // A page this large is most of the list: sorting once is cheaper than inserting.
+    const rest = after === undefined ? [...jobs] : jobs.filter((j) => j.name > after);
+    return rest.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).slice(0, size);
+  }
+  const page: ResolvedJob[] = [];
+  for (const job of jobs) {
+    if (after !== undefined && !(job.name > after)) continue;
+    if (page.length >= size && !(job.name < page[page.length - 1]!.name)) continue;
+    let lo = 0;
+    let hi = page.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (page[mid]!.name < job.name) lo = mid + 1;
+      else hi = mid;
+    }
+    page.splice(lo, 0, job);
+    if (page.length > size) page.pop();
+  }
+  return page;
 }
 
 function clampNext(next: number | undefined): number {

@@ -8,15 +8,12 @@
 import { own } from "../../core/own.ts";
 import type { ClaimRequest, TickSnapshot } from "../../store/types.ts";
 import { planSlots } from "./plan.ts";
-import { spreadOrder } from "./spread.ts";
+import { type SpreadInput, spreadOrder } from "./spread.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 
 /** What `planTick` needs besides the jobs and the snapshot. */
 export interface TickPlanInput {
   now: number;
-  node: string;
-  /** Where to start in each share of the job list (spreads nodes that know nothing of each other over different jobs). */
-  offset: number;
 }
 
 /** One due job: the slots it claims to run and to record `missed`, each ascending. */
@@ -33,13 +30,12 @@ export interface JobPlan {
   planned: readonly number[];
 }
 
-/** The tick's plan. */
+/** The tick's plan, in job order (see `claimOrder`). */
 export interface TickPlan {
-  /**
-   * Due jobs in claim order: jobs with nothing to run first (they cost no capacity),
-   * then this node's share of the runnable ones, then the others' (see `spreadOrder`).
-   */
-  due: DueJob[];
+  /** Due jobs with only `missed` slots: they cost no capacity. */
+  idle: DueJob[];
+  /** Due jobs with slots to run. */
+  runnable: DueJob[];
   /** Schedules that threw (a user-supplied Schedule object) and catch-up windows too long to plan. */
   warnings: { job: string; error?: string; dropped?: number }[];
 }
@@ -48,7 +44,7 @@ export interface TickPlan {
  * Plans every enabled job known to the snapshot: one pass over the jobs, whatever the
  * node's capacity (rounds take from the plan; see `takeRound`).
  *
- * @example planTick(jobs, snapshot, { now, node: "n1", offset: 0 })
+ * @example planTick(jobs, snapshot, { now })
  */
 export function planTick(jobs: readonly ResolvedJob[], snapshot: TickSnapshot, input: TickPlanInput): TickPlan {
   const { now } = input;
@@ -77,15 +73,20 @@ export function planTick(jobs: readonly ResolvedJob[], snapshot: TickSnapshot, i
     if (slots.run.length + slots.missed.length === 0) continue;
     (slots.run.length > 0 ? runnable : idle).push({ job, run: slots.run, missed: slots.missed });
   }
-  const ordered = spreadOrder(runnable, (d) => d.job.name, { node: input.node, nodes: liveNodes(snapshot, now), offset: input.offset });
-  return { due: idle.concat(ordered), warnings };
+  return { idle, runnable, warnings };
 }
 
-/** The nodes whose leases are live in the snapshot: the ones known to be ticking now. */
-function liveNodes(snapshot: TickSnapshot, now: number): string[] {
-  const nodes = new Set<string>();
-  for (const row of snapshot.running) if (row.leaseUntil !== null && row.leaseUntil >= now) nodes.add(row.node);
-  return [...nodes];
+/**
+ * The plan in claim order: jobs with nothing to run first (they cost no capacity), then
+ * this node's rendezvous share of the runnable ones, then the others' (`spreadOrder`),
+ * over `input.nodes` and the nodes whose leases are live in the snapshot.
+ *
+ * @example claimOrder(plan, snapshot, now, { node: "n1", nodes: ["n2"], offset: 0 })
+ */
+export function claimOrder(plan: TickPlan, snapshot: TickSnapshot, now: number, input: SpreadInput): DueJob[] {
+  const nodes = [...input.nodes];
+  for (const row of snapshot.running) if (row.leaseUntil !== null && row.leaseUntil >= now) nodes.push(row.node);
+  return plan.idle.concat(spreadOrder(plan.runnable, (d) => d.job.name, { ...input, nodes }));
 }
 
 /** What one round claims and how much of the plan it leaves. */

@@ -7,7 +7,8 @@
 import { own } from "../../core/own.ts";
 import type { ClaimRequest, RunRecord, TickSnapshot } from "../../store/types.ts";
 import { errorText, jobLabel } from "../text.ts";
-import { type DueJob, planTick, slotsToRun, takeRound } from "./plan_tick.ts";
+import { claimOrder, type DueJob, planTick, slotsToRun, takeRound } from "./plan_tick.ts";
+import { createPresence } from "./presence.ts";
 import type { Reconciler } from "./reconcile.ts";
 import { runSlot, type RunnerDeps } from "../run/runner.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
@@ -53,6 +54,7 @@ export function createTicker(deps: TickDeps): Ticker {
   // The last tick's plan while slots of it wait for capacity; a new tick replaces it.
   let pending: { now: number; batch: string; due: DueJob[]; next: number; deferred: number } | undefined;
   const { store, clock, node, registry, lease, tracker, emit, log } = deps;
+  const presence = createPresence({ store, node, log });
 
   /**
    * Plans, claims and starts the runs of one tick at `now`. Resolves once the claims are
@@ -96,12 +98,16 @@ export function createTicker(deps: TickDeps): Ticker {
       return failed(e);
     }
 
-    const plan = planTick(registry.all(), snapshot, { now, node, offset: Math.floor(Math.random() * 0x7fffffff) });
+    const plan = planTick(registry.all(), snapshot, { now });
     for (const w of plan.warnings) {
       if (w.error !== undefined) log.error(`${jobLabel(w.job)}: its schedule failed; nothing planned`, { error: w.error });
       else log.warn(`${jobLabel(w.job)}: ${w.dropped} slots too far behind to plan were not recorded`, { now });
     }
-    pending = { now, batch: crypto.randomUUID(), due: plan.due, next: 0, deferred: slotsToRun(plan.due, 0) };
+    // Only a minute larger than this node's free capacity needs to know who else ticks it.
+    const large = plan.runnable.length > deps.concurrency - tracker.running;
+    const nodes = large ? await presence.live(now) : [];
+    const due = claimOrder(plan, snapshot, now, { node, nodes, offset: Math.floor(Math.random() * 0x7fffffff) });
+    pending = { now, batch: crypto.randomUUID(), due, next: 0, deferred: slotsToRun(due, 0) };
     return round(report, jobReport, failed, startAgain, now);
   };
 

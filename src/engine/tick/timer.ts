@@ -67,8 +67,9 @@ export function createTimerLoop(
     // A wake from before a stop()/start() pair may finish after the new one armed: one timer only.
     if (!running || handle !== undefined) return;
     const now = state.clock.now();
-    const next = wakes.next(enabledSchedules(state.jobs()), now);
-    armedMs = timerDelay(now, next);
+    // Between rounds of one plan the next slot is still the one found before: no pass over every job.
+    const next = deferred && roundsUntil > now ? roundsUntil : wakes.next(enabledSchedules(state.jobs()), now);
+    armedMs = timerDelay(now, next === Infinity ? undefined : next);
     roundsUntil = next ?? Infinity;
     // Slots left for lack of capacity are still due: look again at once when this node has
     // room (its claims lost to other nodes'), else once runs end or after a short delay.

@@ -1,7 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { resolveJob } from "../../../src/engine/jobs/spec.ts";
-import { planTick, slotsToRun, takeRound } from "../../../src/engine/tick/plan_tick.ts";
+import { claimOrder, planTick, slotsToRun, takeRound } from "../../../src/engine/tick/plan_tick.ts";
+import type { ResolvedJob } from "../../../src/engine/jobs/spec.ts";
 import { ownerOf } from "../../../src/engine/tick/spread.ts";
 import type { ClaimRequest, TickSnapshot } from "../../../src/store/types.ts";
 import { MIN, setup, T0, tickAt } from "../_helpers.ts";
@@ -18,13 +19,14 @@ function snapshotOf(names: string[]): TickSnapshot {
 describe("planTick() and takeRound()", () => {
   const names = ["a", "b", "c", "d", "e"];
   const jobs = names.map((n) => job(n));
-  const input = { now: T0, node: "n", offset: 0 };
+  const input = { node: "n", nodes: [] as string[], offset: 0 };
+  const dueOf = (list: ResolvedJob[], snap: TickSnapshot, spread: { node: string; nodes: string[]; offset: number } = input) =>
+    claimOrder(planTick(list, snap, { now: T0 }), snap, T0, spread);
   const round = { now: T0, node: "n", batch: "b", leaseUntil: () => T0 + 15_000 };
   const running = (requests: ClaimRequest[]): string[] => requests.filter((r) => r.status === "running").map((r) => r.job);
 
   it("with room for every job, one round claims them all in job order, one batch", () => {
-    const plan = planTick(jobs, snapshotOf(names), input);
-    const r = takeRound(plan.due, 0, { ...round, capacity: 10 });
+    const r = takeRound(dueOf(jobs, snapshotOf(names)), 0, { ...round, capacity: 10 });
     assert.deepEqual(running(r.requests), names);
     assert.equal(r.next, 5);
     assert.equal(r.passed, 5);
@@ -32,7 +34,7 @@ describe("planTick() and takeRound()", () => {
   });
 
   it("a node that knows no other starts at its offset, and a round takes no more jobs than the capacity", () => {
-    const plan = planTick(jobs, snapshotOf(names), { ...input, offset: 3 });
+    const plan = { due: dueOf(jobs, snapshotOf(names), { ...input, offset: 3 }) };
     assert.deepEqual(plan.due.map((d) => d.job.name), ["d", "e", "a", "b", "c"]);
     const first = takeRound(plan.due, 0, { ...round, capacity: 2 });
     assert.deepEqual(running(first.requests), ["d", "e"]);
@@ -47,7 +49,7 @@ describe("planTick() and takeRound()", () => {
   it("jobs with only missed slots come first and cost no capacity", () => {
     const paused = snapshotOf(["p", ...names]);
     paused.jobs["p"]!.paused = true;
-    const plan = planTick([...jobs, job("p")], paused, { ...input, offset: 2 });
+    const plan = { due: dueOf([...jobs, job("p")], paused, { ...input, offset: 2 }) };
     assert.equal(plan.due[0]!.job.name, "p");
     const r = takeRound(plan.due, 0, { ...round, capacity: 1 });
     assert.deepEqual(r.requests.map((q) => `${q.job}:${q.status}`).slice(0, 10).filter((x) => x.startsWith("p")).length, 10);
@@ -56,15 +58,14 @@ describe("planTick() and takeRound()", () => {
 
   it("a catch-up queue is one run: a job with many due slots takes one unit of capacity", () => {
     const all = resolveJob("q", { schedule: "* * * * *", catchUp: { mode: "all" }, run: () => {} }, {});
-    const plan = planTick([all, job("a")], snapshotOf(["q", "a"]), input);
+    const plan = { due: dueOf([all, job("a")], snapshotOf(["q", "a"])) };
     const r = takeRound(plan.due, 0, { ...round, capacity: 2 });
     assert.equal(r.requests.filter((q) => q.job === "q").length, 10);
     assert.equal(slotsToRun(plan.due, r.next), 0);
   });
 
   it("a later round skips a job that is no longer current, and counts its slots as passed", () => {
-    const plan = planTick(jobs, snapshotOf(names), input);
-    const r = takeRound(plan.due, 0, { ...round, capacity: 2, current: (j) => j.name !== "a" });
+    const r = takeRound(dueOf(jobs, snapshotOf(names)), 0, { ...round, capacity: 2, current: (j) => j.name !== "a" });
     assert.deepEqual(running(r.requests), ["b", "c"]);
     assert.equal(r.passed, 3);
   });
@@ -73,7 +74,7 @@ describe("planTick() and takeRound()", () => {
     const many = Array.from({ length: 400 }, (_, i) => job(`job-${i}`));
     const snap = snapshotOf(many.map((j) => j.name));
     snap.running.push(runningRow("x", "n2"), runningRow("y", "n3"));
-    const plan = planTick(many, snap, { ...input, node: "n1" });
+    const plan = { due: dueOf(many, snap, { ...input, node: "n1" }) };
     const seeds = ["n1", "n2", "n3"];
     const mine = plan.due.filter((d) => ownerOf(d.job.name, seeds) === "n1").length;
     assert.ok(mine > 80 && mine < 190, `share of n1: ${mine} of 400`);
@@ -118,6 +119,18 @@ describe("concurrency", () => {
     assert.ok(Object.values(report.jobs).every((r) => r.outcomes[T0] === "ok"));
     assert.equal(calls.snapshot, 1, "a later round re-reads no snapshot");
     assert.deepEqual(calls.requests, [2, 2, 1], "three rounds, each as large as the free capacity");
+    assert.equal(calls.presence, 1, "a minute larger than the capacity reads who else ticks it, once");
+  });
+
+  it("a minute within the capacity reads no presence: an ordinary tick costs what it did", async () => {
+    const store = createMemoryStore();
+    const calls = countCalls(store);
+    const s = setup({ start: T0 - MIN, concurrency: 5, store });
+    for (const name of ["a", "b", "c", "d", "e"]) s.scheduler.job(name, { schedule: "* * * * *", run: () => {} });
+    await tickAt(s, T0 - MIN);
+    await tickAt(s, T0);
+    assert.equal(calls.presence, 0);
+    assert.equal(calls.snapshot, 2);
   });
 
   it("refuses a concurrency that is not a positive integer", () => {
@@ -127,9 +140,13 @@ describe("concurrency", () => {
 });
 
 /** Counts `snapshot()` calls and the size of each `claim()` batch of a memory store. */
-function countCalls(store: MemoryStore): { snapshot: number; requests: number[] } {
-  const calls = { snapshot: 0, requests: [] as number[] };
-  const { snapshot, claim } = store;
+function countCalls(store: MemoryStore): { snapshot: number; requests: number[]; presence: number } {
+  const calls = { snapshot: 0, requests: [] as number[], presence: 0 };
+  const { snapshot, claim, getSetting } = store;
+  store.getSetting = (key) => {
+    calls.presence++;
+    return getSetting(key);
+  };
   store.snapshot = (names, now) => {
     calls.snapshot++;
     return snapshot(names, now);

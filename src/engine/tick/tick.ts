@@ -78,6 +78,7 @@ export function createTicker(deps: TickDeps): Ticker {
       report.error = errorText(e);
       return finish(report, startAgain());
     };
+    const first = lastTick === undefined;
     lastTick = now;
 
     let snapshot: TickSnapshot;
@@ -103,9 +104,10 @@ export function createTicker(deps: TickDeps): Ticker {
       if (w.error !== undefined) log.error(`${jobLabel(w.job)}: its schedule failed; nothing planned`, { error: w.error });
       else log.warn(`${jobLabel(w.job)}: ${w.dropped} slots too far behind to plan were not recorded`, { now });
     }
-    // Only a minute larger than this node's free capacity needs to know who else ticks it.
+    // Only a minute larger than this node's free capacity needs to know who else ticks it;
+    // the node's first tick notes it too, so that its first large minute finds the others.
     const large = plan.runnable.length > deps.concurrency - tracker.running;
-    const nodes = large ? await presence.live(now) : [];
+    const nodes = large || first ? await presence.live(now) : [];
     const due = claimOrder(plan, snapshot, now, { node, nodes, offset: Math.floor(Math.random() * 0x7fffffff) });
     pending = { now, batch: crypto.randomUUID(), due, next: 0, deferred: slotsToRun(due, 0) };
     return round(report, jobReport, failed, startAgain, now);

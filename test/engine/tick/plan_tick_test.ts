@@ -114,6 +114,7 @@ describe("concurrency", () => {
     for (const name of ["a", "b", "c", "d", "e"]) s.scheduler.job(name, { schedule: "* * * * *", run: () => {} });
     await tickAt(s, T0 - MIN);
     calls.snapshot = 0;
+    calls.presence = 0;
     calls.requests.length = 0;
     const report = await tickAt(s, T0);
     assert.ok(Object.values(report.jobs).every((r) => r.outcomes[T0] === "ok"));
@@ -128,9 +129,11 @@ describe("concurrency", () => {
     const s = setup({ start: T0 - MIN, concurrency: 5, store });
     for (const name of ["a", "b", "c", "d", "e"]) s.scheduler.job(name, { schedule: "* * * * *", run: () => {} });
     await tickAt(s, T0 - MIN);
+    assert.equal(calls.presence, 1, "the node's first tick notes it");
     await tickAt(s, T0);
-    assert.equal(calls.presence, 0);
-    assert.equal(calls.snapshot, 2);
+    await tickAt(s, T0 + MIN);
+    assert.equal(calls.presence, 1, "no presence read in ordinary minutes");
+    assert.equal(calls.snapshot, 3);
   });
 
   it("refuses a concurrency that is not a positive integer", () => {

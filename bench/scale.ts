@@ -4,7 +4,7 @@
 //   jobs, over `--minutes` minute slots (default 2); in the same run, croner 11 in one
 //   process (no coordination) as the floor. Prints start lateness p50/p99/max and CPU
 //   per minute (edgecron: the sum of the 4 workers) and the ratios the targets are
-//   stated in. `--prof` writes a `--cpu-prof` profile of worker n1 to bench/profiles/.
+//   stated in. `--prof` writes a `--cpu-prof` profile of worker n1 to $TMPDIR/edgecron-profiles.
 // - `single`: one node, 10 000 due jobs on a libSQL file, default concurrency: time from
 //   tick() until the last claim is made (target: under 1 s), store calls of the tick.
 // - `stall`: 100 000 jobs (memory store and libSQL file): the longest event-loop block
@@ -71,7 +71,7 @@ export async function benchProcesses(opts: { jobs?: number; minutes?: number; pr
     // edgecron: 20 s for 4 processes to boot and register 10 000 jobs.
     const first = Math.ceil((Date.now() + 20_000) / MIN) * MIN;
     const db = join(dir, "shared.db");
-    const profDir = join(ROOT, "bench/profiles");
+    const profDir = join(tmpdir(), "edgecron-profiles");
     if (opts.prof === true) mkdirSync(profDir, { recursive: true });
     const nodes = ["n1", "n2", "n3", "n4"];
     const results = await Promise.all(nodes.map((node) => {

@@ -80,6 +80,8 @@ export function createTicker(deps: TickDeps): Ticker {
     };
     const first = lastTick === undefined;
     lastTick = now;
+    // A new tick plans everything due afresh: what an older plan left unclaimed is in it.
+    pending = undefined;
 
     let snapshot: TickSnapshot;
     try {

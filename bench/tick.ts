@@ -58,7 +58,7 @@ function planTickMs(n: number): number {
     }
     const start = performance.now();
     const plan = planTick(jobs, snapshot, { now });
-    const taken = takeRound(claimOrder(plan, snapshot, now, { node: "n", nodes: [], offset: 0 }), 0, { now, node: "n", batch: "b", leaseUntil: () => now + 15_000, capacity: n });
+    const taken = takeRound(claimOrder(plan, snapshot, now, { node: "n", nodes: [], offset: 0 }).due, 0, { now, node: "n", batch: "b", leaseUntil: () => now + 15_000, capacity: n });
     times.push(performance.now() - start);
     if (taken.requests.length !== n) throw new Error(`bench: planTick planned ${taken.requests.length}, expected ${n}`);
   }

@@ -8,7 +8,7 @@
 import { own } from "../../core/own.ts";
 import type { ClaimRequest, TickSnapshot } from "../../store/types.ts";
 import { planSlots } from "./plan.ts";
-import { type SpreadInput, spreadOrder } from "./spread.ts";
+import { spread, type SpreadInput } from "./spread.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 
 /** What `planTick` needs besides the jobs and the snapshot. */
@@ -83,10 +83,32 @@ export function planTick(jobs: readonly ResolvedJob[], snapshot: TickSnapshot, i
  *
  * @example claimOrder(plan, snapshot, now, { node: "n1", nodes: ["n2"], offset: 0 })
  */
-export function claimOrder(plan: TickPlan, snapshot: TickSnapshot, now: number, input: SpreadInput): DueJob[] {
+export function claimOrder(plan: TickPlan, snapshot: TickSnapshot, now: number, input: SpreadInput): ClaimOrder {
   const nodes = [...input.nodes];
   for (const row of snapshot.running) if (row.leaseUntil !== null && row.leaseUntil >= now) nodes.push(row.node);
-  return plan.idle.concat(spreadOrder(plan.runnable, (d) => d.job.name, { ...input, nodes }));
+  const { order, own } = spread(plan.runnable, (d) => d.job.name, { ...input, nodes });
+  return { due: plan.idle.concat(order), helpFrom: plan.idle.length + own };
+}
+
+/** Due jobs in claim order, and where helping with other nodes' shares begins. */
+export interface ClaimOrder {
+  due: DueJob[];
+  /** Index in `due` of the first job of another node's share (`due.length` when alone). */
+  helpFrom: number;
+}
+
+/**
+ * The jobs of `window` that still have a slot to run with no row: a job whose newest
+ * recorded slot (`watermarks`, from a read-only `store.read`) reaches its newest planned
+ * slot was claimed by another node meanwhile.
+ */
+export function unclaimed(window: readonly DueJob[], watermarks: Readonly<Record<string, number>>): Set<DueJob> {
+  const out = new Set<DueJob>();
+  for (const d of window) {
+    const mark = own(watermarks, d.job.name);
+    if (mark === undefined || mark < d.run[d.run.length - 1]!) out.add(d);
+  }
+  return out;
 }
 
 /** What one round claims and how much of the plan it leaves. */
@@ -104,6 +126,8 @@ export interface Round {
 /** What a round needs to know to build its requests. */
 export interface RoundInput {
   now: number;
+  /** Index in the plan where this round stops at the latest (default: the end). */
+  until?: number;
   node: string;
   batch: string;
   /** How many more runs this node may take on (a job's slots run one after another: one run). */
@@ -112,6 +136,8 @@ export interface RoundInput {
   leaseUntil: (job: ResolvedJob) => number;
   /** False for a job that must not be claimed from this plan any more (removed or changed since). */
   current?: (job: ResolvedJob) => boolean;
+  /** When given, only these due jobs are claimed; the others are passed (another node claimed them). */
+  open?: ReadonlySet<DueJob>;
 }
 
 /**
@@ -127,11 +153,13 @@ export function takeRound(due: readonly DueJob[], from: number, input: RoundInpu
   let free = input.capacity;
   let passed = 0;
   let i = from;
-  for (; i < due.length; i++) {
+  const end = Math.min(due.length, input.until ?? due.length);
+  for (; i < end; i++) {
     const { job, run, missed } = due[i]!;
     if (run.length > 0) {
       if (free === 0) break;
       passed += run.length;
+      if (input.open !== undefined && !input.open.has(due[i]!)) continue;
       if (input.current !== undefined && !input.current(job)) continue;
       free--;
     }

@@ -24,21 +24,28 @@ export interface SpreadInput {
  * @example spreadOrder(jobs, (j) => j.name, { node: "n1", nodes: ["n2", "n3"], offset: 0 })
  */
 export function spreadOrder<T>(items: readonly T[], name: (item: T) => string, input: SpreadInput): T[] {
+  return spread(items, name, input).order;
+}
+
+/** {@link spreadOrder} and where this node's own share ends in it (the length when alone). */
+export function spread<T>(items: readonly T[], name: (item: T) => string, input: SpreadInput): { order: T[]; own: number } {
   const nodes = [...new Set([input.node, ...input.nodes])].sort();
-  if (items.length === 0) return [];
+  if (items.length === 0) return { order: [], own: 0 };
   if (nodes.length === 1) {
     const start = input.offset % items.length;
-    return items.slice(start).concat(items.slice(0, start));
+    return { order: items.slice(start).concat(items.slice(0, start)), own: items.length };
   }
   const shares = new Map<string, T[]>(nodes.map((n) => [n, []]));
   const seeds = nodes.map(seedOf);
   for (const item of items) shares.get(nodes[ownerIndex(seeds, name(item))]!)!.push(item);
   const out = shares.get(input.node)!;
+  const own = out.length;
   const others = nodes.filter((n) => n !== input.node).map((n) => shares.get(n)!);
-  for (let k = 1; others.some((s) => s.length >= k); k++) {
+  const longest = Math.max(...others.map((s) => s.length));
+  for (let k = 1; k <= longest; k++) {
     for (const share of others) if (share.length >= k) out.push(share[share.length - k]!);
   }
-  return out;
+  return { order: out, own };
 }
 
 /**

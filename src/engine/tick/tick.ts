@@ -7,7 +7,7 @@
 import { own } from "../../core/own.ts";
 import type { ClaimRequest, RunRecord, TickSnapshot } from "../../store/types.ts";
 import { errorText, jobLabel } from "../text.ts";
-import { claimOrder, type DueJob, planTick, slotsToRun, takeRound } from "./plan_tick.ts";
+import { claimOrder, type DueJob, planTick, slotsToRun, takeRound, unclaimed } from "./plan_tick.ts";
 import { createPresence } from "./presence.ts";
 import type { Reconciler } from "./reconcile.ts";
 import { runSlot, type RunnerDeps } from "../run/runner.ts";
@@ -43,6 +43,25 @@ export interface Ticker {
   readonly lastTick: number | undefined;
 }
 
+/** How many jobs of other nodes' shares one read checks before this node helps with them. */
+const HELP_WINDOW = 1_000;
+
+/** A tick's plan while slots of it wait for capacity. */
+interface Pending {
+  now: number;
+  batch: string;
+  due: DueJob[];
+  /** The next job to take. */
+  next: number;
+  /** Slots to run not taken yet. */
+  deferred: number;
+  /** Where the other nodes' shares begin, and the end of the part of them read so far. */
+  helpFrom: number;
+  checkedUntil: number;
+  /** Jobs of the part read so far that no node has claimed. */
+  open: Set<DueJob>;
+}
+
 const emptyJobReport = (): JobTickReport => ({
   planned: [], won: [], lost: [], run: [], skipped: [], missed: [], abandoned: [], outcomes: {},
 });
@@ -52,7 +71,7 @@ export function createTicker(deps: TickDeps): Ticker {
   let lastTick: number | undefined;
   let lastPrune: number | undefined;
   // The last tick's plan while slots of it wait for capacity; a new tick replaces it.
-  let pending: { now: number; batch: string; due: DueJob[]; next: number; deferred: number } | undefined;
+  let pending: Pending | undefined;
   const { store, clock, node, registry, lease, tracker, emit, log } = deps;
   const presence = createPresence({ store, node, log });
 
@@ -110,8 +129,8 @@ export function createTicker(deps: TickDeps): Ticker {
     // the node's first tick notes it too, so that its first large minute finds the others.
     const large = plan.runnable.length > deps.concurrency - tracker.running;
     const nodes = large || first ? await presence.live(now) : [];
-    const due = claimOrder(plan, snapshot, now, { node, nodes, offset: Math.floor(Math.random() * 0x7fffffff) });
-    pending = { now, batch: crypto.randomUUID(), due, next: 0, deferred: slotsToRun(due, 0) };
+    const { due, helpFrom } = claimOrder(plan, snapshot, now, { node, nodes, offset: Math.floor(Math.random() * 0x7fffffff) });
+    pending = { now, batch: crypto.randomUUID(), due, next: 0, deferred: slotsToRun(due, 0), helpFrom, checkedUntil: helpFrom, open: new Set() };
     return round(report, jobReport, failed, startAgain, now);
   };
 
@@ -125,20 +144,40 @@ export function createTicker(deps: TickDeps): Ticker {
   ): Promise<StartedTick> => {
     const p = pending;
     if (p === undefined || p.next >= p.due.length) return finish(report, again());
-    // Leases count from the clock: `now` may be a late trigger's scheduled time.
-    const leaseFrom = Math.max(now, clock.now());
-    const taken = takeRound(p.due, p.next, {
-      now,
-      node,
-      batch: p.batch,
-      capacity: Math.max(0, deps.concurrency - tracker.running),
-      leaseUntil: (job) => lease.until(leaseFrom, job),
-      // A later round skips a job removed or redefined since the plan: the next tick plans it afresh.
-      current: (job) => registry.get(job.name) === job,
-    });
-    p.next = taken.next;
-    p.deferred -= taken.passed;
-    if (p.next >= p.due.length) pending = undefined;
+    const capacity = Math.max(0, deps.concurrency - tracker.running);
+    let taken;
+    for (;;) {
+      // Other nodes' shares: one read-only look first, so that helping costs no claim for
+      // the jobs their owners already took (the common case); only the rest is claimed.
+      if (p.next >= p.checkedUntil && p.next < p.due.length && capacity > 0) {
+        const window = p.due.slice(p.next, p.next + HELP_WINDOW);
+        try {
+          p.open = unclaimed(window, (await store.read(window.map((d) => d.job.name))).watermarks);
+        } catch (e) {
+          return failed(e);
+        }
+        p.checkedUntil = p.next + window.length;
+      }
+      const helping = p.next >= p.helpFrom;
+      // Leases count from the clock: `now` may be a late trigger's scheduled time.
+      const leaseFrom = Math.max(now, clock.now());
+      taken = takeRound(p.due, p.next, {
+        now,
+        node,
+        batch: p.batch,
+        capacity,
+        until: helping ? p.checkedUntil : p.helpFrom,
+        leaseUntil: (job) => lease.until(leaseFrom, job),
+        // A later round skips a job removed or redefined since the plan (the next tick plans
+        // it afresh), and, when helping, a job another node has claimed.
+        current: (job) => registry.get(job.name) === job,
+        ...(helping ? { open: p.open } : {}),
+      });
+      p.next = taken.next;
+      p.deferred -= taken.passed;
+      if (taken.requests.length > 0 || p.next >= p.due.length || capacity === 0) break;
+    }
+    if (p.next >= p.due.length && pending === p) pending = undefined;
     for (const { job, planned } of taken.jobs) jobReport(job.name).planned.push(...planned);
     if (p.deferred > 0) report.deferred = p.deferred;
 

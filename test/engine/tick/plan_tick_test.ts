@@ -4,6 +4,8 @@ import { resolveJob } from "../../../src/engine/jobs/spec.ts";
 import { claimOrder, planTick, slotsToRun, takeRound } from "../../../src/engine/tick/plan_tick.ts";
 import type { ResolvedJob } from "../../../src/engine/jobs/spec.ts";
 import { ownerOf } from "../../../src/engine/tick/spread.ts";
+import { PRESENCE_KEY } from "../../../src/engine/tick/presence.ts";
+import { createManualClock } from "../../../src/engine/clock.ts";
 import type { ClaimRequest, TickSnapshot } from "../../../src/store/types.ts";
 import { MIN, setup, T0, tickAt } from "../_helpers.ts";
 import { createMemoryStore, type MemoryStore } from "../../../src/store/memory/mod.ts";
@@ -21,7 +23,7 @@ describe("planTick() and takeRound()", () => {
   const jobs = names.map((n) => job(n));
   const input = { node: "n", nodes: [] as string[], offset: 0 };
   const dueOf = (list: ResolvedJob[], snap: TickSnapshot, spread: { node: string; nodes: string[]; offset: number } = input) =>
-    claimOrder(planTick(list, snap, { now: T0 }), snap, T0, spread);
+    claimOrder(planTick(list, snap, { now: T0 }), snap, T0, spread).due;
   const round = { now: T0, node: "n", batch: "b", leaseUntil: () => T0 + 15_000 };
   const running = (requests: ClaimRequest[]): string[] => requests.filter((r) => r.status === "running").map((r) => r.job);
 
@@ -134,6 +136,41 @@ describe("concurrency", () => {
     await tickAt(s, T0 + MIN);
     assert.equal(calls.presence, 1, "no presence read in ordinary minutes");
     assert.equal(calls.snapshot, 3);
+  });
+
+  it("helping with another node's share claims only what that node left: none when it took it all, all when it is gone", async () => {
+    const store = createMemoryStore();
+    const calls = countCalls(store);
+    const clock = createManualClock(T0 - MIN);
+    await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
+    const a = setup({ clock, store, node: "n1", concurrency: 5 });
+    const b = setup({ clock, store, node: "n2", concurrency: 5 });
+    const names = Array.from({ length: 40 }, (_, i) => `job-${i}`);
+    const ran: string[] = [];
+    for (const s of [a, b]) for (const name of names) s.scheduler.job(name, { schedule: "* * * * *", run: (ctx) => void ran.push(`${ctx.job}@${ctx.slot}`) });
+    await a.scheduler.tick(T0 - MIN);
+    await b.scheduler.tick(T0 - MIN);
+    const mine = names.filter((n) => ownerOf(n, ["n1", "n2"]) === "n1").length;
+    assert.ok(mine > 5 && mine < 35, `share of n1: ${mine}`);
+
+    // n1 is gone this minute: n2 claims its own share, then all of n1's.
+    await clock.set(T0);
+    calls.requests.length = 0;
+    await b.scheduler.tick(T0);
+    assert.equal(calls.requests.reduce((x, y) => x + y, 0), 40, "40 claims, none lost");
+    assert.equal(ran.length, 40);
+
+    // Both tick the next minute at once: each claims its own share, and helping finds
+    // the other's share taken instead of claiming it blind (which would lose 40 claims).
+    await clock.set(T0 + MIN);
+    calls.requests.length = 0;
+    const [ra, rb] = await Promise.all([a.scheduler.tick(T0 + MIN), b.scheduler.tick(T0 + MIN)]);
+    const lost = [ra, rb].reduce((n, r) => n + Object.values(r.jobs).reduce((m, j) => m + j.lost.length, 0), 0);
+    const won = [ra, rb].map((r) => Object.values(r.jobs).reduce((m, j) => m + j.won.length, 0));
+    assert.equal(won[0]! + won[1]!, 40);
+    assert.ok(won[0]! >= mine - 5 && won[1]! >= 40 - mine - 5, `each node ran about its share: ${won}`);
+    assert.ok(lost <= 10, `at most two rounds of claims lost where the nodes met, got ${lost}`);
+    assert.equal(ran.filter((r) => r.endsWith(`@${T0 + MIN}`)).length, 40, "every slot ran once");
   });
 
   it("refuses a concurrency that is not a positive integer", () => {

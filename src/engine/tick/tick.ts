@@ -129,7 +129,10 @@ export function createTicker(deps: TickDeps): Ticker {
     // the node's first tick notes it too, so that its first large minute finds the others.
     const large = plan.runnable.length > deps.concurrency - tracker.running;
     const nodes = large || first ? await presence.live(now) : [];
-    const { due, helpFrom } = claimOrder(plan, snapshot, now, { node, nodes, offset: Math.floor(Math.random() * 0x7fffffff) });
+    // A minute that fits is claimed whole, in job order; only a larger one is spread.
+    const { due, helpFrom } = large
+      ? claimOrder(plan, snapshot, now, { node, nodes, offset: Math.floor(Math.random() * 0x7fffffff) })
+      : { due: plan.idle.concat(plan.runnable), helpFrom: Infinity };
     pending = { now, batch: crypto.randomUUID(), due, next: 0, deferred: slotsToRun(due, 0), helpFrom, checkedUntil: helpFrom, open: new Set() };
     return round(report, jobReport, failed, startAgain, now);
   };

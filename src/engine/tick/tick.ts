@@ -9,6 +9,7 @@ import type { ClaimRequest, RunRecord, TickSnapshot } from "../../store/types.ts
 import { errorText, jobLabel } from "../text.ts";
 import { claimOrder, type DueJob, planTick, slotsToRun, takeRound, unclaimed } from "./plan_tick.ts";
 import { createPresence } from "./presence.ts";
+import { sleep } from "../run/sleep.ts";
 import type { Reconciler } from "./reconcile.ts";
 import { runSlot, type RunnerDeps } from "../run/runner.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
@@ -45,6 +46,8 @@ export interface Ticker {
 
 /** How many jobs of other nodes' shares one read checks before this node helps with them. */
 const HELP_WINDOW = 1_000;
+/** How long after the slot a node waits before helping with other nodes' shares (so a busy node still gets its share). */
+export const HELP_DELAY_MS = 2_000;
 
 /** A tick's plan while slots of it wait for capacity. */
 interface Pending {
@@ -150,6 +153,12 @@ export function createTicker(deps: TickDeps): Ticker {
     const capacity = Math.max(0, deps.concurrency - tracker.running);
     let taken;
     for (;;) {
+      // Each owner gets HELP_DELAY_MS from the slot to start its share; past that, a share
+      // not yet taken is treated as its owner's who is slow or gone.
+      if (p.next >= p.helpFrom && p.next < p.due.length && capacity > 0 && clock.now() < p.now + HELP_DELAY_MS) {
+        await sleep({ clock, tracker }, p.now + HELP_DELAY_MS - clock.now());
+        if (tracker.stopping || pending !== p) return finish(report, again());
+      }
       // Other nodes' shares: one read-only look first, so that helping costs no claim for
       // the jobs their owners already took (the common case); only the rest is claimed.
       if (p.next >= p.checkedUntil && p.next < p.due.length && capacity > 0) {

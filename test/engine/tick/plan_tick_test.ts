@@ -5,6 +5,7 @@ import { claimOrder, planTick, slotsToRun, takeRound } from "../../../src/engine
 import type { ResolvedJob } from "../../../src/engine/jobs/spec.ts";
 import { ownerOf } from "../../../src/engine/tick/spread.ts";
 import { PRESENCE_KEY } from "../../../src/engine/tick/presence.ts";
+import { HELP_DELAY_MS } from "../../../src/engine/tick/tick.ts";
 import { createManualClock } from "../../../src/engine/clock.ts";
 import type { ClaimRequest, TickSnapshot } from "../../../src/store/types.ts";
 import { MIN, setup, T0, tickAt } from "../_helpers.ts";
@@ -156,7 +157,11 @@ describe("concurrency", () => {
     // n1 is gone this minute: n2 claims its own share, then all of n1's.
     await clock.set(T0);
     calls.requests.length = 0;
-    await b.scheduler.tick(T0);
+    const alone = b.scheduler.tick(T0);
+    await clock.advance(HELP_DELAY_MS - 1);
+    assert.equal(ran.length, 40 - mine, "n2 leaves n1's share to n1 for its head start");
+    await clock.advance(1);
+    await alone;
     assert.equal(calls.requests.reduce((x, y) => x + y, 0), 40, "40 claims, none lost");
     assert.equal(ran.length, 40);
 
@@ -164,7 +169,9 @@ describe("concurrency", () => {
     // the other's share taken instead of claiming it blind (which would lose 40 claims).
     await clock.set(T0 + MIN);
     calls.requests.length = 0;
-    const [ra, rb] = await Promise.all([a.scheduler.tick(T0 + MIN), b.scheduler.tick(T0 + MIN)]);
+    const both = Promise.all([a.scheduler.tick(T0 + MIN), b.scheduler.tick(T0 + MIN)]);
+    await clock.advance(HELP_DELAY_MS);
+    const [ra, rb] = await both;
     const lost = [ra, rb].reduce((n, r) => n + Object.values(r.jobs).reduce((m, j) => m + j.lost.length, 0), 0);
     const won = [ra, rb].map((r) => Object.values(r.jobs).reduce((m, j) => m + j.won.length, 0));
     assert.equal(won[0]! + won[1]!, 40);

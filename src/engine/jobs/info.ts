@@ -33,6 +33,15 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
   const { store, clock, registry } = deps;
   let cache = new Map<string, { job: ResolvedJob; from: number; window: number; value: Upcoming }>();
   let cacheVersion = registry.version;
+  // Jobs by name, sorted once per registry version: every page after that is a binary search.
+  let byName: { version: number; jobs: ResolvedJob[] } | undefined;
+  const sortedJobs = (): ResolvedJob[] => {
+    if (byName?.version !== registry.version) {
+      const jobs = registry.all().sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      byName = { version: registry.version, jobs };
+    }
+    return byName.jobs;
+  };
 
   const upcoming = (job: ResolvedJob, now: number, window: number): Upcoming => {
     if (cacheVersion !== registry.version) {
@@ -59,10 +68,9 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
     const count = clampNext(options.next);
     const paged = options.after !== undefined || options.limit !== undefined;
     const select = (): ResolvedJob[] => {
-      const all = registry.all();
-      if (only !== undefined) return all.filter((j) => j.name === only);
+      if (only !== undefined) return registry.all().filter((j) => j.name === only);
       // Pages are in name order; without paging, code jobs come first as registered.
-      return paged ? pageOf(all, options.after, options.limit) : all;
+      return paged ? pageOf(sortedJobs(), options.after, options.limit) : registry.all();
     };
     // A page reads the state of its own jobs only, so paging through N jobs costs N, not N².
     let jobs = paged ? select() : [];
@@ -110,33 +118,19 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
   };
 }
 
-/**
- * The page of `jobs` by name strictly after `after`, at most `limit` long, without
- * sorting them all: one pass keeps the smallest names (insertion into a sorted page).
- */
-function pageOf(jobs: readonly ResolvedJob[], after: string | undefined, limit: number | undefined): ResolvedJob[] {
-  const size = limit === undefined ? Infinity : Math.max(0, Math.floor(limit));
-  if (size === 0) return [];
-  if (size > 5_000) {
-    // A page this large is most of the list: sorting once is cheaper than inserting.
-    const rest = after === undefined ? [...jobs] : jobs.filter((j) => j.name > after);
-    return rest.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).slice(0, size);
-  }
-  const page: ResolvedJob[] = [];
-  for (const job of jobs) {
-    if (after !== undefined && !(job.name > after)) continue;
-    if (page.length >= size && !(job.name < page[page.length - 1]!.name)) continue;
-    let lo = 0;
-    let hi = page.length;
+/** The page of name-sorted `jobs` strictly after `after`, at most `limit` long: a binary search, not a pass. */
+function pageOf(sorted: readonly ResolvedJob[], after: string | undefined, limit: number | undefined): ResolvedJob[] {
+  let lo = 0;
+  if (after !== undefined) {
+    let hi = sorted.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (page[mid]!.name < job.name) lo = mid + 1;
-      else hi = mid;
+      if (sorted[mid]!.name > after) hi = mid;
+      else lo = mid + 1;
     }
-    page.splice(lo, 0, job);
-    if (page.length > size) page.pop();
   }
-  return page;
+  const size = limit === undefined ? Infinity : Math.max(0, Math.floor(limit));
+  return sorted.slice(lo, size === Infinity ? undefined : lo + size);
 }
 
 function clampNext(next: number | undefined): number {

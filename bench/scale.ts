@@ -93,7 +93,7 @@ export async function benchProcesses(opts: { jobs?: number; minutes?: number; pr
     console.log(`edgecron, 4 procs, libSQL  | ${summary(el)} | CPU ${(eCpu / 1000).toFixed(2)} s/min (4 workers) | ${el.length}/${expected} ran; share ${perNode}`);
     console.log(
       `ratios edgecron/croner: p99 ${(pct(eSorted, 0.99) / pct(cSorted, 0.99)).toFixed(2)}x (target <= 1.5x), ` +
-        `CPU per job-slot ${(eCpu / cCpu).toFixed(2)}x (target <= 2x); claims won/lost ${results.map((r) => `${r["claimed"]}/${r["lost"]}`).join(" ")}`,
+        `CPU per job-slot ${((eCpu / el.length) / (cCpu / Math.max(1, cl.length))).toFixed(2)}x (target <= 2x); claims won/lost ${results.map((r) => `${r["claimed"]}/${r["lost"]}`).join(" ")}`,
     );
     if (opts.prof === true) console.log(`profile of n1 in ${profDir}`);
   } finally {

@@ -12,7 +12,7 @@
 //   (concurrency 20 000: 5 rounds), and timer re-arms (`nextWake` then the wake cache).
 //
 // Run one part: `npx tsx bench/scale.ts procs|single|stall [--minutes=N] [--prof]`;
-// `npm run bench` runs `single` and `stall` (`procs` takes minutes: `npm run bench -- --scale`).
+// `npm run bench` runs all three (`npm run bench -- --only=procs` for one).
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

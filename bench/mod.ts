@@ -1,13 +1,25 @@
 // `npm run bench`: every benchmark in one run, our code beside the peers, with ratios.
-// Each part is also runnable alone (`npx tsx bench/core.ts`, ...).
+// `npm run bench -- --only=procs,stall` runs the named parts only (core, except, tick, store, kv,
+// procs, single, stall); each part is also runnable alone (`npx tsx bench/core.ts`,
+// `npx tsx bench/scale.ts procs`, ...). `procs` takes about six minutes.
 import { benchCore } from "./core.ts";
 import { benchExcept } from "./core_except.ts";
 import { benchKvStore, benchStore } from "./store.ts";
 import { benchTick } from "./tick.ts";
+import { benchProcesses, benchSingle, benchStall } from "./scale.ts";
+
+const parts: Record<string, () => Promise<void>> = {
+  core: benchCore,
+  except: benchExcept,
+  tick: benchTick,
+  store: benchStore,
+  kv: benchKvStore,
+  single: () => benchSingle(),
+  stall: () => benchStall(),
+  procs: () => benchProcesses(),
+};
+const only = process.argv.slice(2).find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
+for (const name of only ?? []) if (!(name in parts)) throw new Error(`bench: unknown part ${JSON.stringify(name)} (${Object.keys(parts).join(", ")})`);
 
 console.log(`edgecron benchmarks: ${process.version} (${process.platform}/${process.arch}), ${new Date().toISOString()}`);
-await benchCore();
-await benchExcept();
-await benchTick();
-await benchStore();
-await benchKvStore();
+for (const [name, run] of Object.entries(parts)) if (only === undefined || only.includes(name)) await run();

@@ -132,34 +132,58 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       return { report, settled: Promise.resolve(report) };
     }
   };
+  // At least half the capacity free: when the next round of a tick is worth claiming.
+  const hasRoom = (): boolean => concurrency - tracker.running >= concurrency / 2;
+  // The next round of the last tick's plan (its node was at capacity): no snapshot.
+  const more = async (): Promise<StartedTick> => {
+    views.invalidate();
+    try {
+      return await ticker.more();
+    } catch (e) {
+      const error = errorText(e);
+      log.error("tick failed", { error });
+      const report: TickReport = { now: clock.now(), node, ok: false, error, jobs: {} };
+      return { report, settled: Promise.resolve(report) };
+    }
+  };
   const timer = createTimerLoop({
     clock,
     log,
     jobs: () => registry.all(),
     onCapacity: (wake) => tracker.onSettle(() => {
-      if (concurrency - tracker.running >= concurrency / 2) wake();
+      if (hasRoom()) wake();
     }),
-    hasCapacity: () => concurrency - tracker.running >= concurrency / 2,
-  }, begin);
+    hasCapacity: hasRoom,
+  }, begin, more);
   // Run-ahead loops in flight (platform triggers); stop() aborts them.
   const aheads = new Set<AbortController>();
   const runAheadOn = options.runAhead ?? true;
+  // Resolves once at least half the capacity is free (at once when it is).
+  const roomWaiters: (() => void)[] = [];
+  tracker.onSettle(() => {
+    if (hasRoom()) for (const resolve of roomWaiters.splice(0)) resolve();
+  });
+  const room = (): Promise<void> => (hasRoom() ? Promise.resolve() : new Promise((resolve) => roomWaiters.push(resolve)));
   // One trigger's tick: a node at its capacity left due slots, so (a platform trigger
-  // ticks once a minute) it takes them in further rounds as its runs free capacity.
-  const tickRounds = async (at: number, started = begin(at)): Promise<TickReport> => {
-    const first = await (await started).settled;
-    let report = first;
-    while ((report.deferred ?? 0) > 0 && report.ok) {
-      const next = await (await begin(clock.now())).settled;
-      if (Object.keys(next.jobs).length === 0) break;
-      mergeRounds(first, next);
-      report = next;
+  // ticks once a minute) it takes them in further rounds of the same plan as its runs
+  // free capacity, without waiting for a round's outcomes to be written.
+  const tickRounds = async (at: number, begun = begin(at)): Promise<TickReport> => {
+    const started = [await begun];
+    let last = started[0]!.report;
+    while ((last.deferred ?? 0) > 0 && last.ok) {
+      await room();
+      const next = await more();
+      if (Object.keys(next.report.jobs).length === 0) break;
+      started.push(next);
+      last = next.report;
     }
-    if (report !== first) {
-      if (report.deferred === undefined) delete first.deferred;
-      else first.deferred = report.deferred;
+    const [first, ...rest] = await Promise.all(started.map((s) => s.settled));
+    for (const round of rest) mergeRounds(first!, round);
+    if (rest.length > 0) {
+      if (last.deferred === undefined) delete first!.deferred;
+      else first!.deferred = last.deferred;
     }
-    return first;
+    return first!;
   };
 
   const scheduler: Scheduler = {

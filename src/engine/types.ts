@@ -224,6 +224,12 @@ export interface ListOptions {
   after?: string;
   /** Page size; default: all jobs. */
   limit?: number;
+  /**
+   * Default true. `false` leaves `lastOutcome` undefined and reads no run history (one
+   * store read per call): for callers that need only the jobs' states, such as `/metrics`.
+   * Ignored when `window` is set.
+   */
+  outcomes?: boolean;
 }
 
 /** What one tick did for one job. */

@@ -16,8 +16,11 @@ export interface Metrics {
   onEvent(event: SchedulerEvent): void;
   /** The exposition text; `jobs` adds the `edgecron_jobs{state}` gauge. */
   render(jobs?: JobStateCounts): string;
-  /** What `GET /metrics` answers: `render()` with the jobs of `scheduler` counted by state. */
-  scrape(scheduler: Scheduler, now: number): Promise<string>;
+  /**
+   * What `GET /metrics` answers: `render()` with the jobs of `scheduler` counted by
+   * state, read page by page; runs series of jobs that no longer exist are dropped.
+   */
+  scrape(scheduler: Scheduler, now?: number): Promise<string>;
 }
 
 /** Options of `createMetrics()`. */
@@ -64,7 +67,8 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 60
  */
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const now = options.now ?? (() => Date.now());
-  const runs = new Map<string, number>();
+  // Per job, per outcome: a nested map, so no job name (even one with a newline) can split a key.
+  const runs = new Map<string, Map<string, number>>();
   const claims = { won: 0, lost: 0 };
   let storeErrors = 0;
   let ticks = 0;
@@ -76,8 +80,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     try {
       const outcome = OUTCOME_OF[event.type];
       if (outcome !== undefined && "job" in event) {
-        const key = `${event.job}\n${outcome}`;
-        runs.set(key, (runs.get(key) ?? 0) + 1);
+        let byOutcome = runs.get(event.job);
+        if (byOutcome === undefined) runs.set(event.job, byOutcome = new Map());
+        byOutcome.set(outcome, (byOutcome.get(outcome) ?? 0) + 1);
       }
       switch (event.type) {
         case "claimed":
@@ -105,13 +110,24 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     }
   };
 
-  const render = (jobs?: JobStateCounts): string => {
-    const out: string[] = [];
-    out.push("# HELP edgecron_runs_total Attempt outcomes by job.", "# TYPE edgecron_runs_total counter");
-    for (const [key, n] of [...runs].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      const [job, outcome] = key.split("\n") as [string, string];
+  const runLines = (job: string, out: string[]): void => {
+    const byOutcome = runs.get(job);
+    if (byOutcome === undefined) return;
+    for (const [outcome, n] of [...byOutcome].sort(([a], [b]) => (a < b ? -1 : 1))) {
       out.push(`edgecron_runs_total${labels({ job, outcome })} ${n}`);
     }
+  };
+
+  const render = (jobs?: JobStateCounts): string => {
+    const series: string[] = [];
+    for (const job of [...runs.keys()].sort()) runLines(job, series);
+    return renderWith(series, jobs);
+  };
+
+  const renderWith = (series: readonly string[], jobs?: JobStateCounts): string => {
+    const out: string[] = [];
+    out.push("# HELP edgecron_runs_total Attempt outcomes by job.", "# TYPE edgecron_runs_total counter");
+    for (const line of series) out.push(line);
     out.push("# HELP edgecron_claims_total Slot claims this node won or lost to another node.", "# TYPE edgecron_claims_total counter");
     out.push(`edgecron_claims_total${labels({ result: "won" })} ${claims.won}`, `edgecron_claims_total${labels({ result: "lost" })} ${claims.lost}`);
     out.push("# HELP edgecron_store_errors_total Store calls that failed or timed out.", "# TYPE edgecron_store_errors_total counter");
@@ -127,34 +143,45 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     return `${out.join("\n")}\n`;
   };
 
-  return {
-    onEvent,
-    render,
-    async scrape(scheduler, now) {
-      const staleness = createStalenessCollector(scheduler);
-      const text = render(await jobStates(scheduler, now, staleness));
-      return `${text}${(await staleness.lines()).join("\n")}\n`;
-    },
+  /**
+   * Pages through the jobs by name (no run history read), a turn of the event loop
+   * between pages so that a large node keeps its timers and heartbeats; the runs series
+   * come out in the same order, and series of jobs that no longer exist are dropped.
+   */
+  const scrape = async (scheduler: Scheduler): Promise<string> => {
+    const jobs: JobStateCounts = { active: 0, paused: 0, disabled: 0, running: 0 };
+    // Last success, next run and skips: one overview read per page, and each job's next slot.
+    const staleness = createStalenessCollector(scheduler);
+    const series: string[] = [];
+    const seen = new Set<string>();
+    let after: string | undefined;
+    do {
+      const page = await listJobs(scheduler, { next: 1, limit: SCRAPE_PAGE, ...(after === undefined ? {} : { after }) });
+      for (const job of page.jobs) {
+        seen.add(job.name);
+        staleness.add(job);
+        runLines(job.name, series);
+        if (job.runningSince !== undefined) jobs.running++;
+        if (job.paused) jobs.paused++;
+        else if (!job.enabled) jobs.disabled++;
+        else jobs.active++;
+      }
+      after = page.nextAfter ?? undefined;
+      await nextTurn();
+    } while (after !== undefined);
+    for (const job of [...runs.keys()]) if (!seen.has(job)) runs.delete(job);
+    return `${renderWith(series, jobs)}${(await staleness.lines()).join("\n")}\n`;
   };
+
+  return { onEvent, render, scrape };
 }
 
+/** Jobs per page of a scrape: small enough that one page never holds the event loop long. */
 const SCRAPE_PAGE = 1000;
 
-async function jobStates(scheduler: Scheduler, now: number, staleness: StalenessCollector): Promise<JobStateCounts> {
-  const jobs: JobStateCounts = { active: 0, paused: 0, disabled: 0, running: 0 };
-  let after: string | undefined;
-  do {
-    const page = await listJobs(scheduler, { next: 1, limit: SCRAPE_PAGE, ...(after === undefined ? {} : { after }) });
-    for (const job of page.jobs) {
-      staleness.add(job);
-      if (job.runningSince !== undefined) jobs.running++;
-      if (job.paused) jobs.paused++;
-      else if (!job.enabled) jobs.disabled++;
-      else jobs.active++;
-    }
-    after = page.nextAfter ?? undefined;
-  } while (after !== undefined);
-  return jobs;
+/** Yields to timers and I/O: a store that answers from memory resolves in the same turn. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 function histogram(out: string[], name: string, help: string, h: Histogram): void {

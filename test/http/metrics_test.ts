@@ -90,4 +90,62 @@ describe("GET /metrics", () => {
     const families = parsePrometheusTextFormat(metrics.render()) as Family[];
     assert.equal(value(family(families, "edgecron_runs_total"), { job: 'we"ird\\job', outcome: "ok" }), 1);
   });
+
+  it("keeps a job name with a newline in one series", () => {
+    const metrics = createMetrics({ now: () => 0 });
+    metrics.onEvent({ type: "succeeded", job: "two\nlines", slot: 0, attempt: 1, durationMs: 5 });
+    metrics.onEvent({ type: "failed", job: "two\nlines", slot: 60_000, attempt: 1, error: "x", willRetry: false } as never);
+    const text = metrics.render();
+    const families = parsePrometheusTextFormat(text) as Family[];
+    const runs = family(families, "edgecron_runs_total");
+    assert.equal(runs.metrics.length, 2);
+    assert.equal(value(runs, { job: "two\nlines", outcome: "ok" }), 1);
+    assert.equal(value(runs, { job: "two\nlines", outcome: "error" }), 1);
+  });
+
+  it("drops the runs series of a job that no longer exists at the next scrape", async () => {
+    const w = await world();
+    const metrics = createMetrics({ now: w.clock.now });
+    metrics.onEvent({ type: "succeeded", job: "quarter", slot: 0, attempt: 1, durationMs: 5 });
+    metrics.onEvent({ type: "succeeded", job: "deleted-long-ago", slot: 0, attempt: 1, durationMs: 5 });
+    assert.match(metrics.render(), /deleted-long-ago/);
+    const families = parsePrometheusTextFormat(await metrics.scrape(w.scheduler)) as Family[];
+    const runs = family(families, "edgecron_runs_total");
+    assert.deepEqual(runs.metrics.map((m) => m.labels?.["job"]), ["quarter"]);
+    assert.doesNotMatch(metrics.render(), /deleted-long-ago/);
+  });
+
+  it("scrapes 2 500 jobs in pages of at most 1 000, reading no run history, with a turn of the event loop between pages", async () => {
+    const clock = createManualClock(T0);
+    const store = createMemoryStore();
+    const reads: number[] = [];
+    let overviews = 0;
+    const { read, overview } = store;
+    store.read = (names) => {
+      reads.push(names.length);
+      return read(names);
+    };
+    store.overview = (names, query) => {
+      overviews++;
+      return overview(names, query);
+    };
+    const metrics = createMetrics({ now: clock.now });
+    const scheduler = createScheduler({ clock, store, logger: quietLogger(), onEvent: metrics.onEvent });
+    for (let i = 0; i < 2_500; i++) scheduler.job(`job-${String(i).padStart(4, "0")}`, { schedule: "* * * * *", run: () => {} });
+    await scheduler.ready();
+    // A timer set before the scrape: it can only run where the scrape gives the event loop a turn.
+    let turns = 0;
+    let on = true;
+    const spin = (): void => {
+      turns++;
+      if (on) setTimeout(spin, 0);
+    };
+    setTimeout(spin, 0);
+    const text = await metrics.scrape(scheduler);
+    on = false;
+    assert.deepEqual(reads, [1_001, 1_001, 500], "each page reads its own jobs only");
+    assert.equal(overviews, 0, "no run history is read");
+    assert.ok(turns >= 3, `the event loop turned ${turns} times during the scrape`);
+    assert.equal(value(family(parsePrometheusTextFormat(text) as Family[], "edgecron_jobs"), { state: "active" }), 2_500);
+  });
 });

@@ -35,6 +35,16 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
   const { store, clock, registry } = deps;
   let cache = new Map<string, { job: ResolvedJob; from: number; window: number; value: Upcoming }>();
   let cacheVersion = registry.version;
+  // Jobs by name, sorted once per registry version: every page after that is a binary search.
+  let byName: { version: number; broken: readonly BrokenJob[]; jobs: Listed[] } | undefined;
+  const sortedJobs = (): Listed[] => {
+    const broken = registry.broken();
+    if (byName?.version !== registry.version || !sameList(byName.broken, broken)) {
+      const jobs: Listed[] = [...registry.all(), ...broken].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      byName = { version: registry.version, broken, jobs };
+    }
+    return byName.jobs;
+  };
 
   const upcoming = (job: ResolvedJob, now: number, window: number): Upcoming => {
     if (cacheVersion !== registry.version) {
@@ -59,21 +69,32 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
   const describe = async (only: string | undefined, options: ListOptions): Promise<JobInfo[]> => {
     const now = clock.now();
     const count = clampNext(options.next);
-    const snapshot = await store.read(only === undefined ? registry.names() : [only]);
-    registry.sync(snapshot);
-    const broken = new Map(registry.broken().map((b) => [b.name, b]));
+    const paged = options.after !== undefined || options.limit !== undefined;
     // Broken jobs are listed too (marked), after the ones that run.
-    let jobs: Listed[] = [...registry.all(), ...broken.values()].filter((j) => only === undefined || j.name === only);
-    // Pages are in name order; without paging, code jobs come first as registered.
-    if (options.after !== undefined || options.limit !== undefined) {
-      jobs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const listed = (): Listed[] => [...registry.all(), ...registry.broken()];
+    const select = (): Listed[] => {
+      if (only !== undefined) return listed().filter((j) => j.name === only);
+      // Pages are in name order; without paging, code jobs come first as registered.
+      return paged ? pageOf(sortedJobs(), options.after, options.limit) : listed();
+    };
+    // A page reads the state of its own jobs only, so paging through N jobs costs N, not N².
+    let jobs = paged ? select() : [];
+    let snapshot = await store.read(paged ? jobs.map((j) => j.name) : only === undefined ? registry.names() : [only]);
+    const version = registry.version;
+    const brokenBefore = registry.broken().length;
+    registry.sync(snapshot);
+    if (!paged) jobs = select();
+    else if (registry.version !== version || registry.broken().length !== brokenBefore) {
+      // Definitions changed under the page (another node defined or removed data jobs): read the new page.
+      jobs = select();
+      snapshot = await store.read(jobs.map((j) => j.name));
     }
-    if (options.after !== undefined) jobs = jobs.filter((j) => j.name > options.after!);
-    if (options.limit !== undefined) jobs = jobs.slice(0, Math.max(0, Math.floor(options.limit)));
     if (jobs.length === 0) return [];
     const window = options.window;
     const since = window === undefined ? now + 1 : now - window;
-    const overview = await store.overview(jobs.map((j) => j.name), { since, perJob: RECENT_PER_JOB });
+    const overview = window === undefined && options.outcomes === false
+      ? {}
+      : await store.overview(jobs.map((j) => j.name), { since, perJob: RECENT_PER_JOB });
     const live = liveSince(snapshot, now);
     return jobs.map((listed) => {
       if ("reason" in listed) return describeBroken(listed, registry, own(snapshot.jobs, listed.name)?.paused ?? false, own(overview, listed.name)?.last);
@@ -108,6 +129,25 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
       cache = new Map();
     },
   };
+}
+
+/** The page of name-sorted `jobs` strictly after `after`, at most `limit` long: a binary search, not a pass. */
+function sameList<T>(a: readonly T[], b: readonly T[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+function pageOf<T extends { name: string }>(sorted: readonly T[], after: string | undefined, limit: number | undefined): T[] {
+  let lo = 0;
+  if (after !== undefined) {
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (sorted[mid]!.name > after) hi = mid;
+      else lo = mid + 1;
+    }
+  }
+  const size = limit === undefined ? Infinity : Math.max(0, Math.floor(limit));
+  return sorted.slice(lo, size === Infinity ? undefined : lo + size);
 }
 
 function clampNext(next: number | undefined): number {

@@ -4,7 +4,7 @@
  * together; slots still running anywhere count too, so a tick never plans past the limit.
  */
 import type { Store, TickSnapshot } from "../../store/types.ts";
-import type { TickPlan } from "./plan_tick.ts";
+import type { DueJob, TickPlan } from "./plan_tick.ts";
 
 /** The statuses that count as a run toward `maxRuns`. */
 export const COUNTED_STATUSES: readonly string[] = ["ok", "error", "timeout", "cancelled"];
@@ -30,7 +30,7 @@ export function remainingRuns(maxRuns: number, counts: Readonly<Record<string, n
  * @throws whatever `store.counts` throws (the tick then fails closed)
  */
 export async function limitRuns(plan: TickPlan, snapshot: TickSnapshot, store: Pick<Store, "counts">): Promise<void> {
-  const limited = plan.jobs.filter(({ job }) => job.maxRuns !== undefined);
+  const limited = [...plan.runnable, ...plan.idle].filter(({ job }) => job.maxRuns !== undefined);
   if (limited.length === 0) return;
   const counts = await store.counts(limited.map(({ job }) => job.name));
   const left = new Map<string, number>();
@@ -38,15 +38,24 @@ export async function limitRuns(plan: TickPlan, snapshot: TickSnapshot, store: P
     const running = snapshot.running.filter((r) => r.job === job.name).length;
     left.set(job.name, remainingRuns(job.maxRuns!, counts[job.name], running));
   }
-  plan.requests = plan.requests.filter((r) => {
-    const n = left.get(r.job);
-    if (n === undefined) return true;
-    if (n === 0) return false;
-    if (r.status === "running") left.set(r.job, n - 1);
-    return true;
-  });
-  const kept = new Set(plan.requests.map((r) => `${r.job}\u0000${r.slot}`));
-  plan.jobs = plan.jobs
-    .map((p) => (p.job.maxRuns === undefined ? p : { ...p, planned: p.planned.filter((s) => kept.has(`${p.job.name}\u0000${s}`)) }))
-    .filter((p) => p.planned.length > 0);
+  const trim = (due: DueJob): DueJob | undefined => {
+    const n = left.get(due.job.name);
+    if (n === undefined) return due;
+    if (n === 0) return undefined;
+    // Plans come oldest first: the limit keeps the oldest slots to run.
+    return { job: due.job, run: due.run.slice(0, n), missed: due.missed };
+  };
+  const runnable: DueJob[] = [];
+  const idle: DueJob[] = [];
+  for (const due of plan.idle) {
+    const kept = trim(due);
+    if (kept !== undefined) idle.push(kept);
+  }
+  for (const due of plan.runnable) {
+    const kept = trim(due);
+    if (kept === undefined) continue;
+    (kept.run.length > 0 ? runnable : idle).push(kept);
+  }
+  plan.runnable = runnable;
+  plan.idle = idle;
 }

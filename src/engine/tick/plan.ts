@@ -125,3 +125,41 @@ export function nextWake(schedules: Iterable<Schedule>, now: number): number | u
   }
   return best;
 }
+
+/** `nextWake` with memory: see {@link createWakeCache}. */
+export interface WakeCache {
+  next(schedules: Iterable<Schedule>, now: number): number | undefined;
+}
+
+/**
+ * `nextWake` that remembers each schedule's next slot until `now` reaches it, so a
+ * re-arm with 100 000 jobs steps only the schedules that came due instead of all of
+ * them. A schedule's slots are a pure function of its spec (a new spec is a new
+ * Schedule object), so a remembered slot stays right; a clock stepped back (`now`
+ * before the time it was computed at) recomputes.
+ *
+ * @example const wakes = createWakeCache(); wakes.next(jobs.map((j) => j.schedule), clock.now())
+ */
+export function createWakeCache(): WakeCache {
+  const memo = new WeakMap<Schedule, { at: number; next: number | null }>();
+  return {
+    next(schedules, now) {
+      let best: number | undefined;
+      for (const schedule of schedules) {
+        let hit = memo.get(schedule);
+        if (hit === undefined || hit.at > now || (hit.next !== null && hit.next <= now)) {
+          let next: number | null;
+          try {
+            next = schedule.next(now);
+          } catch {
+            continue; // as in nextWake: never remembered, so a schedule that recovers is seen
+          }
+          hit = { at: now, next };
+          memo.set(schedule, hit);
+        }
+        if (hit.next !== null && (best === undefined || hit.next < best)) best = hit.next;
+      }
+      return best;
+    },
+  };
+}

@@ -1,12 +1,16 @@
 /**
  * One tick (docs/architecture.md, "The tick"), top to bottom: snapshot → settle claims of unknown outcome
- * → reap ended leases → a pure `planTick()` → one claim batch → run → record.
+ * → reap ended leases → a pure `planTick()` → one claim batch → run → record. A node
+ * short of capacity claims the rest of the plan in later rounds (`more()`), from the
+ * same plan: one snapshot per tick, and a round costs what it claims.
  */
 import { own } from "../../core/own.ts";
 import type { ClaimRequest, Outcome, RunRecord, TickSnapshot } from "../../store/types.ts";
 import { errorText, jobLabel } from "../text.ts";
-import { planTick } from "./plan_tick.ts";
+import { claimOrder, type DueJob, planTick, slotsToRun, takeRound, unclaimed } from "./plan_tick.ts";
 import { limitRuns } from "./max_runs.ts";
+import { createPresence } from "./presence.ts";
+import { sleep } from "../run/sleep.ts";
 import type { Reconciler } from "./reconcile.ts";
 import { cancel, runSlot, type RunnerDeps } from "../run/runner.ts";
 import { buffers, type Promoter, startable } from "../run/overlap.ts";
@@ -34,8 +38,34 @@ export interface TickDeps extends RunnerDeps {
 /** The tick half of a scheduler: `start(now)` runs one tick. */
 export interface Ticker {
   start(now: number): Promise<StartedTick>;
+  /**
+   * The next round of the last tick's plan, as capacity allows: no snapshot, no
+   * re-plan. Its report has no jobs (and no `deferred`) when nothing is left.
+   */
+  more(): Promise<StartedTick>;
   /** The `now` of the last tick started. */
   readonly lastTick: number | undefined;
+}
+
+/** How many jobs of other nodes' shares one read checks before this node helps with them. */
+const HELP_WINDOW = 1_000;
+/** How long after the slot a node waits before helping with other nodes' shares (so a busy node still gets its share). */
+export const HELP_DELAY_MS = 2_000;
+
+/** A tick's plan while slots of it wait for capacity. */
+interface Pending {
+  now: number;
+  batch: string;
+  due: DueJob[];
+  /** The next job to take. */
+  next: number;
+  /** Slots to run not taken yet. */
+  deferred: number;
+  /** Where the other nodes' shares begin, and the end of the part of them read so far. */
+  helpFrom: number;
+  checkedUntil: number;
+  /** Jobs of the part read so far that no node has claimed. */
+  open: Set<DueJob>;
 }
 
 const emptyJobReport = (): JobTickReport => ({
@@ -46,7 +76,10 @@ const emptyJobReport = (): JobTickReport => ({
 export function createTicker(deps: TickDeps): Ticker {
   let lastTick: number | undefined;
   let lastPrune: number | undefined;
+  // The last tick's plan while slots of it wait for capacity; a new tick replaces it.
+  let pending: Pending | undefined;
   const { store, clock, node, registry, lease, tracker, emit, log } = deps;
+  const presence = createPresence({ store, node, log });
 
   /**
    * Plans, claims and starts the runs of one tick at `now`. Resolves once the claims are
@@ -71,7 +104,10 @@ export function createTicker(deps: TickDeps): Ticker {
       report.error = errorText(e);
       return finish(report, startAgain());
     };
+    const first = lastTick === undefined;
     lastTick = now;
+    // A new tick plans everything due afresh: what an older plan left unclaimed is in it.
+    pending = undefined;
 
     let snapshot: TickSnapshot;
     try {
@@ -98,16 +134,7 @@ export function createTicker(deps: TickDeps): Ticker {
       return failed(e);
     }
 
-    // Leases count from the clock: `now` may be a late trigger's scheduled time.
-    const leaseFrom = Math.max(now, clock.now());
-    const plan = planTick(registry.all(), snapshot, {
-      now,
-      node,
-      batch: crypto.randomUUID(),
-      leaseUntil: (job) => lease.until(leaseFrom, job),
-      capacity: Math.max(0, deps.concurrency - tracker.running),
-      offset: Math.floor(Math.random() * 0x7fffffff),
-    });
+    const plan = planTick(registry.all(), snapshot, { now });
     try {
       await limitRuns(plan, snapshot, store);
     } catch (e) {
@@ -117,12 +144,74 @@ export function createTicker(deps: TickDeps): Ticker {
       if (w.error !== undefined) log.error(`${jobLabel(w.job)}: its schedule failed; nothing planned`, { error: w.error });
       else log.warn(`${jobLabel(w.job)}: ${w.dropped} slots too far behind to plan were not recorded`, { now });
     }
-    for (const { job, planned } of plan.jobs) jobReport(job.name).planned.push(...planned);
-    if (plan.deferred > 0) report.deferred = plan.deferred;
+    // Only a minute larger than this node's free capacity needs to know who else ticks it;
+    // the node's first tick notes it too, so that its first large minute finds the others.
+    const large = plan.runnable.length > deps.concurrency - tracker.running;
+    const nodes = large || first ? await presence.live(now) : [];
+    // A minute that fits is claimed whole, in job order; only a larger one is spread.
+    const { due, helpFrom } = large
+      ? claimOrder(plan, snapshot, now, { node, nodes, offset: Math.floor(Math.random() * 0x7fffffff) })
+      : { due: plan.idle.concat(plan.runnable), helpFrom: Infinity };
+    pending = { now, batch: crypto.randomUUID(), due, next: 0, deferred: slotsToRun(due, 0), helpFrom, checkedUntil: helpFrom, open: new Set() };
+    return round(report, jobReport, failed, startAgain, now);
+  };
 
-    const won = await claimAll(plan.requests, jobReport);
+  /** Claims and starts the next round of the pending plan into `report`. */
+  const round = async (
+    report: TickReport,
+    jobReport: (name: string) => JobTickReport,
+    failed: (e: unknown) => StartedTick,
+    again: () => Promise<unknown>[],
+    now: number,
+  ): Promise<StartedTick> => {
+    const p = pending;
+    if (p === undefined || p.next >= p.due.length) return finish(report, again());
+    const capacity = Math.max(0, deps.concurrency - tracker.running);
+    let taken;
+    for (;;) {
+      // Each owner gets HELP_DELAY_MS from the slot to start its share; past that, a share
+      // not yet taken is treated as its owner's who is slow or gone.
+      if (p.next >= p.helpFrom && p.next < p.due.length && capacity > 0 && clock.now() < p.now + HELP_DELAY_MS) {
+        await sleep({ clock, tracker }, p.now + HELP_DELAY_MS - clock.now());
+        if (tracker.stopping || pending !== p) return finish(report, again());
+      }
+      // Other nodes' shares: one read-only look first, so that helping costs no claim for
+      // the jobs their owners already took (the common case); only the rest is claimed.
+      if (p.next >= p.checkedUntil && p.next < p.due.length && capacity > 0) {
+        const window = p.due.slice(p.next, p.next + HELP_WINDOW);
+        try {
+          p.open = unclaimed(window, (await store.read(window.map((d) => d.job.name))).watermarks);
+        } catch (e) {
+          return failed(e);
+        }
+        p.checkedUntil = p.next + window.length;
+      }
+      const helping = p.next >= p.helpFrom;
+      // Leases count from the clock: `now` may be a late trigger's scheduled time.
+      const leaseFrom = Math.max(now, clock.now());
+      taken = takeRound(p.due, p.next, {
+        now,
+        node,
+        batch: p.batch,
+        capacity,
+        until: helping ? p.checkedUntil : p.helpFrom,
+        leaseUntil: (job) => lease.until(leaseFrom, job),
+        // A later round skips a job removed or redefined since the plan (the next tick plans
+        // it afresh), and, when helping, a job another node has claimed.
+        current: (job) => registry.get(job.name) === job,
+        ...(helping ? { open: p.open } : {}),
+      });
+      p.next = taken.next;
+      p.deferred -= taken.passed;
+      if (taken.requests.length > 0 || p.next >= p.due.length || capacity === 0) break;
+    }
+    if (p.next >= p.due.length && pending === p) pending = undefined;
+    for (const { job, planned } of taken.jobs) jobReport(job.name).planned.push(...planned);
+    if (p.deferred > 0) report.deferred = p.deferred;
+
+    const won = await claimAll(taken.requests, jobReport);
     if (won instanceof Error) return failed(won.cause);
-    const runs = startAgain();
+    const runs = again();
     for (const [name, claims] of won) {
       const job = registry.get(name);
       if (job !== undefined) runs.push(tracker.track(runInOrder(job, claims, jobReport(name)), name).then(() => drain(job, jobReport(name))));
@@ -137,6 +226,19 @@ export function createTicker(deps: TickDeps): Ticker {
       runs.push(drain(job, jobReport(name), true));
     }
     return finish(report, runs);
+  };
+
+  const more = (): Promise<StartedTick> => {
+    const at = pending?.now ?? lastTick ?? clock.now();
+    const report: TickReport = { now: at, node, ok: true, jobs: Object.create(null) };
+    const jobReport = (name: string): JobTickReport => (report.jobs[name] ??= emptyJobReport());
+    const failed = (e: unknown): StartedTick => {
+      report.ok = false;
+      report.error = errorText(e);
+      return finish(report, []);
+    };
+    // Claims of later rounds are made now: their overlap check and start time are the clock's.
+    return round(report, jobReport, failed, () => [], Math.max(at, clock.now()));
   };
 
   /** The claim batch; won claims are held (renewed) from here on, grouped by job. */
@@ -263,6 +365,7 @@ export function createTicker(deps: TickDeps): Ticker {
 
   return {
     start,
+    more,
     get lastTick() {
       return lastTick;
     },

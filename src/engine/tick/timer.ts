@@ -1,10 +1,11 @@
 /** Timer mode: one timer at the earliest next slot of all jobs, clamped to 60 s. */
 import { errorText } from "../text.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
-import { nextWake } from "./plan.ts";
+import { createWakeCache } from "./plan.ts";
 import { startsOf } from "./jitter.ts";
 import type { StartedTick } from "./tick.ts";
 import type { Clock, Logger } from "../types.ts";
+import type { Schedule } from "../../core/types.ts";
 
 /** How soon a node whose tick left due slots to others (capacity) looks again, at the latest. */
 export const DEFERRED_RETRY_MS = 1_000;
@@ -37,7 +38,9 @@ export interface TimerLoop {
  * Creates the loop. On wake it runs `tick(now)` and re-arms as soon as that tick's
  * claims are made, WITHOUT waiting for its runs: a long run never delays another
  * job's slot. Ticks therefore overlap when runs are long; the store's claims keep
- * every slot to one run.
+ * every slot to one run. A tick that left due slots for lack of capacity is followed
+ * by `more()` (the next round of its plan) as capacity frees, until the next slot of
+ * any job, which gets a whole tick.
  */
 export function createTimerLoop(
   state: {
@@ -50,9 +53,13 @@ export function createTimerLoop(
     hasCapacity: () => boolean;
   },
   tick: (now: number) => Promise<StartedTick>,
+  more: () => Promise<StartedTick>,
 ): TimerLoop {
   let running = false;
   let deferred = false;
+  // Until this instant (the earliest next slot when armed) a wake with slots deferred takes a round of the plan.
+  let roundsUntil = -Infinity;
+  const wakes = createWakeCache();
   let handle: unknown;
   let armedMs: number | undefined;
   let planning: Promise<unknown> = Promise.resolve();
@@ -61,8 +68,10 @@ export function createTimerLoop(
     // A wake from before a stop()/start() pair may finish after the new one armed: one timer only.
     if (!running || handle !== undefined) return;
     const now = state.clock.now();
-    const jobs = state.jobs().filter((j) => j.enabled);
-    armedMs = timerDelay(now, nextWake(jobs.map(startsOf), now));
+    // Between rounds of one plan the next slot is still the one found before: no pass over every job.
+    const next = deferred && roundsUntil > now ? roundsUntil : wakes.next(enabledSchedules(state.jobs()), now);
+    armedMs = timerDelay(now, next === Infinity ? undefined : next);
+    roundsUntil = next ?? Infinity;
     // Slots left for lack of capacity are still due: look again at once when this node has
     // room (its claims lost to other nodes'), else once runs end or after a short delay.
     if (deferred) armedMs = state.hasCapacity() ? 0 : Math.min(armedMs, DEFERRED_RETRY_MS);
@@ -73,7 +82,8 @@ export function createTimerLoop(
     handle = undefined;
     armedMs = undefined;
     if (!running) return;
-    const phase = tick(state.clock.now()).then(
+    const now = state.clock.now();
+    const phase = (deferred && now < roundsUntil ? more() : tick(now)).then(
       (started) => {
         deferred = (started.report.deferred ?? 0) > 0;
         started.settled.catch((e: unknown) => state.log.error("tick failed", { error: errorText(e) }));
@@ -89,7 +99,6 @@ export function createTimerLoop(
     if (!deferred || !running || handle === undefined) return;
     state.clock.clearTimeout(handle);
     handle = undefined;
-    deferred = false;
     wake();
   });
 
@@ -114,4 +123,9 @@ export function createTimerLoop(
       return armedMs;
     },
   };
+}
+
+function* enabledSchedules(jobs: readonly ResolvedJob[]): Iterable<Schedule> {
+  // A jittered job wakes the timer at its slots' starts, not at the slots.
+  for (const job of jobs) if (job.enabled) yield startsOf(job);
 }

@@ -59,6 +59,32 @@ describe("list()", () => {
     assert.equal(listed.upcoming!.count, 0);
   });
 
+  it("a page reads the state of its own jobs only, in name order whatever the registration order", async () => {
+    const store = createMemoryStore();
+    const asked: string[][] = [];
+    const { read } = store;
+    store.read = (names) => {
+      asked.push([...names]);
+      return read(names);
+    };
+    const s = setup({ store, start: T0 });
+    // A fixed shuffle of 300 names: registration order is not name order.
+    const names = Array.from({ length: 300 }, (_, i) => `j${String((i * 7919) % 300).padStart(3, "0")}`);
+    for (const name of names) s.scheduler.job(name, { schedule: "* * * * *", run: () => {} });
+    const sorted = [...names].sort();
+    const seen: string[] = [];
+    let after: string | undefined;
+    for (;;) {
+      asked.length = 0;
+      const page = await s.scheduler.list({ next: 0, limit: 40, outcomes: false, ...(after === undefined ? {} : { after }) });
+      if (page.length === 0) break;
+      assert.deepEqual(asked, [page.map((j) => j.name)], "one read, of the page's names");
+      seen.push(...page.map((j) => j.name));
+      after = page.at(-1)!.name;
+    }
+    assert.deepEqual(seen, sorted);
+  });
+
   it("upcoming slots are cached until the next tick or a definition change", async () => {
     const s = setup();
     let walks = 0;

@@ -1,9 +1,15 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { resolveJob } from "../../../src/engine/jobs/spec.ts";
-import { planTick } from "../../../src/engine/tick/plan_tick.ts";
-import type { TickSnapshot } from "../../../src/store/types.ts";
+import { claimOrder, planTick, slotsToRun, takeRound } from "../../../src/engine/tick/plan_tick.ts";
+import type { ResolvedJob } from "../../../src/engine/jobs/spec.ts";
+import { ownerOf } from "../../../src/engine/tick/spread.ts";
+import { PRESENCE_KEY } from "../../../src/engine/tick/presence.ts";
+import { HELP_DELAY_MS } from "../../../src/engine/tick/tick.ts";
+import { createManualClock } from "../../../src/engine/clock.ts";
+import type { ClaimRequest, TickSnapshot } from "../../../src/store/types.ts";
 import { MIN, setup, T0, tickAt } from "../_helpers.ts";
+import { createMemoryStore, type MemoryStore } from "../../../src/store/memory/mod.ts";
 
 const job = (name: string, schedule = "* * * * *") => resolveJob(name, { schedule, run: () => {} }, {});
 
@@ -13,34 +19,77 @@ function snapshotOf(names: string[]): TickSnapshot {
   return { jobs, watermarks: {}, defs: [], running: [] };
 }
 
-describe("planTick()", () => {
+describe("planTick() and takeRound()", () => {
   const names = ["a", "b", "c", "d", "e"];
   const jobs = names.map((n) => job(n));
-  const input = { now: T0, node: "n", batch: "b", leaseUntil: () => T0 + 15_000, offset: 0 };
+  const input = { node: "n", nodes: [] as string[], offset: 0 };
+  const dueOf = (list: ResolvedJob[], snap: TickSnapshot, spread: { node: string; nodes: string[]; offset: number } = input) =>
+    claimOrder(planTick(list, snap, { now: T0 }), snap, T0, spread).due;
+  const round = { now: T0, node: "n", batch: "b", leaseUntil: () => T0 + 15_000 };
+  const running = (requests: ClaimRequest[]): string[] => requests.filter((r) => r.status === "running").map((r) => r.job);
 
-  it("with room for every job, plans them all in job order, one batch", () => {
-    const plan = planTick(jobs, snapshotOf(names), { ...input, capacity: 10 });
-    assert.deepEqual(plan.requests.filter((r) => r.status === "running").map((r) => r.job), names);
-    assert.equal(plan.deferred, 0);
-    assert.ok(plan.requests.every((r) => r.batch === "b" && r.node === "n"));
+  it("with room for every job, one round claims them all in job order, one batch", () => {
+    const r = takeRound(dueOf(jobs, snapshotOf(names)), 0, { ...round, capacity: 10 });
+    assert.deepEqual(running(r.requests), names);
+    assert.equal(r.next, 5);
+    assert.equal(r.passed, 5);
+    assert.ok(r.requests.every((q) => q.batch === "b" && q.node === "n"));
   });
 
-  it("claims no more jobs than the capacity, from the offset on, and counts the rest deferred", () => {
-    const plan = planTick(jobs, snapshotOf(names), { ...input, capacity: 2, offset: 3 });
-    assert.deepEqual(plan.requests.filter((r) => r.status === "running").map((r) => r.job), ["d", "e"]);
-    assert.equal(plan.deferred, 3);
-    const none = planTick(jobs, snapshotOf(names), { ...input, capacity: 0 });
-    assert.deepEqual(none.requests.filter((r) => r.status === "running"), []);
+  it("a node that knows no other starts at its offset, and a round takes no more jobs than the capacity", () => {
+    const plan = { due: dueOf(jobs, snapshotOf(names), { ...input, offset: 3 }) };
+    assert.deepEqual(plan.due.map((d) => d.job.name), ["d", "e", "a", "b", "c"]);
+    const first = takeRound(plan.due, 0, { ...round, capacity: 2 });
+    assert.deepEqual(running(first.requests), ["d", "e"]);
+    assert.equal(slotsToRun(plan.due, first.next), 3);
+    const second = takeRound(plan.due, first.next, { ...round, capacity: 2 });
+    assert.deepEqual(running(second.requests), ["a", "b"]);
+    const none = takeRound(plan.due, 0, { ...round, capacity: 0 });
+    assert.deepEqual(none.requests, []);
+    assert.equal(none.next, 0);
+  });
+
+  it("jobs with only missed slots come first and cost no capacity", () => {
+    const paused = snapshotOf(["p", ...names]);
+    paused.jobs["p"]!.paused = true;
+    const plan = { due: dueOf([...jobs, job("p")], paused, { ...input, offset: 2 }) };
+    assert.equal(plan.due[0]!.job.name, "p");
+    const r = takeRound(plan.due, 0, { ...round, capacity: 1 });
+    assert.deepEqual(r.requests.map((q) => `${q.job}:${q.status}`).slice(0, 10).filter((x) => x.startsWith("p")).length, 10);
+    assert.deepEqual(running(r.requests), ["c"]);
   });
 
   it("a catch-up queue is one run: a job with many due slots takes one unit of capacity", () => {
     const all = resolveJob("q", { schedule: "* * * * *", catchUp: { mode: "all" }, run: () => {} }, {});
-    const plan = planTick([all, job("a")], snapshotOf(["q", "a"]), { ...input, capacity: 2 });
+    const plan = { due: dueOf([all, job("a")], snapshotOf(["q", "a"])) };
+    const r = takeRound(plan.due, 0, { ...round, capacity: 2 });
     // First seen at T0 - 10 min: that slot and the ten after it, up to T0.
-    assert.equal(plan.requests.filter((r) => r.job === "q").length, 11);
-    assert.equal(plan.deferred, 0);
+    assert.equal(r.requests.filter((q) => q.job === "q").length, 11);
+    assert.equal(slotsToRun(plan.due, r.next), 0);
+  });
+
+  it("a later round skips a job that is no longer current, and counts its slots as passed", () => {
+    const r = takeRound(dueOf(jobs, snapshotOf(names)), 0, { ...round, capacity: 2, current: (j) => j.name !== "a" });
+    assert.deepEqual(running(r.requests), ["b", "c"]);
+    assert.equal(r.passed, 3);
+  });
+
+  it("with other live nodes in the snapshot, this node's rendezvous share comes first", () => {
+    const many = Array.from({ length: 400 }, (_, i) => job(`job-${i}`));
+    const snap = snapshotOf(many.map((j) => j.name));
+    snap.running.push(runningRow("x", "n2"), runningRow("y", "n3"));
+    const plan = { due: dueOf(many, snap, { ...input, node: "n1" }) };
+    const seeds = ["n1", "n2", "n3"];
+    const mine = plan.due.filter((d) => ownerOf(d.job.name, seeds) === "n1").length;
+    assert.ok(mine > 80 && mine < 190, `share of n1: ${mine} of 400`);
+    assert.ok(plan.due.slice(0, mine).every((d) => ownerOf(d.job.name, seeds) === "n1"));
+    assert.equal(new Set(plan.due.map((d) => d.job.name)).size, 400, "every job once");
   });
 });
+
+function runningRow(job: string, node: string): TickSnapshot["running"][number] {
+  return { job, slot: T0 - MIN, kind: "scheduled", status: "running", attempt: 1, node, claimedAt: T0 - MIN, startedAt: T0 - MIN, finishedAt: null, leaseUntil: T0 + 10_000, error: null };
+}
 
 describe("concurrency", () => {
   it("tick() from a platform trigger runs every due job in rounds when they exceed the node's capacity", async () => {
@@ -62,15 +111,106 @@ describe("concurrency", () => {
     assert.ok(peak <= 2, `at most 2 runs in flight, saw ${peak}`);
   });
 
+  it("later rounds claim from the tick's one plan: one snapshot per tick, and each round claims only its share", async () => {
+    const store = createMemoryStore();
+    const calls = countCalls(store);
+    const s = setup({ start: T0 - MIN, concurrency: 2, store });
+    for (const name of ["a", "b", "c", "d", "e"]) s.scheduler.job(name, { schedule: "* * * * *", run: () => {} });
+    await tickAt(s, T0 - MIN);
+    calls.snapshot = 0;
+    calls.presence = 0;
+    calls.requests.length = 0;
+    const report = await tickAt(s, T0);
+    assert.ok(Object.values(report.jobs).every((r) => r.outcomes[T0] === "ok"));
+    assert.equal(calls.snapshot, 1, "a later round re-reads no snapshot");
+    assert.deepEqual(calls.requests, [2, 2, 1], "three rounds, each as large as the free capacity");
+    assert.equal(calls.presence, 1, "a minute larger than the capacity reads who else ticks it, once");
+  });
+
+  it("a minute within the capacity reads no presence: an ordinary tick costs what it did", async () => {
+    const store = createMemoryStore();
+    const calls = countCalls(store);
+    const s = setup({ start: T0 - MIN, concurrency: 5, store });
+    for (const name of ["a", "b", "c", "d", "e"]) s.scheduler.job(name, { schedule: "* * * * *", run: () => {} });
+    await tickAt(s, T0 - MIN);
+    assert.equal(calls.presence, 1, "the node's first tick notes it");
+    await tickAt(s, T0);
+    await tickAt(s, T0 + MIN);
+    assert.equal(calls.presence, 1, "no presence read in ordinary minutes");
+    assert.equal(calls.snapshot, 3);
+  });
+
+  it("helping with another node's share claims only what that node left: none when it took it all, all when it is gone", async () => {
+    const store = createMemoryStore();
+    const calls = countCalls(store);
+    const clock = createManualClock(T0 - MIN);
+    await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
+    const a = setup({ clock, store, node: "n1", concurrency: 5 });
+    const b = setup({ clock, store, node: "n2", concurrency: 5 });
+    const names = Array.from({ length: 40 }, (_, i) => `job-${i}`);
+    const ran: string[] = [];
+    for (const s of [a, b]) for (const name of names) s.scheduler.job(name, { schedule: "* * * * *", run: (ctx) => void ran.push(`${ctx.job}@${ctx.slot}`) });
+    await a.scheduler.tick(T0 - MIN);
+    await b.scheduler.tick(T0 - MIN);
+    const mine = names.filter((n) => ownerOf(n, ["n1", "n2"]) === "n1").length;
+    assert.ok(mine > 5 && mine < 35, `share of n1: ${mine}`);
+
+    // n1 is gone this minute: n2 claims its own share, then all of n1's.
+    await clock.set(T0);
+    calls.requests.length = 0;
+    const alone = b.scheduler.tick(T0);
+    await clock.advance(HELP_DELAY_MS - 1);
+    assert.equal(ran.length, 40 - mine, "n2 leaves n1's share to n1 for its head start");
+    await clock.advance(1);
+    await alone;
+    assert.equal(calls.requests.reduce((x, y) => x + y, 0), 40, "40 claims, none lost");
+    assert.equal(ran.length, 40);
+
+    // Both tick the next minute at once: each claims its own share, and helping finds
+    // the other's share taken instead of claiming it blind (which would lose 40 claims).
+    await clock.set(T0 + MIN);
+    calls.requests.length = 0;
+    const both = Promise.all([a.scheduler.tick(T0 + MIN), b.scheduler.tick(T0 + MIN)]);
+    await clock.advance(HELP_DELAY_MS);
+    const [ra, rb] = await both;
+    const lost = [ra, rb].reduce((n, r) => n + Object.values(r.jobs).reduce((m, j) => m + j.lost.length, 0), 0);
+    const won = [ra, rb].map((r) => Object.values(r.jobs).reduce((m, j) => m + j.won.length, 0));
+    assert.equal(won[0]! + won[1]!, 40);
+    assert.ok(won[0]! >= mine - 5 && won[1]! >= 40 - mine - 5, `each node ran about its share: ${won}`);
+    assert.ok(lost <= 10, `at most two rounds of claims lost where the nodes met, got ${lost}`);
+    assert.equal(ran.filter((r) => r.endsWith(`@${T0 + MIN}`)).length, 40, "every slot ran once");
+  });
+
   it("refuses a concurrency that is not a positive integer", () => {
     assert.throws(() => setup({ concurrency: 0 }), /concurrency/);
     assert.throws(() => setup({ concurrency: 1.5 }), /concurrency/);
   });
 });
 
+/** Counts `snapshot()` calls and the size of each `claim()` batch of a memory store. */
+function countCalls(store: MemoryStore): { snapshot: number; requests: number[]; presence: number } {
+  const calls = { snapshot: 0, requests: [] as number[], presence: 0 };
+  const { snapshot, claim, getSetting } = store;
+  store.getSetting = (key) => {
+    calls.presence++;
+    return getSetting(key);
+  };
+  store.snapshot = (names, now) => {
+    calls.snapshot++;
+    return snapshot(names, now);
+  };
+  store.claim = (requests) => {
+    calls.requests.push(requests.length);
+    return claim(requests);
+  };
+  return calls;
+}
+
 describe("concurrency in timer mode", () => {
   it("a node at its capacity claims the rest of the minute as its runs end, in the same minute", async () => {
-    const s = setup({ start: T0 - MIN + 1, concurrency: 2 });
+    const store = createMemoryStore();
+    const calls = countCalls(store);
+    const s = setup({ start: T0 - MIN + 1, concurrency: 2, store });
     const gates = new Map<string, () => void>();
     const ran: string[] = [];
     for (const name of ["a", "b", "c", "d"]) {
@@ -80,11 +220,17 @@ describe("concurrency in timer mode", () => {
       } });
     }
     s.scheduler.start();
+    await s.clock.settle();
+    calls.snapshot = 0;
+    calls.requests.length = 0;
     await s.clock.set(T0);
     assert.equal(ran.length, 2, "two runs in flight at most");
     for (const resolve of [...gates.values()]) resolve();
     await s.clock.advance(100);
     assert.equal(ran.length, 4);
+    assert.equal(calls.snapshot, 1, "the second round claims from the minute's plan");
+    assert.equal(calls.requests.reduce((a, b) => a + b, 0), 4, "each slot claimed once, in rounds as runs end");
+    assert.ok(calls.requests.every((n) => n <= 2), `no round larger than the capacity: ${calls.requests}`);
     for (const resolve of [...gates.values()]) resolve();
     await s.clock.settle();
     assert.ok(ran.every((r) => r.endsWith(`@${T0}`)));

@@ -1,0 +1,43 @@
+// One process of the 4-process punctuality bench (bench/scale.ts): timer mode on a shared
+// libSQL file, <jobs> no-op `* * * * *` jobs. Records each handler's start lateness
+// (start − slot) for slots in [first, last], and this process's CPU over those minutes.
+// Usage: _scale_worker.ts <db> <node> <jobs> <first slot> <minutes>
+// Prints one JSON line: { node, lateness: number[], cpuMs, claimed, lost }.
+import { createScheduler } from "../src/engine/mod.ts";
+import { libsqlStore } from "../src/store/libsql/mod.ts";
+
+const MIN = 60_000;
+const [db, node, jobsText, firstText, minutesText] = process.argv.slice(2);
+const first = Number(firstText);
+const last = first + (Number(minutesText) - 1) * MIN;
+const lateness: number[] = [];
+let claimed = 0;
+let lost = 0;
+const scheduler = createScheduler({
+  store: libsqlStore({ url: `file:${db}`, busyTimeout: 30_000 }),
+  node: node!,
+  logger: { debug() {}, info() {}, warn: (m) => console.error(`[${node}] ${m}`), error: (m) => console.error(`[${node}] ${m}`) },
+  onEvent: (e) => {
+    if (e.type === "claimed") claimed++;
+    else if (e.type === "lost") lost++;
+  },
+});
+for (let i = 0; i < Number(jobsText); i++) {
+  scheduler.job(`job-${String(i).padStart(6, "0")}`, {
+    schedule: "* * * * *",
+    run: (ctx) => {
+      if (ctx.slot >= first && ctx.slot <= last) lateness.push(Date.now() - ctx.slot);
+    },
+  });
+}
+await scheduler.ready();
+scheduler.start();
+const until = (at: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
+// CPU from 1 s before the first slot to 1 s before the minute after the last one.
+await until(first - 1_000);
+const cpu0 = process.cpuUsage();
+await until(last + MIN - 1_000);
+const cpu = process.cpuUsage(cpu0);
+await scheduler.stop({ grace: "2s", deadline: "5s" });
+await scheduler.close();
+console.log(JSON.stringify({ node, lateness, cpuMs: (cpu.user + cpu.system) / 1000, claimed, lost }));

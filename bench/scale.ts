@@ -1,0 +1,237 @@
+// Scale: punctuality of a large minute and event-loop stalls at 100 000 jobs.
+//
+// - `procs`: 4 worker processes in timer mode on ONE libSQL file, 10 000 no-op `* * * * *`
+//   jobs, over `--minutes` minute slots (default 2); in the same run, croner 11 in one
+//   process (no coordination) as the floor. Prints start lateness p50/p99/max and CPU
+//   per minute (edgecron: the sum of the 4 workers) and the ratios the targets are
+//   stated in. `--prof` writes a `--cpu-prof` profile of worker n1 to $TMPDIR/edgecron-profiles.
+// - `single`: one node, 10 000 due jobs on a libSQL file, default concurrency: time from
+//   tick() until the last claim is made (target: under 1 s), store calls of the tick.
+// - `stall`: 100 000 jobs (memory store and libSQL file): the longest event-loop block
+//   while `GET /metrics` and `GET /jobs` answer, their time, a whole minute tick
+//   (concurrency 20 000: 5 rounds), and timer re-arms (`nextWake` then the wake cache).
+//
+// Run one part: `npx tsx bench/scale.ts procs|single|stall [--minutes=N] [--prof]`;
+// `npm run bench` runs all three (`npm run bench -- --only=procs` for one).
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { createScheduler } from "../src/engine/mod.ts";
+import { createMetrics, edgecronRouter } from "../src/http/mod.ts";
+import { createMemoryStore } from "../src/store/memory/mod.ts";
+import { libsqlStore } from "../src/store/libsql/mod.ts";
+import type { Store } from "../src/store/types.ts";
+import type { Scheduler } from "../src/engine/types.ts";
+import * as plan from "../src/engine/tick/plan.ts";
+import { nextWake } from "../src/engine/tick/plan.ts";
+import { cron } from "../src/core/mod.ts";
+
+const cronSchedule = (i: number) => cron(`${i % 60} * * * * *`);
+
+const ROOT = new URL("..", import.meta.url).pathname;
+const MIN = 60_000;
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+
+const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
+const fmt = (ms: number): string => `${ms < 10 ? ms.toFixed(2) : ms.toFixed(0)} ms`;
+
+function run(args: string[], label: string): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => (out += d));
+    child.stderr.on("data", (d: Buffer) => (err += d));
+    child.on("close", (code) => {
+      const line = out.trim().split("\n").at(-1) ?? "";
+      if (code !== 0 || !line.startsWith("{")) reject(new Error(`${label} exited ${code}: ${out.slice(-500)}${err.slice(-2000)}`));
+      else {
+        if (err.trim() !== "") console.log(`  [${label} stderr] ${err.trim().split("\n").slice(0, 3).join(" | ").slice(0, 400)}`);
+        resolve(JSON.parse(line));
+      }
+    });
+  });
+}
+
+function summary(lateness: number[]): string {
+  const s = [...lateness].sort((a, b) => a - b);
+  return `p50 ${pct(s, 0.5)} / p99 ${pct(s, 0.99)} / max ${s.at(-1)} ms`;
+}
+
+/** 4 edgecron processes on one libSQL file, then croner alone, each over `minutes` minute slots of `jobs` jobs. */
+export async function benchProcesses(opts: { jobs?: number; minutes?: number; prof?: boolean } = {}): Promise<void> {
+  const jobs = opts.jobs ?? 10_000;
+  const minutes = opts.minutes ?? 2;
+  const dir = mkdtempSync(join(tmpdir(), "edgecron-bench-procs-"));
+  const tsx = ["--import", "tsx"];
+  try {
+    console.log(`\npunctuality: ${jobs.toLocaleString("en-US")} no-op * * * * * jobs, ${minutes} minute slot(s); lateness = handler start - slot`);
+    // croner first: its slots start at the next minute boundary at least 5 s away.
+    const cronFirst = Math.ceil((Date.now() + 5_000) / MIN) * MIN;
+    const croner = await run([...tsx, join(ROOT, "bench/_croner_worker.ts"), String(jobs), String(cronFirst), String(minutes)], "croner");
+    const cl = croner["lateness"] as number[];
+    const cCpu = (croner["cpuMs"] as number) / minutes;
+    // edgecron: 20 s for 4 processes to boot and register 10 000 jobs.
+    const first = Math.ceil((Date.now() + 20_000) / MIN) * MIN;
+    const db = join(dir, "shared.db");
+    const profDir = join(tmpdir(), "edgecron-profiles");
+    if (opts.prof === true) mkdirSync(profDir, { recursive: true });
+    const nodes = ["n1", "n2", "n3", "n4"];
+    const results = await Promise.all(nodes.map((node) => {
+      const prof = opts.prof === true && node === "n1" ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
+      return run([...prof, ...tsx, join(ROOT, "bench/_scale_worker.ts"), db, node, String(jobs), String(first), String(minutes)], node);
+    }));
+    const el = results.flatMap((r) => r["lateness"] as number[]);
+    const eCpu = results.reduce((sum, r) => sum + (r["cpuMs"] as number), 0) / minutes;
+    const perNode = results.map((r) => `${r["node"]} ${((r["lateness"] as number[]).length / minutes / jobs * 100).toFixed(0)}%`).join(", ");
+    const expected = jobs * minutes;
+    const eSorted = [...el].sort((a, b) => a - b);
+    const cSorted = [...cl].sort((a, b) => a - b);
+    console.log(`croner 11, 1 process       | ${summary(cl)} | CPU ${(cCpu / 1000).toFixed(2)} s/min | ${cl.length}/${expected} ran`);
+    console.log(`edgecron, 4 procs, libSQL  | ${summary(el)} | CPU ${(eCpu / 1000).toFixed(2)} s/min (4 workers) | ${el.length}/${expected} ran; share ${perNode}`);
+    console.log(
+      `ratios edgecron/croner: p99 ${(pct(eSorted, 0.99) / pct(cSorted, 0.99)).toFixed(2)}x (target <= 1.5x), ` +
+        `CPU per job-slot ${((eCpu / el.length) / (cCpu / Math.max(1, cl.length))).toFixed(2)}x (target <= 2x); claims won/lost ${results.map((r) => `${r["claimed"]}/${r["lost"]}`).join(" ")}`,
+    );
+    if (opts.prof === true) console.log(`profile of n1 in ${profDir}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Counts the calls of each store method. */
+function counting(store: Store): { store: Store; calls: Map<string, number> } {
+  const calls = new Map<string, number>();
+  const wrapped = new Proxy(store, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      if (typeof value !== "function" || typeof key !== "string") return value;
+      return (...args: unknown[]) => {
+        calls.set(key, (calls.get(key) ?? 0) + 1);
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { store: wrapped, calls };
+}
+
+/** One node, `jobs` due jobs on `store`, default concurrency: ms until the last claim, and the store calls of the tick. */
+async function singleTick(jobs: number, raw: Store): Promise<{ claims: number; settled: number; calls: string }> {
+  const { store, calls } = counting(raw);
+  // The due minute is the current one: a tick in rounds that re-reads (the old code) plans at the clock's now.
+  const first = Math.floor(Date.now() / MIN) * MIN - MIN;
+  let lastClaim = 0;
+  const scheduler = createScheduler({ store, logger: silent, onEvent: (e) => void (e.type === "claimed" && (lastClaim = performance.now())) });
+  for (let i = 0; i < jobs; i++) scheduler.job(`job-${i}`, { schedule: "* * * * *", run: () => {} });
+  await scheduler.tick(first);
+  calls.clear();
+  const start = performance.now();
+  const report = await scheduler.tick(first + MIN);
+  const settled = performance.now() - start;
+  const ok = Object.values(report.jobs).filter((r) => r.outcomes[first + MIN] === "ok").length;
+  await scheduler.close();
+  const shown = ["snapshot", "claim", "updateMany", "update"].map((k) => `${k} ${calls.get(k) ?? 0}`).join(", ");
+  return { claims: lastClaim - start, settled, calls: `${shown}; ${ok} of ${jobs} ran` };
+}
+
+/** The single-node 10 000-job tick on a libSQL file. */
+export async function benchSingle(jobs = 10_000): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "edgecron-bench-single-"));
+  try {
+    console.log(`\none node, ${jobs.toLocaleString("en-US")} due jobs, default concurrency (200): tick() until the last claim (target < 1 s on libSQL)`);
+    for (const [label, make] of [["memory", () => createMemoryStore()], ["libSQL file", () => libsqlStore({ url: `file:${join(dir, "single.db")}` })]] as const) {
+      const r = await singleTick(jobs, make());
+      console.log(`${label.padEnd(11)} | claims made ${fmt(r.claims)} | settled ${fmt(r.settled)} | store calls: ${r.calls}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The longest gap between timer turns while `work` runs: how long the event loop was blocked. */
+async function longestBlock<T>(work: () => Promise<T>): Promise<{ blockMs: number; totalMs: number; value: T }> {
+  let last = performance.now();
+  let worst = 0;
+  let on = true;
+  const spin = (): void => {
+    const now = performance.now();
+    worst = Math.max(worst, now - last);
+    last = now;
+    if (on) setTimeout(spin, 0);
+  };
+  setTimeout(spin, 0);
+  const start = performance.now();
+  const value = await work();
+  const totalMs = performance.now() - start;
+  on = false;
+  const now = performance.now();
+  worst = Math.max(worst, now - last);
+  return { blockMs: worst, totalMs, value };
+}
+
+async function stallOn(label: string, jobs: number, store: Store): Promise<void> {
+  const metrics = createMetrics();
+  // concurrency 20 000: a minute of 100 000 jobs in 5 rounds (at the default 200 the old per-round snapshot took hours).
+  const scheduler: Scheduler = createScheduler({ store, logger: silent, onEvent: metrics.onEvent, concurrency: 20_000 });
+  for (let i = 0; i < jobs; i++) scheduler.job(`job-${String(i).padStart(6, "0")}`, { schedule: "* * * * *", run: () => {} });
+  const app = edgecronRouter(scheduler, { public: true, metrics, cacheTtl: 0 });
+  const first = Math.floor(Date.now() / MIN) * MIN - 2 * MIN;
+  await scheduler.tick(first);
+  const tick = await longestBlock(() => scheduler.tick(first + MIN));
+  const ran = Object.values(tick.value.jobs).filter((r) => r.outcomes[first + MIN] === "ok").length;
+  const rows: string[] = [`tick ${fmt(tick.totalMs)} (${ran} ran; loop blocked at most ${fmt(tick.blockMs)})`];
+  for (const path of ["/metrics", "/jobs", "/jobs?limit=100&after=job-099000"]) {
+    const r = await longestBlock(async () => {
+      const res = await app.request(path);
+      if (res.status !== 200) throw new Error(`bench: ${path} answered ${res.status}`);
+      return (await res.text()).length;
+    });
+    rows.push(`GET ${path} ${fmt(r.totalMs)}, blocked ${fmt(r.blockMs)}`);
+  }
+  // A timer re-arm: nextWake over every job (before), the wake cache's first and a later re-arm (after).
+  const schedules = Array.from({ length: jobs }, (_, i) => cronSchedule(i));
+  const now = Date.now();
+  let t = performance.now();
+  nextWake(schedules, now);
+  const plain = performance.now() - t;
+  let wake = "";
+  if (typeof plan.createWakeCache === "function") {
+    const cache = plan.createWakeCache();
+    t = performance.now();
+    cache.next(schedules, now);
+    const firstMs = performance.now() - t;
+    t = performance.now();
+    cache.next(schedules, now + 1_000);
+    wake = `; wake cache: first ${fmt(firstMs)}, re-arm ${fmt(performance.now() - t)}`;
+  }
+  rows.push(`nextWake ${fmt(plain)}${wake}`);
+  await scheduler.close();
+  console.log(`${label.padEnd(11)} | ${rows.join(" | ")}`);
+}
+
+/** Event-loop stalls at `jobs` jobs, memory and libSQL. */
+export async function benchStall(jobs = 100_000): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "edgecron-bench-stall-"));
+  try {
+    console.log(`\n${jobs.toLocaleString("en-US")} jobs: time and longest event-loop block (target <= 50 ms for HTTP reads; /metrics < 1 s)`);
+    await stallOn("memory", jobs, createMemoryStore());
+    await stallOn("libSQL file", jobs, libsqlStore({ url: `file:${join(dir, "stall.db")}` }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const args = process.argv.slice(2);
+  const flag = (name: string): string | undefined => args.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
+  const parts = args.filter((a) => !a.startsWith("--"));
+  const jobs = flag("jobs") === undefined ? undefined : Number(flag("jobs"));
+  for (const part of parts.length === 0 ? ["single", "stall", "procs"] : parts) {
+    if (part === "procs") await benchProcesses({ ...(jobs === undefined ? {} : { jobs }), minutes: Number(flag("minutes") ?? 2), prof: args.includes("--prof") });
+    else if (part === "single") await benchSingle(jobs);
+    else if (part === "stall") await benchStall(jobs);
+    else throw new Error(`bench/scale.ts: unknown part ${JSON.stringify(part)} (procs, single, stall)`);
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Which nodes tick a large minute: each node notes itself in one shared setting while
+ * it has more due jobs than it can start at once, so the others can hand it its
+ * rendezvous share (`spread.ts`). Advisory only: a stale or lost entry costs spread,
+ * never a slot, since the store's claim decides every slot. Read only in large minutes,
+ * so an idle node pays nothing for it.
+ */
+import { errorText } from "../text.ts";
+import type { Store } from "../../store/types.ts";
+import type { Logger } from "../types.ts";
+
+/** The setting that holds `{ node: last seen (epoch ms) }`. */
+export const PRESENCE_KEY = "edgecron.nodes";
+/** An entry older than this is no longer a live node. */
+export const PRESENCE_TTL_MS = 5 * 60_000;
+/** A node rewrites its entry when it is older than this. */
+const REFRESH_MS = 30_000;
+
+/** The presence of one node. */
+export interface Presence {
+  /** The other nodes seen in large minutes within the TTL; notes this node. Never rejects. */
+  live(now: number): Promise<string[]>;
+}
+
+/** Creates the presence of `node` over `store`'s settings. */
+export function createPresence(deps: { store: Store; node: string; log: Logger }): Presence {
+  const { store, node, log } = deps;
+  let wrote = -Infinity;
+  return {
+    async live(now) {
+      try {
+        const seen = parse(await store.getSetting(PRESENCE_KEY));
+        const live = new Map<string, number>();
+        for (const [name, at] of seen) if (at >= now - PRESENCE_TTL_MS && at <= now + PRESENCE_TTL_MS) live.set(name, at);
+        const mine = live.get(node);
+        if (mine === undefined || now - Math.max(mine, wrote) >= REFRESH_MS) {
+          live.set(node, now);
+          wrote = now;
+          // Read-modify-write: two nodes writing at once may drop one entry; it comes back at its next large minute.
+          await store.putSetting(PRESENCE_KEY, JSON.stringify(Object.fromEntries(live)));
+        }
+        live.delete(node);
+        return [...live.keys()];
+      } catch (e) {
+        log.debug("node presence unavailable; spreading without it", { error: errorText(e) });
+        return [];
+      }
+    },
+  };
+}
+
+/** The stored map, tolerating anything: a bad value means no one is known. */
+function parse(text: string | undefined): Map<string, number> {
+  const out = new Map<string, number>();
+  if (text === undefined) return out;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return out;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return out;
+  for (const [name, at] of Object.entries(value)) if (typeof at === "number" && Number.isFinite(at)) out.set(name, at);
+  return out;
+}

@@ -1,0 +1,36 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { createPresence, PRESENCE_KEY, PRESENCE_TTL_MS } from "../../../src/engine/tick/presence.ts";
+import { createMemoryStore } from "../../../src/store/memory/mod.ts";
+import { memoryLogger, T0 } from "../_helpers.ts";
+
+describe("presence", () => {
+  it("nodes that tick large minutes on one store learn of each other", async () => {
+    const store = createMemoryStore();
+    const a = createPresence({ store, node: "a", log: memoryLogger() });
+    const b = createPresence({ store, node: "b", log: memoryLogger() });
+    assert.deepEqual(await a.live(T0), []);
+    assert.deepEqual(await b.live(T0 + 1), ["a"]);
+    assert.deepEqual(await a.live(T0 + 2), ["b"]);
+  });
+
+  it("forgets a node not seen within the TTL", async () => {
+    const store = createMemoryStore();
+    await store.putSetting(PRESENCE_KEY, JSON.stringify({ old: T0 - PRESENCE_TTL_MS - 1, recent: T0 - 1_000 }));
+    const a = createPresence({ store, node: "a", log: memoryLogger() });
+    assert.deepEqual(await a.live(T0), ["recent"]);
+    assert.deepEqual(Object.keys(JSON.parse((await store.getSetting(PRESENCE_KEY))!)).sort(), ["a", "recent"]);
+  });
+
+  it("a bad stored value or a failing store means no one is known, never an error", async () => {
+    const store = createMemoryStore();
+    await store.putSetting(PRESENCE_KEY, "{not json");
+    const a = createPresence({ store, node: "a", log: memoryLogger() });
+    assert.deepEqual(await a.live(T0), []);
+    assert.deepEqual(JSON.parse((await store.getSetting(PRESENCE_KEY))!), { a: T0 });
+    await store.putSetting(PRESENCE_KEY, JSON.stringify({ b: "yesterday", c: T0 }));
+    assert.deepEqual(await a.live(T0 + 1), ["c"]);
+    store.setFailing(true);
+    assert.deepEqual(await a.live(T0 + 2), []);
+  });
+});

@@ -153,7 +153,7 @@ export function createTicker(deps: TickDeps): Ticker {
       ? claimOrder(plan, snapshot, now, { node, nodes, offset: Math.floor(Math.random() * 0x7fffffff) })
       : { due: plan.idle.concat(plan.runnable), helpFrom: Infinity };
     pending = { now, batch: crypto.randomUUID(), due, next: 0, deferred: slotsToRun(due, 0), helpFrom, checkedUntil: helpFrom, open: new Set() };
-    return round(report, jobReport, failed, startAgain, now);
+    return round(report, jobReport, failed, startAgain, now, snapshot);
   };
 
   /** Claims and starts the next round of the pending plan into `report`. */
@@ -163,9 +163,14 @@ export function createTicker(deps: TickDeps): Ticker {
     failed: (e: unknown) => StartedTick,
     again: () => Promise<unknown>[],
     now: number,
+    snapshot?: TickSnapshot,
   ): Promise<StartedTick> => {
     const p = pending;
-    if (p === undefined || p.next >= p.due.length) return finish(report, again());
+    if (p === undefined || p.next >= p.due.length) {
+      const runs = again();
+      if (snapshot !== undefined) startOrphans(snapshot, now, jobReport, new Map(), runs);
+      return finish(report, runs);
+    }
     const capacity = Math.max(0, deps.concurrency - tracker.running);
     let taken;
     for (;;) {
@@ -216,8 +221,22 @@ export function createTicker(deps: TickDeps): Ticker {
       const job = registry.get(name);
       if (job !== undefined) runs.push(tracker.track(runInOrder(job, claims, jobReport(name)), name).then(() => drain(job, jobReport(name))));
     }
-    // Buffered slots with no live run anywhere (their run settled on a node that died or
-    // stopped, or a backfill's node went away): this node starts them.
+    if (snapshot !== undefined) startOrphans(snapshot, now, jobReport, won, runs);
+    return finish(report, runs);
+  };
+
+  /**
+   * Buffered slots with no live run anywhere (their run settled on a node that died or
+   * stopped, or a backfill's node went away): this node starts them, on a tick's first
+   * round (the one with a fresh snapshot).
+   */
+  const startOrphans = (
+    snapshot: TickSnapshot,
+    now: number,
+    jobReport: (name: string) => JobTickReport,
+    won: ReadonlyMap<string, unknown>,
+    runs: Promise<unknown>[],
+  ): void => {
     for (const name of startable(snapshot, now)) {
       // A node at its capacity leaves them to another node (or its next tick).
       if (tracker.running >= deps.concurrency) break;
@@ -225,7 +244,6 @@ export function createTicker(deps: TickDeps): Ticker {
       if (job === undefined || !job.enabled || own(snapshot.jobs, name)?.paused === true || won.has(name)) continue;
       runs.push(drain(job, jobReport(name), true));
     }
-    return finish(report, runs);
   };
 
   const more = (): Promise<StartedTick> => {

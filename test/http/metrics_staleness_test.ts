@@ -25,7 +25,8 @@ function series(text: string, name: string): Record<string, number> {
 
 describe("GET /metrics staleness series", () => {
   it("last success, next run and skips by reason are read from the store, the same on every node", async () => {
-    const clock = createManualClock(T0 - MIN);
+    // Registered just after a minute: a new job plans [registered, now], so the first tick runs no slot.
+    const clock = createManualClock(T0 - MIN + 1);
     const store = createMemoryStore();
     let release = (): void => {};
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -44,7 +45,7 @@ describe("GET /metrics staleness series", () => {
       return { scheduler, app, setFail: (v: boolean) => (fail = v) };
     };
     const a = node("a"), b = node("b");
-    await clock.set(T0 - MIN);
+    await clock.set(T0 - MIN + 1);
     await a.scheduler.tick();
     await clock.set(T0);
     void a.scheduler.tick();

@@ -23,7 +23,7 @@ describe("data job versions across deletes", () => {
       const store = createMemoryStore();
       const spy = fetchSpy();
       const b = setup({ store, node: "b", start: T0 - MIN, fetch: spy.fetch, webhookSecret: "k" });
-      const a = setup({ store, node: "a", clock: createManualClock(T0 - MIN - behindMs) });
+      const a = setup({ store, node: "a", clock: createManualClock(T0 - MIN - behindMs), webhookSecret: "k" });
       await a.scheduler.define("hook", spec("https://old.example.test/"));
       await tickAt(b, T0 - MIN + 1);
       spy.urls.length = 0; // b knows the old definition now (it may have delivered its first slot)

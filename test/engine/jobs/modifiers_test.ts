@@ -79,18 +79,19 @@ describe("job modifiers: except, startAt, endAt", () => {
 
 describe("job modifiers: maxRuns", () => {
   it("runs at most maxRuns slots, retries counting once; then completed with remainingRuns 0", async () => {
-    const s = setup({ start: T0 - MIN });
+    // Registered just after a minute: the registering tick plans [registered, now] and runs no slot.
+    const s = setup({ start: T0 - MIN + 1 });
     let calls = 0;
     s.scheduler.job("thrice", {
       schedule: "* * * * *",
       maxRuns: 3,
-      retries: { attempts: 1, backoff: 1 },
+      retries: { attempts: 2, backoff: 1 },
       run: () => {
         calls++;
         if (calls === 1) throw new Error("first attempt fails");
       },
     });
-    await tickAt(s, T0 - MIN);
+    await tickAt(s, T0 - MIN + 1);
     for (let m = 0; m < 6; m++) {
       await s.clock.set(T0 + m * MIN);
       const pending = s.scheduler.tick();

@@ -36,7 +36,10 @@ export function gate(clock: ManualClock, options: { ignoreAbort?: boolean } = {}
   return { state, run, release, until };
 }
 
-/** The store first sees the job one minute before T0, so the T0 slot is due at T0. */
+/**
+ * The store first sees the job at the clock's time (set it just after T0 - 1 min: a new job
+ * plans [registered, now], so the registering tick runs no slot), then the T0 slot is due at T0.
+ */
 export async function register(s: { clock: ManualClock; scheduler: { tick(): Promise<unknown> } }): Promise<void> {
   await s.scheduler.tick();
   await s.clock.set(T0);

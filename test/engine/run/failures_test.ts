@@ -9,7 +9,7 @@ import { MIN, ofType, setup, T0 } from "../_helpers.ts";
 describe("pauseOnFailure", () => {
   it("pauses after n consecutive failures spread over two nodes, with the note and a paused event", async () => {
     const store = createMemoryStore();
-    const a = setup({ store, node: "a", start: T0 - MIN });
+    const a = setup({ store, node: "a", start: T0 - MIN + 1 }); // registered just after a minute: no slot of its own
     const b = setup({ store, node: "b", clock: a.clock });
     const outcomes = ["ok", "fail", "fail", "fail"];
     let call = 0;
@@ -35,7 +35,7 @@ describe("pauseOnFailure", () => {
   });
 
   it("a bufferAll job paused by its failures starts no buffered slot until it is resumed", async () => {
-    const s = setup({ start: T0 - MIN });
+    const s = setup({ start: T0 - MIN + 1 }); // registered just after a minute: no slot of its own
     let calls = 0;
     let fail: (e: Error) => void = () => {};
     s.scheduler.job("j", { schedule: "* * * * *", overlap: "bufferAll", pauseOnFailure: 1, run: () => {

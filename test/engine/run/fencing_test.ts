@@ -44,13 +44,14 @@ interface Live {
  * may have both handlers live and both `held`.
  */
 async function scenario(options: { how: "hang" | "throw"; skewMs: number; graceMs: number; stopAfterAbortMs: number }) {
-  const base = createManualClock(T0 - MIN);
+  // Registered just after a minute: the registering tick plans [registered, now] and runs no slot.
+  const base = createManualClock(T0 - MIN + 1);
   const shared = createMemoryStore();
   const a = breakable(shared);
   const lives: Live[] = [];
   const spec = (node: string) => ({
     schedule: "* * * * *",
-    retries: { attempts: 1, backoff: "1s" },
+    retries: { attempts: 2, backoff: "1s" }, // A's attempt and B's re-run
     run: (ctx: RunContext) => {
       const live: Live = { node, ctx, start: base.now(), end: undefined, abortedAt: undefined };
       lives.push(live);
@@ -78,7 +79,7 @@ async function scenario(options: { how: "hang" | "throw"; skewMs: number; graceM
   const nodeB = setup({ ...common, clock: skewed(base, options.skewMs), store: shared, node: "b" });
   nodeA.scheduler.job("once", spec("a"));
   nodeB.scheduler.job("once", spec("b"));
-  await nodeA.scheduler.tick(T0 - MIN);
+  await nodeA.scheduler.tick(T0 - MIN + 1);
   await base.set(T0);
   void nodeA.scheduler.tick(T0);
   await base.settle();

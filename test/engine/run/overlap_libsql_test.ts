@@ -30,7 +30,7 @@ function twoConnections(): [MemoryStore, MemoryStore] {
 describe("overlap policies on one libSQL file, two schedulers", () => {
   it("bufferOne: B buffers its slot behind A's live run and A's settling starts it; B's next slot is skipped", async () => {
     const [sa, sb] = twoConnections();
-    const a = setup({ store: sa, node: "a", start: T0 - MIN });
+    const a = setup({ store: sa, node: "a", start: T0 - MIN + 1 });
     const b = setup({ store: sb, node: "b", clock: a.clock });
     const h = gate(a.clock);
     for (const s of [a, b]) s.scheduler.job("j", { schedule: "* * * * *", overlap: "bufferOne", run: h.run });
@@ -54,7 +54,7 @@ describe("overlap policies on one libSQL file, two schedulers", () => {
 
   it("cancelOther: B's slot aborts A's live run at A's next heartbeat; A records it cancelled and the new slot runs once", async () => {
     const [sa, sb] = twoConnections();
-    const a = setup({ store: sa, node: "a", start: T0 - MIN });
+    const a = setup({ store: sa, node: "a", start: T0 - MIN + 1 });
     const b = setup({ store: sb, node: "b", clock: a.clock });
     const h = gate(a.clock);
     for (const s of [a, b]) s.scheduler.job("j", { schedule: "* * * * *", overlap: "cancelOther", run: h.run });

@@ -13,7 +13,7 @@ const statuses = async (store: Parameters<typeof rows>[0], job: string): Promise
 describe("overlap policies", () => {
   it("bufferOne: one slot waits for the live run on another node and runs after it; the next is skipped 'overlap'", async () => {
     const store = createMemoryStore();
-    const a = setup({ store, node: "a", start: T0 - MIN });
+    const a = setup({ store, node: "a", start: T0 - MIN + 1 });
     const b = setup({ store, node: "b", clock: a.clock });
     const h = gate(a.clock);
     for (const s of [a, b]) s.scheduler.job("j", { schedule: "* * * * *", overlap: "bufferOne", run: h.run });
@@ -39,7 +39,7 @@ describe("overlap policies", () => {
 
   it("bufferAll: every slot due meanwhile runs in slot order, one at a time, up to bufferLimit; the excess is skipped", async () => {
     const store = createMemoryStore();
-    const a = setup({ store, node: "a", start: T0 - MIN });
+    const a = setup({ store, node: "a", start: T0 - MIN + 1 });
     const b = setup({ store, node: "b", clock: a.clock });
     const h = gate(a.clock);
     for (const s of [a, b]) s.scheduler.job("j", { schedule: "* * * * *", overlap: "bufferAll", bufferLimit: 2, run: h.run });
@@ -89,7 +89,7 @@ describe("overlap policies", () => {
 
   it("cancelOther: a slot on another node aborts the live run (reason superseded), which ends cancelled; the new one runs after it", async () => {
     const store = createMemoryStore();
-    const a = setup({ store, node: "a", start: T0 - MIN });
+    const a = setup({ store, node: "a", start: T0 - MIN + 1 });
     const b = setup({ store, node: "b", clock: a.clock });
     const h = gate(a.clock);
     for (const s of [a, b]) s.scheduler.job("j", { schedule: "* * * * *", overlap: "cancelOther", run: h.run });
@@ -113,7 +113,7 @@ describe("overlap policies", () => {
   });
 
   it("cancelOther on the node that holds the live run aborts it at once (no heartbeat wait)", async () => {
-    const s = setup({ start: T0 - MIN });
+    const s = setup({ start: T0 - MIN + 1 });
     const h = gate(s.clock);
     s.scheduler.job("j", { schedule: "* * * * *", overlap: "cancelOther", run: h.run });
     await register(s);
@@ -132,7 +132,7 @@ describe("overlap policies", () => {
 
   it("cancelOther with a handler that ignores its signal: the new run starts only once the old lease ended (the abort grace)", async () => {
     const store = createMemoryStore();
-    const a = setup({ store, node: "a", start: T0 - MIN });
+    const a = setup({ store, node: "a", start: T0 - MIN + 1 });
     const b = setup({ store, node: "b", clock: a.clock });
     const h = gate(a.clock, { ignoreAbort: true });
     for (const s of [a, b]) s.scheduler.job("j", { schedule: "* * * * *", overlap: "cancelOther", run: h.run });
@@ -172,7 +172,7 @@ describe("overlap policies", () => {
 
   it("a store failure while starting a buffered slot loses nothing: it stays buffered and the next tick starts it once", async () => {
     const store = faultyStore();
-    const s = setup({ store, start: T0 - MIN });
+    const s = setup({ store, start: T0 - MIN + 1 });
     const h = gate(s.clock);
     s.scheduler.job("j", { schedule: "* * * * *", overlap: "bufferOne", run: h.run });
     await register(s);
@@ -198,11 +198,11 @@ describe("overlap policies", () => {
 
   it("cancelOther: a run waiting out a retry backoff is cancelled when the backoff ends, not retried", async () => {
     const store = createMemoryStore();
-    const a = setup({ store, node: "a", start: T0 - MIN });
+    const a = setup({ store, node: "a", start: T0 - MIN + 1 });
     const b = setup({ store, node: "b", clock: a.clock });
     const calls: string[] = [];
     for (const s of [a, b]) {
-      s.scheduler.job("j", { schedule: "* * * * *", overlap: "cancelOther", retries: { attempts: 2, backoff: "2m" }, run: (ctx) => {
+      s.scheduler.job("j", { schedule: "* * * * *", overlap: "cancelOther", retries: { attempts: 3, backoff: "2m" }, run: (ctx) => {
         calls.push(`${(ctx.slot - T0) / MIN}/${ctx.attempt}`);
         if (calls.length === 1) throw new Error("flaky");
       } });

@@ -183,13 +183,13 @@ function denoOnlyFixtures() {
 }
 
 /**
- * The unit files on Node in a few processes (files shared out by size, two per core, run
+ * The unit files on Node in a few processes (files shared out by size, three per core, run
  * one per core so that a slow one does not leave a core idle), so tsx compiles the
  * sources once per process rather than once per file.
  */
 async function unitNode() {
   if (unit.length === 0) return true;
-  const shards = Array.from({ length: Math.min(2 * cores, unit.length) }, () => ({ size: 0, files: [] }));
+  const shards = Array.from({ length: Math.min(3 * cores, unit.length) }, () => ({ size: 0, files: [] }));
   const bySize = unit.map((f) => ({ f, size: statSync(join(root, f)).size })).sort((a, b) => b.size - a.size);
   for (const { f, size } of bySize) {
     const lightest = shards.reduce((a, b) => (b.size < a.size ? b : a));

@@ -244,13 +244,12 @@ if (watch) {
   if (!ok) finish(false);
   if (want("unit")) ok = await tier("unit", unitNode);
   if (!ok) finish(false);
-  // The e2e files mostly wait on real time, so the CPU-bound tiers run beside them.
+  // The e2e files mostly wait on real time, so the CPU-bound tiers run beside them (the
+  // Deno run of the unit files is the longest step; the stores tier fits beside it).
   const slow = await Promise.all([
     want("e2e") ? tier("e2e", e2eTier) : true,
-    (async () => [
-      want("runtimes") ? await tier("runtimes", runtimesTier) : true,
-      want("stores") ? await tier("stores", storesTier) : true,
-    ].every(Boolean))(),
+    want("runtimes") ? tier("runtimes", runtimesTier) : true,
+    want("stores") ? tier("stores", storesTier) : true,
   ]);
   finish(slow.every(Boolean));
 }

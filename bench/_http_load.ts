@@ -80,12 +80,16 @@ export interface LoadResult {
   bytesPerRequest: number;
 }
 
-/** Runs autocannon against `path` for `seconds` with `connections`, asking for gzip like a browser. */
-export async function load(server: LoadServer, path: string, seconds: number, connections = 50): Promise<LoadResult> {
+/**
+ * Runs autocannon against `path` for `seconds` with `connections`, asking for gzip like a
+ * browser; a request unanswered after `timeoutSeconds` (default 10) counts as an error.
+ */
+export async function load(server: LoadServer, path: string, seconds: number, connections = 50, timeoutSeconds = 10): Promise<LoadResult> {
   const result = await autocannon({
     url: `${server.url}${path}`,
     connections,
     duration: seconds,
+    timeout: timeoutSeconds,
     headers: { authorization: `Bearer ${server.token}`, "accept-encoding": "gzip" },
   });
   return {

@@ -183,13 +183,13 @@ function denoOnlyFixtures() {
 }
 
 /**
- * The unit files on Node in a few processes (files shared out by size, two per core, run
+ * The unit files on Node in a few processes (files shared out by size, three per core, run
  * one per core so that a slow one does not leave a core idle), so tsx compiles the
  * sources once per process rather than once per file.
  */
 async function unitNode() {
   if (unit.length === 0) return true;
-  const shards = Array.from({ length: Math.min(2 * cores, unit.length) }, () => ({ size: 0, files: [] }));
+  const shards = Array.from({ length: Math.min(3 * cores, unit.length) }, () => ({ size: 0, files: [] }));
   const bySize = unit.map((f) => ({ f, size: statSync(join(root, f)).size })).sort((a, b) => b.size - a.size);
   for (const { f, size } of bySize) {
     const lightest = shards.reduce((a, b) => (b.size < a.size ? b : a));
@@ -244,13 +244,12 @@ if (watch) {
   if (!ok) finish(false);
   if (want("unit")) ok = await tier("unit", unitNode);
   if (!ok) finish(false);
-  // The e2e files mostly wait on real time, so the CPU-bound tiers run beside them.
+  // The e2e files mostly wait on real time, so the CPU-bound tiers run beside them (the
+  // Deno run of the unit files is the longest step; the stores tier fits beside it).
   const slow = await Promise.all([
     want("e2e") ? tier("e2e", e2eTier) : true,
-    (async () => [
-      want("runtimes") ? await tier("runtimes", runtimesTier) : true,
-      want("stores") ? await tier("stores", storesTier) : true,
-    ].every(Boolean))(),
+    want("runtimes") ? tier("runtimes", runtimesTier) : true,
+    want("stores") ? tier("stores", storesTier) : true,
   ]);
   finish(slow.every(Boolean));
 }

@@ -14,19 +14,23 @@ import type { SchedulerEvent } from "../../src/engine/types.ts";
 const ROOT = new URL("../..", import.meta.url).pathname;
 const WORKER = join(ROOT, "test/integration/fixtures/crash_worker.ts");
 
-describe("crash recovery on libSQL", { timeout: 60_000 }, () => {
+describe("crash recovery on libSQL", { timeout: 120_000 }, () => {
   it("a SIGKILLed run is recorded abandoned after its lease by another process and re-run", async () => {
     const dir = mkdtempSync(join(tmpdir(), "edgecron-crash-"));
     const db = join(dir, "crash.db");
     try {
-      const slot = Math.ceil((Date.now() + 3_000) / 1000) * 1000;
-      const crashed = spawn(process.execPath, ["--import", "tsx", WORKER, "crash", db, String(slot)], { cwd: ROOT });
+      // The worker picks the slot once booted and prints it first.
+      const crashed = spawn(process.execPath, ["--import", "tsx", WORKER, "crash", db, "auto"], { cwd: ROOT });
       let stderr = "";
+      let stdout = "";
+      let slot = Number.NaN;
       crashed.stderr.on("data", (d: Buffer) => (stderr += d));
       const killedAt = await new Promise<number>((resolve, reject) => {
-        const guard = setTimeout(() => reject(new Error(`crash worker never started its run: ${stderr}`)), 20_000);
+        const guard = setTimeout(() => reject(new Error(`crash worker never started its run: ${stdout}${stderr}`)), 60_000);
         crashed.stdout.on("data", (d: Buffer) => {
-          if (String(d).includes(`running ${slot} 1`)) {
+          stdout += d;
+          slot = Number(/^slot (\d+)$/m.exec(stdout)?.[1]);
+          if (stdout.includes(`running ${slot} 1`)) {
             clearTimeout(guard);
             crashed.kill("SIGKILL");
             resolve(Date.now());

@@ -119,8 +119,9 @@ describe("leases with default settings, real processes", { timeout: 300_000 }, (
       const stoppedAt = Date.now();
       const survivor = worker([db, "survivor", "pause", stopAt, String(slot)]);
       await new Promise((resolve) => setTimeout(resolve, 25_000));
-      paused.child.kill("SIGCONT");
+      // Read before the signal: the worker may run before this process reads the clock again.
       const resumedAt = Date.now();
+      paused.child.kill("SIGCONT");
       const [p, s] = await Promise.all([paused.result(), survivor.result()]);
 
       const row = (await rowsOf(db, "long")).find((r) => r.slot === slot)!;

@@ -2,7 +2,7 @@
 import { quote, SchedulerError } from "../core/errors.ts";
 import { parseDuration } from "../core/duration.ts";
 import type { LeasePolicy } from "./run/lease.ts";
-import type { SchedulerOptions, TickReport } from "./types.ts";
+import type { SchedulerOptions } from "./types.ts";
 
 /** Default `concurrency`: see README ("Capacity"). */
 export const DEFAULT_CONCURRENCY = 200;

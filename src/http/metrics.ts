@@ -5,7 +5,7 @@
 import type { Scheduler, SchedulerEvent } from "../engine/types.ts";
 import { listJobs } from "./_list.ts";
 import { createHistogram, type Histogram, labels } from "./metrics_format.ts";
-import { createStalenessCollector, type StalenessCollector } from "./metrics_staleness.ts";
+import { createStalenessCollector } from "./metrics_staleness.ts";
 
 /** What the router's `GET /metrics` adds at scrape time: jobs by state. */
 export type JobStateCounts = Record<"active" | "paused" | "disabled" | "running", number>;

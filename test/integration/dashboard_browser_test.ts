@@ -205,13 +205,13 @@ describe("dashboard in a browser", { skip: existsSync(CHROMIUM) ? false : `${CHR
           .map((el) => `${card.getAttribute("data-job")}: "${el.textContent?.trim().slice(0, 20)}"`);
       }));
       assert.deepEqual(crowded, [], "text past a card's padding");
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - globalThis.innerWidth);
       assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`);
       const geometry = await page.locator('section.job[data-job="pulse-5s"] svg.timeline').evaluate((svg) => {
         const box = svg.getBoundingClientRect();
         const band = svg.querySelector("path.band.s-planned")!.getBoundingClientRect();
         const card = svg.closest("section")!.getBoundingClientRect();
-        return { svgLeft: box.left, svgRight: box.right, bandRight: band.right, bandLeft: band.left, cardLeft: card.left, cardRight: card.right, vw: window.innerWidth };
+        return { svgLeft: box.left, svgRight: box.right, bandRight: band.right, bandLeft: band.left, cardLeft: card.left, cardRight: card.right, vw: globalThis.innerWidth };
       });
       assert.ok(geometry.svgLeft >= geometry.cardLeft && geometry.svgRight <= geometry.cardRight && geometry.svgRight <= geometry.vw, `timeline inside its card and the viewport: ${JSON.stringify(geometry)}`);
       const width48h = geometry.svgRight - geometry.svgLeft;
@@ -228,7 +228,7 @@ describe("dashboard in a browser", { skip: existsSync(CHROMIUM) ? false : `${CHR
       await job.goto(`${base}/cron/ui/jobs/sync-inventory`);
       const err = await job.locator("table.runs td.err").first().boundingBox();
       assert.ok(err && err.x + err.width <= width, "the history's error column is visible");
-      assert.ok(await job.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), "the job page does not scroll sideways");
+      assert.ok(await job.evaluate(() => document.documentElement.scrollWidth <= globalThis.innerWidth), "the job page does not scroll sideways");
       await shoot(job, `dashboard-job-${width}.png`);
       await page.context().close();
     });

@@ -2,7 +2,6 @@
 // file, 20 jobs firing every second for ~20 s. Every slot in the common window must have
 // exactly one `ok` row and exactly one side-log line: zero duplicates, zero lost.
 import { describe, it } from "node:test";
-import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

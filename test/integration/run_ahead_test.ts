@@ -3,7 +3,7 @@
 // - Miniflare (workerd): two Worker instances on one libSQL store (over HTTP) get one
 //   `scheduled` event a minute, one of them twice; a `*/10 * * * * *` job must record
 //   six `ok` slots a minute, each run once. Prints lateness p50/p99.
-import { after, before, describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

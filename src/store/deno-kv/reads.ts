@@ -8,7 +8,7 @@ import { readDefs } from "./defs.ts";
 import { checkInstant, MAX_RUNS_LIMIT, zeroCounts } from "../_validate.ts";
 import { isOpenStatus } from "../_overlap.ts";
 import { quote, SchedulerError } from "../../core/errors.ts";
-import type { JobOverview, JobState, PauseInfo, RunRecord, RunStatus, StatusCounts, TickSnapshot } from "../types.ts";
+import type { JobOverview, PauseInfo, RunRecord, RunStatus, StatusCounts, TickSnapshot } from "../types.ts";
 
 /** Sets an own property, even one named `__proto__` (job names are user data). */
 export function define<T>(target: Record<string, T>, key: string, value: T): void {

@@ -4,7 +4,7 @@
  * parameter read with `json_each`, so a tick over 10 000 jobs never hits SQLite's
  * bound-parameter limit (D1 allows 100 per statement).
  */
-import { quote, SchedulerError } from "../../core/errors.ts";
+import { quote } from "../../core/errors.ts";
 import type { AttemptKey, EnqueueRequest, JobDef, LeaseRenewal, PromoteRequest, RunRecord, RunStatus } from "../types.ts";
 import type { SqlRow, SqlStatement, SqlValue } from "./executor.ts";
 

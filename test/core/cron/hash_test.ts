@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { cron, fieldHash, fnv1a32, resolveCron } from "../../../src/core/cron/mod.ts";
 import { schedule } from "../../../src/core/schedule.ts";
-import { assertSchedulerError, iso, ms } from "../_helpers.ts";
+import { assertSchedulerError, ms } from "../_helpers.ts";
 import { reference } from "./_fnv.ts";
 
 const AFTER = ms("2026-01-01T00:00:00Z");

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { at, cron, every, schedule, SchedulerError } from "../../../src/core/mod.ts";
+import { cron, every, schedule, SchedulerError } from "../../../src/core/mod.ts";
 
 const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
 

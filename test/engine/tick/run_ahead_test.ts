@@ -176,7 +176,7 @@ describe("run-ahead", () => {
     s.scheduler.job("slow", {
       schedule: every10s,
       overlap: "allow",
-      run: (ctx) => {
+      run: (_ctx) => {
         started.push((s.clock.now() - T0) / SEC);
         return new Promise<void>((resolve) => void s.clock.setTimeout(resolve, 25 * SEC));
       },

@@ -8,7 +8,7 @@
  * of unknown outcome is reconciled on the next tick from the rows themselves).
  */
 import { SchedulerError } from "../../core/errors.ts";
-import { isConnectionLost, isRolledBack, type PgRow, type PostgresSqlLike, storeError } from "./driver.ts";
+import { isConnectionLost, isRolledBack, type PgRow, type PgTx, type PostgresSqlLike, storeError } from "./driver.ts";
 import type { ResolvedPostgresOptions } from "./options.ts";
 
 /** One statement: `$n` parameters, bound in order. */
@@ -29,7 +29,7 @@ export interface PgConnection {
    */
   many(operation: string, statements: readonly (PgStatement | null)[], kind: "read" | "write"): Promise<(readonly PgRow[])[]>;
   /** Runs `fn` in one transaction on the pool (migrations). */
-  transaction<T>(operation: string, fn: (tx: PostgresSqlLike) => Promise<T>): Promise<T>;
+  transaction<T>(operation: string, fn: (tx: PgTx) => Promise<T>): Promise<T>;
   /** Bounds every later call to `ms` in all, retries included (the scheduler's storeTimeout). */
   setCallTimeout(ms: number): void;
   /** Rejects every later call; ends a store-owned pool. */
@@ -66,12 +66,13 @@ export function pgConnection(resolved: ResolvedPostgresOptions): PgConnection {
 
   // Rejects at the deadline; the query itself is cancelled where the driver can.
   const bounded = <T>(work: Promise<T>, ms: number, operation: string, cancel: () => void): Promise<T> => {
+    // The message names the caller's deadline, not what was left of it.
     if (!Number.isFinite(ms)) return work;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         cancel();
-        reject(new SchedulerError("store-error", `postgres: ${operation} failed: no answer within ${Math.round(ms)} ms`));
+        reject(new SchedulerError("store-error", `postgres: ${operation} failed: no answer within ${callTimeout} ms`));
       }, Math.max(0, ms));
     });
     work.catch(() => undefined);
@@ -99,7 +100,7 @@ export function pgConnection(resolved: ResolvedPostgresOptions): PgConnection {
     }
   }
 
-  const query = (sql: PostgresSqlLike, s: PgStatement, cancels: (() => unknown)[]): PromiseLike<readonly PgRow[]> => {
+  const query = (sql: PgTx, s: PgStatement, cancels: (() => unknown)[]): PromiseLike<readonly PgRow[]> => {
     const q = sql.unsafe(s.text, s.args);
     if (typeof q.cancel === "function") cancels.push(() => q.cancel?.());
     return q;
@@ -124,7 +125,7 @@ export function pgConnection(resolved: ResolvedPostgresOptions): PgConnection {
       });
     },
 
-    transaction: <T>(operation: string, fn: (tx: PostgresSqlLike) => Promise<T>): Promise<T> =>
+    transaction: <T>(operation: string, fn: (tx: PgTx) => Promise<T>): Promise<T> =>
       run(operation, "write", async (sql) => (await sql.begin("isolation level read committed", fn)) as T),
 
     setCallTimeout(ms: number): void {

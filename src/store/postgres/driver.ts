@@ -13,12 +13,16 @@ export interface PgQuery extends PromiseLike<readonly PgRow[]> {
   cancel?(): unknown;
 }
 
-/** The parts of a postgres.js `sql` instance the store calls. */
-export interface PostgresSqlLike {
+/** The parts of a postgres.js transaction the store calls. */
+export interface PgTx {
   /** A query text with `$n` parameters. */
   unsafe(query: string, parameters?: unknown[]): PgQuery;
+}
+
+/** The parts of a postgres.js `sql` instance the store calls. */
+export interface PostgresSqlLike extends PgTx {
   /** A transaction; rejects (after ROLLBACK) when `cb` does. */
-  begin(options: string, cb: (tx: PostgresSqlLike) => unknown): Promise<unknown>;
+  begin(options: string, cb: (tx: PgTx) => unknown): Promise<unknown>;
   /** Ends the pool. */
   end(options?: { timeout?: number }): Promise<void>;
 }

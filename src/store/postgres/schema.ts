@@ -6,7 +6,7 @@
  */
 import { SchedulerError } from "../../core/errors.ts";
 import type { PgConnection } from "./connection.ts";
-import type { PostgresSqlLike } from "./driver.ts";
+import type { PgTx } from "./driver.ts";
 
 /** The tables of one schema, quoted once. */
 export interface PgTables {
@@ -72,7 +72,7 @@ const MIGRATIONS: readonly Migration[] = [
 /** The schema version this code writes and reads. */
 export const PG_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 
-const rows = async (tx: PostgresSqlLike, text: string, args: unknown[] = []): Promise<readonly Record<string, unknown>[]> =>
+const rows = async (tx: PgTx, text: string, args: unknown[] = []): Promise<readonly Record<string, unknown>[]> =>
   await tx.unsafe(text, args);
 
 /**

@@ -3,6 +3,7 @@
  * environment with generated secrets, the data folder, and a local webhook receiver so
  * that the README's webhook example succeeds against the demo.
  */
+import { redactUrl } from "../../src/store/postgres/options.ts";
 import { mkdirSync } from "node:fs";
 import process from "node:process";
 import type { Hono } from "hono";
@@ -12,7 +13,10 @@ import { verifySignature } from "../../src/webhook/mod.ts";
 export interface DemoSettings {
   token: string;
   webhookSecret: string;
-  /** libSQL URL: `file:.edgecron/edgecron.db` unless EDGECRON_DB says otherwise. */
+  /**
+   * Where the data lives: DATABASE_URL (a `postgres://` URL), else LIBSQL_URL or
+   * EDGECRON_DB (a libSQL URL), else `file:.edgecron/edgecron.db`.
+   */
   db: string;
   /** 127.0.0.1 unless HOST says otherwise. */
   hostname: string;
@@ -25,7 +29,7 @@ export interface DemoSettings {
 export function demoSettings(): DemoSettings {
   const env = process.env;
   const port = Number(env.PORT ?? 8787);
-  const db = env.EDGECRON_DB ?? "file:.edgecron/edgecron.db";
+  const db = env.DATABASE_URL ?? env.LIBSQL_URL ?? env.EDGECRON_DB ?? "file:.edgecron/edgecron.db";
   // The data folder is git-ignored; create it so the first start needs no setup.
   if (db.startsWith("file:.edgecron/")) mkdirSync(".edgecron", { recursive: true });
   return {
@@ -64,7 +68,7 @@ export function banner(url: string, settings: DemoSettings): string {
     `edgecron: dashboard and API on ${url}`,
     `edgecron: token ${settings.token}`,
     `edgecron: webhook secret ${settings.webhookSecret}`,
-    `edgecron: data in ${settings.db}; demo webhook receiver at ${settings.receiverUrl}`,
+    `edgecron: data in ${redactUrl(settings.db)}; demo webhook receiver at ${settings.receiverUrl}`,
   ].join("\n");
 }
 

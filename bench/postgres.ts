@@ -61,14 +61,15 @@ const percentile = (values: readonly number[], p: number): number => {
 async function latenessBesidePgBoss(url: string, minutes: number): Promise<void> {
   const JOBS = 100;
   const names = Array.from({ length: JOBS }, (_, i) => `minutely-${String(i).padStart(3, "0")}`);
-  const ours: number[] = [];
-  const theirs: number[] = [];
+  // [minute, lateness ms] per run.
+  const ours: [number, number][] = [];
+  const theirs: [number, number][] = [];
   const schema = freshSchema("lat");
   const stores = Array.from({ length: 4 }, () => postgresStore({ url, schema, max: 2 }));
   await stores[0]!.init();
   const schedulers = stores.map((store, w) => {
     const scheduler = createScheduler({ store, node: `w${w}`, logger: { debug() {}, info() {}, warn() {}, error: (m) => console.error(m) } });
-    for (const name of names) scheduler.job(name, { schedule: "* * * * *", run: ({ slot }) => void ours.push(Date.now() - slot) });
+    for (const name of names) scheduler.job(name, { schedule: "* * * * *", run: ({ slot }) => void ours.push([slot, Date.now() - slot]) });
     return scheduler;
   });
   const bosses = Array.from({ length: 4 }, () => new PgBoss({ connectionString: url, schema: `pgboss_${schema}`, max: 2 }));
@@ -80,18 +81,23 @@ async function latenessBesidePgBoss(url: string, minutes: number): Promise<void>
     await bosses[0]!.schedule(name, "* * * * *");
   }
   for (const boss of bosses) {
-    for (const name of names) await boss.work(name, async () => void theirs.push(Date.now() % 60_000));
+    for (const name of names) {
+      await boss.work(name, async () => {
+        const now = Date.now();
+        theirs.push([now - (now % 60_000), now % 60_000]);
+      });
+    }
   }
   await Promise.all(schedulers.map((s) => s.ready()));
   for (const s of schedulers) s.start();
   // Count whole minutes only: from the next minute boundary on.
   const from = Math.ceil(Date.now() / 60_000) * 60_000;
   await new Promise((resolve) => setTimeout(resolve, from - Date.now()));
-  ours.length = 0;
-  theirs.length = 0;
-  await new Promise((resolve) => setTimeout(resolve, minutes * 60_000 + 5_000));
-  const oursNow = [...ours];
-  const theirsNow = [...theirs];
+  // Then `minutes` minutes of slots, and time for late runs of the last one to start.
+  await new Promise((resolve) => setTimeout(resolve, (minutes - 1) * 60_000 + 45_000));
+  const counted = (runs: [number, number][]): number[] => runs.filter(([m]) => m >= from && m < from + minutes * 60_000).map(([, late]) => late);
+  const oursNow = counted(ours);
+  const theirsNow = counted(theirs);
   await Promise.all(schedulers.map((s) => s.stop({ grace: "2s", deadline: "5s" })));
   await Promise.all(stores.map((s) => s.close()));
   await Promise.all(bosses.map((b) => b.stop({ graceful: false, wait: true })));

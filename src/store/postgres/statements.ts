@@ -158,25 +158,30 @@ export function updateStatement(t: PgTables, key: AttemptKey, patch: RunPatch): 
 /**
  * A group commit as ONE set-based `UPDATE … FROM unnest(…)`, for writes naming distinct
  * `(job, slot)` rows that each set something; undefined otherwise (then each write is
- * its own statement in one transaction, seeing the ones before it). Each patch travels
- * as jsonb: a key it leaves out keeps the column, a JSON null sets NULL.
+ * its own statement in one transaction, seeing the ones before it). Every patch field is
+ * a typed array; a bit mask per write says which fields it sets, so a field a patch
+ * leaves out keeps its column and a null sets NULL.
  */
 export function updateManyStatement(t: PgTables, writes: readonly { key: AttemptKey; patch: RunPatch }[]): PgStatement | undefined {
   const seen = new Set<string>();
-  const patches: Record<string, unknown>[] = [];
+  const masks: number[] = [];
   for (const { key, patch } of writes) {
     const row = JSON.stringify([key.job, key.slot]);
-    const set = Object.fromEntries(PATCH.filter(([f]) => patch[f] !== undefined).map(([f]) => [f, patch[f]]));
-    if (seen.has(row) || Object.keys(set).length === 0) return undefined;
+    let mask = 0;
+    PATCH.forEach(([field], bit) => {
+      if (patch[field] !== undefined) mask |= 1 << bit;
+    });
+    if (seen.has(row) || mask === 0) return undefined;
     seen.add(row);
-    patches.push(set);
+    masks.push(mask);
   }
-  const sets = PATCH.map(([field, column, type]) =>
-    `${column} = CASE WHEN req.patch ? '${field}' THEN (req.patch->>'${field}')::${type} ELSE r.${column} END`
-  );
+  const sets = PATCH.map(([, column], bit) => `${column} = CASE WHEN req.mask & ${1 << bit} <> 0 THEN req.new_${column} ELSE r.${column} END`);
+  const columns = PATCH.map(([, column]) => `new_${column}`).join(", ");
+  const types = PATCH.map(([, , type], i) => `$${i + 6}::${type}[]`).join(", ");
   return {
     text: `UPDATE ${t.runs} AS r SET ${sets.join(", ")}
-      FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::text[], $5::jsonb[]) AS req(job, slot, attempt, node, patch)
+      FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::text[], $5::integer[], ${types})
+        AS req(job, slot, attempt, node, mask, ${columns})
       WHERE r.job = req.job AND r.slot = req.slot AND r.attempt = req.attempt AND r.node = req.node AND r.status = 'running'
       RETURNING r.job, r.slot`,
     args: [
@@ -184,7 +189,8 @@ export function updateManyStatement(t: PgTables, writes: readonly { key: Attempt
       writes.map((w) => w.key.slot),
       writes.map((w) => w.key.attempt),
       writes.map((w) => w.key.node),
-      patches,
+      masks,
+      ...PATCH.map(([field]) => writes.map((w) => w.patch[field] ?? null)),
     ],
   };
 }

@@ -3,7 +3,7 @@
 // password (SCRAM) authentication so URLs carry a secret the errors must never show.
 // One server per test process, started on first use and stopped when the process exits.
 // No server binary: `skipReason` says so (and .ci/run installs one).
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -94,6 +94,14 @@ async function start(): Promise<PgServer> {
     } catch { /* already stopped */ }
     rmSync(dir, { recursive: true, force: true });
   });
+  // A watchdog for a test process that dies without its exit handler (killed at a
+  // timeout, SIGKILL, a runtime that skips it): stops the server once this pid is gone.
+  const stop = [...(asRoot ? ["runuser", "-u", "postgres", "--"] : []), join(bin, "pg_ctl"), "-D", dataDir, "-m", "immediate", "stop"];
+  const quoted = stop.map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
+  spawn("sh", ["-c", `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${quoted} >/dev/null 2>&1; rm -rf '${dir}'`], {
+    detached: true,
+    stdio: "ignore",
+  }).unref();
   return { url: `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}/postgres`, port, bin, ctl, dataDir };
 }
 

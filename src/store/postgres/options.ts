@@ -56,21 +56,20 @@ export function redactUrl(url: string): string {
   }).replace(/([?&]password=)[^&#]*/gi, "$1***");
 }
 
-/** The parts of a URL that are secret (password, and the whole user info). */
+/** The secret parts of a URL's user info: the password (as written and decoded) and `user:password`. */
 function secretsOf(url: string): string[] {
   const match = /^[a-z][a-z0-9+.-]*:\/\/([^@/?#]*)@/i.exec(url);
   const info = match?.[1];
   if (info === undefined || info === "") return [];
+  // A user name alone is no secret (and blanking it would mangle every message naming it).
   const colon = info.indexOf(":");
   const password = colon < 0 ? "" : info.slice(colon + 1);
-  const secrets = [info];
-  if (password !== "") {
-    secrets.push(password);
-    try {
-      secrets.push(decodeURIComponent(password));
-    } catch { /* a malformed escape stays as written */ }
-  }
-  return secrets.filter((s) => s.length > 0);
+  if (password === "") return [];
+  const secrets = [info, password];
+  try {
+    secrets.push(decodeURIComponent(password));
+  } catch { /* a malformed escape stays as written */ }
+  return secrets;
 }
 
 /** Every secret of a URL: its user info and password, and a `?password=` parameter. */

@@ -60,6 +60,12 @@ describe("postgresStore options", () => {
     assert.equal(redactUrl("postgres://app@h/db"), "postgres://app@h/db");
   });
 
+  it("blanks the password but never a bare user name (a user called postgres leaves messages readable)", () => {
+    assert.deepEqual(resolvePostgresOptions({ url: "postgres://postgres@h/db" }).secrets, []);
+    const secrets = resolvePostgresOptions({ url: "postgres://postgres:p%40ss@h/db?password=q" }).secrets;
+    assert.deepEqual([...new Set(secrets)].sort(), ["p%40ss", "p@ss", "postgres:p%40ss", "q"]);
+  });
+
   it("a missing postgres package is a store-error that says what to install", async () => {
     const resolved = resolvePostgresOptions({ url: "postgres://h/db" }, () => Promise.reject(missingDriver(new Error("Cannot find package 'postgres'"))));
     await rejects(() => resolved.open(), "store-error", /the "postgres" package \(postgres\.js 3\.x\) is not installed.*npm install postgres/);

@@ -1,8 +1,9 @@
 /**
- * The `Store` on Postgres: the port's methods over the dialect's statements. A write
- * that is one statement is one round trip on its own; a write that needs several (a
- * claim under job locks, putDef) is one pipelined READ COMMITTED transaction; reads of
- * several statements share one REPEATABLE READ snapshot.
+ * The `Store` on Postgres: the port's methods over the dialect's statements
+ * (statements.ts); reads are in reads.ts, definitions in defs.ts. A write that is one
+ * statement is one round trip on its own; a write that needs several (a claim under
+ * job locks, putDef) is one READ COMMITTED transaction; reads of several statements
+ * share one REPEATABLE READ snapshot.
  */
 import { claimOutcomes } from "../sql/claims.ts";
 import { attemptKeyText, jobDef, runRecord } from "../sql/statements.ts";
@@ -16,37 +17,25 @@ import {
   checkText,
   checkUpdate,
   checkUpdates,
-  checkVersion,
   LEASE_EXPIRED,
-  resolveOverviewQuery,
-  resolveRunQuery,
   setOwn,
-  specText,
-  versionConflict,
-  zeroCounts,
 } from "../_validate.ts";
-import type { ClaimResult, JobOverview, RunRecord, RunStatus, StatusCounts, Store, TickSnapshot } from "../types.ts";
+import type { ClaimResult, RunRecord, Store, TickSnapshot } from "../types.ts";
 import type { PgConnection } from "./connection.ts";
 import type { PgRow } from "./driver.ts";
+import { pgDefs } from "./defs.ts";
+import { pgReads } from "./reads.ts";
 import { migrate, type PgTables } from "./schema.ts";
 import {
   claimRounds,
   claimsStatement,
-  countsStatement,
-  defJobStatement,
-  defsStatement,
   ensureJobsStatement,
-  getRunStatement,
   jobLocksStatement,
   jobsToLock,
-  lastOutcomesStatement,
-  putDefStatement,
   readStatements,
   reapStatement,
   reclaimStatement,
-  recentStatement,
   renewStatement,
-  runsStatement,
   updateManyStatement,
   updateStatement,
 } from "./statements.ts";
@@ -63,16 +52,6 @@ function planningState(t: readonly (readonly PgRow[])[]): TickSnapshot {
   snapshot.defs = defs.map((row) => jobDef(row, "postgres"));
   snapshot.running = running.map(runRecord);
   return snapshot;
-}
-
-function tally(names: readonly string[], rows: readonly PgRow[]): Record<string, StatusCounts> {
-  const result: Record<string, StatusCounts> = {};
-  for (const name of names) setOwn(result, name, zeroCounts());
-  for (const row of rows) {
-    const counts = Object.hasOwn(result, String(row.job)) ? result[String(row.job)] : undefined;
-    if (counts) counts[String(row.status) as RunStatus] = Number(row.n);
-  }
-  return result;
 }
 
 /** Creates the Postgres `Store` on `db` with its tables in `t`. The schema is migrated on `init()` or first use. */
@@ -173,62 +152,7 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
       return rows.length > 0;
     },
 
-    async getRun(job, slot): Promise<RunRecord | undefined> {
-      checkText(job, "getRun.job");
-      checkInstant(slot, "getRun.slot");
-      checkStorable([job], "getRun.job");
-      await ensureReady();
-      return (await db.one("getRun", getRunStatement(t, job, slot), "read")).map(runRecord)[0];
-    },
-
-    async runs(job, query): Promise<RunRecord[]> {
-      checkText(job, "runs.job");
-      checkStorable([job], "runs.job");
-      const { limit, before } = resolveRunQuery(query);
-      await ensureReady();
-      return (await db.one("runs", runsStatement(t, job, limit, before), "read")).map(runRecord);
-    },
-
-    async lastOutcomes(names): Promise<Record<string, RunRecord>> {
-      checkNames(names, "lastOutcomes.jobs");
-      checkStorable(names, "lastOutcomes.jobs");
-      await ensureReady();
-      const result: Record<string, RunRecord> = {};
-      for (const row of await db.one("lastOutcomes", lastOutcomesStatement(t, names), "read")) {
-        const run = runRecord(row);
-        setOwn(result, run.job, run);
-      }
-      return result;
-    },
-
-    async counts(names): Promise<Record<string, StatusCounts>> {
-      checkNames(names, "counts.jobs");
-      checkStorable(names, "counts.jobs");
-      await ensureReady();
-      return tally(names, await db.one("counts", countsStatement(t, names), "read"));
-    },
-
-    async overview(names, query): Promise<Record<string, JobOverview>> {
-      checkNames(names, "overview.names");
-      checkStorable(names, "overview.names");
-      const { since, perJob } = resolveOverviewQuery(query);
-      await ensureReady();
-      const [last = [], counts = [], recent = []] = await db.many("overview", [
-        lastOutcomesStatement(t, names),
-        countsStatement(t, names),
-        recentStatement(t, names, since, perJob),
-      ], "read");
-      const countsOf = tally(names, counts);
-      const result: Record<string, JobOverview> = Object.create(null);
-      for (const name of names) result[name] = { last: undefined, counts: countsOf[name] ?? zeroCounts(), recent: [] };
-      for (const row of last) {
-        const view = result[String(row.job)];
-        if (view) view.last = runRecord(row);
-      }
-      // Newest slot first per job: the statement orders by job, then slot descending.
-      for (const row of recent) result[String(row.job)]?.recent.push(runRecord(row));
-      return result;
-    },
+    ...pgReads(db, t, ensureReady),
 
     async setPaused(name, paused, now): Promise<void> {
       checkText(name, "setPaused.name");
@@ -243,43 +167,7 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
       }, "write");
     },
 
-    async listDefs() {
-      await ensureReady();
-      return (await db.one("listDefs", defsStatement(t), "read")).map((row) => jobDef(row, "postgres"));
-    },
-
-    async getDef(name) {
-      checkText(name, "getDef.name");
-      checkStorable([name], "getDef.name");
-      await ensureReady();
-      return (await db.one("getDef", defsStatement(t, name), "read")).map((row) => jobDef(row, "postgres"))[0];
-    },
-
-    async putDef(name, spec, now, options = {}) {
-      checkText(name, "putDef.name");
-      checkInstant(now, "putDef.now");
-      checkStorable([name], "putDef.name");
-      const text = specText(spec);
-      checkStorable([text], "putDef.spec");
-      const expected = options.ifVersion === undefined ? undefined : checkVersion(options.ifVersion, "putDef.ifVersion");
-      await ensureReady();
-      const [written = [], , current = []] = await db.many("putDef", [
-        putDefStatement(t, name, text, now, expected),
-        defJobStatement(t, name, now),
-        // Explains a refusal: the version the compare-and-set did not match.
-        { text: `SELECT version FROM ${t.defs} WHERE name = $1`, args: [name] },
-      ], "write");
-      const version = written[0]?.version;
-      if (version === undefined || version === null) throw versionConflict(name, Number(current[0]?.version ?? 0), expected ?? 0);
-      return { name, spec: JSON.parse(text), version: Number(version), updatedAt: now };
-    },
-
-    async deleteDef(name) {
-      checkText(name, "deleteDef.name");
-      checkStorable([name], "deleteDef.name");
-      await ensureReady();
-      return (await db.one("deleteDef", { text: `DELETE FROM ${t.defs} WHERE name = $1 RETURNING name`, args: [name] }, "write")).length > 0;
-    },
+    ...pgDefs(db, t, ensureReady),
 
     async prune(before) {
       checkInstant(before, "prune.before");

@@ -101,7 +101,9 @@ export function pgConnection(resolved: ResolvedPostgresOptions): PgConnection {
   }
 
   const query = (sql: PgTx, s: PgStatement, cancels: (() => unknown)[]): PromiseLike<readonly PgRow[]> => {
-    const q = sql.unsafe(s.text, s.args);
+    // Named and prepared once per connection: otherwise postgres.js describes every
+    // statement first, a second round trip per query.
+    const q = sql.unsafe(s.text, s.args, { prepare: resolved.prepare });
     if (typeof q.cancel === "function") cancels.push(() => q.cancel?.());
     return q;
   };

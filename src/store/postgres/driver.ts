@@ -15,8 +15,8 @@ export interface PgQuery extends PromiseLike<readonly PgRow[]> {
 
 /** The parts of a postgres.js transaction the store calls. */
 export interface PgTx {
-  /** A query text with `$n` parameters. */
-  unsafe(query: string, parameters?: unknown[]): PgQuery;
+  /** A query text with `$n` parameters; `prepare` makes it a named prepared statement. */
+  unsafe(query: string, parameters?: unknown[], options?: { prepare?: boolean }): PgQuery;
 }
 
 /** The parts of a postgres.js `sql` instance the store calls. */

@@ -12,6 +12,12 @@ interface CommonOptions {
    * `_`, starting with a letter or `_`, at most 63 characters. Default `"edgecron"`.
    */
   schema?: string;
+  /**
+   * Use named prepared statements (each statement text is parsed once per connection).
+   * Default true; set false behind a transaction-mode pooler that does not keep them
+   * (PgBouncer before 1.21).
+   */
+  prepare?: boolean;
 }
 
 /** Options of `postgresStore`: a URL to connect to, or a postgres.js `sql` you own. */
@@ -21,11 +27,6 @@ export type PostgresStoreOptions =
     url: string;
     /** The pool's most connections. Default 10. */
     max?: number;
-    /**
-     * Use named prepared statements. Default true; set false behind a transaction-mode
-     * pooler that does not keep them (PgBouncer before 1.21).
-     */
-    prepare?: boolean;
     /** How long opening a connection may take, in seconds. Default 10. */
     connectTimeout?: number;
   }
@@ -44,6 +45,8 @@ export interface ResolvedPostgresOptions {
   schema: string;
   /** Texts to blank out of any error message (the URL's password and user info). */
   secrets: readonly string[];
+  /** Whether statements are named prepared statements. */
+  prepare: boolean;
 }
 
 const SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -116,6 +119,10 @@ export function resolvePostgresOptions(
       { path: "schema" },
     );
   }
+  const prepare = options.prepare ?? true;
+  if (typeof prepare !== "boolean") {
+    throw new SchedulerError("invalid-spec", `postgresStore.prepare: expected true or false, got ${quote(prepare)}`, { path: "prepare" });
+  }
   if ("sql" in options) {
     const sql = options.sql;
     const candidate: unknown = sql;
@@ -125,7 +132,7 @@ export function resolvePostgresOptions(
         path: "sql",
       });
     }
-    return { open: async () => sql, owned: false, schema, secrets: [] };
+    return { open: async () => sql, owned: false, schema, secrets: [], prepare };
   }
   const url: unknown = options.url;
   if (typeof url !== "string" || !/^postgres(ql)?:\/\//i.test(url)) {
@@ -136,10 +143,6 @@ export function resolvePostgresOptions(
   }
   const max = checkCount(options.max ?? 10, "max", 1);
   const connectTimeout = checkCount(options.connectTimeout ?? 10, "connectTimeout", 1);
-  const prepare = options.prepare ?? true;
-  if (typeof prepare !== "boolean") {
-    throw new SchedulerError("invalid-spec", `postgresStore.prepare: expected true or false, got ${quote(prepare)}`, { path: "prepare" });
-  }
   const secrets = allSecretsOf(url);
   return {
     open: async () => {
@@ -156,6 +159,7 @@ export function resolvePostgresOptions(
     owned: true,
     schema,
     secrets,
+    prepare,
   };
 }
 

@@ -3,6 +3,7 @@
  * environment with generated secrets, the data folder, and a local webhook receiver so
  * that the webhook example of docs/http.md ("Try it with curl") succeeds against the demo.
  */
+import { redactUrl } from "../../src/store/postgres/options.ts";
 import { mkdirSync } from "node:fs";
 import process from "node:process";
 import type { Hono } from "hono";
@@ -13,7 +14,10 @@ import { redactUrl } from "../../src/store/libsql/client.ts";
 export interface DemoSettings {
   token: string;
   webhookSecret: string;
-  /** libSQL URL: `file:.edgecron/edgecron.db` unless EDGECRON_DB says otherwise. */
+  /**
+   * Where the data lives: DATABASE_URL (a `postgres://` URL), else LIBSQL_URL or
+   * EDGECRON_DB (a libSQL URL), else `file:.edgecron/edgecron.db`.
+   */
   db: string;
   /** 127.0.0.1 unless HOST says otherwise. */
   hostname: string;
@@ -26,7 +30,7 @@ export interface DemoSettings {
 export function demoSettings(): DemoSettings {
   const env = process.env;
   const port = Number(env.PORT ?? 8787);
-  const db = env.EDGECRON_DB ?? "file:.edgecron/edgecron.db";
+  const db = env.DATABASE_URL ?? env.LIBSQL_URL ?? env.EDGECRON_DB ?? "file:.edgecron/edgecron.db";
   // The data folder is git-ignored; create it so the first start needs no setup.
   if (db.startsWith("file:.edgecron/")) mkdirSync(".edgecron", { recursive: true });
   return {

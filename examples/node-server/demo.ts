@@ -3,7 +3,6 @@
  * environment with generated secrets, the data folder, and a local webhook receiver so
  * that the webhook example of docs/http.md ("Try it with curl") succeeds against the demo.
  */
-import { redactUrl } from "../../src/store/postgres/options.ts";
 import { mkdirSync } from "node:fs";
 import process from "node:process";
 import type { Hono } from "hono";

@@ -4,7 +4,7 @@ import { jobDef } from "../sql/statements.ts";
 import type { Store } from "../types.ts";
 import type { PgConnection } from "./connection.ts";
 import type { PgTables } from "./schema.ts";
-import { defJobStatement, defsStatement, putDefStatement } from "./statements.ts";
+import { defJobStatement, defsStatement, deleteDefStatements, putDefStatement } from "./statements.ts";
 import { checkStorable } from "./text.ts";
 
 type Defs = Pick<Store, "listDefs" | "getDef" | "putDef" | "deleteDef">;
@@ -47,7 +47,8 @@ export function pgDefs(db: PgConnection, t: PgTables, ensureReady: () => Promise
       checkText(name, "deleteDef.name");
       checkStorable([name], "deleteDef.name");
       await ensureReady();
-      return (await db.one("deleteDef", { text: `DELETE FROM ${t.defs} WHERE name = $1 RETURNING name`, args: [name] }, "write")).length > 0;
+      const [, deleted = []] = await db.many("deleteDef", deleteDefStatements(t, name), "write");
+      return deleted.length > 0;
     },
   };
 }

@@ -67,6 +67,17 @@ const MIGRATIONS: readonly Migration[] = [
       `CREATE TABLE ${t.settings} (key text PRIMARY KEY, value text NOT NULL)`,
     ],
   },
+  {
+    version: 2,
+    statements: (t) => [
+      // Why, when and by whom a job was paused (cleared on resume).
+      `ALTER TABLE ${t.jobs} ADD COLUMN pause_note text, ADD COLUMN paused_at bigint, ADD COLUMN paused_by text`,
+      // Open rows (running, cancelling, buffered) are few: the overlap checks, promote, reap
+      // and the snapshot read only this index, as version 1's read only running rows.
+      `CREATE INDEX runs_open ON ${t.runs} (job, lease_until) WHERE status IN ('running', 'cancelling', 'buffered')`,
+      `DROP INDEX "${t.schema}".runs_running`,
+    ],
+  },
 ];
 
 /** The schema version this code writes and reads. */

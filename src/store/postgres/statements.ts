@@ -4,12 +4,18 @@
  * with `unnest`, so a tick over 10 000 jobs is still one parameter per column.
  * Row mapping (`runRecord`, `jobDef`, `claimOutcomes`) is shared with the SQLite stores.
  */
-import type { AttemptKey, ClaimRequest, LeaseRenewal, RunPatch } from "../types.ts";
+import { DEFAULT_BUFFER_LIMIT, SKIP_BUFFER_FULL, SKIP_OVERLAP, SKIP_SUPERSEDED } from "../_validate.ts";
+import type { AttemptKey, ClaimRequest, EnqueueRequest, LeaseRenewal, PromoteRequest, RunPatch } from "../types.ts";
 import type { PgStatement } from "./connection.ts";
 import type { PgTables } from "./schema.ts";
 
 /** The run columns, in `RunRecord` order (the shared `runRecord` maps them). */
 export const PG_COLUMNS = "job, slot, kind, status, attempt, node, claimed_at, started_at, finished_at, lease_until, error";
+
+/** The statuses of a row not yet settled (never pruned, never a last outcome). */
+export const OPEN = "('running', 'cancelling', 'buffered')";
+/** The statuses of a live run (with leaseUntil >= now); a `cancelling` row is still live. */
+const LIVE = "('running', 'cancelling')";
 
 const prefixed = (alias: string): string => PG_COLUMNS.split(", ").map((c) => `${alias}.${c}`).join(", ");
 
@@ -37,14 +43,14 @@ export function ensureJobsStatement(t: PgTables, names: readonly string[], now: 
 export function readStatements(t: PgTables, names: readonly string[]): PgStatement[] {
   return [
     {
-      text: `SELECT j.name, j.first_seen, j.paused,
+      text: `SELECT j.name, j.first_seen, j.paused, j.pause_note, j.paused_at, j.paused_by,
           (SELECT MAX(r.slot) FROM ${t.runs} r WHERE r.job = j.name AND r.kind = 'scheduled') AS watermark
         FROM ${t.jobs} j
         WHERE j.name = ANY($1::text[]) OR j.name IN (SELECT name FROM ${t.defs})`,
       args: [names],
     },
     defsStatement(t),
-    { text: `SELECT ${PG_COLUMNS} FROM ${t.runs} WHERE status = 'running'`, args: [] },
+    { text: `SELECT ${PG_COLUMNS} FROM ${t.runs} WHERE status IN ${OPEN}`, args: [] },
   ];
 }
 
@@ -70,9 +76,9 @@ export function jobLocksStatement(t: PgTables, jobs: readonly string[]): PgState
   };
 }
 
-/** The jobs of a claim batch whose overlap check must be serialised (`skip`, to run). */
+/** The jobs of a claim batch whose overlap check must be serialised (every policy but `allow`, to run). */
 export function jobsToLock(requests: readonly ClaimRequest[]): string[] {
-  return [...new Set(requests.filter((r) => r.overlap === "skip" && r.status === "running").map((r) => r.job))];
+  return [...new Set(requests.filter((r) => r.overlap !== "allow" && r.status === "running").map((r) => r.job))];
 }
 
 /**
@@ -96,32 +102,53 @@ export function claimRounds(requests: readonly ClaimRequest[]): ClaimRequest[][]
 
 /**
  * A claim batch as ONE `INSERT … SELECT … ON CONFLICT DO NOTHING RETURNING`: the
- * requests as columns of `unnest`, each row's overlap check decided in the same
- * statement, a taken slot a no-op. `RETURNING` lists the rows inserted; a request
- * without one lost its slot. Repeated `(job, slot)`: the first request (ordinality) wins.
+ * requests as columns of `unnest`, each row's overlap decision (`decideClaim` in
+ * ../_overlap.ts, as the SQLite stores' claims.ts writes it) made in the same statement,
+ * a taken slot a no-op. `rn` is a request's place among its job's running requests of
+ * the batch, so the buffer counts the slots buffered before it in this statement.
+ * `RETURNING` lists the rows inserted; a request without one lost its slot. Repeated
+ * `(job, slot)`: the first request (ordinality) wins.
  */
 export function claimsStatement(t: PgTables, requests: readonly ClaimRequest[]): PgStatement {
   const col = <T>(f: (r: ClaimRequest) => T): T[] => requests.map(f);
   return {
     text: `WITH req AS MATERIALIZED (
         SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-          $8::bigint[], $9::bigint[]) WITH ORDINALITY AS r(job, slot, kind, want, overlap, node, batch, now, lease, k)
+          $8::bigint[], $9::bigint[], $10::integer[]) WITH ORDINALITY AS r(job, slot, kind, want, overlap, node, batch, now, lease, cap, k)
+      ),
+      ranked AS MATERIALIZED (
+        SELECT req.*, SUM(CASE WHEN want = 'running' THEN 1 ELSE 0 END)
+          OVER (PARTITION BY job ORDER BY k ROWS UNBOUNDED PRECEDING) AS rn
+        FROM req
+      ),
+      facts AS MATERIALIZED (
+        SELECT ranked.*,
+          CASE WHEN want = 'running' AND overlap <> 'allow' AND EXISTS (
+            SELECT 1 FROM ${t.runs} o
+            WHERE o.job = ranked.job AND o.status IN ${LIVE} AND o.lease_until >= ranked.now AND o.batch <> ranked.batch
+          ) THEN 1 ELSE 0 END AS live,
+          CASE WHEN want = 'running' AND overlap IN ('bufferOne', 'bufferAll', 'cancelOther')
+            THEN (SELECT COUNT(*) FROM ${t.runs} q WHERE q.job = ranked.job AND q.status = 'buffered') ELSE 0 END AS queued
+        FROM ranked
       ),
       decided AS MATERIALIZED (
-        SELECT req.*, CASE
+        SELECT facts.*, CASE
           WHEN want = 'missed' THEN 'missed'
-          WHEN overlap = 'skip' AND EXISTS (
-            SELECT 1 FROM ${t.runs} o
-            WHERE o.job = req.job AND o.status = 'running' AND o.lease_until > req.now AND o.batch <> req.batch
-          ) THEN 'skipped'
-          ELSE 'running' END AS status
-        FROM req
+          WHEN overlap = 'allow' THEN 'running'
+          WHEN overlap = 'skip' THEN CASE WHEN live = 1 THEN 'skipped' ELSE 'running' END
+          WHEN live = 0 AND queued = 0 THEN 'running'
+          WHEN overlap = 'bufferOne' THEN CASE WHEN queued + rn - 1 = 0 THEN 'buffered' ELSE 'skipped' END
+          WHEN overlap = 'bufferAll' THEN CASE WHEN queued + rn - 1 < cap THEN 'buffered' ELSE 'skipped' END
+          ELSE 'buffered' END AS status
+        FROM facts
       )
       INSERT INTO ${t.runs} (${PG_COLUMNS}, batch)
       SELECT job, slot, kind, status, 1, node, now, now,
-        CASE WHEN status = 'running' THEN NULL ELSE now END,
+        CASE WHEN status IN ('running', 'buffered') THEN NULL ELSE now END,
         CASE WHEN status = 'running' THEN lease ELSE NULL END,
-        NULL, batch
+        CASE WHEN status = 'skipped' AND overlap = 'bufferOne' THEN $11::text
+          WHEN status = 'skipped' AND overlap = 'bufferAll' THEN $12::text ELSE NULL END,
+        batch
       FROM decided ORDER BY k
       ON CONFLICT (job, slot) DO NOTHING
       RETURNING job, slot, status`,
@@ -135,11 +162,44 @@ export function claimsStatement(t: PgTables, requests: readonly ClaimRequest[]):
       col((r) => r.batch),
       col((r) => r.now),
       col((r) => (r.status === "running" ? r.leaseUntil : null)),
+      col((r) => r.bufferLimit ?? DEFAULT_BUFFER_LIMIT),
+      SKIP_OVERLAP,
+      SKIP_BUFFER_FULL,
     ],
   };
 }
 
-const KEY_WHERE = "job = $1 AND slot = $2 AND attempt = $3 AND node = $4 AND status = 'running'";
+/**
+ * After a claim round's insert, in the same transaction: for each job a `cancelOther`
+ * request of the round buffered, its live runs from other batches become `cancelling`
+ * (their holders see it at their next renewal and abort) and its older buffered
+ * scheduled slots are `skipped` (superseded). Empty when the round has no such request.
+ */
+export function supersedeStatements(t: PgTables, requests: readonly ClaimRequest[]): PgStatement[] {
+  const byBatch = new Map<string, { jobs: Set<string>; now: number }>();
+  for (const r of requests) {
+    if (r.overlap !== "cancelOther" || r.status !== "running") continue;
+    const entry = byBatch.get(r.batch) ?? { jobs: new Set<string>(), now: r.now };
+    entry.jobs.add(r.job);
+    byBatch.set(r.batch, entry);
+  }
+  return [...byBatch].flatMap(([batch, { jobs, now }]) => [
+    {
+      text: `UPDATE ${t.runs} AS r SET status = 'cancelling'
+        WHERE r.status = 'running' AND r.batch <> $1::text AND r.lease_until >= $2::bigint AND r.job = ANY($3::text[])
+          AND EXISTS (SELECT 1 FROM ${t.runs} b WHERE b.job = r.job AND b.batch = $1::text AND b.status = 'buffered')`,
+      args: [batch, now, [...jobs]],
+    },
+    {
+      text: `UPDATE ${t.runs} AS r SET status = 'skipped', finished_at = $2::bigint, error = $4::text
+        WHERE r.status = 'buffered' AND r.kind = 'scheduled' AND r.job = ANY($3::text[])
+          AND r.slot < (SELECT MAX(b.slot) FROM ${t.runs} b WHERE b.job = r.job AND b.batch = $1::text AND b.status = 'buffered')`,
+      args: [batch, now, [...jobs], SKIP_SUPERSEDED],
+    },
+  ]);
+}
+
+const KEY_WHERE = `job = $1 AND slot = $2 AND attempt = $3 AND node = $4 AND status IN ${LIVE}`;
 
 /** The compare-and-set of `update()`; a pure check when the patch sets nothing. */
 export function updateStatement(t: PgTables, key: AttemptKey, patch: RunPatch): PgStatement {
@@ -182,7 +242,7 @@ export function updateManyStatement(t: PgTables, writes: readonly { key: Attempt
     text: `UPDATE ${t.runs} AS r SET ${sets.join(", ")}
       FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::text[], $5::integer[], ${types})
         AS req(job, slot, attempt, node, mask, ${columns})
-      WHERE r.job = req.job AND r.slot = req.slot AND r.attempt = req.attempt AND r.node = req.node AND r.status = 'running'
+      WHERE r.job = req.job AND r.slot = req.slot AND r.attempt = req.attempt AND r.node = req.node AND r.status IN ${LIVE}
       RETURNING r.job, r.slot`,
     args: [
       writes.map((w) => w.key.job),
@@ -208,18 +268,79 @@ export function renewStatement(t: PgTables, items: readonly LeaseRenewal[], now:
 }
 
 /**
- * `reap()`: ended leases become `abandoned`. `FOR UPDATE SKIP LOCKED` lets concurrent
- * reapers split the rows without waiting on one another; a row another node is
- * finishing right now is left to that node.
+ * `reap()`: ended leases become `abandoned` (a `cancelling` row `cancelled`).
+ * `FOR UPDATE SKIP LOCKED` lets concurrent reapers split the rows without waiting on
+ * one another; a row another node is finishing right now is left to that node.
  */
-export function reapStatement(t: PgTables, now: number, error: string): PgStatement {
+export function reapStatement(t: PgTables, now: number, error: string, cancelled: string): PgStatement {
   return {
-    text: `UPDATE ${t.runs} AS r SET status = 'abandoned', finished_at = $1::bigint, error = $2::text
-      FROM (SELECT job, slot FROM ${t.runs} WHERE status = 'running' AND lease_until < $1::bigint FOR UPDATE SKIP LOCKED) AS due
-      WHERE r.job = due.job AND r.slot = due.slot AND r.status = 'running'
+    text: `UPDATE ${t.runs} AS r
+      SET status = CASE WHEN r.status = 'cancelling' THEN 'cancelled' ELSE 'abandoned' END, finished_at = $1::bigint,
+        error = CASE WHEN r.status = 'cancelling' THEN $3::text ELSE $2::text END
+      FROM (SELECT job, slot FROM ${t.runs} WHERE status IN ${LIVE} AND lease_until < $1::bigint FOR UPDATE SKIP LOCKED) AS due
+      WHERE r.job = due.job AND r.slot = due.slot AND r.status IN ${LIVE}
       RETURNING ${prefixed("r")}`,
-    args: [now, error],
+    args: [now, error, cancelled],
   };
+}
+
+/**
+ * `promote()`: the job's oldest buffered row (of the kind asked) starts, in the
+ * statement that checks no run of the job is live and the job is not paused.
+ */
+export function promoteStatement(t: PgTables, r: PromoteRequest): PgStatement {
+  return {
+    text: `UPDATE ${t.runs} AS r SET status = 'running', node = $2::text, batch = $3::text, started_at = $4::bigint,
+        lease_until = $5::bigint
+      WHERE r.job = $1::text AND r.status = 'buffered' AND r.slot = (
+          SELECT MIN(b.slot) FROM ${t.runs} b
+          WHERE b.job = $1::text AND b.status = 'buffered' AND ($6::text IS NULL OR b.kind = $6::text)
+        )
+        AND NOT EXISTS (
+          SELECT 1 FROM ${t.runs} o WHERE o.job = $1::text AND o.status IN ${LIVE} AND o.lease_until >= $4::bigint
+        )
+        AND NOT EXISTS (SELECT 1 FROM ${t.jobs} j WHERE j.name = $1::text AND j.paused)
+      RETURNING ${prefixed("r")}`,
+    args: [r.job, r.node, `promote:${r.node}:${r.now}`, r.now, r.leaseUntil, r.kind ?? null],
+  };
+}
+
+/**
+ * `enqueue()`: new slots inserted `buffered` (returning the ones inserted), then, with
+ * `rerun`, final rows finished at or before the request's `now` turned back into
+ * `buffered` at attempt + 1 (returning those). One transaction.
+ */
+export function enqueueStatements(t: PgTables, requests: readonly EnqueueRequest[]): [PgStatement, PgStatement] {
+  const args = [
+    requests.map((r) => r.job),
+    requests.map((r) => r.slot),
+    requests.map((r) => r.kind),
+    requests.map((r) => r.node),
+    requests.map((r) => r.now),
+    // 1/0: postgres.js sends a JS boolean array as one boolean, not boolean[].
+    requests.map((r) => (r.rerun ? 1 : 0)),
+  ];
+  const req = "unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::integer[])";
+  return [
+    {
+      text: `INSERT INTO ${t.runs} (${PG_COLUMNS}, batch)
+        SELECT job, slot, kind, 'buffered', 1, node, now, now, NULL, NULL, NULL, 'enqueue:' || node
+        FROM ${req} WITH ORDINALITY AS req(job, slot, kind, node, now, rerun, k) ORDER BY k
+        ON CONFLICT (job, slot) DO NOTHING
+        RETURNING job, slot`,
+      args,
+    },
+    {
+      text: `UPDATE ${t.runs} AS r SET status = 'buffered', attempt = r.attempt + 1, node = req.node,
+          batch = 'enqueue:' || req.node, claimed_at = req.now, started_at = req.now, finished_at = NULL,
+          lease_until = NULL, error = NULL
+        FROM ${req} AS req(job, slot, kind, node, now, rerun)
+        WHERE r.job = req.job AND r.slot = req.slot AND req.rerun = 1
+          AND r.status NOT IN ${OPEN} AND r.finished_at <= req.now
+        RETURNING r.job, r.slot`,
+      args,
+    },
+  ];
 }
 
 /** `reclaim()`: the next attempt of a finished, retryable row; with `skip`, only while no other run of the job is live. */
@@ -237,7 +358,7 @@ export function reclaimStatement(
         started_at = $3::bigint, finished_at = NULL, lease_until = $4::bigint, error = NULL
       WHERE job = $5::text AND slot = $6::bigint AND attempt = $7::integer AND status IN ('abandoned', 'error', 'timeout')
         AND NOT ($8::text = 'skip' AND EXISTS (
-          SELECT 1 FROM ${t.runs} o WHERE o.job = $5::text AND o.status = 'running' AND o.lease_until > $3::bigint
+          SELECT 1 FROM ${t.runs} o WHERE o.job = $5::text AND o.status IN ${LIVE} AND o.lease_until >= $3::bigint
         ))
       RETURNING attempt`,
     args: [node, `reclaim:${node}:${key.attempt + 1}`, now, leaseUntil, key.job, key.slot, key.attempt, overlap],
@@ -256,12 +377,12 @@ export function runsStatement(t: PgTables, job: string, limit: number, before: n
     : { text: `SELECT ${PG_COLUMNS} FROM ${t.runs} WHERE job = $1 AND slot < $2 ORDER BY slot DESC LIMIT $3`, args: [job, before, limit] };
 }
 
-/** `lastOutcomes()`: per job, the newest non-running row (one backward index walk each). */
+/** `lastOutcomes()`: per job, the newest settled row (one backward index walk each). */
 export function lastOutcomesStatement(t: PgTables, names: readonly string[]): PgStatement {
   return {
     text: `SELECT ${prefixed("r")} FROM (SELECT DISTINCT unnest($1::text[]) AS name) n
       CROSS JOIN LATERAL (
-        SELECT ${PG_COLUMNS} FROM ${t.runs} x WHERE x.job = n.name AND x.status <> 'running' ORDER BY x.slot DESC LIMIT 1
+        SELECT ${PG_COLUMNS} FROM ${t.runs} x WHERE x.job = n.name AND x.status NOT IN ${OPEN} ORDER BY x.slot DESC LIMIT 1
       ) r`,
     args: [names],
   };
@@ -287,21 +408,28 @@ export function recentStatement(t: PgTables, names: readonly string[], since: nu
   };
 }
 
+/** The settings key that keeps a deleted definition's last version (as the SQLite stores name it). */
+export const DEF_TOMBSTONE = "edgecron.def-version:";
+
+/** A new row's version: one above the last version of a deleted definition of that name, else 1. */
+const firstVersion = (t: PgTables): string =>
+  `1 + COALESCE((SELECT s.value::integer FROM ${t.settings} s WHERE s.key = $4::text || $1::text), 0)`;
+
 /** `putDef()`'s write: upsert, insert-if-absent (`ifVersion: 0`) or compare-and-set on the version. */
 export function putDefStatement(t: PgTables, name: string, spec: string, now: number, expected: number | undefined): PgStatement {
   if (expected === undefined) {
     return {
-      text: `INSERT INTO ${t.defs} AS d (name, spec, version, updated_at) VALUES ($1, $2::text::jsonb, 1, $3::bigint)
+      text: `INSERT INTO ${t.defs} AS d (name, spec, version, updated_at) VALUES ($1, $2::text::jsonb, ${firstVersion(t)}, $3::bigint)
         ON CONFLICT (name) DO UPDATE SET spec = excluded.spec, version = d.version + 1, updated_at = excluded.updated_at
         RETURNING version`,
-      args: [name, spec, now],
+      args: [name, spec, now, DEF_TOMBSTONE],
     };
   }
   if (expected === 0) {
     return {
-      text: `INSERT INTO ${t.defs} (name, spec, version, updated_at) VALUES ($1, $2::text::jsonb, 1, $3::bigint)
+      text: `INSERT INTO ${t.defs} (name, spec, version, updated_at) VALUES ($1, $2::text::jsonb, ${firstVersion(t)}, $3::bigint)
         ON CONFLICT (name) DO NOTHING RETURNING version`,
-      args: [name, spec, now],
+      args: [name, spec, now, DEF_TOMBSTONE],
     };
   }
   return {
@@ -318,5 +446,61 @@ export function defJobStatement(t: PgTables, name: string, now: number): PgState
       SELECT name, $2::bigint, false FROM ${t.defs} WHERE name = $1
       ON CONFLICT (name) DO NOTHING`,
     args: [name, now],
+  };
+}
+
+/** `deleteDef()`: the tombstone first (a re-created definition continues above this version), then the row. */
+export function deleteDefStatements(t: PgTables, name: string): [PgStatement, PgStatement] {
+  return [
+    {
+      text: `INSERT INTO ${t.settings} (key, value) SELECT $1::text || name, version::text FROM ${t.defs} WHERE name = $2
+        ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      args: [DEF_TOMBSTONE, name],
+    },
+    { text: `DELETE FROM ${t.defs} WHERE name = $1 RETURNING name`, args: [name] },
+  ];
+}
+
+/** `prune()`: settled rows before `before`. */
+export function pruneStatement(t: PgTables, before: number): PgStatement {
+  return {
+    text: `WITH gone AS (DELETE FROM ${t.runs} WHERE status NOT IN ${OPEN} AND slot < $1::bigint RETURNING 1)
+      SELECT count(*) AS n FROM gone`,
+    args: [before],
+  };
+}
+
+/**
+ * `pruneRows()`: the job's settled rows beyond its newest `keep`, never its newest
+ * `scheduled` row (the watermark planning starts from).
+ */
+export function pruneRowsStatement(t: PgTables, job: string, keep: number): PgStatement {
+  return {
+    text: `WITH gone AS (
+        DELETE FROM ${t.runs} WHERE job = $1 AND status NOT IN ${OPEN}
+          AND slot <= (SELECT f.slot FROM ${t.runs} f WHERE f.job = $1 AND f.status NOT IN ${OPEN}
+            ORDER BY f.slot DESC LIMIT 1 OFFSET $2::bigint)
+          AND slot <> COALESCE((SELECT MAX(w.slot) FROM ${t.runs} w WHERE w.job = $1 AND w.kind = 'scheduled'), -1)
+        RETURNING 1
+      )
+      SELECT count(*) AS n FROM gone`,
+    args: [job, keep],
+  };
+}
+
+/** `setPaused()`: the flag, with who paused it, when and why (cleared on resume). */
+export function setPausedStatement(
+  t: PgTables,
+  name: string,
+  paused: boolean,
+  now: number,
+  pause: { note: string | null; at: number; by: string } | undefined,
+): PgStatement {
+  return {
+    text: `INSERT INTO ${t.jobs} (name, first_seen, paused, pause_note, paused_at, paused_by)
+        VALUES ($1, $2::bigint, $3::boolean, $4::text, $5::bigint, $6::text)
+      ON CONFLICT (name) DO UPDATE SET paused = excluded.paused, pause_note = excluded.pause_note,
+        paused_at = excluded.paused_at, paused_by = excluded.paused_by`,
+    args: [name, now, paused, pause?.note ?? null, pause?.at ?? null, pause?.by ?? null],
   };
 }

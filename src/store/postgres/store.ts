@@ -8,19 +8,24 @@
 import { claimOutcomes } from "../sql/claims.ts";
 import { attemptKeyText, jobDef, runRecord } from "../sql/statements.ts";
 import {
+  CANCELLED_SUPERSEDED,
   checkBoolean,
   checkClaims,
+  checkEnqueue,
   checkInstant,
+  checkKeep,
   checkNames,
+  checkPromote,
   checkReclaimRequest,
   checkRenewals,
   checkText,
   checkUpdate,
   checkUpdates,
   LEASE_EXPIRED,
+  pauseRecord,
   setOwn,
 } from "../_validate.ts";
-import type { ClaimResult, RunRecord, Store, TickSnapshot } from "../types.ts";
+import type { ClaimResult, EnqueueOutcome, JobState, RunRecord, Store, TickSnapshot } from "../types.ts";
 import type { PgConnection } from "./connection.ts";
 import type { PgRow } from "./driver.ts";
 import { pgDefs } from "./defs.ts";
@@ -29,13 +34,19 @@ import { migrate, type PgTables } from "./schema.ts";
 import {
   claimRounds,
   claimsStatement,
+  enqueueStatements,
   ensureJobsStatement,
   jobLocksStatement,
   jobsToLock,
+  promoteStatement,
+  pruneRowsStatement,
+  pruneStatement,
   readStatements,
   reapStatement,
   reclaimStatement,
   renewStatement,
+  setPausedStatement,
+  supersedeStatements,
   updateManyStatement,
   updateStatement,
 } from "./statements.ts";
@@ -46,7 +57,15 @@ function planningState(t: readonly (readonly PgRow[])[]): TickSnapshot {
   const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs: [], running: [] };
   for (const row of states) {
     const name = String(row.name);
-    setOwn(snapshot.jobs, name, { name, firstSeen: Number(row.first_seen), paused: row.paused === true });
+    const state: JobState = { name, firstSeen: Number(row.first_seen), paused: row.paused === true };
+    if (state.paused && row.paused_at !== null && row.paused_at !== undefined) {
+      state.pause = {
+        note: row.pause_note === null || row.pause_note === undefined ? null : String(row.pause_note),
+        at: Number(row.paused_at),
+        by: String(row.paused_by),
+      };
+    }
+    setOwn(snapshot.jobs, name, state);
     if (row.watermark !== null && row.watermark !== undefined) setOwn(snapshot.watermarks, name, Number(row.watermark));
   }
   snapshot.defs = defs.map((row) => jobDef(row, "postgres"));
@@ -96,10 +115,12 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
       checkStorable(requests.flatMap((r) => [r.job, r.node, r.batch]), "claim");
       await ensureReady();
       const locks = jobLocksStatement(t, jobsToLock(requests));
-      const inserts = claimRounds(requests).map((round) => claimsStatement(t, round));
-      const results = locks === null && inserts.length === 1
-        ? [await db.one("claim", inserts[0]!, "write")]
-        : (await db.many("claim", [locks, ...inserts], "write")).slice(1);
+      // A cancelOther round's follow-up goes right after the insert that buffered it.
+      const writes = claimRounds(requests).flatMap((round) => [claimsStatement(t, round), ...supersedeStatements(t, round)]);
+      // The follow-ups return no rows, so every returned row is an inserted claim.
+      const results = locks === null && writes.length === 1
+        ? [await db.one("claim", writes[0]!, "write")]
+        : (await db.many("claim", [locks, ...writes], "write")).slice(1);
       return claimOutcomes(requests, results.flat());
     },
 
@@ -137,7 +158,36 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
     async reap(now): Promise<RunRecord[]> {
       checkInstant(now, "reap.now");
       await ensureReady();
-      return (await db.one("reap", reapStatement(t, now, LEASE_EXPIRED), "write")).map(runRecord);
+      return (await db.one("reap", reapStatement(t, now, LEASE_EXPIRED, CANCELLED_SUPERSEDED), "write")).map(runRecord);
+    },
+
+    async promote(request): Promise<RunRecord | undefined> {
+      checkPromote(request);
+      checkStorable([request.job, request.node], "promote");
+      await ensureReady();
+      // Under the job's claim lock, so no claim inserts a running row between the
+      // liveness check and this update.
+      const [, rows = []] = await db.many("promote", [jobLocksStatement(t, [request.job]), promoteStatement(t, request)], "write");
+      const row = rows[0];
+      return row === undefined ? undefined : runRecord(row);
+    },
+
+    async enqueue(requests): Promise<EnqueueOutcome[]> {
+      checkEnqueue(requests);
+      if (requests.length === 0) return [];
+      checkStorable(requests.flatMap((r) => [r.job, r.node]), "enqueue");
+      await ensureReady();
+      const [inserted = [], requeued = []] = await db.many("enqueue", enqueueStatements(t, requests), "write");
+      const keyOf = (row: Record<string, unknown>): string => JSON.stringify([String(row.job), Number(row.slot)]);
+      const queued = new Set(inserted.map(keyOf));
+      const again = new Set(requeued.map(keyOf));
+      return requests.map((r) => {
+        const key = JSON.stringify([r.job, r.slot]);
+        // A slot asked twice in one call: only its first request counts.
+        if (queued.delete(key)) return "queued";
+        if (again.delete(key)) return "requeued";
+        return "exists";
+      });
     },
 
     async reclaim(request): Promise<boolean> {
@@ -154,17 +204,14 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
 
     ...pgReads(db, t, ensureReady),
 
-    async setPaused(name, paused, now): Promise<void> {
+    async setPaused(name, paused, now, info): Promise<void> {
       checkText(name, "setPaused.name");
       checkBoolean(paused, "setPaused.paused");
       checkInstant(now, "setPaused.now");
-      checkStorable([name], "setPaused.name");
+      const pause = pauseRecord(paused, now, info);
+      checkStorable([name, pause?.note ?? "", pause?.by ?? ""], "setPaused");
       await ensureReady();
-      await db.one("setPaused", {
-        text: `INSERT INTO ${t.jobs} (name, first_seen, paused) VALUES ($1, $2::bigint, $3::boolean)
-          ON CONFLICT (name) DO UPDATE SET paused = excluded.paused`,
-        args: [name, now, paused],
-      }, "write");
+      await db.one("setPaused", setPausedStatement(t, name, paused, now, pause), "write");
     },
 
     ...pgDefs(db, t, ensureReady),
@@ -172,11 +219,16 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
     async prune(before) {
       checkInstant(before, "prune.before");
       await ensureReady();
-      const [row] = await db.one("prune", {
-        text: `WITH gone AS (DELETE FROM ${t.runs} WHERE status <> 'running' AND slot < $1::bigint RETURNING 1)
-          SELECT count(*) AS n FROM gone`,
-        args: [before],
-      }, "write");
+      const [row] = await db.one("prune", pruneStatement(t, before), "write");
+      return Number(row?.n ?? 0);
+    },
+
+    async pruneRows(job, keep): Promise<number> {
+      checkText(job, "pruneRows.job");
+      checkKeep(keep);
+      checkStorable([job], "pruneRows.job");
+      await ensureReady();
+      const [row] = await db.one("pruneRows", pruneRowsStatement(t, job, keep), "write");
       return Number(row?.n ?? 0);
     },
 

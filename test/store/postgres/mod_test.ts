@@ -8,6 +8,7 @@ import postgres from "postgres";
 import { SchedulerError } from "../../../src/core/errors.ts";
 import { postgresStore } from "../../../src/store/postgres/mod.ts";
 import { missingDriver, redactUrl, resolvePostgresOptions } from "../../../src/store/postgres/options.ts";
+import { PG_SCHEMA_VERSION } from "../../../src/store/postgres/schema.ts";
 import { request } from "../contract.ts";
 import { freshSchema, PG_PASSWORD, pgServer, skipReason } from "./_server.ts";
 
@@ -88,7 +89,7 @@ if (skipReason !== false) {
       try {
         await Promise.all(stores.map((s) => s.init()));
         const rows = await admin.unsafe(`SELECT version, applied_by FROM "${schema}".schema_version`);
-        assert.equal(rows.length, 1, "one row per schema version");
+        assert.equal(rows.length, PG_SCHEMA_VERSION, "one row per schema version");
         assert.equal(new Set(rows.map((r) => r.applied_by)).size, 1, "one backend applied every step");
         // Every store works on the schema the winner made.
         const results = await Promise.all(stores.map((s, i) => s.claim([request("a", T0, { node: `n${i}`, batch: `b${i}`, overlap: "allow" })])));
@@ -161,6 +162,76 @@ if (skipReason !== false) {
         }
       } finally {
         await Promise.all(stores.map((s) => s.close()));
+      }
+    });
+
+    it("bufferOne and promote hold across separate pools: eight nodes at once run one slot, buffer one, promote it once", async () => {
+      const schema = freshSchema("buf");
+      const stores = Array.from({ length: 8 }, () => postgresStore({ url: server.url, schema, max: 1 }));
+      try {
+        await stores[0]!.init();
+        for (let round = 0; round < 3; round++) {
+          const job = `job-${round}`;
+          const now = T0 + round * 10 * MIN;
+          const results = (await Promise.all(stores.map((s, i) =>
+            s.claim([request(job, now + i * 1_000, { overlap: "bufferOne", node: `n${i}`, batch: `b${round}-${i}`, now, leaseUntil: now + 5 * MIN })])
+          ))).flat();
+          const count = (o: string): number => results.filter((r) => r.outcome === o).length;
+          assert.deepEqual([count("won"), count("buffered"), count("skipped")], [1, 1, 6], `round ${round}: one runs, one waits`);
+          const winner = results.find((r) => r.outcome === "won")!;
+          const held = (await stores[0]!.getRun(job, winner.slot))!;
+          // While the run is live nothing starts; once it settles exactly one node starts the buffered slot.
+          assert.deepEqual(await Promise.all(stores.map((s) => s.promote({ job, node: "p", now, leaseUntil: now + MIN }))), Array(8).fill(undefined));
+          assert.equal(await stores[0]!.update(held, { status: "ok", finishedAt: now, leaseUntil: null }), true);
+          const started = (await Promise.all(stores.map((s, i) => s.promote({ job, node: `p${i}`, now, leaseUntil: now + MIN })))).filter((r) => r);
+          assert.equal(started.length, 1, `round ${round}: the buffered slot starts once`);
+          assert.equal(started[0]!.slot, results.find((r) => r.outcome === "buffered")!.slot);
+        }
+      } finally {
+        await Promise.all(stores.map((s) => s.close()));
+      }
+    });
+
+    it("migrates a version-1 schema (before pause notes) to the current one, keeping its rows", async () => {
+      const schema = freshSchema("v1");
+      const first = postgresStore({ url: server.url, schema });
+      await first.setPaused("old", true, T0);
+      await first.claim([request("old", T0)]);
+      await first.close();
+      // Back to what version 1 made: no pause columns, the running-only index.
+      await admin.unsafe(`ALTER TABLE "${schema}".jobs DROP COLUMN pause_note, DROP COLUMN paused_at, DROP COLUMN paused_by`);
+      await admin.unsafe(`DROP INDEX "${schema}".runs_open`);
+      await admin.unsafe(`CREATE INDEX runs_running ON "${schema}".runs (job, lease_until) WHERE status = 'running'`);
+      await admin.unsafe(`DELETE FROM "${schema}".schema_version WHERE version > 1`);
+      const store = postgresStore({ url: server.url, schema });
+      try {
+        const before = await store.read(["old"]);
+        assert.deepEqual([before.jobs.old?.paused, before.jobs.old?.pause, before.running.length], [true, undefined, 1]);
+        await store.setPaused("old", true, T0 + MIN, { note: "migrated", by: "ops" });
+        assert.deepEqual((await store.read(["old"])).jobs.old?.pause, { note: "migrated", at: T0 + MIN, by: "ops" });
+        const versions = await admin.unsafe(`SELECT version FROM "${schema}".schema_version ORDER BY 1`);
+        assert.deepEqual(versions.map((r) => Number(r.version)), Array.from({ length: PG_SCHEMA_VERSION }, (_, i) => i + 1));
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("a definition whose stored spec is not a JSON object comes back broken, naming the row; reads never throw", async () => {
+      const schema = freshSchema("bad");
+      const store = postgresStore({ url: server.url, schema });
+      try {
+        await store.putDef("good", { schedule: "* * * * *" }, T0);
+        await store.putDef("bad", { schedule: "* * * * *" }, T0);
+        await admin.unsafe(`UPDATE "${schema}".defs SET spec = '[1, 2]'::jsonb WHERE name = 'bad'`);
+        const defs = await store.listDefs();
+        assert.deepEqual(defs.map((d) => [d.name, d.broken === undefined]), [["bad", false], ["good", true]]);
+        assert.match(defs[0]!.broken!, /^postgres: edgecron_defs row "bad": column spec is not a JSON object/);
+        assert.deepEqual(defs[0]!.spec, {});
+        const snapshot = await store.snapshot([], T0);
+        assert.equal(snapshot.defs.find((d) => d.name === "bad")?.broken, defs[0]!.broken);
+        assert.equal((await store.getDef("good"))?.broken, undefined);
+      } finally {
+        await store.close();
       }
     });
 

@@ -28,16 +28,13 @@ import {
 import type { ClaimResult, EnqueueOutcome, JobState, RunRecord, Store, TickSnapshot } from "../types.ts";
 import type { PgConnection } from "./connection.ts";
 import type { PgRow } from "./driver.ts";
+import { claimRounds, claimsStatement, jobLocksStatement, jobsToLock, supersedeStatements } from "./claims.ts";
 import { pgDefs } from "./defs.ts";
 import { pgReads } from "./reads.ts";
 import { migrate, type PgTables } from "./schema.ts";
 import {
-  claimRounds,
-  claimsStatement,
   enqueueStatements,
   ensureJobsStatement,
-  jobLocksStatement,
-  jobsToLock,
   promoteStatement,
   pruneRowsStatement,
   pruneStatement,
@@ -46,7 +43,6 @@ import {
   reclaimStatement,
   renewStatement,
   setPausedStatement,
-  supersedeStatements,
   updateManyStatement,
   updateStatement,
 } from "./statements.ts";

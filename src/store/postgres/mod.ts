@@ -31,9 +31,12 @@ export type { PostgresSqlLike } from "./driver.ts";
  * and with `store-error` naming the package when `postgres` is not installed.
  *
  * @example
+ * ```ts
  * import { postgresStore } from "edgecron/postgres";
+ *
  * const store = postgresStore({ url: "postgres://app:secret@db.internal:5432/app" });
  * await store.init();
+ * ```
  */
 export function postgresStore(options: PostgresStoreOptions): Store {
   const resolved = resolvePostgresOptions(options);

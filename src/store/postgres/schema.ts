@@ -75,7 +75,7 @@ const MIGRATIONS: readonly Migration[] = [
       // Open rows (running, cancelling, buffered) are few: the overlap checks, promote, reap
       // and the snapshot read only this index, as version 1's read only running rows.
       `CREATE INDEX runs_open ON ${t.runs} (job, lease_until) WHERE status IN ('running', 'cancelling', 'buffered')`,
-      `DROP INDEX "${t.schema}".runs_running`,
+      `DROP INDEX IF EXISTS "${t.schema}".runs_running`,
     ],
   },
 ];

@@ -28,7 +28,7 @@ export function packageExports(denoExports) {
   return out;
 }
 
-/** deno.json `imports` for package.json's runtime dependencies, at the same ranges. */
+/** deno.json `imports` for package.json's runtime dependencies (optional peers included: a store imports its driver lazily), at the same ranges. */
 export function denoImports(dependencies) {
   const out = {};
   for (const name of Object.keys(dependencies).sort()) out[name] = `npm:${name}@${dependencies[name]}`;
@@ -43,7 +43,7 @@ export function exportsDrift() {
   if (JSON.stringify(pkg.exports) !== JSON.stringify(packageExports(deno.exports))) {
     drift.push("package.json exports differ from deno.json exports");
   }
-  if (JSON.stringify(deno.imports) !== JSON.stringify(denoImports(pkg.dependencies))) {
+  if (JSON.stringify(deno.imports) !== JSON.stringify(denoImports({ ...pkg.dependencies, ...pkg.peerDependencies }))) {
     drift.push("deno.json imports differ from package.json dependencies");
   }
   if (pkg.version !== deno.version) drift.push(`versions differ: package.json ${pkg.version}, deno.json ${deno.version}`);
@@ -57,7 +57,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     const pkg = read("package.json");
     const deno = read("deno.json");
     pkg.exports = packageExports(deno.exports);
-    deno.imports = denoImports(pkg.dependencies);
+    deno.imports = denoImports({ ...pkg.dependencies, ...pkg.peerDependencies });
     writeFileSync(new URL("package.json", root), `${JSON.stringify(pkg, null, 2)}\n`);
     writeFileSync(new URL("deno.json", root), `${JSON.stringify(deno, null, 2)}\n`);
   }

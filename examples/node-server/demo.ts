@@ -13,7 +13,10 @@ import { redactUrl } from "../../src/store/libsql/client.ts";
 export interface DemoSettings {
   token: string;
   webhookSecret: string;
-  /** libSQL URL: `file:.edgecron/edgecron.db` unless EDGECRON_DB says otherwise. */
+  /**
+   * Where the data lives: DATABASE_URL (a `postgres://` URL), else LIBSQL_URL or
+   * EDGECRON_DB (a libSQL URL), else `file:.edgecron/edgecron.db`.
+   */
   db: string;
   /** 127.0.0.1 unless HOST says otherwise. */
   hostname: string;
@@ -26,7 +29,7 @@ export interface DemoSettings {
 export function demoSettings(): DemoSettings {
   const env = process.env;
   const port = Number(env.PORT ?? 8787);
-  const db = env.EDGECRON_DB ?? "file:.edgecron/edgecron.db";
+  const db = env.DATABASE_URL ?? env.LIBSQL_URL ?? env.EDGECRON_DB ?? "file:.edgecron/edgecron.db";
   // The data folder is git-ignored; create it so the first start needs no setup.
   if (db.startsWith("file:.edgecron/")) mkdirSync(".edgecron", { recursive: true });
   return {

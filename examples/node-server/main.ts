@@ -5,12 +5,14 @@
  * at start. Metrics at /metrics, the OpenAPI document at /openapi.json.
  *
  * Env: EDGECRON_TOKEN and EDGECRON_WEBHOOK_SECRET (default: random, printed),
- * EDGECRON_DB (default `file:.edgecron/edgecron.db`, a git-ignored folder), HOST
+ * DATABASE_URL (`postgres://…`: the Postgres store), else LIBSQL_URL or EDGECRON_DB (default
+ * `file:.edgecron/edgecron.db`, a git-ignored folder), HOST
  * (default 127.0.0.1), PORT (default 8787), HEARTBEAT (default "5s"; the tests use "1s").
- * In your own app, import from "edgecron", "edgecron/libsql", "edgecron/hono" and "edgecron/node".
+ * In your own app, import from "edgecron", "edgecron/libsql" (or "edgecron/postgres"), "edgecron/hono" and "edgecron/node".
  */
 import { createScheduler, type SchedulerOptions } from "../../src/mod.ts";
 import { libsqlStore } from "../../src/store/libsql/mod.ts";
+import { postgresStore } from "../../src/store/postgres/mod.ts";
 import { createMetrics, edgecronRouter, openApiDocument } from "../../src/http/mod.ts";
 import { resolveHost, serveNode } from "../../adapters/node/mod.ts";
 import { addDemoReceiver, banner, demoSettings, demoWebhooks, stopOnSignals } from "./demo.ts";
@@ -21,7 +23,7 @@ const metrics = createMetrics();
 // and resolves other targets' hosts before each delivery.
 const demo = demoWebhooks(settings);
 const options: SchedulerOptions = {
-  store: libsqlStore({ url: settings.db }),
+  store: /^postgres(ql)?:\/\//.test(settings.db) ? postgresStore({ url: settings.db }) : libsqlStore({ url: settings.db }),
   onEvent: metrics.onEvent,
   webhookSecret: demo.webhookSecret,
   webhooks: { ...demo.webhooks, resolve: resolveHost },

@@ -255,7 +255,7 @@ export interface JobOverview {
 }
 
 /**
- * The storage port. Implementations: `memoryStore()`, `libsqlStore(...)`, `d1Store(db)`, `denoKvStore(kv)`.
+ * The storage port. Implementations: `memoryStore()`, `libsqlStore(...)`, `d1Store(db)`, `denoKvStore(kv)`, `postgresStore(...)`.
  * Every method may reject with a `SchedulerError` of code `store-error` when the
  * backend fails; none resolves with partial writes.
  */

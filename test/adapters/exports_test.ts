@@ -42,8 +42,10 @@ describe("export subpaths (deno.json `exports` is the one list)", () => {
     }
   });
 
-  it("deno.json imports every runtime dependency as npm: at package.json's range, and nothing else", () => {
-    assert.deepEqual(deno.imports, denoImports(pkg.dependencies));
+  it("deno.json imports every runtime dependency and optional peer (a store's driver) as npm: at package.json's range, and nothing else", () => {
+    const peers = pkg.peerDependencies as Record<string, string> | undefined;
+    assert.deepEqual(deno.imports, denoImports({ ...(pkg.dependencies as Record<string, string>), ...peers }));
+    assert.equal((deno.imports as Record<string, string>).postgres, `npm:postgres@${peers?.postgres}`);
     assert.equal((deno.imports as Record<string, string>).hono, `npm:hono@${(pkg.dependencies as Record<string, string>).hono}`);
   });
 

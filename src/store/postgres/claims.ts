@@ -1,0 +1,149 @@
+/**
+ * The claim statements of the Postgres store: the per-job advisory locks that serialise
+ * overlap checks across pools, the split of a call into rounds, the one-statement
+ * insert with its overlap decision, and the `cancelOther` follow-ups.
+ */
+import { DEFAULT_BUFFER_LIMIT, SKIP_BUFFER_FULL, SKIP_OVERLAP, SKIP_SUPERSEDED } from "../_validate.ts";
+import type { ClaimRequest } from "../types.ts";
+import type { PgStatement } from "./connection.ts";
+import type { PgTables } from "./schema.ts";
+import { LIVE, PG_COLUMNS } from "./statements.ts";
+
+/**
+ * Serialises claims of the jobs given against one another: a transaction-scoped
+ * advisory lock per job (two-int keys: the schema, the job), taken in key order so two
+ * claimers never deadlock. Under READ COMMITTED the next statement of the transaction
+ * takes a fresh snapshot after the locks, so its overlap check sees every running row a
+ * previous holder committed. Null when no job needs it.
+ */
+export function jobLocksStatement(t: PgTables, jobs: readonly string[]): PgStatement | null {
+  if (jobs.length === 0) return null;
+  return {
+    text: `SELECT count(pg_advisory_xact_lock(hashtext($1), k)) AS locked
+      FROM (SELECT DISTINCT hashtext(job) AS k FROM unnest($2::text[]) AS job ORDER BY k) s`,
+    args: [t.schema, [...new Set(jobs)]],
+  };
+}
+
+/** The jobs of a claim batch whose overlap check must be serialised (every policy but `allow`, to run). */
+export function jobsToLock(requests: readonly ClaimRequest[]): string[] {
+  return [...new Set(requests.filter((r) => r.overlap !== "allow" && r.status === "running").map((r) => r.job))];
+}
+
+/**
+ * Splits a claim call into rounds that each can be one statement with the same result
+ * as applying the requests one by one. Requests interact only within a job (the overlap
+ * check and the `(job, slot)` key), and a statement's rows never block others of their
+ * own batch; so each round takes, per job, its next run of requests sharing a batch id.
+ * A tick (one batch id) is one round.
+ */
+export function claimRounds(requests: readonly ClaimRequest[]): ClaimRequest[][] {
+  const rounds: ClaimRequest[][] = [];
+  const last = new Map<string, { batch: string; round: number }>();
+  for (const r of requests) {
+    const prev = last.get(r.job);
+    const round = prev === undefined ? 0 : prev.batch === r.batch ? prev.round : prev.round + 1;
+    last.set(r.job, { batch: r.batch, round });
+    (rounds[round] ??= []).push(r);
+  }
+  return rounds;
+}
+
+/**
+ * A claim batch as ONE `INSERT … SELECT … ON CONFLICT DO NOTHING RETURNING`: the
+ * requests as columns of `unnest`, each row's overlap decision (`decideClaim` in
+ * ../_overlap.ts, as the SQLite stores' claims.ts writes it) made in the same statement,
+ * a taken slot a no-op. `rn` is a request's place among its job's running requests of
+ * the batch, so the buffer counts the slots buffered before it in this statement.
+ * `RETURNING` lists the rows inserted; a request without one lost its slot. Repeated
+ * `(job, slot)`: the first request (ordinality) wins.
+ */
+export function claimsStatement(t: PgTables, requests: readonly ClaimRequest[]): PgStatement {
+  const col = <T>(f: (r: ClaimRequest) => T): T[] => requests.map(f);
+  return {
+    text: `WITH req AS MATERIALIZED (
+        SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+          $8::bigint[], $9::bigint[], $10::integer[]) WITH ORDINALITY AS r(job, slot, kind, want, overlap, node, batch, now, lease, cap, k)
+      ),
+      ranked AS MATERIALIZED (
+        SELECT req.*, SUM(CASE WHEN want = 'running' THEN 1 ELSE 0 END)
+          OVER (PARTITION BY job ORDER BY k ROWS UNBOUNDED PRECEDING) AS rn
+        FROM req
+      ),
+      facts AS MATERIALIZED (
+        SELECT ranked.*,
+          CASE WHEN want = 'running' AND overlap <> 'allow' AND EXISTS (
+            SELECT 1 FROM ${t.runs} o
+            WHERE o.job = ranked.job AND o.status IN ${LIVE} AND o.lease_until >= ranked.now AND o.batch <> ranked.batch
+          ) THEN 1 ELSE 0 END AS live,
+          CASE WHEN want = 'running' AND overlap IN ('bufferOne', 'bufferAll', 'cancelOther')
+            THEN (SELECT COUNT(*) FROM ${t.runs} q WHERE q.job = ranked.job AND q.status = 'buffered') ELSE 0 END AS queued
+        FROM ranked
+      ),
+      decided AS MATERIALIZED (
+        SELECT facts.*, CASE
+          WHEN want = 'missed' THEN 'missed'
+          WHEN overlap = 'allow' THEN 'running'
+          WHEN overlap = 'skip' THEN CASE WHEN live = 1 THEN 'skipped' ELSE 'running' END
+          WHEN live = 0 AND queued = 0 THEN 'running'
+          WHEN overlap = 'bufferOne' THEN CASE WHEN queued + rn - 1 = 0 THEN 'buffered' ELSE 'skipped' END
+          WHEN overlap = 'bufferAll' THEN CASE WHEN queued + rn - 1 < cap THEN 'buffered' ELSE 'skipped' END
+          ELSE 'buffered' END AS status
+        FROM facts
+      )
+      INSERT INTO ${t.runs} (${PG_COLUMNS}, batch)
+      SELECT job, slot, kind, status, 1, node, now, now,
+        CASE WHEN status IN ('running', 'buffered') THEN NULL ELSE now END,
+        CASE WHEN status = 'running' THEN lease ELSE NULL END,
+        CASE WHEN status = 'skipped' AND overlap = 'bufferOne' THEN $11::text
+          WHEN status = 'skipped' AND overlap = 'bufferAll' THEN $12::text ELSE NULL END,
+        batch
+      FROM decided ORDER BY k
+      ON CONFLICT (job, slot) DO NOTHING
+      RETURNING job, slot, status`,
+    args: [
+      col((r) => r.job),
+      col((r) => r.slot),
+      col((r) => r.kind),
+      col((r) => r.status),
+      col((r) => r.overlap),
+      col((r) => r.node),
+      col((r) => r.batch),
+      col((r) => r.now),
+      col((r) => (r.status === "running" ? r.leaseUntil : null)),
+      col((r) => r.bufferLimit ?? DEFAULT_BUFFER_LIMIT),
+      SKIP_OVERLAP,
+      SKIP_BUFFER_FULL,
+    ],
+  };
+}
+
+/**
+ * After a claim round's insert, in the same transaction: for each job a `cancelOther`
+ * request of the round buffered, its live runs from other batches become `cancelling`
+ * (their holders see it at their next renewal and abort) and its older buffered
+ * scheduled slots are `skipped` (superseded). Empty when the round has no such request.
+ */
+export function supersedeStatements(t: PgTables, requests: readonly ClaimRequest[]): PgStatement[] {
+  const byBatch = new Map<string, { jobs: Set<string>; now: number }>();
+  for (const r of requests) {
+    if (r.overlap !== "cancelOther" || r.status !== "running") continue;
+    const entry = byBatch.get(r.batch) ?? { jobs: new Set<string>(), now: r.now };
+    entry.jobs.add(r.job);
+    byBatch.set(r.batch, entry);
+  }
+  return [...byBatch].flatMap(([batch, { jobs, now }]) => [
+    {
+      text: `UPDATE ${t.runs} AS r SET status = 'cancelling'
+        WHERE r.status = 'running' AND r.batch <> $1::text AND r.lease_until >= $2::bigint AND r.job = ANY($3::text[])
+          AND EXISTS (SELECT 1 FROM ${t.runs} b WHERE b.job = r.job AND b.batch = $1::text AND b.status = 'buffered')`,
+      args: [batch, now, [...jobs]],
+    },
+    {
+      text: `UPDATE ${t.runs} AS r SET status = 'skipped', finished_at = $2::bigint, error = $4::text
+        WHERE r.status = 'buffered' AND r.kind = 'scheduled' AND r.job = ANY($3::text[])
+          AND r.slot < (SELECT MAX(b.slot) FROM ${t.runs} b WHERE b.job = r.job AND b.batch = $1::text AND b.status = 'buffered')`,
+      args: [batch, now, [...jobs], SKIP_SUPERSEDED],
+    },
+  ]);
+}

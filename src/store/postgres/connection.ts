@@ -1,0 +1,149 @@
+/**
+ * The Postgres connection: the pool opened lazily, every call bounded by the caller's
+ * deadline, rolled-back transactions retried, reads retried once the driver has
+ * replaced a broken connection, and everything stopped by `close()`.
+ *
+ * Why only reads retry a lost connection: a write whose connection broke may have
+ * committed. The store reports it as `store-error` and the engine settles it (a claim
+ * of unknown outcome is reconciled on the next tick from the rows themselves).
+ */
+import { SchedulerError } from "../../core/errors.ts";
+import { isConnectionLost, isRolledBack, type PgRow, type PgTx, type PostgresSqlLike, storeError } from "./driver.ts";
+import type { ResolvedPostgresOptions } from "./options.ts";
+
+/** One statement: `$n` parameters, bound in order. */
+export interface PgStatement {
+  text: string;
+  args: unknown[];
+}
+
+/** Runs the store's statements on one lazily opened pool. */
+export interface PgConnection {
+  /** Names the backend in messages. */
+  readonly label: "postgres";
+  /** Runs one statement on its own (one round trip, atomic by itself). */
+  one(operation: string, statement: PgStatement, kind: "read" | "write"): Promise<readonly PgRow[]>;
+  /**
+   * Runs statements in order in ONE transaction; a `null` entry gives no rows. Reads
+   * share one snapshot (`REPEATABLE READ READ ONLY`).
+   */
+  many(operation: string, statements: readonly (PgStatement | null)[], kind: "read" | "write"): Promise<(readonly PgRow[])[]>;
+  /** Runs `fn` in one transaction on the pool (migrations). */
+  transaction<T>(operation: string, fn: (tx: PgTx) => Promise<T>): Promise<T>;
+  /** Bounds every later call to `ms` in all, retries included (the scheduler's storeTimeout). */
+  setCallTimeout(ms: number): void;
+  /** Rejects every later call; ends a store-owned pool. */
+  close(): Promise<void>;
+}
+
+const CLOSED = "postgres: the store is closed";
+
+/** Opens the connection manager for resolved options. */
+export function pgConnection(resolved: ResolvedPostgresOptions): PgConnection {
+  let pool: Promise<PostgresSqlLike> | undefined;
+  let closed = false;
+  let callTimeout = Infinity;
+  const waits = new Set<() => void>();
+
+  const connect = (): Promise<PostgresSqlLike> => {
+    pool ??= resolved.open().catch((error: unknown) => {
+      pool = undefined;
+      throw error;
+    });
+    return pool;
+  };
+
+  const pause = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        waits.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      waits.add(done);
+    });
+
+  // Rejects at the deadline; the query itself is cancelled where the driver can.
+  const bounded = <T>(work: Promise<T>, ms: number, operation: string, cancel: () => void): Promise<T> => {
+    // The message names the caller's deadline, not what was left of it.
+    if (!Number.isFinite(ms)) return work;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        cancel();
+        reject(new SchedulerError("store-error", `postgres: ${operation} failed: no answer within ${callTimeout} ms`));
+      }, Math.max(0, ms));
+    });
+    work.catch(() => undefined);
+    return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+  };
+
+  async function run<T>(operation: string, kind: "read" | "write", fn: (sql: PostgresSqlLike, cancels: (() => unknown)[]) => Promise<T>): Promise<T> {
+    const limit = Date.now() + callTimeout;
+    for (let attempt = 0;; attempt += 1) {
+      if (closed) throw new SchedulerError("store-error", CLOSED);
+      const cancels: (() => unknown)[] = [];
+      try {
+        const sql = await bounded(connect(), limit - Date.now(), operation, () => {});
+        return await bounded(fn(sql, cancels), limit - Date.now(), operation, () => {
+          for (const cancel of cancels) void Promise.resolve().then(cancel).catch(() => undefined);
+        });
+      } catch (error) {
+        if (error instanceof SchedulerError) throw error;
+        if (closed) throw new SchedulerError("store-error", CLOSED, { cause: error });
+        const retry = isRolledBack(error) || (kind === "read" && isConnectionLost(error) && attempt < 2);
+        const delay = Math.min(2 ** attempt * 5, 200) * (0.5 + Math.random());
+        if (!retry || Date.now() + delay > limit) throw storeError(operation, error, resolved.secrets);
+        await pause(delay);
+      }
+    }
+  }
+
+  const query = (sql: PgTx, s: PgStatement, cancels: (() => unknown)[]): PromiseLike<readonly PgRow[]> => {
+    // Named and prepared once per connection: otherwise postgres.js describes every
+    // statement first, a second round trip per query.
+    const q = sql.unsafe(s.text, s.args, { prepare: resolved.prepare });
+    if (typeof q.cancel === "function") cancels.push(() => q.cancel?.());
+    return q;
+  };
+
+  return {
+    label: "postgres",
+
+    one: (operation, statement, kind) => run(operation, kind, async (sql, cancels) => await query(sql, statement, cancels)),
+
+    many(operation, statements, kind): Promise<(readonly PgRow[])[]> {
+      const mode = kind === "read" ? "isolation level repeatable read read only" : "isolation level read committed";
+      return run(operation, kind, async (sql, cancels) => {
+        const results = await sql.begin(mode, async (tx) => {
+          // One after another: measured faster than postgres.js pipelining `unsafe` queries,
+          // and a later statement's snapshot then follows the earlier ones (READ COMMITTED).
+          const out: (readonly PgRow[])[] = [];
+          for (const s of statements) out.push(s === null ? [] : await query(tx, s, cancels));
+          return out;
+        });
+        return results as (readonly PgRow[])[];
+      });
+    },
+
+    transaction: <T>(operation: string, fn: (tx: PgTx) => Promise<T>): Promise<T> =>
+      run(operation, "write", async (sql) => (await sql.begin("isolation level read committed", fn)) as T),
+
+    setCallTimeout(ms: number): void {
+      if (typeof ms !== "number" || !(ms > 0)) {
+        throw new SchedulerError("invalid-spec", `setCallTimeout: expected milliseconds > 0, got ${String(ms)}`);
+      }
+      callTimeout = ms;
+    },
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      for (const done of [...waits]) done();
+      const opened = await pool?.catch(() => undefined);
+      pool = undefined;
+      if (resolved.owned) await opened?.end({ timeout: 5 });
+    },
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * What the Postgres store needs from postgres.js (3.x), typed here so the store's
+ * declarations never name the optional `postgres` package, and the driver failures
+ * it tells apart.
+ */
+import { SchedulerError } from "../../core/errors.ts";
+
+/** A result row, by column name (int8 columns arrive as strings). */
+export type PgRow = Record<string, unknown>;
+
+/** A pending postgres.js query: a promise of rows that can be cancelled. */
+export interface PgQuery extends PromiseLike<readonly PgRow[]> {
+  cancel?(): unknown;
+}
+
+/** The parts of a postgres.js transaction the store calls. */
+export interface PgTx {
+  /** A query text with `$n` parameters; `prepare` makes it a named prepared statement. */
+  unsafe(query: string, parameters?: unknown[], options?: { prepare?: boolean }): PgQuery;
+}
+
+/** The parts of a postgres.js `sql` instance the store calls. */
+export interface PostgresSqlLike extends PgTx {
+  /** A transaction; rejects (after ROLLBACK) when `cb` does. */
+  begin(options: string, cb: (tx: PgTx) => unknown): Promise<unknown>;
+  /** Ends the pool. */
+  end(options?: { timeout?: number }): Promise<void>;
+}
+
+const field = (error: unknown, name: string): string => {
+  const value = (error as Record<string, unknown> | null)?.[name];
+  return typeof value === "string" ? value : "";
+};
+
+/** A serialization failure or deadlock: Postgres rolled the transaction back, so a retry is safe. */
+export function isRolledBack(error: unknown): boolean {
+  const code = field(error, "code");
+  return code === "40001" || code === "40P01";
+}
+
+/**
+ * The connection broke (network, server restart, backend terminated). Whether the
+ * statement ran is unknown, so only reads retry on it; postgres.js opens a fresh
+ * connection for the next query by itself.
+ */
+export function isConnectionLost(error: unknown): boolean {
+  const code = field(error, "code");
+  return code.startsWith("08") || code === "57P01" || code === "57P02" || code === "57P03" ||
+    ["CONNECTION_CLOSED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "ECONNRESET", "ECONNREFUSED", "EPIPE"].includes(code);
+}
+
+/** Blanks every secret out of a text. */
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  // Longest first, so a password inside the user info is not half-replaced.
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) out = out.split(secret).join("***");
+  return out;
+}
+
+/**
+ * Wraps a driver failure as `store-error`: the Postgres SQLSTATE (or driver code) and
+ * message, never a credential. The driver error stays as `cause` with its message
+ * redacted too.
+ */
+export function storeError(operation: string, cause: unknown, secrets: readonly string[]): SchedulerError {
+  const message = field(cause, "message") || String(cause);
+  const code = field(cause, "code");
+  const text = redact(`postgres: ${operation} failed: ${code === "" || message.includes(code) ? "" : `${code}: `}${message}`, secrets);
+  if (cause instanceof Error && secrets.length > 0) {
+    try {
+      cause.message = redact(cause.message, secrets);
+      if (typeof cause.stack === "string") cause.stack = redact(cause.stack, secrets);
+    } catch { /* a frozen error keeps its text */ }
+  }
+  return new SchedulerError("store-error", text, { cause });
+}

@@ -1,0 +1,190 @@
+/**
+ * The Postgres options: resolved once into the form the connection uses, with the
+ * URL's credentials kept out of every message.
+ */
+import { quote, SchedulerError } from "../../core/errors.ts";
+import type { PostgresSqlLike } from "./driver.ts";
+
+/** Options shared by both forms of `postgresStore`. */
+interface CommonOptions {
+  /**
+   * The schema the tables live in, created when missing. Lower-case letters, digits and
+   * `_`, starting with a letter or `_`, at most 63 characters. Default `"edgecron"`.
+   */
+  schema?: string;
+  /**
+   * Use named prepared statements (each statement text is parsed once per connection).
+   * Default true; set false behind a transaction-mode pooler that does not keep them
+   * (PgBouncer before 1.21).
+   */
+  prepare?: boolean;
+}
+
+/** Options of `postgresStore`: a URL to connect to, or a postgres.js `sql` you own. */
+export type PostgresStoreOptions =
+  | CommonOptions & {
+    /** `postgres://user:password@host:5432/db?sslmode=require` (or `postgresql://`). */
+    url: string;
+    /** The pool's most connections. Default 10. */
+    max?: number;
+    /** How long opening a connection may take, in seconds. Default 10. */
+    connectTimeout?: number;
+  }
+  | CommonOptions & {
+    /** A postgres.js (3.x) `sql` instance. The store never ends it: its owner does. */
+    sql: PostgresSqlLike;
+  };
+
+/** The resolved form every later step sees. */
+export interface ResolvedPostgresOptions {
+  /** Opens the pool (loading the driver for a URL); once per store. */
+  open: () => Promise<PostgresSqlLike>;
+  /** Whether the store created the pool (so it ends it on close). */
+  owned: boolean;
+  /** The schema, validated. */
+  schema: string;
+  /** Texts to blank out of any error message (the URL's password and user info). */
+  secrets: readonly string[];
+  /** Whether statements are named prepared statements. */
+  prepare: boolean;
+}
+
+const SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** `postgres://user:secret@host/db` with its password blanked: safe for a message. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^@/?#]*)@/i, (_, scheme: string, info: string) => {
+    const user = info.split(":")[0] ?? "";
+    return `${scheme}${info.includes(":") ? `${user}:***` : user}@`;
+  }).replace(/([?&]password=)[^&#]*/gi, "$1***");
+}
+
+/** The secret parts of a URL's user info: the password (as written and decoded) and `user:password`. */
+function secretsOf(url: string): string[] {
+  const match = /^[a-z][a-z0-9+.-]*:\/\/([^@/?#]*)@/i.exec(url);
+  const info = match?.[1];
+  if (info === undefined || info === "") return [];
+  // A user name alone is no secret (and blanking it would mangle every message naming it).
+  const colon = info.indexOf(":");
+  const password = colon < 0 ? "" : info.slice(colon + 1);
+  if (password === "") return [];
+  const secrets = [info, password];
+  try {
+    secrets.push(decodeURIComponent(password));
+  } catch { /* a malformed escape stays as written */ }
+  return secrets;
+}
+
+/** Every secret of a URL: its user info and password, and a `?password=` parameter. */
+function allSecretsOf(url: string): string[] {
+  const secrets = secretsOf(url);
+  const value = /[?&]password=([^&#]*)/i.exec(url)?.[1];
+  if (value !== undefined && value !== "") {
+    secrets.push(value);
+    try {
+      secrets.push(decodeURIComponent(value));
+    } catch { /* a malformed escape stays as written */ }
+  }
+  return secrets.filter((s) => s.length > 0);
+}
+
+function checkCount(value: unknown, field: string, min: number): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
+    throw new SchedulerError("invalid-spec", `postgresStore.${field}: expected an integer >= ${min}, got ${quote(value)}`, {
+      path: field,
+    });
+  }
+  return value;
+}
+
+/**
+ * Normalises the options once.
+ *
+ * @throws {SchedulerError} `invalid-spec` for a URL that is not `postgres://` or
+ * `postgresql://`, a bad schema name, pool size or timeout, or a `sql` that is not a
+ * postgres.js instance. The URL in a message has its password blanked.
+ */
+export function resolvePostgresOptions(
+  options: PostgresStoreOptions,
+  load: () => Promise<PostgresFactory> = loadDriver,
+): ResolvedPostgresOptions {
+  if (options === null || typeof options !== "object") {
+    throw new SchedulerError("invalid-spec", `postgresStore: expected { url } or { sql }, got ${quote(options)}`);
+  }
+  const schema = options.schema ?? "edgecron";
+  if (typeof schema !== "string" || !SCHEMA.test(schema)) {
+    throw new SchedulerError(
+      "invalid-spec",
+      `postgresStore.schema: expected lower-case letters, digits and _ (at most 63, not starting with a digit), got ${quote(schema)}`,
+      { path: "schema" },
+    );
+  }
+  const prepare = options.prepare ?? true;
+  if (typeof prepare !== "boolean") {
+    throw new SchedulerError("invalid-spec", `postgresStore.prepare: expected true or false, got ${quote(prepare)}`, { path: "prepare" });
+  }
+  if ("sql" in options) {
+    const sql = options.sql;
+    const candidate: unknown = sql;
+    const methods = candidate as Partial<Record<"unsafe" | "begin", unknown>>;
+    if (typeof candidate !== "function" || typeof methods.unsafe !== "function" || typeof methods.begin !== "function") {
+      throw new SchedulerError("invalid-spec", `postgresStore.sql: expected a postgres.js sql instance, got ${quote(sql)}`, {
+        path: "sql",
+      });
+    }
+    return { open: async () => sql, owned: false, schema, secrets: [], prepare };
+  }
+  const url: unknown = options.url;
+  if (typeof url !== "string" || !/^postgres(ql)?:\/\//i.test(url)) {
+    const shown = typeof url === "string" ? redactUrl(url) : url;
+    throw new SchedulerError("invalid-spec", `postgresStore.url: expected a postgres:// or postgresql:// URL, got ${quote(shown)}`, {
+      path: "url",
+    });
+  }
+  const max = checkCount(options.max ?? 10, "max", 1);
+  const connectTimeout = checkCount(options.connectTimeout ?? 10, "connectTimeout", 1);
+  const secrets = allSecretsOf(url);
+  return {
+    open: async () => {
+      const postgres = await load();
+      return postgres(url, {
+        max,
+        prepare,
+        connect_timeout: connectTimeout,
+        // CREATE … IF NOT EXISTS and friends would print notices to the console.
+        onnotice: () => {},
+        connection: { application_name: "edgecron" },
+      });
+    },
+    owned: true,
+    schema,
+    secrets,
+    prepare,
+  };
+}
+
+/** The postgres.js default export, as far as the store calls it. */
+export type PostgresFactory = (url: string, options: Record<string, unknown>) => PostgresSqlLike;
+
+/**
+ * Loads postgres.js on first use, so the core and the other stores never carry it.
+ *
+ * @throws {SchedulerError} `store-error` naming the package when it is not installed.
+ */
+export async function loadDriver(): Promise<PostgresFactory> {
+  try {
+    const mod = await import("postgres");
+    return mod.default as unknown as PostgresFactory;
+  } catch (cause) {
+    throw missingDriver(cause);
+  }
+}
+
+/** The error for a missing `postgres` package. */
+export function missingDriver(cause: unknown): SchedulerError {
+  return new SchedulerError(
+    "store-error",
+    'postgres: the "postgres" package (postgres.js 3.x) is not installed; edgecron/postgres needs it: npm install postgres',
+    { cause },
+  );
+}

@@ -1,0 +1,291 @@
+// postgresStore specifics on a real server: options and their errors (never a
+// credential), the lazily loaded driver, a shared pool, the schema option, migrations
+// under the advisory lock (ten nodes starting at once migrate once), the overlap check
+// serialised across pools, a caller's deadline, and a connection the server kills.
+import { after, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import postgres from "postgres";
+import { SchedulerError } from "../../../src/core/errors.ts";
+import { postgresStore } from "../../../src/store/postgres/mod.ts";
+import { missingDriver, redactUrl, resolvePostgresOptions } from "../../../src/store/postgres/options.ts";
+import { PG_SCHEMA_VERSION } from "../../../src/store/postgres/schema.ts";
+import { request } from "../contract.ts";
+import { freshSchema, PG_PASSWORD, pgServer, skipReason } from "./_server.ts";
+
+const T0 = Date.UTC(2026, 0, 1);
+const MIN = 60_000;
+
+/** Asserts `fn` rejects with a SchedulerError of `code` whose message matches `re` and never holds the password. */
+async function rejects(fn: () => Promise<unknown>, code: string, re: RegExp): Promise<SchedulerError> {
+  try {
+    await fn();
+  } catch (error) {
+    assert.ok(error instanceof SchedulerError, `expected a SchedulerError, got ${String(error)}`);
+    assert.equal(error.code, code, error.message);
+    assert.match(error.message, re);
+    assert.ok(!error.message.includes(PG_PASSWORD), `the password leaked: ${error.message}`);
+    const cause = (error as { cause?: unknown }).cause;
+    if (cause instanceof Error) assert.ok(!`${cause.message}${cause.stack}`.includes(PG_PASSWORD), "the password leaked in the cause");
+    return error;
+  }
+  assert.fail("expected a rejection");
+}
+
+describe("postgresStore options", () => {
+  it("refuses a URL that is not postgres:// with invalid-spec, its password blanked", () => {
+    assert.throws(() => postgresStore({ url: `mysql://app:${PG_PASSWORD}@db/app` }), (e: unknown) => {
+      assert.ok(e instanceof SchedulerError && e.code === "invalid-spec");
+      assert.match(e.message, /postgresStore\.url: expected a postgres:\/\/ or postgresql:\/\/ URL, got "mysql:\/\/app:\*\*\*@db\/app"/);
+      return !e.message.includes(PG_PASSWORD);
+    });
+  });
+
+  it("refuses a bad schema name, pool size, timeout or sql with invalid-spec naming the field", () => {
+    const cases: [unknown, RegExp][] = [
+      [{ url: "postgres://h/db", schema: "Edge-Cron" }, /postgresStore\.schema: .*got "Edge-Cron"/],
+      [{ url: "postgres://h/db", schema: 'x"; drop table y; --' }, /postgresStore\.schema/],
+      [{ url: "postgres://h/db", max: 0 }, /postgresStore\.max: expected an integer >= 1, got "0"/],
+      [{ url: "postgres://h/db", connectTimeout: 1.5 }, /postgresStore\.connectTimeout/],
+      [{ url: "postgres://h/db", prepare: "no" }, /postgresStore\.prepare/],
+      [{ sql: { unsafe() {} } }, /postgresStore\.sql: expected a postgres\.js sql instance/],
+      [null, /postgresStore: expected \{ url \} or \{ sql \}/],
+    ];
+    for (const [options, re] of cases) {
+      assert.throws(() => postgresStore(options as never), (e: unknown) => e instanceof SchedulerError && e.code === "invalid-spec" && re.test(e.message));
+    }
+  });
+
+  it("redactUrl blanks the password in user info and in a password parameter", () => {
+    assert.equal(redactUrl("postgres://app:s3cr%40t@h:5432/db?sslmode=require"), "postgres://app:***@h:5432/db?sslmode=require");
+    assert.equal(redactUrl("postgresql://h/db?user=app&password=hunter2"), "postgresql://h/db?user=app&password=***");
+    assert.equal(redactUrl("postgres://app@h/db"), "postgres://app@h/db");
+  });
+
+  it("blanks the password but never a bare user name (a user called postgres leaves messages readable)", () => {
+    assert.deepEqual(resolvePostgresOptions({ url: "postgres://postgres@h/db" }).secrets, []);
+    const secrets = resolvePostgresOptions({ url: "postgres://postgres:p%40ss@h/db?password=q" }).secrets;
+    assert.deepEqual([...new Set(secrets)].sort(), ["p%40ss", "p@ss", "postgres:p%40ss", "q"]);
+  });
+
+  it("a missing postgres package is a store-error that says what to install", async () => {
+    const resolved = resolvePostgresOptions({ url: "postgres://h/db" }, () => Promise.reject(missingDriver(new Error("Cannot find package 'postgres'"))));
+    await rejects(() => resolved.open(), "store-error", /the "postgres" package \(postgres\.js 3\.x\) is not installed.*npm install postgres/);
+  });
+});
+
+if (skipReason !== false) {
+  describe("postgresStore on a real server", () => it("is skipped without a Postgres server", { skip: skipReason }, () => {}));
+} else {
+  const server = await pgServer();
+  const admin = postgres(server.url, { onnotice: () => {}, max: 2 });
+  const wrongPassword = server.url.replace(PG_PASSWORD, `${PG_PASSWORD}-wrong`);
+
+  describe("postgresStore on a real server", () => {
+    after(() => admin.end({ timeout: 1 }));
+
+    it("ten stores initialising one fresh schema at once migrate it once, under the lock", async () => {
+      const schema = freshSchema("mig");
+      const stores = Array.from({ length: 10 }, () => postgresStore({ url: server.url, schema, max: 1 }));
+      try {
+        await Promise.all(stores.map((s) => s.init()));
+        const rows = await admin.unsafe(`SELECT version, applied_by FROM "${schema}".schema_version`);
+        assert.equal(rows.length, PG_SCHEMA_VERSION, "one row per schema version");
+        assert.equal(new Set(rows.map((r) => r.applied_by)).size, 1, "one backend applied every step");
+        // Every store works on the schema the winner made.
+        const results = await Promise.all(stores.map((s, i) => s.claim([request("a", T0, { node: `n${i}`, batch: `b${i}`, overlap: "allow" })])));
+        assert.equal(results.flat().filter((r) => r.outcome === "won").length, 1);
+      } finally {
+        await Promise.all(stores.map((s) => s.close()));
+      }
+    });
+
+    it("keeps its tables in the chosen schema and refuses a schema at a newer version", async () => {
+      const schema = freshSchema("own");
+      const store = postgresStore({ url: server.url, schema });
+      await store.init();
+      const tables = await admin.unsafe("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1", [schema]);
+      assert.deepEqual(tables.map((r) => r.table_name), ["defs", "jobs", "runs", "schema_version", "settings"]);
+      await store.close();
+      await admin.unsafe(`INSERT INTO "${schema}".schema_version VALUES (99, 0, 0)`);
+      const newer = postgresStore({ url: server.url, schema });
+      await rejects(() => newer.init(), "store-error", /schema ".*" is at version 99, newer than this edgecron/);
+      await newer.close();
+    });
+
+    it("shares a pool given as { sql } and never ends it", async () => {
+      const sql = postgres(server.url, { onnotice: () => {}, max: 2 });
+      const store = postgresStore({ sql, schema: freshSchema() });
+      await store.putSetting("k", "v");
+      assert.equal(await store.getSetting("k"), "v");
+      await store.close();
+      assert.deepEqual([...await sql.unsafe("SELECT 7 AS n")], [{ n: 7 }], "the caller's pool still answers");
+      await rejects(() => store.getSetting("k"), "store-error", /the store is closed/);
+      await sql.end();
+    });
+
+    it("a wrong password is a store-error that never shows the password", async () => {
+      const store = postgresStore({ url: wrongPassword, schema: freshSchema() });
+      await rejects(() => store.init(), "store-error", /^store-error: postgres: init failed: .*password authentication failed/);
+      await store.close();
+    });
+
+    it("an unreachable server is a store-error within the caller's deadline, no password in it", async () => {
+      const closed = server.url.replace(`:${server.port}/`, ":1/");
+      const store = postgresStore({ url: closed, schema: freshSchema() });
+      store.setCallTimeout?.(2_000);
+      await rejects(() => store.init(), "store-error", /^store-error: postgres: init failed/);
+      await store.close();
+    });
+
+    it("refuses a NUL character as bad input, before the server sees it", async () => {
+      const store = postgresStore({ url: server.url, schema: freshSchema() });
+      await rejects(() => store.claim([request("a\u0000b", T0)]), "invalid-spec", /claim: Postgres cannot store a NUL character/);
+      await rejects(() => store.putDef("d", { note: "x\u0000y" }, T0), "invalid-spec", /putDef\.spec: Postgres cannot store a NUL/);
+      // An escaped backslash before "u0000" is ordinary text.
+      assert.equal((await store.putDef("d", { note: "\\u0000" }, T0)).version, 1);
+      assert.deepEqual((await store.getDef("d"))?.spec, { note: "\\u0000" });
+      await store.close();
+    });
+
+    it("overlap skip holds across separate pools: of eight nodes claiming one job's slots at once, one runs", async () => {
+      const schema = freshSchema("ovl");
+      const stores = Array.from({ length: 8 }, () => postgresStore({ url: server.url, schema, max: 1 }));
+      try {
+        await stores[0]!.init();
+        for (let round = 0; round < 5; round++) {
+          const now = T0 + round * 10 * MIN;
+          const results = await Promise.all(stores.map((s, i) =>
+            s.claim([request(`job-${round}`, now + i * 1_000, { node: `n${i}`, batch: `b${round}-${i}`, now, leaseUntil: now + 5 * MIN })])
+          ));
+          assert.equal(results.flat().filter((r) => r.outcome === "won").length, 1, `round ${round}: one run`);
+          assert.equal(results.flat().filter((r) => r.outcome === "skipped").length, 7, `round ${round}: the rest skipped`);
+        }
+      } finally {
+        await Promise.all(stores.map((s) => s.close()));
+      }
+    });
+
+    it("bufferOne and promote hold across separate pools: eight nodes at once run one slot, buffer one, promote it once", async () => {
+      const schema = freshSchema("buf");
+      const stores = Array.from({ length: 8 }, () => postgresStore({ url: server.url, schema, max: 1 }));
+      try {
+        await stores[0]!.init();
+        for (let round = 0; round < 3; round++) {
+          const job = `job-${round}`;
+          const now = T0 + round * 10 * MIN;
+          const results = (await Promise.all(stores.map((s, i) =>
+            s.claim([request(job, now + i * 1_000, { overlap: "bufferOne", node: `n${i}`, batch: `b${round}-${i}`, now, leaseUntil: now + 5 * MIN })])
+          ))).flat();
+          const count = (o: string): number => results.filter((r) => r.outcome === o).length;
+          assert.deepEqual([count("won"), count("buffered"), count("skipped")], [1, 1, 6], `round ${round}: one runs, one waits`);
+          const winner = results.find((r) => r.outcome === "won")!;
+          const held = (await stores[0]!.getRun(job, winner.slot))!;
+          // While the run is live nothing starts; once it settles exactly one node starts the buffered slot.
+          assert.deepEqual(await Promise.all(stores.map((s) => s.promote({ job, node: "p", now, leaseUntil: now + MIN }))), Array(8).fill(undefined));
+          assert.equal(await stores[0]!.update(held, { status: "ok", finishedAt: now, leaseUntil: null }), true);
+          const started = (await Promise.all(stores.map((s, i) => s.promote({ job, node: `p${i}`, now, leaseUntil: now + MIN })))).filter((r) => r);
+          assert.equal(started.length, 1, `round ${round}: the buffered slot starts once`);
+          assert.equal(started[0]!.slot, results.find((r) => r.outcome === "buffered")!.slot);
+        }
+      } finally {
+        await Promise.all(stores.map((s) => s.close()));
+      }
+    });
+
+    it("migrates a version-1 schema (before pause notes) to the current one, keeping its rows", async () => {
+      const schema = freshSchema("v1");
+      const first = postgresStore({ url: server.url, schema });
+      await first.setPaused("old", true, T0);
+      await first.claim([request("old", T0)]);
+      await first.close();
+      // Back to what version 1 made: no pause columns, the running-only index.
+      await admin.unsafe(`ALTER TABLE "${schema}".jobs DROP COLUMN pause_note, DROP COLUMN paused_at, DROP COLUMN paused_by`);
+      await admin.unsafe(`DROP INDEX "${schema}".runs_open`);
+      await admin.unsafe(`CREATE INDEX runs_running ON "${schema}".runs (job, lease_until) WHERE status = 'running'`);
+      await admin.unsafe(`DELETE FROM "${schema}".schema_version WHERE version > 1`);
+      const store = postgresStore({ url: server.url, schema });
+      try {
+        const before = await store.read(["old"]);
+        assert.deepEqual([before.jobs.old?.paused, before.jobs.old?.pause, before.running.length], [true, undefined, 1]);
+        await store.setPaused("old", true, T0 + MIN, { note: "migrated", by: "ops" });
+        assert.deepEqual((await store.read(["old"])).jobs.old?.pause, { note: "migrated", at: T0 + MIN, by: "ops" });
+        const versions = await admin.unsafe(`SELECT version FROM "${schema}".schema_version ORDER BY 1`);
+        assert.deepEqual(versions.map((r) => Number(r.version)), Array.from({ length: PG_SCHEMA_VERSION }, (_, i) => i + 1));
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("a definition whose stored spec is not a JSON object comes back broken, naming the row; reads never throw", async () => {
+      const schema = freshSchema("bad");
+      const store = postgresStore({ url: server.url, schema });
+      try {
+        await store.putDef("good", { schedule: "* * * * *" }, T0);
+        await store.putDef("bad", { schedule: "* * * * *" }, T0);
+        await admin.unsafe(`UPDATE "${schema}".defs SET spec = '[1, 2]'::jsonb WHERE name = 'bad'`);
+        const defs = await store.listDefs();
+        assert.deepEqual(defs.map((d) => [d.name, d.broken === undefined]), [["bad", false], ["good", true]]);
+        assert.match(defs[0]!.broken!, /^postgres: edgecron_defs row "bad": column spec is not a JSON object/);
+        assert.deepEqual(defs[0]!.spec, {});
+        const snapshot = await store.snapshot([], T0);
+        assert.equal(snapshot.defs.find((d) => d.name === "bad")?.broken, defs[0]!.broken);
+        assert.equal((await store.getDef("good"))?.broken, undefined);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("a call blocked past the caller's deadline rejects with store-error and its query is cancelled on the server", async () => {
+      const schema = freshSchema("dl");
+      const store = postgresStore({ url: server.url, schema });
+      await store.init();
+      store.setCallTimeout?.(500);
+      const blocker = await admin.reserve();
+      try {
+        await blocker.unsafe(`BEGIN; LOCK TABLE "${schema}".runs IN ACCESS EXCLUSIVE MODE`);
+        await rejects(() => store.claim([request("a", T0)]), "store-error", /^store-error: postgres: claim failed: no answer within 500 ms$/);
+        // The cancel reaches the server: nothing of ours is left waiting on the lock.
+        let waiting = 1;
+        for (let i = 0; i < 50 && waiting > 0; i++) {
+          const [row] = await admin.unsafe("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'edgecron' AND wait_event_type = 'Lock'");
+          waiting = Number(row?.n);
+          if (waiting > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        assert.equal(waiting, 0, "the timed-out claim still waits on the server");
+      } finally {
+        await blocker.unsafe("ROLLBACK");
+        blocker.release();
+      }
+      assert.deepEqual((await store.claim([request("a", T0)])).map((r) => r.outcome), ["won"], "the cancelled claim wrote nothing");
+      await store.close();
+    });
+
+    it("a connection the server terminates is replaced: a read retries, a write fails as store-error, then works", async () => {
+      const schema = freshSchema("kill");
+      const store = postgresStore({ url: server.url, schema, max: 1 });
+      await store.init();
+      await store.runs("a");
+      // This store's one connection: the last query it ran names its schema.
+      const kill = () =>
+        admin.unsafe(
+          "SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE application_name = 'edgecron' AND query LIKE $1",
+          [`%${schema}%`],
+        );
+      assert.equal(Number((await kill())[0]?.n), 1);
+      assert.deepEqual(await store.runs("a"), [], "the read went through on a fresh connection");
+      assert.equal(Number((await kill())[0]?.n), 1);
+      // A write's outcome is unknown when its connection dies, so it is not retried: it
+      // fails as store-error (the engine settles it), and the pool heals for the next.
+      const outcomes: string[] = [];
+      for (let i = 0; i < 3 && outcomes.at(-1) !== "won"; i++) {
+        outcomes.push(await store.claim([request(`w${i}`, T0)]).then((r) => r[0]!.outcome, (e: unknown) => {
+          assert.ok(e instanceof SchedulerError && e.code === "store-error", String(e));
+          assert.match(e.message, /^store-error: postgres: claim failed: /);
+          return "store-error";
+        }));
+      }
+      assert.equal(outcomes.at(-1), "won", `the pool never healed: ${outcomes.join(", ")}`);
+      await store.close();
+    });
+  });
+}

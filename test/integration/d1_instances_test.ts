@@ -54,14 +54,14 @@ function tally(expected: Map<string, number[]>, rows: { job: string; slot: numbe
   return { slots, lost, duplicates, lines: lines.length, okRows: okRows.size };
 }
 
-/** The slots of each job in (T(0), T(minutes)] (the first event registers the jobs). */
+/** The slots of each job in [T(0), T(minutes)] (the first event registers the jobs and runs its minute). */
 function expectedSlots(minutes = MINUTES): Map<string, number[]> {
   const steps: Record<string, number> = { "* * * * *": 1, "*/2 * * * *": 2, "*/5 * * * *": 5, "*/10 * * * *": 10 };
   const expected = new Map<string, number[]>();
   for (const [job, cron] of Object.entries(JOBS)) {
     const step = steps[cron]!;
     const list: number[] = [];
-    for (let i = 1; i <= minutes; i++) if (new Date(T(i)).getUTCMinutes() % step === 0) list.push(T(i));
+    for (let i = 0; i <= minutes; i++) if (new Date(T(i)).getUTCMinutes() % step === 0) list.push(T(i));
     expected.set(job, list);
   }
   return expected;

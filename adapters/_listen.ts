@@ -34,7 +34,8 @@ export function isAddressInUse(error: unknown): boolean {
 export function listenError(error: unknown, port: number, hostname: string, serve: string): unknown {
   if (!isAddressInUse(error)) return error;
   const other = port === 65_535 ? 8788 : port + 1;
-  const message = `edgecron: port ${port} on ${hostname} is already in use (another server, perhaps another edgecron, listens there). ` +
+  const message =
+    `edgecron: port ${port} on ${hostname} is already in use (another server, perhaps another edgecron, listens there). ` +
     `Choose another with the \`port\` option: ${serve}(scheduler, { port: ${other} }), or port: 0 for any free port ` +
     `(the examples read PORT: PORT=${other}).`;
   return Object.assign(new Error(message, { cause: error }), { code: "EADDRINUSE" });

@@ -18,7 +18,8 @@ for (let i = 0; i < Number(jobsText); i++) {
     }),
   );
 }
-const until = (at: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
+const until = (at: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
 await until(first - 1_000);
 const cpu0 = process.cpuUsage();
 await until(last + MIN - 1_000);

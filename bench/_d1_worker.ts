@@ -1,7 +1,7 @@
 // The D1 part of the store bench, run INSIDE workerd (Miniflare) on the worker's own D1
 // binding, as a Worker's claims really run: GET /?size=N&total=M claims M slots in calls
 // of N (each a different job, overlap check on) and answers { rate } in claims/s.
-import { d1Store, type D1DatabaseLike } from "../src/store/d1/mod.ts";
+import { type D1DatabaseLike, d1Store } from "../src/store/d1/mod.ts";
 import type { ClaimRequest } from "../src/store/types.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -18,14 +18,23 @@ export default {
     const calls = Math.ceil(total / size);
     const batch = (k: number): ClaimRequest[] =>
       Array.from({ length: size }, (_, j) => ({
-        job: `${tag}-${k * size + j}`, slot: T0, kind: "scheduled", status: "running", overlap: "skip",
-        node: "bench", batch: `${tag}-${k}`, now: T0, leaseUntil: T0 + 600_000,
+        job: `${tag}-${k * size + j}`,
+        slot: T0,
+        kind: "scheduled",
+        status: "running",
+        overlap: "skip",
+        node: "bench",
+        batch: `${tag}-${k}`,
+        now: T0,
+        leaseUntil: T0 + 600_000,
       }));
     // Date.now() advances across I/O in workerd, so it times the D1 calls.
     const start = Date.now();
     for (let k = 0; k < calls; k++) {
       const results = await store.claim(batch(k));
-      if (results.some((r) => r.outcome !== "won")) return Response.json({ error: "a claim was not won" }, { status: 500 });
+      if (results.some((r) => r.outcome !== "won")) {
+        return Response.json({ error: "a claim was not won" }, { status: 500 });
+      }
     }
     return Response.json({ rate: (calls * size) / (Math.max(1, Date.now() - start) / 1000) });
   },

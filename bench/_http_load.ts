@@ -23,7 +23,13 @@ export async function startLoadServer(options: { db: string; root?: string; jobs
   const token = "bench-token-0123456789";
   const child = spawn(process.execPath, ["--import", "tsx", `${here}bench/http_server.ts`], {
     cwd: here,
-    env: { ...process.env, EDGECRON_DB: options.db, EDGECRON_TOKEN: token, JOBS: String(options.jobs ?? 1000), ...(options.root ? { EDGECRON_ROOT: options.root } : {}) },
+    env: {
+      ...process.env,
+      EDGECRON_DB: options.db,
+      EDGECRON_TOKEN: token,
+      JOBS: String(options.jobs ?? 1000),
+      ...(options.root ? { EDGECRON_ROOT: options.root } : {}),
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let text = "";
@@ -84,7 +90,13 @@ export interface LoadResult {
  * Runs autocannon against `path` for `seconds` with `connections`, asking for gzip like a
  * browser; a request unanswered after `timeoutSeconds` (default 10) counts as an error.
  */
-export async function load(server: LoadServer, path: string, seconds: number, connections = 50, timeoutSeconds = 10): Promise<LoadResult> {
+export async function load(
+  server: LoadServer,
+  path: string,
+  seconds: number,
+  connections = 50,
+  timeoutSeconds = 10,
+): Promise<LoadResult> {
   const result = await autocannon({
     url: `${server.url}${path}`,
     connections,
@@ -104,11 +116,17 @@ export async function load(server: LoadServer, path: string, seconds: number, co
 }
 
 /** The heartbeat's rows with slot in [from, to]: how many, how many `missed`, and the seconds without a row. */
-export async function heartbeatRecord(server: LoadServer, from: number, to: number): Promise<{ rows: number; missed: number; gaps: number; statuses: Record<string, number> }> {
+export async function heartbeatRecord(
+  server: LoadServer,
+  from: number,
+  to: number,
+): Promise<{ rows: number; missed: number; gaps: number; statuses: Record<string, number> }> {
   const rows: { slot: number; status: string }[] = [];
   let before = to + 1;
   for (let page = 0; page < 50; page++) {
-    const res = await fetch(`${server.url}/jobs/heartbeat/runs?limit=100&before=${before}`, { headers: { authorization: `Bearer ${server.token}` } });
+    const res = await fetch(`${server.url}/jobs/heartbeat/runs?limit=100&before=${before}`, {
+      headers: { authorization: `Bearer ${server.token}` },
+    });
     const body = await res.json() as { runs: { slot: number; status: string }[] };
     const inRange = body.runs.filter((r) => r.slot >= from);
     rows.push(...inRange);

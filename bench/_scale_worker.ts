@@ -16,7 +16,12 @@ let lost = 0;
 const scheduler = createScheduler({
   store: libsqlStore({ url: `file:${db}`, busyTimeout: 30_000 }),
   node: node!,
-  logger: { debug() {}, info() {}, warn: (m) => console.error(`[${node}] ${m}`), error: (m) => console.error(`[${node}] ${m}`) },
+  logger: {
+    debug() {},
+    info() {},
+    warn: (m) => console.error(`[${node}] ${m}`),
+    error: (m) => console.error(`[${node}] ${m}`),
+  },
   onEvent: (e) => {
     if (e.type === "claimed") claimed++;
     else if (e.type === "lost") lost++;
@@ -32,7 +37,8 @@ for (let i = 0; i < Number(jobsText); i++) {
 }
 await scheduler.ready();
 scheduler.start();
-const until = (at: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
+const until = (at: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
 // CPU from 1 s before the first slot to 1 s before the minute after the last one.
 await until(first - 1_000);
 const cpu0 = process.cpuUsage();

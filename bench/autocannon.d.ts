@@ -16,5 +16,13 @@ declare module "autocannon" {
     non2xx: number;
   }
   /** Runs a load test. */
-  export default function autocannon(options: { url: string; connections?: number; duration?: number; timeout?: number; headers?: Record<string, string> }): Promise<Result>;
+  export default function autocannon(
+    options: {
+      url: string;
+      connections?: number;
+      duration?: number;
+      timeout?: number;
+      headers?: Record<string, string>;
+    },
+  ): Promise<Result>;
 }

@@ -8,9 +8,26 @@ import { CronExpressionParser } from "cron-parser";
 import { cron } from "../src/core/mod.ts";
 
 const MIXED = [
-  "*/5 * * * *", "0 * * * *", "0 0 * * *", "30 2 * * *", "0 9 * * 1-5", "*/15 9-17 * * 1-5", "0 0 1 * *",
-  "0 0 * * 0", "15 14 1 * *", "0 22 * * 1-5", "23 0-20/2 * * *", "5 4 * * sun", "0 0,12 1 */2 *",
-  "0 8-18/2 * * MON-FRI", "0 3 * * 6", "45 23 * * 5", "0 12 15 * *", "*/10 * * * *", "0 6,18 * * *", "0 0 L * *",
+  "*/5 * * * *",
+  "0 * * * *",
+  "0 0 * * *",
+  "30 2 * * *",
+  "0 9 * * 1-5",
+  "*/15 9-17 * * 1-5",
+  "0 0 1 * *",
+  "0 0 * * 0",
+  "15 14 1 * *",
+  "0 22 * * 1-5",
+  "23 0-20/2 * * *",
+  "5 4 * * sun",
+  "0 0,12 1 */2 *",
+  "0 8-18/2 * * MON-FRI",
+  "0 3 * * 6",
+  "45 23 * * 5",
+  "0 12 15 * *",
+  "*/10 * * * *",
+  "0 6,18 * * *",
+  "0 0 L * *",
 ];
 const SPARSE = ["0 0 29 2 *", "0 0 29 2 1", "0 0 1 1 *"];
 const CORPORA: Array<{ name: string; exprs: string[]; tz: string }> = [
@@ -63,7 +80,8 @@ const LIBS: Lib[] = [
         return e.next().getTime();
       };
     },
-    oneShot: (expr, tz, after) => CronExpressionParser.parse(expr, { tz, currentDate: new Date(after) }).next().getTime(),
+    oneShot: (expr, tz, after) =>
+      CronExpressionParser.parse(expr, { tz, currentDate: new Date(after) }).next().getTime(),
   },
 ];
 
@@ -95,7 +113,11 @@ function agreement(exprs: string[], tz: string): string {
       const got = fns.map((f) => f[i]!(after));
       got.forEach((t, k) => {
         if (t === got[0]) same[k]!++;
-        else if (first === "") first = `; first difference: ${LIBS[k]!.name} "${exprs[i]}" after ${new Date(after).toISOString()} -> ${new Date(t ?? 0).toISOString()}, edgecron ${new Date(got[0] ?? 0).toISOString()}`;
+        else if (first === "") {
+          first = `; first difference: ${LIBS[k]!.name} "${exprs[i]}" after ${new Date(after).toISOString()} -> ${
+            new Date(t ?? 0).toISOString()
+          }, edgecron ${new Date(got[0] ?? 0).toISOString()}`;
+        }
       });
     }
   }
@@ -103,7 +125,9 @@ function agreement(exprs: string[], tz: string): string {
   return `croner ${same[1]}/${total}, cron-parser ${same[2]}/${total}${first}`;
 }
 
-const fmt = (n: number): string => (n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : n.toFixed(0));
+const fmt = (
+  n: number,
+): string => (n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : n.toFixed(0));
 
 /** Prints the core benchmark table. */
 export async function benchCore(): Promise<void> {
@@ -120,7 +144,9 @@ export async function benchCore(): Promise<void> {
       });
       const [ours, croner, parser] = rates as [number, number, number];
       console.log(
-        `| ${name} | ${mode} | ${fmt(ours)} | ${fmt(croner)} | ${fmt(parser)} | ${(ours / croner).toFixed(1)}× | ${(ours / parser).toFixed(1)}× | ${mode === "parsed next()" ? agree : ""} |`,
+        `| ${name} | ${mode} | ${fmt(ours)} | ${fmt(croner)} | ${fmt(parser)} | ${(ours / croner).toFixed(1)}× | ${
+          (ours / parser).toFixed(1)
+        }× | ${mode === "parsed next()" ? agree : ""} |`,
       );
     }
   }

@@ -10,8 +10,18 @@ import { cron } from "../src/core/mod.ts";
 const HOLIDAYS = ["* * 24-26 12 *", "* * 1 1 *", "2027-03-26", "2027-03-29", "2027-05-01", "0 0 * * 0"];
 const CASES: Array<{ name: string; expr: string; except: string[]; tz: string }> = [
   { name: "weekday report, holidays", expr: "0 9 * * 1-5", except: HOLIDAYS, tz: "Europe/Berlin" },
-  { name: "every minute, not at night", expr: "* * * * *", except: ["* 0-6 * * *", "* 22-23 * * *"], tz: "America/New_York" },
-  { name: "every 15 min, not weekends or last day", expr: "*/15 * * * *", except: ["* * * * 0,6", "* * L * *"], tz: "UTC" },
+  {
+    name: "every minute, not at night",
+    expr: "* * * * *",
+    except: ["* 0-6 * * *", "* 22-23 * * *"],
+    tz: "America/New_York",
+  },
+  {
+    name: "every 15 min, not weekends or last day",
+    expr: "*/15 * * * *",
+    except: ["* * * * 0,6", "* * L * *"],
+    tz: "UTC",
+  },
 ];
 const ROUNDS = 7;
 const STARTS: number[] = (() => {
@@ -33,12 +43,16 @@ function rate(run: (after: number) => unknown): number {
   return rates.sort((a, b) => a - b)[Math.floor(rates.length / 2)]!;
 }
 
-const fmt = (n: number): string => (n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : n.toFixed(0));
+const fmt = (
+  n: number,
+): string => (n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : n.toFixed(0));
 
 /** Prints the `except` benchmark table. */
 export async function benchExcept(): Promise<void> {
   console.log("\n## core: next() per second with `except` (median of 7 rounds; parsed schedules)\n");
-  console.log("| case | edgecron + except | edgecron plain | croner plain | cron-parser plain | except/plain | ×croner | ×cron-parser |");
+  console.log(
+    "| case | edgecron + except | edgecron plain | croner plain | cron-parser plain | except/plain | ×croner | ×cron-parser |",
+  );
   console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
   for (const c of CASES) {
     const withExcept = cron(c.expr, { timezone: c.tz, except: c.except });
@@ -52,7 +66,11 @@ export async function benchExcept(): Promise<void> {
       parser.reset(new Date(after));
       return parser.next();
     });
-    console.log(`| ${c.name} | ${fmt(ours)} | ${fmt(base)} | ${fmt(cr)} | ${fmt(cp)} | ${(ours / base).toFixed(2)} | ${(ours / cr).toFixed(1)}× | ${(ours / cp).toFixed(1)}× |`);
+    console.log(
+      `| ${c.name} | ${fmt(ours)} | ${fmt(base)} | ${fmt(cr)} | ${fmt(cp)} | ${(ours / base).toFixed(2)} | ${
+        (ours / cr).toFixed(1)
+      }× | ${(ours / cp).toFixed(1)}× |`,
+    );
   }
 }
 

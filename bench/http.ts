@@ -14,7 +14,11 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const root = process.env.BENCH_ROOT;
 const dir = mkdtempSync(join(tmpdir(), "edgecron-bench-http-"));
 const server = await startLoadServer({ db: `file:${dir}/bench.db`, ...(root ? { root } : {}) });
-console.log(`bench:http ${root ? `(code: ${root}) ` : ""}${process.version}, 1 000 jobs, 50 connections, ${seconds} s per endpoint, server ${server.url}`);
+console.log(
+  `bench:http ${
+    root ? `(code: ${root}) ` : ""
+  }${process.version}, 1 000 jobs, 50 connections, ${seconds} s per endpoint, server ${server.url}`,
+);
 try {
   await new Promise((r) => setTimeout(r, 3_000)); // first ticks, a few heartbeat rows
   const rssBefore = server.rssMiB();
@@ -30,9 +34,23 @@ try {
   const kib = (n: number): string => `${(n / 1024).toFixed(1)} KiB`;
   console.log("| endpoint | req/s | p50 ms | p99 ms | bytes/response (gzip) | errors | non-2xx |");
   console.log("|---|--:|--:|--:|--:|--:|--:|");
-  for (const r of results) console.log(`| GET ${r.path} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${kib(r.bytesPerRequest)} | ${r.errors} | ${r.non2xx} |`);
-  console.log(`server RSS: ${rssBefore.toFixed(0)} MiB before, ${rssAfter.toFixed(0)} MiB after (growth ${(rssAfter - rssBefore).toFixed(0)} MiB)`);
-  console.log(`heartbeat during the load (${((end - start) / 1000).toFixed(0)} s): ${beat.rows} rows ${JSON.stringify(beat.statuses)}, ${beat.missed} missed, ${beat.gaps} seconds without a row`);
+  for (const r of results) {
+    console.log(
+      `| GET ${r.path} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${
+        kib(r.bytesPerRequest)
+      } | ${r.errors} | ${r.non2xx} |`,
+    );
+  }
+  console.log(
+    `server RSS: ${rssBefore.toFixed(0)} MiB before, ${rssAfter.toFixed(0)} MiB after (growth ${
+      (rssAfter - rssBefore).toFixed(0)
+    } MiB)`,
+  );
+  console.log(
+    `heartbeat during the load (${((end - start) / 1000).toFixed(0)} s): ${beat.rows} rows ${
+      JSON.stringify(beat.statuses)
+    }, ${beat.missed} missed, ${beat.gaps} seconds without a row`,
+  );
   const jobs = results[0]!;
   const page = results[1]!;
   const checks = [

@@ -21,7 +21,12 @@ scheduler.job("heartbeat", { schedule: { every: "1s" }, run: () => {} });
 const shapes = ["*/15 * * * *", "0 * * * *", "30 2 * * *", "0 9 * * MON-FRI", "*/5 * * * *"];
 for (let i = 0; i < jobs - 1; i++) {
   const zone = ["UTC", "Europe/Paris", "America/New_York", "Asia/Tokyo"][i % 4];
-  scheduler.job(`job-${String(i).padStart(4, "0")}`, { schedule: shapes[i % shapes.length], timezone: zone, description: `Bench job ${i}`, run: () => {} });
+  scheduler.job(`job-${String(i).padStart(4, "0")}`, {
+    schedule: shapes[i % shapes.length],
+    timezone: zone,
+    description: `Bench job ${i}`,
+    run: () => {},
+  });
 }
 // SIGUSR2 prints the event loop's delay since the last SIGUSR2 (or start) and starts
 // afresh: how long the loop was blocked is what the server's code controls, unlike how
@@ -30,7 +35,9 @@ const delay = monitorEventLoopDelay({ resolution: 10 });
 delay.enable();
 process.on("SIGUSR2", () => {
   const ms = (ns: number): string => (ns / 1e6).toFixed(1);
-  console.log(`loop-delay p50=${ms(delay.percentile(50))} p99=${ms(delay.percentile(99))} max=${ms(delay.max)} n=${delay.count}`);
+  console.log(
+    `loop-delay p50=${ms(delay.percentile(50))} p99=${ms(delay.percentile(99))} max=${ms(delay.max)} n=${delay.count}`,
+  );
   delay.reset();
 });
 await serveNode(scheduler, {

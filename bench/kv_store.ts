@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { claimsPerSecond } from "./store.ts";
-import { kvStore, type KvLike } from "../src/store/deno-kv/mod.ts";
+import { type KvLike, kvStore } from "../src/store/deno-kv/mod.ts";
 
 const deno = (globalThis as unknown as { Deno: { openKv(path: string): Promise<KvLike> } }).Deno;
 const dir = mkdtempSync(join(tmpdir(), "edgecron-bench-kv-"));

@@ -18,12 +18,19 @@ const parts: Record<string, () => Promise<void>> = {
   single: () => benchSingle(),
   stall: () => benchStall(),
   procs: () => benchProcesses(),
-  postgres: () => benchPostgres({ minutes: Number(process.argv.find((a) => a.startsWith("--minutes="))?.slice(10) ?? 2) }),
+  postgres: () =>
+    benchPostgres({ minutes: Number(process.argv.find((a) => a.startsWith("--minutes="))?.slice(10) ?? 2) }),
 };
 const only = process.argv.slice(2).find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
-for (const name of only ?? []) if (!(name in parts)) throw new Error(`bench: unknown part ${JSON.stringify(name)} (${Object.keys(parts).join(", ")})`);
+for (const name of only ?? []) {
+  if (!(name in parts)) {
+    throw new Error(`bench: unknown part ${JSON.stringify(name)} (${Object.keys(parts).join(", ")})`);
+  }
+}
 
-console.log(`edgecron benchmarks: ${process.version} (${process.platform}/${process.arch}), ${new Date().toISOString()}`);
+console.log(
+  `edgecron benchmarks: ${process.version} (${process.platform}/${process.arch}), ${new Date().toISOString()}`,
+);
 // `--postgres` is `--only=postgres` (claims, group commit, lateness beside pg-boss; `--minutes=N`).
 const wanted = process.argv.includes("--postgres") ? ["postgres"] : only;
 for (const [name, run] of Object.entries(parts)) if (wanted === undefined || wanted.includes(name)) await run();

@@ -33,7 +33,14 @@ async function claimRow(name: string, store: Store, total: number): Promise<void
 /** Claims `n` running rows, then times ONE updateMany() that finishes them all. */
 async function groupCommitMs(store: Store, n: number, tag: string): Promise<number> {
   const requests: ClaimRequest[] = Array.from({ length: n }, (_, i) => ({
-    job: `${tag}-${i}`, slot: T0, kind: "scheduled", status: "running", overlap: "allow", node: "bench", batch: tag, now: T0,
+    job: `${tag}-${i}`,
+    slot: T0,
+    kind: "scheduled",
+    status: "running",
+    overlap: "allow",
+    node: "bench",
+    batch: tag,
+    now: T0,
     leaseUntil: T0 + 600_000,
   }));
   for (let i = 0; i < n; i += 1000) await store.claim(requests.slice(i, i + 1000));
@@ -68,11 +75,23 @@ async function latenessBesidePgBoss(url: string, minutes: number): Promise<void>
   const stores = Array.from({ length: 4 }, () => postgresStore({ url, schema, max: 2 }));
   await stores[0]!.init();
   const schedulers = stores.map((store, w) => {
-    const scheduler = createScheduler({ store, node: `w${w}`, logger: { debug() {}, info() {}, warn() {}, error: (m) => console.error(m) } });
-    for (const name of names) scheduler.job(name, { schedule: "* * * * *", run: ({ slot }) => void ours.push([slot, Date.now() - slot]) });
+    const scheduler = createScheduler({
+      store,
+      node: `w${w}`,
+      logger: { debug() {}, info() {}, warn() {}, error: (m) => console.error(m) },
+    });
+    for (const name of names) {
+      scheduler.job(name, {
+        schedule: "* * * * *",
+        run: ({ slot }) => void ours.push([slot, Date.now() - slot]),
+      });
+    }
     return scheduler;
   });
-  const bosses = Array.from({ length: 4 }, () => new PgBoss({ connectionString: url, schema: `pgboss_${schema}`, max: 2 }));
+  const bosses = Array.from(
+    { length: 4 },
+    () => new PgBoss({ connectionString: url, schema: `pgboss_${schema}`, max: 2 }),
+  );
   for (const boss of bosses) boss.on("error", (e) => console.error(`pg-boss: ${String(e)}`));
   await bosses[0]!.start();
   for (const boss of bosses.slice(1)) await boss.start();
@@ -95,17 +114,28 @@ async function latenessBesidePgBoss(url: string, minutes: number): Promise<void>
   await new Promise((resolve) => setTimeout(resolve, from - Date.now()));
   // Then `minutes` minutes of slots, and time for late runs of the last one to start.
   await new Promise((resolve) => setTimeout(resolve, (minutes - 1) * 60_000 + 45_000));
-  const counted = (runs: [number, number][]): number[] => runs.filter(([m]) => m >= from && m < from + minutes * 60_000).map(([, late]) => late);
+  const counted = (runs: [number, number][]): number[] =>
+    runs.filter(([m]) => m >= from && m < from + minutes * 60_000).map(([, late]) => late);
   const oursNow = counted(ours);
   const theirsNow = counted(theirs);
   await Promise.all(schedulers.map((s) => s.stop({ grace: "2s", deadline: "5s" })));
   await Promise.all(stores.map((s) => s.close()));
   await Promise.all(bosses.map((b) => b.stop({ graceful: false, wait: true })));
   const expected = JOBS * minutes;
-  console.log(`\n100 minutely jobs on 4 workers, ${minutes} min on one Postgres server (start lateness after the minute)`);
+  console.log(
+    `\n100 minutely jobs on 4 workers, ${minutes} min on one Postgres server (start lateness after the minute)`,
+  );
   console.log("scheduler          | runs        | p50         | p99");
-  console.log(`edgecron postgres  | ${`${oursNow.length}/${expected}`.padEnd(11)} | ${ms(percentile(oursNow, 50))}| ${ms(percentile(oursNow, 99))}`);
-  console.log(`pg-boss schedule() | ${`${theirsNow.length}/${expected}`.padEnd(11)} | ${ms(percentile(theirsNow, 50))}| ${ms(percentile(theirsNow, 99))}`);
+  console.log(
+    `edgecron postgres  | ${`${oursNow.length}/${expected}`.padEnd(11)} | ${ms(percentile(oursNow, 50))}| ${
+      ms(percentile(oursNow, 99))
+    }`,
+  );
+  console.log(
+    `pg-boss schedule() | ${`${theirsNow.length}/${expected}`.padEnd(11)} | ${ms(percentile(theirsNow, 50))}| ${
+      ms(percentile(theirsNow, 99))
+    }`,
+  );
 }
 
 /** Prints the Postgres rows beside libSQL. */

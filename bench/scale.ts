@@ -34,7 +34,8 @@ const ROOT = new URL("..", import.meta.url).pathname;
 const MIN = 60_000;
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
-const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
+const pct = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
 const fmt = (ms: number): string => `${ms < 10 ? ms.toFixed(2) : ms.toFixed(0)} ms`;
 
 function run(args: string[], label: string): Promise<Record<string, unknown>> {
@@ -46,9 +47,12 @@ function run(args: string[], label: string): Promise<Record<string, unknown>> {
     child.stderr.on("data", (d: Buffer) => (err += d));
     child.on("close", (code) => {
       const line = out.trim().split("\n").at(-1) ?? "";
-      if (code !== 0 || !line.startsWith("{")) reject(new Error(`${label} exited ${code}: ${out.slice(-500)}${err.slice(-2000)}`));
-      else {
-        if (err.trim() !== "") console.log(`  [${label} stderr] ${err.trim().split("\n").slice(0, 3).join(" | ").slice(0, 400)}`);
+      if (code !== 0 || !line.startsWith("{")) {
+        reject(new Error(`${label} exited ${code}: ${out.slice(-500)}${err.slice(-2000)}`));
+      } else {
+        if (err.trim() !== "") {
+          console.log(`  [${label} stderr] ${err.trim().split("\n").slice(0, 3).join(" | ").slice(0, 400)}`);
+        }
         resolve(JSON.parse(line));
       }
     });
@@ -67,10 +71,20 @@ export async function benchProcesses(opts: { jobs?: number; minutes?: number; pr
   const dir = mkdtempSync(join(tmpdir(), "edgecron-bench-procs-"));
   const tsx = ["--import", "tsx"];
   try {
-    console.log(`\npunctuality: ${jobs.toLocaleString("en-US")} no-op * * * * * jobs, ${minutes} minute slot(s); lateness = handler start - slot`);
+    console.log(
+      `\npunctuality: ${
+        jobs.toLocaleString("en-US")
+      } no-op * * * * * jobs, ${minutes} minute slot(s); lateness = handler start - slot`,
+    );
     // croner first: its slots start at the next minute boundary at least 5 s away.
     const cronFirst = Math.ceil((Date.now() + 5_000) / MIN) * MIN;
-    const croner = await run([...tsx, join(ROOT, "bench/_croner_worker.ts"), String(jobs), String(cronFirst), String(minutes)], "croner");
+    const croner = await run([
+      ...tsx,
+      join(ROOT, "bench/_croner_worker.ts"),
+      String(jobs),
+      String(cronFirst),
+      String(minutes),
+    ], "croner");
     const cl = croner["lateness"] as number[];
     const cCpu = (croner["cpuMs"] as number) / minutes;
     // edgecron: 20 s for 4 processes to boot and register 10 000 jobs.
@@ -81,19 +95,40 @@ export async function benchProcesses(opts: { jobs?: number; minutes?: number; pr
     const nodes = ["n1", "n2", "n3", "n4"];
     const results = await Promise.all(nodes.map((node) => {
       const prof = opts.prof === true && node === "n1" ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
-      return run([...prof, ...tsx, join(ROOT, "bench/_scale_worker.ts"), db, node, String(jobs), String(first), String(minutes)], node);
+      return run([
+        ...prof,
+        ...tsx,
+        join(ROOT, "bench/_scale_worker.ts"),
+        db,
+        node,
+        String(jobs),
+        String(first),
+        String(minutes),
+      ], node);
     }));
     const el = results.flatMap((r) => r["lateness"] as number[]);
     const eCpu = results.reduce((sum, r) => sum + (r["cpuMs"] as number), 0) / minutes;
-    const perNode = results.map((r) => `${r["node"]} ${((r["lateness"] as number[]).length / minutes / jobs * 100).toFixed(0)}%`).join(", ");
+    const perNode = results.map((r) =>
+      `${r["node"]} ${((r["lateness"] as number[]).length / minutes / jobs * 100).toFixed(0)}%`
+    ).join(", ");
     const expected = jobs * minutes;
     const eSorted = [...el].sort((a, b) => a - b);
     const cSorted = [...cl].sort((a, b) => a - b);
-    console.log(`croner 11, 1 process       | ${summary(cl)} | CPU ${(cCpu / 1000).toFixed(2)} s/min | ${cl.length}/${expected} ran`);
-    console.log(`edgecron, 4 procs, libSQL  | ${summary(el)} | CPU ${(eCpu / 1000).toFixed(2)} s/min (4 workers) | ${el.length}/${expected} ran; share ${perNode}`);
+    console.log(
+      `croner 11, 1 process       | ${summary(cl)} | CPU ${
+        (cCpu / 1000).toFixed(2)
+      } s/min | ${cl.length}/${expected} ran`,
+    );
+    console.log(
+      `edgecron, 4 procs, libSQL  | ${summary(el)} | CPU ${
+        (eCpu / 1000).toFixed(2)
+      } s/min (4 workers) | ${el.length}/${expected} ran; share ${perNode}`,
+    );
     console.log(
       `ratios edgecron/croner: p99 ${(pct(eSorted, 0.99) / pct(cSorted, 0.99)).toFixed(2)}x (target <= 1.5x), ` +
-        `CPU per job-slot ${((eCpu / el.length) / (cCpu / Math.max(1, cl.length))).toFixed(2)}x (target <= 2x); claims won/lost ${results.map((r) => `${r["claimed"]}/${r["lost"]}`).join(" ")}`,
+        `CPU per job-slot ${
+          ((eCpu / el.length) / (cCpu / Math.max(1, cl.length))).toFixed(2)
+        }x (target <= 2x); claims won/lost ${results.map((r) => `${r["claimed"]}/${r["lost"]}`).join(" ")}`,
     );
     if (opts.prof === true) console.log(`profile of n1 in ${profDir}`);
   } finally {
@@ -123,7 +158,11 @@ async function singleTick(jobs: number, raw: Store): Promise<{ claims: number; s
   // The due minute is the current one: a tick in rounds that re-reads (the old code) plans at the clock's now.
   const first = Math.floor(Date.now() / MIN) * MIN - MIN;
   let lastClaim = 0;
-  const scheduler = createScheduler({ store, logger: silent, onEvent: (e) => void (e.type === "claimed" && (lastClaim = performance.now())) });
+  const scheduler = createScheduler({
+    store,
+    logger: silent,
+    onEvent: (e) => void (e.type === "claimed" && (lastClaim = performance.now())),
+  });
   for (let i = 0; i < jobs; i++) scheduler.job(`job-${i}`, { schedule: "* * * * *", run: () => {} });
   await scheduler.tick(first);
   calls.clear();
@@ -140,10 +179,21 @@ async function singleTick(jobs: number, raw: Store): Promise<{ claims: number; s
 export async function benchSingle(jobs = 10_000): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "edgecron-bench-single-"));
   try {
-    console.log(`\none node, ${jobs.toLocaleString("en-US")} due jobs, default concurrency (200): tick() until the last claim (target < 1 s on libSQL)`);
-    for (const [label, make] of [["memory", () => createMemoryStore()], ["libSQL file", () => libsqlStore({ url: `file:${join(dir, "single.db")}` })]] as const) {
+    console.log(
+      `\none node, ${
+        jobs.toLocaleString("en-US")
+      } due jobs, default concurrency (200): tick() until the last claim (target < 1 s on libSQL)`,
+    );
+    for (
+      const [label, make] of [["memory", () => createMemoryStore()], [
+        "libSQL file",
+        () => libsqlStore({ url: `file:${join(dir, "single.db")}` }),
+      ]] as const
+    ) {
       const r = await singleTick(jobs, make());
-      console.log(`${label.padEnd(11)} | claims made ${fmt(r.claims)} | settled ${fmt(r.settled)} | store calls: ${r.calls}`);
+      console.log(
+        `${label.padEnd(11)} | claims made ${fmt(r.claims)} | settled ${fmt(r.settled)} | store calls: ${r.calls}`,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -174,8 +224,15 @@ async function longestBlock<T>(work: () => Promise<T>): Promise<{ blockMs: numbe
 async function stallOn(label: string, jobs: number, store: Store): Promise<void> {
   const metrics = createMetrics();
   // concurrency 20 000: a minute of 100 000 jobs in 5 rounds (at the default 200 the old per-round snapshot took hours).
-  const scheduler: Scheduler = createScheduler({ store, logger: silent, onEvent: metrics.onEvent, concurrency: 20_000 });
-  for (let i = 0; i < jobs; i++) scheduler.job(`job-${String(i).padStart(6, "0")}`, { schedule: "* * * * *", run: () => {} });
+  const scheduler: Scheduler = createScheduler({
+    store,
+    logger: silent,
+    onEvent: metrics.onEvent,
+    concurrency: 20_000,
+  });
+  for (let i = 0; i < jobs; i++) {
+    scheduler.job(`job-${String(i).padStart(6, "0")}`, { schedule: "* * * * *", run: () => {} });
+  }
   const app = edgecronRouter(scheduler, { public: true, metrics, cacheTtl: 0 });
   const first = Math.floor(Date.now() / MIN) * MIN - 2 * MIN;
   await scheduler.tick(first);
@@ -215,7 +272,11 @@ async function stallOn(label: string, jobs: number, store: Store): Promise<void>
 export async function benchStall(jobs = 100_000): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "edgecron-bench-stall-"));
   try {
-    console.log(`\n${jobs.toLocaleString("en-US")} jobs: time and longest event-loop block (target <= 50 ms for HTTP reads; /metrics < 1 s)`);
+    console.log(
+      `\n${
+        jobs.toLocaleString("en-US")
+      } jobs: time and longest event-loop block (target <= 50 ms for HTTP reads; /metrics < 1 s)`,
+    );
     await stallOn("memory", jobs, createMemoryStore());
     await stallOn("libSQL file", jobs, libsqlStore({ url: `file:${join(dir, "stall.db")}` }));
   } finally {
@@ -229,8 +290,13 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const parts = args.filter((a) => !a.startsWith("--"));
   const jobs = flag("jobs") === undefined ? undefined : Number(flag("jobs"));
   for (const part of parts.length === 0 ? ["single", "stall", "procs"] : parts) {
-    if (part === "procs") await benchProcesses({ ...(jobs === undefined ? {} : { jobs }), minutes: Number(flag("minutes") ?? 2), prof: args.includes("--prof") });
-    else if (part === "single") await benchSingle(jobs);
+    if (part === "procs") {
+      await benchProcesses({
+        ...(jobs === undefined ? {} : { jobs }),
+        minutes: Number(flag("minutes") ?? 2),
+        prof: args.includes("--prof"),
+      });
+    } else if (part === "single") await benchSingle(jobs);
     else if (part === "stall") await benchStall(jobs);
     else throw new Error(`bench/scale.ts: unknown part ${JSON.stringify(part)} (procs, single, stall)`);
   }

@@ -59,7 +59,10 @@ export async function benchD1Store(): Promise<void> {
   const { mf, dispose } = await d1Worker(new URL("./_d1_worker.ts", import.meta.url), "bench");
   try {
     const rate = async (size: number, total: number): Promise<number> => {
-      const body = (await (await mf.dispatchFetch(`http://bench.test/?size=${size}&total=${total}`)).json()) as { rate?: number; error?: string };
+      const body = (await (await mf.dispatchFetch(`http://bench.test/?size=${size}&total=${total}`)).json()) as {
+        rate?: number;
+        error?: string;
+      };
       if (body.rate === undefined) throw new Error(`bench: d1 worker failed: ${body.error}`);
       return body.rate;
     };
@@ -97,7 +100,12 @@ export async function benchStore(): Promise<void> {
  */
 export async function benchKvStore(): Promise<void> {
   const root = new URL("..", import.meta.url).pathname;
-  const res = spawnSync(join(root, "node_modules/.bin/deno"), ["run", "-A", "--unstable-kv", join(root, "bench/kv_store.ts")], {
+  const res = spawnSync(join(root, "node_modules/.bin/deno"), [
+    "run",
+    "-A",
+    "--unstable-kv",
+    join(root, "bench/kv_store.ts"),
+  ], {
     cwd: root,
     encoding: "utf8",
     env: { ...process.env, NO_COLOR: "1" },

@@ -47,8 +47,16 @@ function planningMs(n: number): number {
 
 /** The whole tick plan: `planTick` over `n` resolved minutely jobs with one slot due each (what a tick does between its snapshot and its claim). */
 function planTickMs(n: number): number {
-  const jobs = Array.from({ length: n }, (_, i) => resolveJob(`job-${i}`, { schedule: `${i % 60} * * * * *`, run: () => {} }, {}));
-  const snapshot = { jobs: {} as Record<string, { name: string; firstSeen: number; paused: boolean }>, watermarks: {} as Record<string, number>, defs: [], running: [] };
+  const jobs = Array.from(
+    { length: n },
+    (_, i) => resolveJob(`job-${i}`, { schedule: `${i % 60} * * * * *`, run: () => {} }, {}),
+  );
+  const snapshot = {
+    jobs: {} as Record<string, { name: string; firstSeen: number; paused: boolean }>,
+    watermarks: {} as Record<string, number>,
+    defs: [],
+    running: [],
+  };
   const times: number[] = [];
   for (let round = 0; round < 7; round++) {
     const now = T0 + (round + 1) * MIN;
@@ -58,7 +66,13 @@ function planTickMs(n: number): number {
     }
     const start = performance.now();
     const plan = planTick(jobs, snapshot, { now });
-    const taken = takeRound(claimOrder(plan, snapshot, now, { node: "n", nodes: [], offset: 0 }).due, 0, { now, node: "n", batch: "b", leaseUntil: () => now + 15_000, capacity: n });
+    const taken = takeRound(claimOrder(plan, snapshot, now, { node: "n", nodes: [], offset: 0 }).due, 0, {
+      now,
+      node: "n",
+      batch: "b",
+      leaseUntil: () => now + 15_000,
+      capacity: n,
+    });
     times.push(performance.now() - start);
     if (taken.requests.length !== n) throw new Error(`bench: planTick planned ${taken.requests.length}, expected ${n}`);
   }
@@ -88,7 +102,12 @@ async function tickMs(n: number, store: Store): Promise<{ claims: number; record
       if (e.type === "claimed") lastClaim = performance.now();
     },
   });
-  for (let i = 0; i < n; i++) scheduler.job(`job-${i}`, { schedule: "* * * * *", run: () => void (lastHandler = performance.now()) });
+  for (let i = 0; i < n; i++) {
+    scheduler.job(`job-${i}`, {
+      schedule: "* * * * *",
+      run: () => void (lastHandler = performance.now()),
+    });
+  }
   await scheduler.tick(first); // registers every job
   const start = performance.now();
   const report = await scheduler.tick(first + MIN);
@@ -103,7 +122,15 @@ async function renewMs(n: number, store: Store): Promise<number> {
   await store.init();
   const now = Math.floor(Date.now() / MIN) * MIN;
   const requests = Array.from({ length: n }, (_, i) => ({
-    job: `job-${i}`, slot: now, kind: "scheduled", status: "running", overlap: "skip", node: "n", batch: "b", now, leaseUntil: now + 15_000,
+    job: `job-${i}`,
+    slot: now,
+    kind: "scheduled",
+    status: "running",
+    overlap: "skip",
+    node: "n",
+    batch: "b",
+    now,
+    leaseUntil: now + 15_000,
   } as const));
   await store.claim(requests);
   const items = requests.map((r) => ({ job: r.job, slot: r.slot, attempt: 1, node: "n", leaseUntil: now + 20_000 }));
@@ -123,8 +150,12 @@ export async function benchTick(): Promise<void> {
   let files = 0;
   const file = (): Store => libsqlStore({ url: `file:${join(dir, `tick-${files++}.db`)}` });
   try {
-    console.log("\ntick(): N minutely jobs, one slot due each; outcomes recorded after the last handler, group commit vs per-write");
-    console.log("jobs   | planSlots / planTick | store       | claims made (claims/s)   | recorded: group commit | recorded: per-write | per-write / group");
+    console.log(
+      "\ntick(): N minutely jobs, one slot due each; outcomes recorded after the last handler, group commit vs per-write",
+    );
+    console.log(
+      "jobs   | planSlots / planTick | store       | claims made (claims/s)   | recorded: group commit | recorded: per-write | per-write / group",
+    );
     for (const n of [1_000, 10_000]) {
       const plan = `${fmt(planningMs(n))} / ${fmt(planTickMs(n))}`;
       await tickMs(n, createMemoryStore()); // warm-up
@@ -136,7 +167,9 @@ export async function benchTick(): Promise<void> {
         const p = await tickMs(n, perWrite(single));
         await single.close();
         console.log(
-          `${String(n).padEnd(6)} | ${plan.padEnd(19)} | ${label.padEnd(11)} | ${`${fmt(g.claims)} (${rate(n, g.claims)})`.padEnd(24)} | ` +
+          `${String(n).padEnd(6)} | ${plan.padEnd(19)} | ${label.padEnd(11)} | ${
+            `${fmt(g.claims)} (${rate(n, g.claims)})`.padEnd(24)
+          } | ` +
             `${fmt(g.recorded).padEnd(22)} | ${fmt(p.recorded).padEnd(19)} | ${(p.recorded / g.recorded).toFixed(1)}x`,
         );
       }
@@ -146,7 +179,11 @@ export async function benchTick(): Promise<void> {
     const lib = file();
     const libMs = await renewMs(n, lib);
     await lib.close();
-    console.log(`heartbeat: one renew() of ${n.toLocaleString("en-US")} running leases: memory ${fmt(mem)}, libSQL file ${fmt(libMs)}`);
+    console.log(
+      `heartbeat: one renew() of ${n.toLocaleString("en-US")} running leases: memory ${fmt(mem)}, libSQL file ${
+        fmt(libMs)
+      }`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -31,7 +31,8 @@ export class UsageError extends Error {
   }
 }
 
-const isCommand = (name: string | undefined): name is Command => (COMMANDS as readonly (string | undefined)[]).includes(name);
+const isCommand = (name: string | undefined): name is Command =>
+  (COMMANDS as readonly (string | undefined)[]).includes(name);
 
 /**
  * Parses the arguments after the program name.
@@ -53,7 +54,9 @@ export function parseArgs(argv: readonly string[]): Request {
   const command = isCommand(known) ? known : undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const [flag, inline] = arg.startsWith("--") && arg.includes("=")
+      ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
+      : [arg, undefined];
     const value = (): string => {
       const v = inline ?? argv[++i];
       if (v === undefined) throw new UsageError(`${flag} needs a value`, command);
@@ -68,32 +71,49 @@ export function parseArgs(argv: readonly string[]): Request {
       if (hashKey === "") throw new UsageError("--hash-key needs the job's name, got an empty string", command);
     } else if (flag === "--format") {
       const text = value();
-      if (text !== "cron" && text !== "aws") throw new UsageError(`--format must be cron or aws, got ${JSON.stringify(text)}`, command);
+      if (text !== "cron" && text !== "aws") {
+        throw new UsageError(`--format must be cron or aws, got ${JSON.stringify(text)}`, command);
+      }
       format = text;
-    }
-    else if (flag === "--except") modifiers.except.push(value());
+    } else if (flag === "--except") modifiers.except.push(value());
     else if (flag === "--start") modifiers.start = value();
     else if (flag === "--end") modifiers.end = value();
     else if (flag === "-n" || flag === "--count") {
       const text = value();
       count = Number(text);
-      if (!/^\d+$/.test(text) || count < 1 || count > 1000) throw new UsageError(`-n must be a whole number from 1 to 1000, got ${JSON.stringify(text)}`, command);
+      if (!/^\d+$/.test(text) || count < 1 || count > 1000) {
+        throw new UsageError(`-n must be a whole number from 1 to 1000, got ${JSON.stringify(text)}`, command);
+      }
     } else if (flag === "--from") {
       const text = value();
       from = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
-      if (!Number.isFinite(from)) throw new UsageError(`--from must be an ISO instant or epoch ms, got ${JSON.stringify(text)}`, command);
-    } else if (flag.startsWith("-") && flag.length > 1 && !/^-\d/.test(flag)) throw new UsageError(`unknown option ${JSON.stringify(flag)}`, command);
-    else positional.push(arg);
+      if (!Number.isFinite(from)) {
+        throw new UsageError(`--from must be an ISO instant or epoch ms, got ${JSON.stringify(text)}`, command);
+      }
+    } else if (flag.startsWith("-") && flag.length > 1 && !/^-\d/.test(flag)) {
+      throw new UsageError(`unknown option ${JSON.stringify(flag)}`, command);
+    } else positional.push(arg);
   }
   const [first, expression, ...extra] = positional;
   if (first === "help" || (help && (first === undefined || isCommand(first)))) {
     const topic = first === "help" ? expression : first;
-    if (topic !== undefined && !isCommand(topic)) throw new UsageError(`no help for ${JSON.stringify(topic)}; commands: ${COMMANDS.join(", ")}`);
+    if (topic !== undefined && !isCommand(topic)) {
+      throw new UsageError(`no help for ${JSON.stringify(topic)}; commands: ${COMMANDS.join(", ")}`);
+    }
     return { help: topic };
   }
   if (first === undefined) throw new UsageError("missing command");
-  if (!isCommand(first)) throw new UsageError(`unknown command ${JSON.stringify(first)}; expected ${COMMANDS.join(", ")}`);
-  if (expression === undefined) throw new UsageError(`${first} needs a schedule, e.g. edgecron ${first} "*/5 * * * *"`, first);
-  if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])} (quote the schedule: "0 9 * * MON-FRI")`, first);
+  if (!isCommand(first)) {
+    throw new UsageError(`unknown command ${JSON.stringify(first)}; expected ${COMMANDS.join(", ")}`);
+  }
+  if (expression === undefined) {
+    throw new UsageError(`${first} needs a schedule, e.g. edgecron ${first} "*/5 * * * *"`, first);
+  }
+  if (extra.length > 0) {
+    throw new UsageError(
+      `unexpected argument ${JSON.stringify(extra[0])} (quote the schedule: "0 9 * * MON-FRI")`,
+      first,
+    );
+  }
   return { command: first, expression, timezone, count, from, json, hashKey, format, modifiers };
 }

@@ -11,7 +11,7 @@ import { SchedulerError } from "../src/core/errors.ts";
 import { resolveCron, schedule as toSchedule } from "../src/core/mod.ts";
 import type { Schedule } from "../src/core/types.ts";
 import { type Args, parseArgs, type Request, UsageError } from "./args.ts";
-import { formatFire, type FireText, pointAtField } from "./format.ts";
+import { type FireText, formatFire, pointAtField } from "./format.ts";
 import { modifierOptions } from "./modifiers.ts";
 import { COMMAND_HELP, SHORT_USAGE, USAGE } from "./usage.ts";
 import { VERSION } from "./version.ts";
@@ -55,7 +55,11 @@ function daysCombineWithOr(expression: string): boolean {
 
 function describe(expression: string): string | undefined {
   try {
-    return cronstrue.toString(expression.trim(), { use24HourTimeFormat: true, throwExceptionOnParseError: true, verbose: false });
+    return cronstrue.toString(expression.trim(), {
+      use24HourTimeFormat: true,
+      throwExceptionOnParseError: true,
+      verbose: false,
+    });
   } catch {
     return undefined;
   }
@@ -71,7 +75,10 @@ const cronText = (schedule: Schedule): string | undefined => (schedule.toJSON() 
 function resolvedFields(schedule: Schedule, args: Args): string | undefined {
   const fields = cronText(schedule);
   if (fields === undefined || !fields.includes("H")) return fields;
-  return resolveCron(fields, { ...(args.hashKey === undefined ? {} : { hashKey: args.hashKey }), ...(args.format === "aws" ? { format: "aws" as const } : {}) });
+  return resolveCron(fields, {
+    ...(args.hashKey === undefined ? {} : { hashKey: args.hashKey }),
+    ...(args.format === "aws" ? { format: "aws" as const } : {}),
+  });
 }
 
 /**
@@ -120,7 +127,16 @@ function runCommand(args: Args, io: CliIo): number {
   } catch (error) {
     if (!(error instanceof SchedulerError)) throw error;
     if (json) {
-      io.out(JSON.stringify({ ok: false, expression, timezone: args.timezone, code: error.code, path: error.path ?? null, message: error.message }));
+      io.out(
+        JSON.stringify({
+          ok: false,
+          expression,
+          timezone: args.timezone,
+          code: error.code,
+          path: error.path ?? null,
+          message: error.message,
+        }),
+      );
     } else {
       io.err(`invalid: ${error.message}${/hashKey/.test(error.message) ? " (pass --hash-key NAME)" : ""}`);
       const pointer = pointAtField(expression, error.message, args.format === "aws" ? "aws" : "cron");
@@ -137,8 +153,19 @@ function runCommand(args: Args, io: CliIo): number {
   const resolved = resolvedFields(schedule, args);
   const hashed = resolved !== undefined && resolved !== cronText(schedule) ? resolved : undefined;
   if (command === "validate") {
-    if (json) io.out(JSON.stringify({ ok: true, expression, timezone, normalized: schedule.toString(), ...(hashed ? { resolved: hashed } : {}) }));
-    else io.out(`valid: ${JSON.stringify(expression)} (${schedule.toString()})${hashed ? `\nH resolves to: ${hashed}` : ""}`);
+    if (json) {
+      io.out(
+        JSON.stringify({
+          ok: true,
+          expression,
+          timezone,
+          normalized: schedule.toString(),
+          ...(hashed ? { resolved: hashed } : {}),
+        }),
+      );
+    } else {io.out(
+        `valid: ${JSON.stringify(expression)} (${schedule.toString()})${hashed ? `\nH resolves to: ${hashed}` : ""}`,
+      );}
     return EXIT.ok;
   }
   const next = fires();
@@ -148,7 +175,16 @@ function runCommand(args: Args, io: CliIo): number {
     ? "fires when EITHER the day of month or the day of week matches"
     : undefined;
   if (json) {
-    io.out(JSON.stringify({ ok: true, expression, timezone, ...(hashed ? { resolved: hashed } : {}), ...(command === "explain" ? { description: description ?? null, note: either ?? null } : {}), next }));
+    io.out(
+      JSON.stringify({
+        ok: true,
+        expression,
+        timezone,
+        ...(hashed ? { resolved: hashed } : {}),
+        ...(command === "explain" ? { description: description ?? null, note: either ?? null } : {}),
+        next,
+      }),
+    );
     return EXIT.ok;
   }
   if (hashed) io.out(`H resolves to: ${hashed}`);
@@ -160,7 +196,11 @@ function runCommand(args: Args, io: CliIo): number {
     io.out("no fire times after that instant");
     return EXIT.ok;
   }
-  io.out(`next ${next.length} fire time${next.length === 1 ? "" : "s"} in ${timezone}${timezone === "UTC" ? "" : " and UTC"}:`);
+  io.out(
+    `next ${next.length} fire time${next.length === 1 ? "" : "s"} in ${timezone}${
+      timezone === "UTC" ? "" : " and UTC"
+    }:`,
+  );
   for (const fire of next) io.out(timezone === "UTC" ? `  ${fire.text}` : `  ${fire.text}   = ${fire.utc}`);
   return EXIT.ok;
 }

@@ -59,7 +59,9 @@ export function pointAtField(expression: string, message: string, format: "cron"
   let found: { name: string; index: number; at: number } | undefined;
   names.forEach((name, index) => {
     const at = body.search(new RegExp(`(^|[^a-z-])${name}([^a-z-]|$)`));
-    if (at >= 0 && (found === undefined || at < found.at || (at === found.at && name.length > found.name.length))) found = { name, index, at };
+    if (at >= 0 && (found === undefined || at < found.at || (at === found.at && name.length > found.name.length))) {
+      found = { name, index, at };
+    }
   });
   if (!found) return undefined;
   const span = spans[found.index] as { start: number; text: string };

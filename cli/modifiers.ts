@@ -31,6 +31,8 @@ function instant(text: string, timezone: string, dayOffset: number): string | nu
   if (d === null) return text;
   const day = Date.UTC(Number(d[1]), Number(d[2]) - 1, Number(d[3])) / 86_400_000 + dayOffset;
   // Not a calendar date (2027-02-30): passed on as typed, so the core refuses it by name.
-  if (!Number.isInteger(day) || new Date(day * 86_400_000).toISOString().slice(0, 10) !== text && dayOffset === 0) return text;
+  if (!Number.isInteger(day) || new Date(day * 86_400_000).toISOString().slice(0, 10) !== text && dayOffset === 0) {
+    return text;
+  }
   return zoneOffsets(timezone).wallToInstant(day * 86_400) * 1000;
 }

@@ -25,7 +25,16 @@ const OPTIONS = {
 };
 
 /** The schedule and options of the commands that print fire times (`next`, `explain`). */
-const FIRES_OPTIONS = [SCHEDULE_TEXT, OPTIONS.tz, OPTIONS.n, OPTIONS.from, OPTIONS.json, OPTIONS.hashKey, OPTIONS.format, OPTIONS.modifiers].join("\n");
+const FIRES_OPTIONS = [
+  SCHEDULE_TEXT,
+  OPTIONS.tz,
+  OPTIONS.n,
+  OPTIONS.from,
+  OPTIONS.json,
+  OPTIONS.hashKey,
+  OPTIONS.format,
+  OPTIONS.modifiers,
+].join("\n");
 /** The same for `validate`, which prints none. */
 const VALIDATE_OPTIONS = [SCHEDULE_TEXT, OPTIONS.tz, OPTIONS.json, OPTIONS.hashKey, OPTIONS.format].join("\n");
 

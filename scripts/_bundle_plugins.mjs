@@ -27,8 +27,10 @@ export function denoNpm(names, redirect = {}) {
 export const libsqlHttpOnly = {
   name: "libsql-http-only",
   setup(b) {
-    b.onResolve({ filter: /^@libsql\/client(?:\/web)?$/ }, (args) =>
-      b.resolve("@libsql/client/http", { kind: args.kind, resolveDir: args.resolveDir }));
+    b.onResolve(
+      { filter: /^@libsql\/client(?:\/web)?$/ },
+      (args) => b.resolve("@libsql/client/http", { kind: args.kind, resolveDir: args.resolveDir }),
+    );
   },
 };
 
@@ -85,7 +87,10 @@ export const jsbiNative = {
 export const honoTiny = {
   name: "hono-tiny",
   setup(b) {
-    b.onResolve({ filter: /^hono$/ }, (args) => b.resolve("hono/tiny", { kind: args.kind, resolveDir: args.resolveDir }));
+    b.onResolve(
+      { filter: /^hono$/ },
+      (args) => b.resolve("hono/tiny", { kind: args.kind, resolveDir: args.resolveDir }),
+    );
   },
 };
 

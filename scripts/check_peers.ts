@@ -1,7 +1,15 @@
 // Tally of the outside facts in test/fixtures/ (the tests themselves are
 // test/core/peer_vectors_test.ts and test/core/real_world_test.ts).
 // Run: npx tsx scripts/check_peers.ts
-import { agreeingVectors, caseLabel, failures, realWorldCases, runCase, runVector, vectorLabel } from "../test/fixtures/check.ts";
+import {
+  agreeingVectors,
+  caseLabel,
+  failures,
+  realWorldCases,
+  runCase,
+  runVector,
+  vectorLabel,
+} from "../test/fixtures/check.ts";
 
 function report(title: string, total: number, failed: string[]): number {
   console.log(`${title}: ${total - failed.length}/${total} pass, ${failed.length} fail`);

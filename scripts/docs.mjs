@@ -21,7 +21,15 @@ import { fileURLToPath } from "node:url";
 import { docBlocks, specifierOf } from "./docs/markdown.mjs";
 import { exampleBlocks } from "./docs/examples.mjs";
 
-export { brokenLinks, docBlocks, docFiles, docSpecifiers, markdownBlocks, specifierOf, subpathOf } from "./docs/markdown.mjs";
+export {
+  brokenLinks,
+  docBlocks,
+  docFiles,
+  docSpecifiers,
+  markdownBlocks,
+  specifierOf,
+  subpathOf,
+} from "./docs/markdown.mjs";
 export { exampleBlocks, publicDeclarations } from "./docs/examples.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -34,14 +42,18 @@ export function blockProblems(blocks) {
     const where = `${b.file}:${b.line}${b.symbol ? ` (@example of ${b.symbol})` : ""}`;
     if (b.fragment !== undefined && b.fragment.trim() === "") problems.push(`${where}: a fragment needs a reason`);
     if (b.symbol && !b.fenced && b.fragment === undefined) {
-      problems.push(`${where}: put the example in a \`\`\`ts fence (it is type-checked) or start it with // fragment: reason`);
+      problems.push(
+        `${where}: put the example in a \`\`\`ts fence (it is type-checked) or start it with // fragment: reason`,
+      );
     }
   }
   return problems;
 }
 
 const tsName = (b, i) =>
-  `${String(i).padStart(3, "0")}_${b.file.replace(/[^\w]+/g, "_")}_L${b.line}.${/^(js|javascript|mjs)$/.test(b.lang) ? "mjs" : "ts"}`;
+  `${String(i).padStart(3, "0")}_${b.file.replace(/[^\w]+/g, "_")}_L${b.line}.${
+    /^(js|javascript|mjs)$/.test(b.lang) ? "mjs" : "ts"
+  }`;
 
 /**
  * Writes the checkable blocks into `dir` as one tsc project and returns the map file → block.
@@ -77,7 +89,10 @@ export function writeProject(dir, blocks, { paths, types = [], extraFiles = [], 
   if (paths) Object.assign(compilerOptions, { paths, allowImportingTsExtensions: true });
   if (typeRoots) compilerOptions.typeRoots = typeRoots;
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "docs-snippets", private: true, type: "module" }));
-  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: [...types, ...extraFiles, ...map.keys()] }, null, 2));
+  writeFileSync(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({ compilerOptions, files: [...types, ...extraFiles, ...map.keys()] }, null, 2),
+  );
   return map;
 }
 
@@ -93,7 +108,9 @@ export function typeCheck(dir, map, tsc = join(root, "node_modules", ".bin", "ts
       continue;
     }
     const b = map.get(m[1]);
-    errors.push(b ? `${b.file}:${b.line + Number(m[2])}${b.symbol ? ` (@example of ${b.symbol})` : ""}: ${m[4]}` : line);
+    errors.push(
+      b ? `${b.file}:${b.line + Number(m[2])}${b.symbol ? ` (@example of ${b.symbol})` : ""}: ${m[4]}` : line,
+    );
   }
   if (res.status !== 0 && errors.length === 0) errors.push(`tsc failed: ${out || res.error}`);
   return errors;
@@ -113,7 +130,10 @@ export function denoTypes(base = root) {
   const file = join(base, ".tmp", "deno.d.ts");
   if (!existsSync(file)) {
     mkdirSync(dirname(file), { recursive: true });
-    const res = spawnSync(join(base, "node_modules", ".bin", "deno"), ["types"], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+    const res = spawnSync(join(base, "node_modules", ".bin", "deno"), ["types"], {
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+    });
     if (res.status !== 0) throw new Error(`deno types failed: ${res.stderr}`);
     writeFileSync(file, res.stdout);
   }

@@ -14,7 +14,9 @@ const read = (name) => JSON.parse(readFileSync(new URL(name, root), "utf8"));
 
 /** Where tsc (tsconfig.build.json) writes the build of a source file, without extension. */
 export function distBase(source) {
-  if (!/^\.\/.+\.ts$/.test(source)) throw new Error(`export target must be a ./…/*.ts source, got ${JSON.stringify(source)}`);
+  if (!/^\.\/.+\.ts$/.test(source)) {
+    throw new Error(`export target must be a ./…/*.ts source, got ${JSON.stringify(source)}`);
+  }
   return `./dist/${source.slice(2, -3)}`;
 }
 
@@ -46,7 +48,9 @@ export function exportsDrift() {
   if (JSON.stringify(deno.imports) !== JSON.stringify(denoImports({ ...pkg.dependencies, ...pkg.peerDependencies }))) {
     drift.push("deno.json imports differ from package.json dependencies");
   }
-  if (pkg.version !== deno.version) drift.push(`versions differ: package.json ${pkg.version}, deno.json ${deno.version}`);
+  if (pkg.version !== deno.version) {
+    drift.push(`versions differ: package.json ${pkg.version}, deno.json ${deno.version}`);
+  }
   const cli = /VERSION = "([^"]*)"/.exec(readFileSync(new URL("cli/version.ts", root), "utf8"))?.[1];
   if (cli !== pkg.version) drift.push(`cli/version.ts says ${cli}, package.json ${pkg.version}`);
   return drift;

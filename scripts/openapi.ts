@@ -13,15 +13,15 @@ import { type JsonSchema, toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
 import { JobsQuerySchema } from "../src/http/_paging.ts";
 import {
+  BackfillBodySchema,
   DataJobSchema,
   EmptyBodySchema,
   NamedDataJobSchema,
   NextQuerySchema,
+  PauseBodySchema,
   PutQuerySchema,
   RunBodySchema,
   RunsQuerySchema,
-  BackfillBodySchema,
-  PauseBodySchema,
 } from "../src/http/_schemas.ts";
 import { RESPONSE_SCHEMAS } from "./openapi_responses.ts";
 
@@ -69,14 +69,33 @@ function queryParameters(schema: Schema): Json[] {
   }));
 }
 
-const NAME = { name: "name", in: "path", required: true, schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" } };
-const json = (ref: string, description: string): Json => ({ description, content: { "application/json": { schema: { $ref: `#/components/schemas/${ref}` } } } });
-const errors = (...statuses: number[]): Json => Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/Error` }]));
-const body = (ref: string): Json => ({ required: false, content: { "application/json": { schema: { $ref: `#/components/schemas/${ref}` } } } });
-const htmlPage = (description: string): Json => ({ description, content: { "text/html": { schema: { type: "string" } } } });
+const NAME = {
+  name: "name",
+  in: "path",
+  required: true,
+  schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
+};
+const json = (ref: string, description: string): Json => ({
+  description,
+  content: { "application/json": { schema: { $ref: `#/components/schemas/${ref}` } } },
+});
+const errors = (...statuses: number[]): Json =>
+  Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/Error` }]));
+const body = (ref: string): Json => ({
+  required: false,
+  content: { "application/json": { schema: { $ref: `#/components/schemas/${ref}` } } },
+});
+const htmlPage = (description: string): Json => ({
+  description,
+  content: { "text/html": { schema: { type: "string" } } },
+});
 const form = (fields: string[]): Json => ({
   required: true,
-  content: { "application/x-www-form-urlencoded": { schema: { type: "object", properties: Object.fromEntries(fields.map((f) => [f, { type: "string" }])) } } },
+  content: {
+    "application/x-www-form-urlencoded": {
+      schema: { type: "object", properties: Object.fromEntries(fields.map((f) => [f, { type: "string" }])) },
+    },
+  },
 });
 const redirect = { "303": { description: "Back to the dashboard" } };
 
@@ -89,54 +108,167 @@ export function buildOpenApi(): Json {
     responses: { "200": json("PauseResult", "The job's new state"), ...errors(400, 401, 404) },
   });
   const paths: Json = {
-    "/health": { get: { summary: "Scheduler health", responses: { "200": json("Health", "Healthy"), "503": json("Health", "Unhealthy"), ...errors(400, 401) } } },
+    "/health": {
+      get: {
+        summary: "Scheduler health",
+        responses: { "200": json("Health", "Healthy"), "503": json("Health", "Unhealthy"), ...errors(400, 401) },
+      },
+    },
     "/jobs": {
-      get: { summary: "A page of jobs, sorted by name", parameters: queryParameters(JobsQuerySchema), responses: { "200": json("JobPage", "One page"), ...errors(400, 401, 503) } },
-      post: { summary: "Creates a data-defined webhook job", requestBody: { ...body("NamedDataJob"), required: true }, responses: { "201": json("Job", "Created"), ...errors(400, 401, 409, 413, 503) } },
+      get: {
+        summary: "A page of jobs, sorted by name",
+        parameters: queryParameters(JobsQuerySchema),
+        responses: { "200": json("JobPage", "One page"), ...errors(400, 401, 503) },
+      },
+      post: {
+        summary: "Creates a data-defined webhook job",
+        requestBody: { ...body("NamedDataJob"), required: true },
+        responses: { "201": json("Job", "Created"), ...errors(400, 401, 409, 413, 503) },
+      },
     },
     "/jobs/{name}": {
-      get: { summary: "One job", parameters: [NAME, ...queryParameters(NextQuerySchema)], responses: { "200": json("Job", "The job"), ...errors(400, 401, 404, 503) } },
-      put: { summary: "Creates or replaces a data-defined job", parameters: [NAME, ...queryParameters(PutQuerySchema)], requestBody: { ...body("DataJob"), required: true }, responses: { "200": json("Job", "Replaced"), "201": json("Job", "Created"), ...errors(400, 401, 409, 413, 503) } },
-      delete: { summary: "Deletes a data-defined job", parameters: [NAME], responses: { "200": json("Deleted", "Deleted"), ...errors(400, 401, 404, 409, 503) } },
+      get: {
+        summary: "One job",
+        parameters: [NAME, ...queryParameters(NextQuerySchema)],
+        responses: { "200": json("Job", "The job"), ...errors(400, 401, 404, 503) },
+      },
+      put: {
+        summary: "Creates or replaces a data-defined job",
+        parameters: [NAME, ...queryParameters(PutQuerySchema)],
+        requestBody: { ...body("DataJob"), required: true },
+        responses: {
+          "200": json("Job", "Replaced"),
+          "201": json("Job", "Created"),
+          ...errors(400, 401, 409, 413, 503),
+        },
+      },
+      delete: {
+        summary: "Deletes a data-defined job",
+        parameters: [NAME],
+        responses: { "200": json("Deleted", "Deleted"), ...errors(400, 401, 404, 409, 503) },
+      },
     },
-    "/jobs/{name}/runs": { get: { summary: "Run history, newest first", parameters: [NAME, ...queryParameters(RunsQuerySchema)], responses: { "200": json("RunPage", "One page"), ...errors(400, 401, 404, 503) } } },
+    "/jobs/{name}/runs": {
+      get: {
+        summary: "Run history, newest first",
+        parameters: [NAME, ...queryParameters(RunsQuerySchema)],
+        responses: { "200": json("RunPage", "One page"), ...errors(400, 401, 404, 503) },
+      },
+    },
     "/jobs/{name}/run": {
       post: {
         summary: "Runs the job now and answers its outcome",
         parameters: [NAME],
         requestBody: body("RunBody"),
-        responses: { "200": json("RunResult", "Ran: ok (or skipped/missed)"), "502": json("RunResult", "Ran and failed: error"), "504": json("RunResult", "Ran and timed out"), ...errors(400, 401, 404, 409) },
+        responses: {
+          "200": json("RunResult", "Ran: ok (or skipped/missed)"),
+          "502": json("RunResult", "Ran and failed: error"),
+          "504": json("RunResult", "Ran and timed out"),
+          ...errors(400, 401, 404, 409),
+        },
       },
     },
     "/jobs/{name}/backfill": {
       post: {
-        summary: "Runs the job for every slot of its schedule in [from, to), in order; answers at once with the planned count (progress shows in the run history)",
+        summary:
+          "Runs the job for every slot of its schedule in [from, to), in order; answers at once with the planned count (progress shows in the run history)",
         parameters: [NAME],
         requestBody: { ...body("BackfillBody"), required: true },
-        responses: { "202": json("BackfillStarted", "Planned; the slots run in the background"), ...errors(400, 401, 404, 413, 503) },
+        responses: {
+          "202": json("BackfillStarted", "Planned; the slots run in the background"),
+          ...errors(400, 401, 404, 413, 503),
+        },
       },
     },
-    "/jobs/{name}/pause": { post: { ...action("Pauses the job on every node, with an optional note (shown in the job's `pause` until it resumes)"), requestBody: body("PauseBody") } },
+    "/jobs/{name}/pause": {
+      post: {
+        ...action("Pauses the job on every node, with an optional note (shown in the job's `pause` until it resumes)"),
+        requestBody: body("PauseBody"),
+      },
+    },
     "/jobs/{name}/resume": { post: action("Resumes the job") },
-    "/tick": { post: { summary: "Runs one tick now (for external triggers)", requestBody: body("EmptyBody"), responses: { "200": json("TickReport", "What the tick did"), ...errors(400, 401, 503) } } },
-    "/openapi.json": { get: { summary: "This document", responses: { "200": { description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } }, ...errors(401) } } },
-    "/metrics": { get: { summary: "Prometheus metrics (when the router has `metrics`)", responses: { "200": { description: "Text exposition format 0.0.4", content: { "text/plain": { schema: { type: "string" } } } }, ...errors(401, 404) } } },
-    "/": { get: { summary: "Dashboard: every job (HTML)", parameters: [{ name: "after", in: "query", required: false, schema: { type: "string" } }], responses: { "200": htmlPage("The overview"), "401": htmlPage("Sign-in form") } } },
-    "/ui/jobs/{name}": { get: { summary: "Dashboard: one job and its history (HTML)", parameters: [NAME, { name: "before", in: "query", required: false, schema: { type: "string" } }], responses: { "200": htmlPage("The job page"), "401": htmlPage("Sign-in form"), "404": htmlPage("No such job") } } },
-    "/ui/login": { post: { summary: "Dashboard sign-in with the token", requestBody: form(["token"]), responses: { ...redirect, "401": htmlPage("Wrong token"), "403": htmlPage("Cross-site") } } },
-    "/ui/logout": { post: { summary: "Dashboard sign-out", requestBody: form(["csrf"]), responses: { ...redirect, "403": htmlPage("Cross-site") } } },
+    "/tick": {
+      post: {
+        summary: "Runs one tick now (for external triggers)",
+        requestBody: body("EmptyBody"),
+        responses: { "200": json("TickReport", "What the tick did"), ...errors(400, 401, 503) },
+      },
+    },
+    "/openapi.json": {
+      get: {
+        summary: "This document",
+        responses: {
+          "200": { description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } },
+          ...errors(401),
+        },
+      },
+    },
+    "/metrics": {
+      get: {
+        summary: "Prometheus metrics (when the router has `metrics`)",
+        responses: {
+          "200": {
+            description: "Text exposition format 0.0.4",
+            content: { "text/plain": { schema: { type: "string" } } },
+          },
+          ...errors(401, 404),
+        },
+      },
+    },
+    "/": {
+      get: {
+        summary: "Dashboard: every job (HTML)",
+        parameters: [{ name: "after", in: "query", required: false, schema: { type: "string" } }],
+        responses: { "200": htmlPage("The overview"), "401": htmlPage("Sign-in form") },
+      },
+    },
+    "/ui/jobs/{name}": {
+      get: {
+        summary: "Dashboard: one job and its history (HTML)",
+        parameters: [NAME, { name: "before", in: "query", required: false, schema: { type: "string" } }],
+        responses: { "200": htmlPage("The job page"), "401": htmlPage("Sign-in form"), "404": htmlPage("No such job") },
+      },
+    },
+    "/ui/login": {
+      post: {
+        summary: "Dashboard sign-in with the token",
+        requestBody: form(["token"]),
+        responses: { ...redirect, "401": htmlPage("Wrong token"), "403": htmlPage("Cross-site") },
+      },
+    },
+    "/ui/logout": {
+      post: {
+        summary: "Dashboard sign-out",
+        requestBody: form(["csrf"]),
+        responses: { ...redirect, "403": htmlPage("Cross-site") },
+      },
+    },
   };
   for (const verb of ["run", "pause", "resume"]) {
     paths[`/ui/jobs/{name}/${verb}`] = {
-      post: { summary: `Dashboard form: ${verb}`, parameters: [NAME], requestBody: form(["csrf", "back"]), responses: { ...redirect, "401": htmlPage("Sign-in form"), "403": htmlPage("Stale form or cross-site") } },
+      post: {
+        summary: `Dashboard form: ${verb}`,
+        parameters: [NAME],
+        requestBody: form(["csrf", "back"]),
+        responses: { ...redirect, "401": htmlPage("Sign-in form"), "403": htmlPage("Stale form or cross-site") },
+      },
     };
   }
   paths["/ui/jobs/{name}/backfill"] = {
-    post: { summary: "Dashboard form: backfill", parameters: [NAME], requestBody: form(["csrf", "from", "to", "rerun"]), responses: { ...redirect, "401": htmlPage("Sign-in form"), "403": htmlPage("Stale form or cross-site") } },
+    post: {
+      summary: "Dashboard form: backfill",
+      parameters: [NAME],
+      requestBody: form(["csrf", "from", "to", "rerun"]),
+      responses: { ...redirect, "401": htmlPage("Sign-in form"), "403": htmlPage("Stale form or cross-site") },
+    },
   };
   return {
     openapi: "3.1.0",
-    info: { title: "edgecron", version: "1", description: "Every instant is sent as epoch milliseconds `x` with an ISO-8601 sibling `xIso`." },
+    info: {
+      title: "edgecron",
+      version: "1",
+      description: "Every instant is sent as epoch milliseconds `x` with an ISO-8601 sibling `xIso`.",
+    },
     security: [{ bearer: [] }],
     paths,
     components: {

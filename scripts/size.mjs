@@ -3,7 +3,7 @@
 // size against its budget, plus the largest inputs. Exits 1 when a bundle is over budget.
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
-import { bundles, buildAll } from "./build.mjs";
+import { buildAll, bundles } from "./build.mjs";
 
 /** Gzipped budgets in bytes (issue 5). */
 export const budgets = {
@@ -44,7 +44,15 @@ export async function measure({ outdir } = {}) {
       .map(([path, info]) => ({ path, bytes: info.bytesInOutput }))
       .sort((a, b) => b.bytes - a.bytes);
     const externals = [...new Set((output?.imports ?? []).filter((i) => i.external).map((i) => i.path))];
-    return { name, file, minified: code.length, gzipped: gzipSync(code, { level: 9 }).length, budget: budgets[name], inputs, externals };
+    return {
+      name,
+      file,
+      minified: code.length,
+      gzipped: gzipSync(code, { level: 9 }).length,
+      budget: budgets[name],
+      inputs,
+      externals,
+    };
   });
 }
 
@@ -64,7 +72,11 @@ if (process.argv[1] && new URL(import.meta.url).pathname === process.argv[1]) {
   for (const m of await measure()) {
     const ok = m.gzipped <= m.budget;
     over ||= !ok;
-    console.log(`${m.file}: ${kb(m.minified)} minified, ${kb(m.gzipped)} gzipped (budget ${kb(m.budget)}) ${ok ? "ok" : "OVER BUDGET"}`);
+    console.log(
+      `${m.file}: ${kb(m.minified)} minified, ${kb(m.gzipped)} gzipped (budget ${kb(m.budget)}) ${
+        ok ? "ok" : "OVER BUDGET"
+      }`,
+    );
     for (const [key, bytes] of byPackage(m.inputs).slice(0, 6)) {
       console.log(`  ${kb(bytes).padStart(9)}  ${key}`);
     }

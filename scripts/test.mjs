@@ -119,13 +119,18 @@ const num = (re, text) => {
 const nodeCounts = (out) => {
   const passed = num(/^# pass (\d+)$/m, out);
   const failed = num(/^# fail (\d+)$/m, out);
-  return passed === undefined || failed === undefined ? undefined : { passed, failed: failed + (num(/^# cancelled (\d+)$/m, out) ?? 0) };
+  return passed === undefined || failed === undefined
+    ? undefined
+    : { passed, failed: failed + (num(/^# cancelled (\d+)$/m, out) ?? 0) };
 };
 // Deno counts a describe() as one test whose it()s are steps; count leaves (a test or
 // step with no steps under it) so the three runtimes report comparable numbers.
 const denoCounts = (out) => {
   if (!/(?:ok|FAILED) \| \d+ passed(?: \(\d+ steps?\))? \| \d+ failed/.test(out)) return undefined;
-  const rows = [...out.matchAll(/^( *)\S.* \.\.\. (ok|FAILED|ignored)\b/gm)].map((m) => ({ depth: m[1].length, status: m[2] }));
+  const rows = [...out.matchAll(/^( *)\S.* \.\.\. (ok|FAILED|ignored)\b/gm)].map((m) => ({
+    depth: m[1].length,
+    status: m[2],
+  }));
   const counts = { passed: 0, failed: 0 };
   rows.forEach((row, i) => {
     const next = rows[i + 1];
@@ -161,11 +166,21 @@ async function check() {
     tsc("examples/cloudflare-worker/tsconfig.json"),
     // Deno ships its own types, so the Deno adapter, example and Deno-only fixtures are
     // checked by deno itself (tsc has no Deno types).
-    () => step("deno check", bin("deno"), ["check", "--unstable-cron", "--unstable-kv", "adapters/deno/", "examples/deno-deploy/", ...denoOnlyFixtures()]),
+    () =>
+      step("deno check", bin("deno"), [
+        "check",
+        "--unstable-cron",
+        "--unstable-kv",
+        "adapters/deno/",
+        "examples/deno-deploy/",
+        ...denoOnlyFixtures(),
+      ]),
     () => step("exports sync (deno.json ↔ package.json)", process.execPath, ["scripts/exports.mjs"]),
     async () => {
       const violations = portabilityViolations("src");
-      const line = violations.length === 0 ? "portability: ok (src/ uses ECMAScript and Web-standard globals only)" : `portability: FAILED\n${violations.join("\n")}`;
+      const line = violations.length === 0
+        ? "portability: ok (src/ uses ECMAScript and Web-standard globals only)"
+        : `portability: FAILED\n${violations.join("\n")}`;
       console.log(`\n=== ${line}`);
       summary.push(violations.length === 0 ? "portability: ok" : "portability: FAILED");
       return violations.length === 0;
@@ -196,11 +211,20 @@ async function unitNode() {
     lightest.files.push(f);
     lightest.size += size;
   }
-  const results = await pool(cores, shards.map((shard, i) => () =>
-    step(`unit (node, process ${i + 1}/${shards.length}, ${shard.files.length} files)`, process.execPath, [...nodeTest, "scripts/_shard.mjs"], nodeCounts, {
-      EDGECRON_TEST_FILES: shard.files.sort().join("\n"),
-    })
-  ));
+  const results = await pool(
+    cores,
+    shards.map((shard, i) => () =>
+      step(
+        `unit (node, process ${i + 1}/${shards.length}, ${shard.files.length} files)`,
+        process.execPath,
+        [...nodeTest, "scripts/_shard.mjs"],
+        nodeCounts,
+        {
+          EDGECRON_TEST_FILES: shard.files.sort().join("\n"),
+        },
+      )
+    ),
+  );
   return results.every(Boolean);
 }
 
@@ -214,7 +238,9 @@ async function runtimesTier() {
 async function storesTier() {
   if (stores.length === 0) return true;
   const steps = [];
-  if (runtimes.includes("node")) steps.push(step("stores (node)", process.execPath, [...nodeTest, "--test-concurrency=2", ...stores], nodeCounts));
+  if (runtimes.includes("node")) {
+    steps.push(step("stores (node)", process.execPath, [...nodeTest, "--test-concurrency=2", ...stores], nodeCounts));
+  }
   if (runtimes.includes("deno")) steps.push(step("stores (deno)", bin("deno"), [...denoTest, ...stores], denoCounts));
   if (runtimes.includes("bun")) steps.push(step("stores (bun)", bin("bun"), bunTest(stores), bunCounts));
   return (await Promise.all(steps)).every(Boolean);
@@ -228,9 +254,15 @@ async function e2eTier() {
   // Every dist/ output once, first: the files then skip their own builds
   // (EDGECRON_PREBUILT=1), so none rewrites dist/ while another runs from it.
   if (!await step("e2e build (dist/)", process.execPath, ["scripts/build.mjs"])) return false;
-  return await step(`e2e (node, ${E2E_CONCURRENCY} files at a time)`, process.execPath, [...nodeTest, `--test-concurrency=${E2E_CONCURRENCY}`, ...e2e], nodeCounts, {
-    EDGECRON_PREBUILT: "1",
-  });
+  return await step(
+    `e2e (node, ${E2E_CONCURRENCY} files at a time)`,
+    process.execPath,
+    [...nodeTest, `--test-concurrency=${E2E_CONCURRENCY}`, ...e2e],
+    nodeCounts,
+    {
+      EDGECRON_PREBUILT: "1",
+    },
+  );
 }
 
 if (watch) {

@@ -42,9 +42,20 @@ export type {
   Scheduler,
   SchedulerEvent,
   SchedulerOptions,
-  WebhookOptions,
   TickReport,
+  WebhookOptions,
   WebhookTarget,
 } from "./engine/mod.ts";
 export { createMemoryStore, memoryStore } from "./store/mod.ts";
-export type { MemoryStore, MemoryStoreOptions, OverlapPolicy, PauseInfo, RunKind, RunQuery, RunRecord, RunStatus, StatusCounts, Store } from "./store/mod.ts";
+export type {
+  MemoryStore,
+  MemoryStoreOptions,
+  OverlapPolicy,
+  PauseInfo,
+  RunKind,
+  RunQuery,
+  RunRecord,
+  RunStatus,
+  StatusCounts,
+  Store,
+} from "./store/mod.ts";

@@ -36,7 +36,11 @@ describe("test tiers", () => {
     const { unit } = testFiles(root) as { unit: string[] };
     assert.ok(unit.length > 50, `only ${unit.length} unit files found`);
     const found = unit.flatMap((file) => forbiddenImports(file));
-    assert.deepEqual(found, [], "move these to a *_process_test.ts file (stores tier) or test/integration/ (see scripts/tiers.mjs)");
+    assert.deepEqual(
+      found,
+      [],
+      "move these to a *_process_test.ts file (stores tier) or test/integration/ (see scripts/tiers.mjs)",
+    );
   });
 
   it("a file's tier follows from its path", () => {
@@ -56,7 +60,9 @@ describe("test tiers", () => {
   });
 
   it("finds the forbidden imports it is meant to find", () => {
-    assert.deepEqual(forbiddenImports("test/store/libsql/claims_process_test.ts"), ["test/store/libsql/claims_process_test.ts imports node:child_process"]);
+    assert.deepEqual(forbiddenImports("test/store/libsql/claims_process_test.ts"), [
+      "test/store/libsql/claims_process_test.ts imports node:child_process",
+    ]);
     // Lazy imports count (they still run); type-only imports do not.
     assert.deepEqual(forbiddenImports("test/store/d1/contract_test.ts"), [
       "test/store/d1/_miniflare.ts imports miniflare",

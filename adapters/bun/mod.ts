@@ -6,7 +6,7 @@
  */
 import process from "node:process";
 import type { Scheduler } from "../../src/engine/types.ts";
-import { type AppOptions, appFor, setClientAddress } from "../_app.ts";
+import { appFor, type AppOptions, setClientAddress } from "../_app.ts";
 import { announce, DEFAULT_HOSTNAME, listenError, listenUrl } from "../_listen.ts";
 import { bindSignals, createShutdown, type ServerHandle, type ServerOptions } from "../_lifecycle.ts";
 export { resolveHost } from "../node/resolve.ts";
@@ -23,7 +23,13 @@ interface BunServer {
   requestIP(request: Request): { address: string } | null;
 }
 interface BunRuntime {
-  serve(options: { port?: number; hostname?: string; fetch(request: Request, server: BunServer): Response | Promise<Response> }): BunServer;
+  serve(
+    options: {
+      port?: number;
+      hostname?: string;
+      fetch(request: Request, server: BunServer): Response | Promise<Response>;
+    },
+  ): BunServer;
 }
 
 /** Options of `serveBun`: the router (`token`, `router`, `app`), the server and the graceful stop. */
@@ -47,14 +53,19 @@ export type BunServerHandle = ServerHandle;
  * ```
  */
 export async function serveBun(scheduler: Scheduler, options: BunServeOptions = {}): Promise<BunServerHandle> {
-  const { port = 8787, hostname = DEFAULT_HOSTNAME, timer = true, signals = ["SIGINT", "SIGTERM"], exit = true } = options;
+  const { port = 8787, hostname = DEFAULT_HOSTNAME, timer = true, signals = ["SIGINT", "SIGTERM"], exit = true } =
+    options;
   const bun = (globalThis as { Bun?: BunRuntime }).Bun;
   if (bun === undefined) throw new Error("edgecron/bun: Bun.serve is not available; run this with bun");
   await scheduler.ready();
   const app = appFor(scheduler, options);
   let server: BunServer;
   try {
-    server = bun.serve({ port, hostname, fetch: (request, s) => app.fetch(setClientAddress(request, s.requestIP(request)?.address)) });
+    server = bun.serve({
+      port,
+      hostname,
+      fetch: (request, s) => app.fetch(setClientAddress(request, s.requestIP(request)?.address)),
+    });
   } catch (error) {
     throw listenError(error, port, hostname, "serveBun");
   }

@@ -61,9 +61,13 @@ export interface LibsqlEnv {
 export function libsqlFromEnv(env: LibsqlEnv): Store {
   const url = env.LIBSQL_URL;
   if (typeof url !== "string" || url === "") {
-    throw new SchedulerError("invalid-spec", "env.LIBSQL_URL: expected the database URL binding (libsql:// or https://), got none", {
-      path: "env.LIBSQL_URL",
-    });
+    throw new SchedulerError(
+      "invalid-spec",
+      "env.LIBSQL_URL: expected the database URL binding (libsql:// or https://), got none",
+      {
+        path: "env.LIBSQL_URL",
+      },
+    );
   }
   const authToken = env.LIBSQL_AUTH_TOKEN;
   // By URL, so the client is imported only when a libSQL store is made (a D1-only

@@ -15,7 +15,7 @@ import { denoKvStore, type KvLike } from "../../src/store/deno-kv/mod.ts";
 import { libsqlStore } from "../../src/store/libsql/mod.ts";
 import { memoryStore } from "../../src/store/memory/mod.ts";
 import type { Store } from "../../src/store/types.ts";
-import { type AppOptions, appFor, setClientAddress } from "../_app.ts";
+import { appFor, type AppOptions, setClientAddress } from "../_app.ts";
 import { createShutdown, type ShutdownOptions } from "../_lifecycle.ts";
 import { announce, DEFAULT_HOSTNAME, listenError, listenUrl } from "../_listen.ts";
 export { resolveHost } from "./resolve.ts";
@@ -116,7 +116,9 @@ export function serveDeno(scheduler: Scheduler, options: DenoServeOptions = {}):
         },
       }, async (request, info) => {
         await ready;
-        return app.fetch(setClientAddress(request, "hostname" in info.remoteAddr ? info.remoteAddr.hostname : undefined));
+        return app.fetch(
+          setClientAddress(request, "hostname" in info.remoteAddr ? info.remoteAddr.hostname : undefined),
+        );
       });
     } catch (error) {
       throw listenError(error, serveOptions.port ?? 8787, serveOptions.hostname ?? DEFAULT_HOSTNAME, "serveDeno");
@@ -185,7 +187,9 @@ export function denoStore(options: DenoStoreOptions = {}): Store {
   if (url) return libsqlStore({ client: createClient({ url, authToken: Deno.env.get("LIBSQL_AUTH_TOKEN") ?? "" }) });
   const openKv = (Deno as unknown as { openKv?: (path?: string) => Promise<KvLike> }).openKv;
   if (typeof openKv !== "function") {
-    console.error("edgecron: Deno KV is unavailable (run with --unstable-kv); using an in-memory store, not shared between processes");
+    console.error(
+      "edgecron: Deno KV is unavailable (run with --unstable-kv); using an in-memory store, not shared between processes",
+    );
     return memoryStore();
   }
   return denoKvStore(openKv.call(Deno, options.kvPath), { closeKv: true });

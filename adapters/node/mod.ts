@@ -8,7 +8,7 @@ import { serve } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
 import process from "node:process";
 import type { Scheduler } from "../../src/engine/types.ts";
-import { type AppOptions, appFor, setClientAddress } from "../_app.ts";
+import { appFor, type AppOptions, setClientAddress } from "../_app.ts";
 import { announce, DEFAULT_HOSTNAME, listenError, listenUrl } from "../_listen.ts";
 import { bindSignals, createShutdown, type ServerHandle, type ServerOptions } from "../_lifecycle.ts";
 export { resolveHost } from "./resolve.ts";
@@ -38,11 +38,16 @@ export type NodeServer = ServerHandle;
  * ```
  */
 export async function serveNode(scheduler: Scheduler, options: NodeServeOptions = {}): Promise<NodeServer> {
-  const { port = 8787, hostname = DEFAULT_HOSTNAME, timer = true, signals = ["SIGINT", "SIGTERM"], exit = true } = options;
+  const { port = 8787, hostname = DEFAULT_HOSTNAME, timer = true, signals = ["SIGINT", "SIGTERM"], exit = true } =
+    options;
   await scheduler.ready();
   const app = appFor(scheduler, options);
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch: (request, env) => app.fetch(setClientAddress(request, env.incoming.socket.remoteAddress)), port, hostname }, () => resolve(s));
+    const s = serve({
+      fetch: (request, env) => app.fetch(setClientAddress(request, env.incoming.socket.remoteAddress)),
+      port,
+      hostname,
+    }, () => resolve(s));
     s.once("error", (error) => reject(listenError(error, port, hostname, "serveNode")));
   });
   const address = server.address() as AddressInfo;

@@ -22,15 +22,21 @@ import { Readable } from "node:stream";
 export function pinnedFetch(address: string, url: URL, init: RequestInit): Promise<Response> {
   const family = address.includes(":") ? 6 : 4;
   const lookup: LookupFunction = (_host, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
-    else callback(null, address, family);
+    if ((options as { all?: boolean }).all) {
+      (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+    } else callback(null, address, family);
   };
   const send = url.protocol === "https:" ? httpsRequest : httpRequest;
   const headers = Object.fromEntries(new Headers(init.headers ?? {}));
   // Deliveries send a string body (or none for GET).
   const body = typeof init.body === "string" ? init.body : undefined;
   return new Promise((resolve, reject) => {
-    const req = send(url, { method: init.method ?? "GET", headers, lookup, ...(init.signal ? { signal: init.signal } : {}) }, (res) => {
+    const req = send(url, {
+      method: init.method ?? "GET",
+      headers,
+      lookup,
+      ...(init.signal ? { signal: init.signal } : {}),
+    }, (res) => {
       const responseHeaders = new Headers();
       for (const [name, value] of Object.entries(res.headers)) {
         if (value === undefined) continue;
@@ -39,7 +45,13 @@ export function pinnedFetch(address: string, url: URL, init: RequestInit): Promi
       const status = res.statusCode ?? 502;
       const noBody = status === 204 || status === 304 || init.method === "HEAD";
       if (noBody) res.resume();
-      resolve(new Response(noBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, statusText: res.statusMessage ?? "", headers: responseHeaders }));
+      resolve(
+        new Response(noBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), {
+          status,
+          statusText: res.statusMessage ?? "",
+          headers: responseHeaders,
+        }),
+      );
     });
     req.on("error", (error) => reject(init.signal?.aborted ? init.signal.reason : error));
     req.end(body);

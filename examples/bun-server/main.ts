@@ -18,7 +18,11 @@ import { addDemoReceiver, banner, demoSettings, demoWebhooks, stopOnSignals } fr
 const settings = demoSettings();
 const metrics = createMetrics();
 // Webhook targets on loopback are refused unless allowed: the demo allows its own receiver.
-const options: SchedulerOptions = { store: libsqlStore({ url: settings.db }), onEvent: metrics.onEvent, ...demoWebhooks(settings) };
+const options: SchedulerOptions = {
+  store: libsqlStore({ url: settings.db }),
+  onEvent: metrics.onEvent,
+  ...demoWebhooks(settings),
+};
 const scheduler = createScheduler(options)
   .job("heartbeat", {
     schedule: { every: process.env.HEARTBEAT ?? "5s" },
@@ -34,7 +38,10 @@ const scheduler = createScheduler(options)
     },
   });
 
-const app = addDemoReceiver(edgecronRouter(scheduler, { token: settings.token, metrics, openapi: openApiDocument }), settings);
+const app = addDemoReceiver(
+  edgecronRouter(scheduler, { token: settings.token, metrics, openapi: openApiDocument }),
+  settings,
+);
 const server = await serveBun(scheduler, {
   app,
   hostname: settings.hostname,

@@ -11,10 +11,12 @@
  */
 import { createScheduler } from "../../src/mod.ts";
 import { exampleJobs } from "./jobs.ts";
-import { cloudflareWorker, libsqlFromEnv, type LibsqlEnv } from "../../adapters/cloudflare/mod.ts";
+import { cloudflareWorker, type LibsqlEnv, libsqlFromEnv } from "../../adapters/cloudflare/mod.ts";
 
 interface Env extends LibsqlEnv {
   EDGECRON_TOKEN?: string;
 }
 
-export default cloudflareWorker((env: Env) => exampleJobs(createScheduler(env.LIBSQL_URL ? { store: libsqlFromEnv(env) } : {})));
+export default cloudflareWorker((env: Env) =>
+  exampleJobs(createScheduler(env.LIBSQL_URL ? { store: libsqlFromEnv(env) } : {}))
+);

@@ -23,7 +23,9 @@ const metrics = createMetrics();
 // and resolves other targets' hosts before each delivery.
 const demo = demoWebhooks(settings);
 const options: SchedulerOptions = {
-  store: /^postgres(ql)?:\/\//.test(settings.db) ? postgresStore({ url: settings.db }) : libsqlStore({ url: settings.db }),
+  store: /^postgres(ql)?:\/\//.test(settings.db)
+    ? postgresStore({ url: settings.db })
+    : libsqlStore({ url: settings.db }),
   onEvent: metrics.onEvent,
   webhookSecret: demo.webhookSecret,
   webhooks: { ...demo.webhooks, resolve: resolveHost },
@@ -49,7 +51,10 @@ const scheduler = createScheduler(options)
     run: ({ slot }) => console.log(`ran weekday-report slot=${new Date(slot).toISOString()}`),
   });
 
-const app = addDemoReceiver(edgecronRouter(scheduler, { token: settings.token, metrics, openapi: openApiDocument }), settings);
+const app = addDemoReceiver(
+  edgecronRouter(scheduler, { token: settings.token, metrics, openapi: openApiDocument }),
+  settings,
+);
 const server = await serveNode(scheduler, {
   app,
   hostname: settings.hostname,

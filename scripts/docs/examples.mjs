@@ -24,7 +24,11 @@ export function publicDeclarations(base = root) {
       }
     }
     for (const m of text.matchAll(/export\s*\*\s*from\s*"([^"]+)"/g)) follow(subpath, join(dirname(file), m[1]), names);
-    for (const m of text.matchAll(/export\s+(?:declare\s+)?(?:async\s+)?(?:function\*?|class|const|let|interface|type|enum)\s+(\w+)/g)) {
+    for (
+      const m of text.matchAll(
+        /export\s+(?:declare\s+)?(?:async\s+)?(?:function\*?|class|const|let|interface|type|enum)\s+(\w+)/g,
+      )
+    ) {
       if (names !== undefined && !names.has(m[1])) continue;
       const key = `${file}#${m[1]}`;
       if (seen.has(key)) continue;
@@ -38,7 +42,9 @@ export function publicDeclarations(base = root) {
 
 /** The JSDoc comment right before `export … name` in `text`, or undefined. */
 function jsdocBefore(text, name) {
-  const decl = new RegExp(`\\n(export\\s+(?:declare\\s+)?(?:async\\s+)?(?:function\\*?|class|const|let|interface|type|enum)\\s+${name}\\b)`);
+  const decl = new RegExp(
+    `\\n(export\\s+(?:declare\\s+)?(?:async\\s+)?(?:function\\*?|class|const|let|interface|type|enum)\\s+${name}\\b)`,
+  );
   const m = decl.exec(text);
   if (!m) return undefined;
   const head = text.slice(0, m.index);

@@ -42,7 +42,15 @@ export function markdownBlocks(text, file) {
     const before = k >= 0 ? lines[k].trim() : "";
     const fragment = /^<!--\s*fragment:\s*(.*?)\s*-->$/.exec(before)?.[1];
     const run = /^<!--\s*run\s*-->$/.test(before);
-    blocks.push({ file, line: i + 1, lang: lang.toLowerCase(), code: body.join("\n"), fragment, run, output: undefined });
+    blocks.push({
+      file,
+      line: i + 1,
+      lang: lang.toLowerCase(),
+      code: body.join("\n"),
+      fragment,
+      run,
+      output: undefined,
+    });
     i = j;
   }
   for (let b = 0; b < blocks.length - 1; b++) {
@@ -101,7 +109,9 @@ export function brokenLinks(base = root, files = [...docFiles(base), "CONTRIBUTI
         const [path, anchor] = link.split("#");
         const target = path === "" ? join(base, file) : join(base, dirname(file), path);
         if (!existsSync(target)) broken.push(`${file}:${i + 1}: ${link}: no such file`);
-        else if (anchor && target.endsWith(".md") && !headings(target).has(anchor)) broken.push(`${file}:${i + 1}: ${link}: no such heading`);
+        else if (anchor && target.endsWith(".md") && !headings(target).has(anchor)) {
+          broken.push(`${file}:${i + 1}: ${link}: no such heading`);
+        }
       }
     });
   }

@@ -38,7 +38,9 @@ export function classifyIPv6(g: readonly number[]): InternalKind | undefined {
   if (zero(0, 7) && g[7] === 1) return "loopback";
   // ::ffff:a.b.c.d (mapped), ::a.b.c.d (compatible), ::ffff:0:a.b.c.d (SIIT translated)
   // and 64:ff9b::a.b.c.d (NAT64 well-known prefix) reach IPv4.
-  if (zero(0, 5) && (g[5] === 0xffff || g[5] === 0)) return classifyIPv4(v4(6, 7)) ?? (g[5] === 0 ? "reserved" : undefined);
+  if (zero(0, 5) && (g[5] === 0xffff || g[5] === 0)) {
+    return classifyIPv4(v4(6, 7)) ?? (g[5] === 0 ? "reserved" : undefined);
+  }
   if (zero(0, 4) && g[4] === 0xffff && g[5] === 0) return classifyIPv4(v4(6, 7));
   // Anything else in 64:ff9b::/32, such as the local-use NAT64 prefix 64:ff9b:1::/48 (RFC
   // 8215), reaches an IPv4 address at a position only the operator's prefix length

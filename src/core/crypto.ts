@@ -18,7 +18,9 @@ export function toHex(bytes: Uint8Array): string {
  * @example await hmacHex("k", "hello") // "a2b1..." (64 hex digits)
  */
 export async function hmacHex(secret: string, message: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+  ]);
   return toHex(new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(message))));
 }
 

@@ -16,7 +16,8 @@ const UNIT_MS: Record<string, number> = {
 
 const COMPACT = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h|d|w))+$/;
 const COMPACT_PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/g;
-const ISO = /^P(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
+const ISO =
+  /^P(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
 
 /**
  * Parses a duration to whole milliseconds, or returns `undefined` when the input is

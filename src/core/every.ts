@@ -136,7 +136,9 @@ export function every(interval: number | string, options: EveryOptions = {}): Sc
 /** Text form: `@every 15m`, `@every 1h from 09:30`, `@every 1h from 2026-01-01T00:00:00.000Z`, with `CRON_TZ=<zone> ` when not UTC. */
 export function everyText(spec: { every: string; anchor?: number | string; timezone?: string }): string {
   const { anchor, timezone } = spec;
-  const from = anchor === undefined ? "" : ` from ${typeof anchor === "number" ? new Date(anchor).toISOString() : anchor}`;
+  const from = anchor === undefined
+    ? ""
+    : ` from ${typeof anchor === "number" ? new Date(anchor).toISOString() : anchor}`;
   const text = `@every ${spec.every}${from}`;
   return timezone === undefined || timezone === "UTC" ? text : `CRON_TZ=${timezone} ${text}`;
 }

@@ -35,7 +35,9 @@ export function toEpochMs(input: unknown, options: { field?: string; allowString
   }
   if (!Number.isFinite(ms) || Math.abs(ms) > LIMIT) {
     const what = allowString ? "epoch ms, a Date or an ISO instant with offset" : "epoch ms or a Date";
-    throw new SchedulerError("invalid-instant", `${field}: expected ${what}, got ${quote(describe(input))}`, { path: field });
+    throw new SchedulerError("invalid-instant", `${field}: expected ${what}, got ${quote(describe(input))}`, {
+      path: field,
+    });
   }
   return ms;
 }

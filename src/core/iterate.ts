@@ -23,7 +23,9 @@ export function scheduleMethods(core: ScheduleCore): Schedule {
     prev: core.prev,
     nextRuns(afterMs: number, n: number): number[] {
       if (!Number.isInteger(n) || n < 0 || n > MAX_RUNS) {
-        throw new SchedulerError("invalid-spec", `n: expected an integer 0-${MAX_RUNS}, got ${quote(n)}`, { path: "n" });
+        throw new SchedulerError("invalid-spec", `n: expected an integer 0-${MAX_RUNS}, got ${quote(n)}`, {
+          path: "n",
+        });
       }
       const out: number[] = [];
       let t: number | null = toEpochMs(afterMs, { field: "after" });

@@ -62,7 +62,11 @@ function modifiers(options: ModifierOptions): ModifierOptions {
   return out;
 }
 
-function everyOptions(base: EveryOptions, hashKey: string | undefined, anchor: number | string | undefined): EveryOptions {
+function everyOptions(
+  base: EveryOptions,
+  hashKey: string | undefined,
+  anchor: number | string | undefined,
+): EveryOptions {
   const out: EveryOptions = { ...base };
   if (hashKey !== undefined) out.hashKey = hashKey;
   if (anchor !== undefined) out.anchor = anchor;
@@ -107,13 +111,20 @@ export function schedule(input: string | ScheduleSpec | Schedule, options: Sched
   const { timezone } = options;
   if (typeof input === "string") return fromText(input, options);
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
-    throw new SchedulerError("invalid-spec", `schedule: expected a cron string, a spec or a Schedule, got ${quote(input)}`);
+    throw new SchedulerError(
+      "invalid-spec",
+      `schedule: expected a cron string, a spec or a Schedule, got ${quote(input)}`,
+    );
   }
   if (isSchedule(input)) return input;
   const spec = input as unknown as Record<string, unknown>;
   const zone = (spec.timezone ?? timezone) as string | undefined;
   // The spec's own modifiers win over the options' (a stored spec carries its own).
-  const opts = { ...modifiers(options), ...modifiers(spec as ModifierOptions), ...(zone === undefined ? {} : { timezone: zone }) };
+  const opts = {
+    ...modifiers(options),
+    ...modifiers(spec as ModifierOptions),
+    ...(zone === undefined ? {} : { timezone: zone }),
+  };
   if ("cron" in spec) {
     const dayMatch = spec.dayMatch as "or" | "and" | undefined;
     const keyed = spec.hashKey === undefined ? options : { ...options, hashKey: spec.hashKey as string };
@@ -129,5 +140,8 @@ export function schedule(input: string | ScheduleSpec | Schedule, options: Sched
     const once = at(spec.at as number);
     return hasModifiers(opts) ? withModifiers(once, opts, { hashKey: options.hashKey }) : once;
   }
-  throw new SchedulerError("invalid-spec", `schedule: expected a "cron", "every" or "at" key, got ${quote(JSON.stringify(spec))}`);
+  throw new SchedulerError(
+    "invalid-spec",
+    `schedule: expected a "cron", "every" or "at" key, got ${quote(JSON.stringify(spec))}`,
+  );
 }

@@ -35,12 +35,19 @@ export function editDistance(a: string, b: string, limit = Number.POSITIVE_INFIN
  *
  * @example suggest("Europe/Pariss", ["Europe/Paris", "Europe/Prague"]) // ["Europe/Paris"]
  */
-export function suggest(input: string, candidates: Iterable<string>, max = 3, limit = Math.max(2, Math.floor(input.length / 4))): string[] {
+export function suggest(
+  input: string,
+  candidates: Iterable<string>,
+  max = 3,
+  limit = Math.max(2, Math.floor(input.length / 4)),
+): string[] {
   const tail = input.toLowerCase().split("/").at(-1) ?? "";
   const scored: { name: string; d: number }[] = [];
   for (const name of candidates) {
     if (name.toLowerCase() === input.toLowerCase()) continue;
-    const d = name.toLowerCase().split("/").at(-1) === tail && input.includes("/") === false ? 0.5 : editDistance(input, name, limit);
+    const d = name.toLowerCase().split("/").at(-1) === tail && input.includes("/") === false
+      ? 0.5
+      : editDistance(input, name, limit);
     if (d <= limit) scored.push({ name, d });
   }
   scored.sort((x, y) => x.d - y.d || x.name.localeCompare(y.name));

@@ -14,7 +14,7 @@ import { toEpochMs } from "../core/instant.ts";
 import type { Outcome } from "../store/types.ts";
 import type { ResolvedJob } from "./jobs/spec.ts";
 import type { Promoter } from "./run/overlap.ts";
-import { runSlot, type RunnerDeps } from "./run/runner.ts";
+import { type RunnerDeps, runSlot } from "./run/runner.ts";
 import type { BackfillOptions, BackfillReport } from "./types.ts";
 
 /** The most slots one backfill call plans. */
@@ -43,23 +43,39 @@ export interface BackfillPlan {
  */
 export function planBackfill(job: ResolvedJob, options: BackfillOptions, now: number): BackfillPlan {
   if (options === null || typeof options !== "object") {
-    throw new SchedulerError("invalid-spec", `backfill: expected { from, to }, got ${quote(options)}`, { path: "backfill" });
+    throw new SchedulerError("invalid-spec", `backfill: expected { from, to }, got ${quote(options)}`, {
+      path: "backfill",
+    });
   }
   const from = integer(toEpochMs(options.from, { field: "from" }), "from");
   const to = integer(toEpochMs(options.to, { field: "to" }), "to");
   if (!(from < to)) {
-    throw new SchedulerError("invalid-spec", `to: must be after from (${new Date(from).toISOString()}), got ${quote(new Date(to).toISOString())}`, { path: "to" });
+    throw new SchedulerError(
+      "invalid-spec",
+      `to: must be after from (${new Date(from).toISOString()}), got ${quote(new Date(to).toISOString())}`,
+      { path: "to" },
+    );
   }
   // A backfill fills the past: a slot must not run before its time.
   if (to > now + 1) {
-    throw new SchedulerError("invalid-spec", `to: must not be in the future (now is ${new Date(now).toISOString()}), got ${quote(new Date(to).toISOString())}`, { path: "to" });
+    throw new SchedulerError(
+      "invalid-spec",
+      `to: must not be in the future (now is ${new Date(now).toISOString()}), got ${quote(new Date(to).toISOString())}`,
+      { path: "to" },
+    );
   }
   const overlap = options.overlap ?? "bufferAll";
   if (overlap !== "bufferAll" && overlap !== "bufferOne" && overlap !== "skip" && overlap !== "allow") {
-    throw new SchedulerError("invalid-spec", `overlap: expected one of bufferAll, bufferOne, skip, allow, got ${quote(overlap)}`, { path: "overlap" });
+    throw new SchedulerError(
+      "invalid-spec",
+      `overlap: expected one of bufferAll, bufferOne, skip, allow, got ${quote(overlap)}`,
+      { path: "overlap" },
+    );
   }
   if (options.rerun !== undefined && typeof options.rerun !== "boolean") {
-    throw new SchedulerError("invalid-spec", `rerun: expected true or false, got ${quote(options.rerun)}`, { path: "rerun" });
+    throw new SchedulerError("invalid-spec", `rerun: expected true or false, got ${quote(options.rerun)}`, {
+      path: "rerun",
+    });
   }
   const slots: number[] = [];
   // `between` is (a, b]; slots are whole milliseconds, so (from - 1, to - 1] is [from, to).
@@ -67,7 +83,9 @@ export function planBackfill(job: ResolvedJob, options: BackfillOptions, now: nu
     if (slots.length === MAX_BACKFILL_SLOTS) {
       throw new SchedulerError(
         "invalid-spec",
-        `to: the range ${new Date(from).toISOString()} to ${new Date(to).toISOString()} holds more than ${MAX_BACKFILL_SLOTS} slots of ${quote(job.name)}; backfill it in parts`,
+        `to: the range ${new Date(from).toISOString()} to ${
+          new Date(to).toISOString()
+        } holds more than ${MAX_BACKFILL_SLOTS} slots of ${quote(job.name)}; backfill it in parts`,
         { path: "to" },
       );
     }
@@ -79,7 +97,9 @@ export function planBackfill(job: ResolvedJob, options: BackfillOptions, now: nu
 
 function integer(ms: number, field: string): number {
   if (!Number.isSafeInteger(ms)) {
-    throw new SchedulerError("invalid-instant", `${field}: expected whole epoch milliseconds, got ${quote(ms)}`, { path: field });
+    throw new SchedulerError("invalid-instant", `${field}: expected whole epoch milliseconds, got ${quote(ms)}`, {
+      path: field,
+    });
   }
   return ms;
 }
@@ -96,7 +116,16 @@ export async function runBackfill(
   plan: BackfillPlan,
   signal: AbortSignal | undefined,
 ): Promise<BackfillReport> {
-  const report: BackfillReport = { job: job.name, from: plan.from, to: plan.to, planned: plan.slots.length, ran: [], skipped: [], outcomes: {}, stopped: false };
+  const report: BackfillReport = {
+    job: job.name,
+    from: plan.from,
+    to: plan.to,
+    planned: plan.slots.length,
+    ran: [],
+    skipped: [],
+    outcomes: {},
+    stopped: false,
+  };
   for (const slot of plan.slots) {
     if (signal?.aborted === true || deps.tracker.stopping) {
       report.stopped = true;
@@ -111,7 +140,13 @@ export async function runBackfill(
 }
 
 /** A slot through the buffer: enqueued, then started by promote() here or on another node; waits for its final row. */
-async function buffered(deps: BackfillDeps, job: ResolvedJob, slot: number, rerun: boolean, report: BackfillReport): Promise<Outcome | undefined> {
+async function buffered(
+  deps: BackfillDeps,
+  job: ResolvedJob,
+  slot: number,
+  rerun: boolean,
+  report: BackfillReport,
+): Promise<Outcome | undefined> {
   const now = deps.clock.now();
   const [queued] = await deps.store.enqueue([{ job: job.name, slot, kind: "backfill", node: deps.node, now, rerun }]);
   if (queued === "exists") {
@@ -127,7 +162,12 @@ async function buffered(deps: BackfillDeps, job: ResolvedJob, slot: number, reru
   }
 }
 
-async function awaitSlot(deps: BackfillDeps, job: ResolvedJob, slot: number, report: BackfillReport): Promise<Outcome | undefined> {
+async function awaitSlot(
+  deps: BackfillDeps,
+  job: ResolvedJob,
+  slot: number,
+  report: BackfillReport,
+): Promise<Outcome | undefined> {
   for (;;) {
     let ranHere: Outcome | undefined;
     let ours = false;
@@ -152,11 +192,27 @@ async function awaitSlot(deps: BackfillDeps, job: ResolvedJob, slot: number, rep
 }
 
 /** A slot claimed directly with `skip` or `allow`. */
-async function claimed(deps: BackfillDeps, job: ResolvedJob, slot: number, overlap: "skip" | "allow", report: BackfillReport): Promise<Outcome | undefined> {
+async function claimed(
+  deps: BackfillDeps,
+  job: ResolvedJob,
+  slot: number,
+  overlap: "skip" | "allow",
+  report: BackfillReport,
+): Promise<Outcome | undefined> {
   const now = deps.clock.now();
   const leaseUntil = deps.lease.until(now, job);
   const batch = `backfill:${deps.node}:${slot}`;
-  const [result] = await deps.store.claim([{ job: job.name, slot, kind: "backfill", status: "running", overlap, node: deps.node, batch, now, leaseUntil }]);
+  const [result] = await deps.store.claim([{
+    job: job.name,
+    slot,
+    kind: "backfill",
+    status: "running",
+    overlap,
+    node: deps.node,
+    batch,
+    now,
+    leaseUntil,
+  }]);
   if (result?.outcome === "lost") {
     report.skipped.push({ slot, reason: "exists" });
     return undefined;

@@ -35,7 +35,9 @@ export function consoleLogger(options: { debug?: boolean } = {}): Logger {
 function consoleLine(level: Level, message: string, fields?: Record<string, unknown>): void {
   // A thrown error's detail is printed as a stack below the line, not as escaped JSON.
   const detail = fields !== undefined && isErrorDetail(fields["error"]) ? fields["error"] : undefined;
-  const rest = detail === undefined ? fields : Object.fromEntries(Object.entries(fields!).filter(([k]) => k !== "error"));
+  const rest = detail === undefined
+    ? fields
+    : Object.fromEntries(Object.entries(fields!).filter(([k]) => k !== "error"));
   const tail = rest === undefined || Object.keys(rest).length === 0 ? "" : ` ${safeJson(rest)}`;
   console[level](`edgecron: ${message}${tail}${detail === undefined ? "" : `\n${errorDetailText(detail)}`}`);
 }
@@ -92,7 +94,9 @@ export function createEmitter(
     try {
       const result: unknown = listener(event);
       // An async listener's rejection must not surface as an unhandled rejection.
-      if (result instanceof Promise) result.catch((e: unknown) => log.warn("onEvent listener rejected", { error: errorText(e) }));
+      if (result instanceof Promise) {
+        result.catch((e: unknown) => log.warn("onEvent listener rejected", { error: errorText(e) }));
+      }
     } catch (e) {
       log.warn("onEvent listener threw", { error: errorText(e), event: event.type });
     }
@@ -107,10 +111,17 @@ export function logEvent(log: Logger, event: SchedulerEvent): void {
   switch (event.type) {
     case "tick":
       if (log.debug === DROPPED) return;
-      return log.debug(`tick at ${isoText(event.now)}`, { ok: event.report.ok, jobs: Object.keys(event.report.jobs).length });
+      return log.debug(`tick at ${isoText(event.now)}`, {
+        ok: event.report.ok,
+        jobs: Object.keys(event.report.jobs).length,
+      });
     case "lost":
       if ("reason" in event) {
-        return log.warn(`${jobLabel(event.job)} slot ${isoText(event.slot)} (attempt ${event.attempt}): outcome not recorded: ${event.reason}`);
+        return log.warn(
+          `${jobLabel(event.job)} slot ${
+            isoText(event.slot)
+          } (attempt ${event.attempt}): outcome not recorded: ${event.reason}`,
+        );
       }
       if (log.debug === DROPPED) return;
       return log.debug(`${jobLabel(event.job)} lost slot ${isoText(event.slot)}`);
@@ -123,14 +134,20 @@ export function logEvent(log: Logger, event: SchedulerEvent): void {
     case "succeeded":
       return log.info(`${jobLabel(event.job)} succeeded at ${isoText(event.slot)} in ${event.durationMs}ms`);
     case "failed": {
-      const line = `${jobLabel(event.job)} failed at ${isoText(event.slot)} (attempt ${event.attempt}): ${event.error}${event.willRetry ? "; will retry" : ""}`;
+      const line = `${jobLabel(event.job)} failed at ${isoText(event.slot)} (attempt ${event.attempt}): ${event.error}${
+        event.willRetry ? "; will retry" : ""
+      }`;
       const level = event.willRetry ? "warn" : "error";
       return "thrown" in event ? log[level](line, { error: errorDetail(event.thrown) }) : log[level](line);
     }
     case "timed-out": {
-      const limit = event.timeoutMs === undefined ? "" : ` after ${formatDuration(event.timeoutMs)} (its timeout; raise it with the job's \`timeout\` option)`;
+      const limit = event.timeoutMs === undefined
+        ? ""
+        : ` after ${formatDuration(event.timeoutMs)} (its timeout; raise it with the job's \`timeout\` option)`;
       return log[event.willRetry ? "warn" : "error"](
-        `${jobLabel(event.job)} timed out at ${isoText(event.slot)} (attempt ${event.attempt})${limit}${event.willRetry ? "; will retry" : ""}`,
+        `${jobLabel(event.job)} timed out at ${isoText(event.slot)} (attempt ${event.attempt})${limit}${
+          event.willRetry ? "; will retry" : ""
+        }`,
       );
     }
     case "skipped":
@@ -142,16 +159,22 @@ export function logEvent(log: Logger, event: SchedulerEvent): void {
     case "buffered":
       return log.info(`${jobLabel(event.job)} slot ${isoText(event.slot)} waits for the live run to settle`);
     case "cancelled":
-      return log.warn(`${jobLabel(event.job)} slot ${isoText(event.slot)} cancelled (attempt ${event.attempt}): ${event.reason}`);
+      return log.warn(
+        `${jobLabel(event.job)} slot ${isoText(event.slot)} cancelled (attempt ${event.attempt}): ${event.reason}`,
+      );
     case "abandoned":
       return log.warn(
-        `${jobLabel(event.job)} slot ${isoText(event.slot)} abandoned by node ${JSON.stringify(event.node)} (attempt ${event.attempt})${event.willRetry ? "; re-running" : ""}`,
+        `${jobLabel(event.job)} slot ${isoText(event.slot)} abandoned by node ${
+          JSON.stringify(event.node)
+        } (attempt ${event.attempt})${event.willRetry ? "; re-running" : ""}`,
       );
     case "store-error":
       return log.error(`store error: ${event.error}; no slot runs until it recovers`);
     case "stuck":
       return log.warn(
-        `${jobLabel(event.job)} slot ${isoText(event.slot)} is stuck: its handler ignored the abort and is still running (attempt ${event.attempt})`,
+        `${jobLabel(event.job)} slot ${
+          isoText(event.slot)
+        } is stuck: its handler ignored the abort and is still running (attempt ${event.attempt})`,
       );
   }
 }
@@ -174,6 +197,8 @@ function isoText(ms: number): string {
   const days = Math.floor(ms / MS_PER_DAY);
   const date = civilFromDays(days);
   const t = ms - days * MS_PER_DAY;
-  const time = `${pad(Math.floor(t / 3_600_000), 2)}:${pad(Math.floor(t / 60_000) % 60, 2)}:${pad(Math.floor(t / 1000) % 60, 2)}`;
+  const time = `${pad(Math.floor(t / 3_600_000), 2)}:${pad(Math.floor(t / 60_000) % 60, 2)}:${
+    pad(Math.floor(t / 1000) % 60, 2)
+  }`;
   return `${civilYear(date)}-${pad(civilMonth(date), 2)}-${pad(civilDay(date), 2)}T${time}.${pad(t % 1000, 3)}Z`;
 }

@@ -21,7 +21,11 @@ export function leasePolicy(options: SchedulerOptions, at: At): LeasePolicy {
     ? Math.max(1, Math.floor(leaseMs / 3))
     : parseDuration(options.heartbeat, { ...at("heartbeat"), min: 1 });
   if (heartbeatMs > leaseMs / 2) {
-    throw new SchedulerError("invalid-spec", `heartbeat: must be at most half of lease (${leaseMs}ms), got ${heartbeatMs}ms`, { path: "heartbeat" });
+    throw new SchedulerError(
+      "invalid-spec",
+      `heartbeat: must be at most half of lease (${leaseMs}ms), got ${heartbeatMs}ms`,
+      { path: "heartbeat" },
+    );
   }
   return { leaseMs, heartbeatMs, graceMs: parseDuration(options.leaseGrace ?? "5s", at("leaseGrace")) };
 }
@@ -34,7 +38,9 @@ export function leasePolicy(options: SchedulerOptions, at: At): LeasePolicy {
 export function concurrencyOf(options: SchedulerOptions): number {
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
-    throw new SchedulerError("invalid-spec", `concurrency: expected an integer >= 1, got ${quote(concurrency)}`, { path: "concurrency" });
+    throw new SchedulerError("invalid-spec", `concurrency: expected an integer >= 1, got ${quote(concurrency)}`, {
+      path: "concurrency",
+    });
   }
   return concurrency;
 }

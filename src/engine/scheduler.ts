@@ -70,9 +70,13 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
   };
   const node = options.node ?? crypto.randomUUID();
   if (typeof node !== "string" || !JOB_NAME.test(node)) {
-    throw new SchedulerError("invalid-name", `node: expected 1-128 characters of A-Z a-z 0-9 . _ : -, got ${quote(String(node))}`, {
-      path: "node",
-    });
+    throw new SchedulerError(
+      "invalid-name",
+      `node: expected 1-128 characters of A-Z a-z 0-9 . _ : -, got ${quote(String(node))}`,
+      {
+        path: "node",
+      },
+    );
   }
   const fetcher = options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
   const webhooks = resolveWebhookPolicy(options.webhooks);
@@ -96,13 +100,26 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     log,
     deliver: (job, ctx) => {
       if (options.webhookSecret === undefined) {
-        throw new SchedulerError("invalid-spec", "webhookSecret is not configured: data-defined jobs cannot run on this node");
+        throw new SchedulerError(
+          "invalid-spec",
+          "webhookSecret is not configured: data-defined jobs cannot run on this node",
+        );
       }
-      return deliverWebhook(job.target, ctx, { fetch: fetcher, secret: signing!, nowMs: clock.now(), policy: webhooks });
+      return deliverWebhook(job.target, ctx, {
+        fetch: fetcher,
+        secret: signing!,
+        nowMs: clock.now(),
+        policy: webhooks,
+      });
     },
   });
   const tracker = createRunTracker();
-  const writer = createOutcomeWriter({ store, log, maxWaitMs: policy.heartbeatMs, sleep: (ms) => sleep({ clock, tracker }, ms) });
+  const writer = createOutcomeWriter({
+    store,
+    log,
+    maxWaitMs: policy.heartbeatMs,
+    sleep: (ms) => sleep({ clock, tracker }, ms),
+  });
   const lease = createLease({ store, clock, node, policy, tracker, writer, log });
   const runner = { store, clock, log, emit, registry, lease, tracker, node };
   const reconciler = createReconciler({ store, clock, node, registry, lease, tracker, emit });
@@ -111,7 +128,11 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
   const views = createJobViews({ store, clock, registry });
 
   let initialised: Promise<void> | undefined;
-  const ready = (): Promise<void> => (initialised ??= store.init().then(() => warnHistory(registry.all(), clock.now(), retentionMs, historyWarnRows, log)).catch((e: unknown) => {
+  const ready = (): Promise<
+    void
+  > => (initialised ??= store.init().then(() =>
+    warnHistory(registry.all(), clock.now(), retentionMs, historyWarnRows, log)
+  ).catch((e: unknown) => {
     initialised = undefined;
     throw e;
   }));
@@ -146,24 +167,31 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       return { report, settled: Promise.resolve(report) };
     }
   };
-  const timer = createTimerLoop({
-    clock,
-    log,
-    jobs: () => registry.all(),
-    onCapacity: (wake) => tracker.onSettle(() => {
-      if (hasRoom()) wake();
-    }),
-    hasCapacity: hasRoom,
-  }, begin, more);
+  const timer = createTimerLoop(
+    {
+      clock,
+      log,
+      jobs: () => registry.all(),
+      onCapacity: (wake) =>
+        tracker.onSettle(() => {
+          if (hasRoom()) wake();
+        }),
+      hasCapacity: hasRoom,
+    },
+    begin,
+    more,
+  );
   // Run-ahead loops in flight (platform triggers); stop() aborts them.
   const aheads = new Set<AbortController>();
   const runAheadOn = options.runAhead ?? true;
   // Resolves once at least half the capacity is free (at once when it is).
   const roomWaiters: (() => void)[] = [];
   tracker.onSettle(() => {
-    if (hasRoom()) for (const resolve of roomWaiters.splice(0)) resolve();
+    if (hasRoom()) { for (const resolve of roomWaiters.splice(0)) resolve(); }
   });
-  const room = (): Promise<void> => (hasRoom() ? Promise.resolve() : new Promise((resolve) => roomWaiters.push(resolve)));
+  const room = (): Promise<
+    void
+  > => (hasRoom() ? Promise.resolve() : new Promise((resolve) => roomWaiters.push(resolve)));
   // One trigger's tick: a node at its capacity left due slots, so (a platform trigger
   // ticks once a minute) it takes them in further rounds of the same plan as its runs
   // free capacity, without waiting for a round's outcomes to be written.
@@ -202,10 +230,14 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       const main = tickRounds(at, claimed);
       const controller = new AbortController();
       aheads.add(controller);
-      const jobs = () => registry.all().filter((job) => job.enabled).map((job) => ({ name: job.name, schedule: startsOf(job) }));
+      const jobs = () =>
+        registry.all().filter((job) => job.enabled).map((job) => ({ name: job.name, schedule: startsOf(job) }));
       const quiet = (names: readonly string[]) => tracker.settledOf(names);
       try {
-        const [report] = await Promise.all([main, runAhead({ clock, begin, signal: controller.signal, jobs, quiet }, at, opts.until, claimed)]);
+        const [report] = await Promise.all([
+          main,
+          runAhead({ clock, begin, signal: controller.signal, jobs, quiet }, at, opts.until, claimed),
+        ]);
         return report;
       } finally {
         aheads.delete(controller);
@@ -238,7 +270,9 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     async backfill(name, opts) {
       await ready();
       const job = registry.get(name);
-      if (job === undefined) throw new SchedulerError("unknown-job", `no job named ${JSON.stringify(name)}`, { path: "name" });
+      if (job === undefined) {
+        throw new SchedulerError("unknown-job", `no job named ${JSON.stringify(name)}`, { path: "name" });
+      }
       const plan = planBackfill(job, opts, clock.now());
       opts.onPlan?.(plan.slots);
       return runBackfill({ ...runner, promoter }, job, plan, opts.signal);
@@ -260,7 +294,9 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       if (options.webhookSecret === undefined) {
         throw new SchedulerError(
           "invalid-spec",
-          `webhookSecret: ${jobLabel(name)} is a webhook job, and this scheduler has no webhookSecret to sign its deliveries; pass createScheduler({ webhookSecret })`,
+          `webhookSecret: ${
+            jobLabel(name)
+          } is a webhook job, and this scheduler has no webhookSecret to sign its deliveries; pass createScheduler({ webhookSecret })`,
           { path: "webhookSecret" },
         );
       }
@@ -302,7 +338,9 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     await ready();
     if (registry.get(name) === undefined) {
       const def = await store.getDef(name);
-      if (def === undefined) throw new SchedulerError("unknown-job", `no job named ${JSON.stringify(name)}`, { path: "name" });
+      if (def === undefined) {
+        throw new SchedulerError("unknown-job", `no job named ${JSON.stringify(name)}`, { path: "name" });
+      }
     }
     const info = pauseInfo(opts);
     await store.setPaused(name, paused, clock.now(), info);

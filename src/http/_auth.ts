@@ -63,7 +63,9 @@ function epochReader(store: EpochStore): { read(now: number): Promise<string>; b
       }
     },
     async bump(now) {
-      const value = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
+      const value = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join(
+        "",
+      );
       await store.putSetting(EPOCH_KEY, value);
       cached = { value, at: now };
     },

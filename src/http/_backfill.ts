@@ -8,13 +8,25 @@ import type { RouterContext } from "./_context.ts";
  * range rejects here, as a 400); the runs go on after the answer, inside the platform's
  * `waitUntil` where there is one. Progress shows in the run history.
  */
-export function startBackfill(c: Context, rc: RouterContext, name: string, options: Omit<BackfillOptions, "onPlan">): Promise<readonly number[]> {
+export function startBackfill(
+  c: Context,
+  rc: RouterContext,
+  name: string,
+  options: Omit<BackfillOptions, "onPlan">,
+): Promise<readonly number[]> {
   return new Promise((resolve, reject) => {
     const done = rc.scheduler.backfill(name, { ...options, onPlan: resolve }).then(
-      (report) => rc.logger.info(`edgecron http: backfill of ${JSON.stringify(name)} done: ${report.ran.length} ran, ${report.skipped.length} skipped`),
+      (report) =>
+        rc.logger.info(
+          `edgecron http: backfill of ${
+            JSON.stringify(name)
+          } done: ${report.ran.length} ran, ${report.skipped.length} skipped`,
+        ),
       (e: unknown) => {
         reject(e);
-        rc.logger.error(`edgecron http: backfill of ${JSON.stringify(name)} failed`, { error: e instanceof Error ? e.message : String(e) });
+        rc.logger.error(`edgecron http: backfill of ${JSON.stringify(name)} failed`, {
+          error: e instanceof Error ? e.message : String(e),
+        });
       },
     );
     try {
@@ -24,4 +36,3 @@ export function startBackfill(c: Context, rc: RouterContext, name: string, optio
     }
   });
 }
-

@@ -79,7 +79,9 @@ export function createResponseCache(options: CacheOptions): ResponseCache {
     const gen = await generation();
     const at = now();
     const hit = entries.get(key);
-    if (hit !== undefined && hit.generation === gen && at - hit.at < ttlMs) return serve(hit, c.req.header("accept-encoding"));
+    if (hit !== undefined && hit.generation === gen && at - hit.at < ttlMs) {
+      return serve(hit, c.req.header("accept-encoding"));
+    }
     const inFlight = pending.get(key);
     if (inFlight !== undefined) {
       // One request renders the new answer; the others get the previous one meanwhile

@@ -67,14 +67,20 @@ export function toErrorResponse(error: unknown): { status: ErrorStatus; body: Er
   }
   if (error instanceof SchedulerError) {
     // The code travels in `code`: the message is the sentence alone, said once.
-    const message = error.message.startsWith(`${error.code}: `) ? error.message.slice(error.code.length + 2) : error.message;
+    const message = error.message.startsWith(`${error.code}: `)
+      ? error.message.slice(error.code.length + 2)
+      : error.message;
     if (error.code.startsWith("invalid-")) {
       return { status: 400, body: errorBody(error.code, message, error.path), internal: false };
     }
     const status = STATUS_OF_CODE[error.code];
     if (status !== undefined) return { status, body: errorBody(error.code, message, error.path), internal: false };
     if (error.code === "store-error") {
-      return { status: 503, body: errorBody("store-error", "the store is unavailable; try again later"), internal: true };
+      return {
+        status: 503,
+        body: errorBody("store-error", "the store is unavailable; try again later"),
+        internal: true,
+      };
     }
   }
   return { status: 500, body: errorBody("internal", "internal server error"), internal: true };

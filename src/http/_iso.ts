@@ -6,13 +6,33 @@
 
 /** Field names that hold an instant (ms or null) wherever they appear. */
 const INSTANT_KEYS: ReadonlySet<string> = new Set([
-  "slot", "claimedAt", "startedAt", "finishedAt", "leaseUntil", "runningSince", "updatedAt",
-  "lastTick", "now", "nextBefore", "first", "last", "at",
+  "slot",
+  "claimedAt",
+  "startedAt",
+  "finishedAt",
+  "leaseUntil",
+  "runningSince",
+  "updatedAt",
+  "lastTick",
+  "now",
+  "nextBefore",
+  "first",
+  "last",
+  "at",
 ]);
 
 /** Field names that hold instants only as arrays (`counters.missed` is a count, `missed: [ms]` slots). */
 const INSTANT_LIST_KEYS: ReadonlySet<string> = new Set([
-  "next", "slots", "planned", "won", "lost", "run", "skipped", "missed", "abandoned", "buffered",
+  "next",
+  "slots",
+  "planned",
+  "won",
+  "lost",
+  "run",
+  "skipped",
+  "missed",
+  "abandoned",
+  "buffered",
 ]);
 
 /** User data the conversion must leave exactly as stored. */

@@ -12,7 +12,10 @@ import type { DataJobSpec } from "../engine/types.ts";
 /** A job name in a URL: 1–128 characters of `[A-Za-z0-9._:-]`, not `.` or `..`. */
 export const NameSchema = v.pipe(
   v.string(),
-  v.check((s) => JOB_NAME.test(s), (issue) => `expected 1-128 characters of A-Z a-z 0-9 . _ : -, not . or .., got ${quote(issue.input)}`),
+  v.check(
+    (s) => JOB_NAME.test(s),
+    (issue) => `expected 1-128 characters of A-Z a-z 0-9 . _ : -, not . or .., got ${quote(issue.input)}`,
+  ),
 );
 
 /** Body of `POST /jobs`: the engine's data-job schema plus `name`. */
@@ -28,7 +31,9 @@ export const DataJobSchema = dataJobSchema;
  * @throws {SchedulerError} `invalid-name` or `invalid-spec` (the router answers 400).
  */
 export function parseNamedJob(input: unknown): { name: string; spec: DataJobSpec } {
-  const name = typeof input === "object" && input !== null && !Array.isArray(input) ? (input as { name?: unknown }).name : undefined;
+  const name = typeof input === "object" && input !== null && !Array.isArray(input)
+    ? (input as { name?: unknown }).name
+    : undefined;
   checkName(name);
   const { name: _, ...spec } = parseOrThrow(NamedDataJobSchema, input, "");
   return { name: name as string, spec: spec as DataJobSpec };
@@ -48,7 +53,9 @@ export const RunBodySchema = v.strictObject({
   mode: v.optional(v.picklist(
     ["force", "due"],
     (issue) =>
-      `expected "force" (run now, whatever the schedule; the default) or "due" (run the slot that is due, if one is), got ${quote(typeof issue.input === "string" ? issue.input : JSON.stringify(issue.input) ?? String(issue.input))}`,
+      `expected "force" (run now, whatever the schedule; the default) or "due" (run the slot that is due, if one is), got ${
+        quote(typeof issue.input === "string" ? issue.input : JSON.stringify(issue.input) ?? String(issue.input))
+      }`,
   )),
 });
 

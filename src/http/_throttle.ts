@@ -49,7 +49,8 @@ interface Entry {
  * if (throttle.wait(ip, now) > 0) return tooMany();
  */
 export function createLoginThrottle(options: ThrottleOptions = {}): LoginThrottle {
-  const { free = 5, baseMs = 1000, maxMs = 15 * 60_000, maxKeys = 10_000, ceiling = 100, ceilingWindowMs = 60_000 } = options;
+  const { free = 5, baseMs = 1000, maxMs = 15 * 60_000, maxKeys = 10_000, ceiling = 100, ceilingWindowMs = 60_000 } =
+    options;
   const entries = new Map<string, Entry>();
   const node = { start: -Infinity, failures: 0 };
   const nodeWait = (now: number): number => {
@@ -75,7 +76,9 @@ export function createLoginThrottle(options: ThrottleOptions = {}): LoginThrottl
       const entry = current(key, now) ?? { failures: 0, last: now, until: 0 };
       entry.failures += 1;
       entry.last = now;
-      if (entry.failures >= free) entry.until = now + Math.min(maxMs, baseMs * 2 ** Math.min(30, entry.failures - free));
+      if (entry.failures >= free) {
+        entry.until = now + Math.min(maxMs, baseMs * 2 ** Math.min(30, entry.failures - free));
+      }
       entries.delete(key); // re-insert so Map order is least recently failed first
       entries.set(key, entry);
       while (entries.size > maxKeys) entries.delete(entries.keys().next().value as string);

@@ -9,19 +9,19 @@ import { SchedulerError } from "../core/errors.ts";
 import type { DataJobSpec, HealthReport, JobInfo } from "../engine/types.ts";
 import { startBackfill } from "./_backfill.ts";
 import { readJson } from "./_body.ts";
-import { type RouterContext, requireAuth } from "./_context.ts";
+import { requireAuth, type RouterContext } from "./_context.ts";
 import { errorBody, HttpError, validate } from "./_errors.ts";
 import { withIso } from "./_iso.ts";
 import { listJobs } from "./_list.ts";
 import { JOBS_PAGE, JobsQuerySchema } from "./_paging.ts";
 import {
+  BackfillBodySchema,
   EmptyBodySchema,
   NameSchema,
   NextQuerySchema,
   NoQuerySchema,
   parseJob,
   parseNamedJob,
-  BackfillBodySchema,
   PauseBodySchema,
   PutQuerySchema,
   RunBodySchema,
@@ -32,7 +32,9 @@ function query<S extends v.GenericSchema>(c: Context, schema: S): v.InferOutput<
   const raw = c.req.queries();
   const single: Record<string, string> = Object.create(null);
   for (const [key, values] of Object.entries(raw)) {
-    if (values.length !== 1) throw new HttpError(400, "invalid-request", `query.${key}: given more than once`, `query.${key}`);
+    if (values.length !== 1) {
+      throw new HttpError(400, "invalid-request", `query.${key}: given more than once`, `query.${key}`);
+    }
     single[key] = values[0] as string;
   }
   return validate(schema, { ...single }, "query");
@@ -53,7 +55,9 @@ function send(c: Context, value: unknown, status: 200 | 201 | 202 | 502 | 503 | 
 
 async function existing(rc: RouterContext, name: string): Promise<JobInfo> {
   const info = await rc.scheduler.get(name);
-  if (info === undefined) throw new HttpError(404, "unknown-job", `job ${JSON.stringify(name)} does not exist`, "params.name");
+  if (info === undefined) {
+    throw new HttpError(404, "unknown-job", `job ${JSON.stringify(name)} does not exist`, "params.name");
+  }
   return info;
 }
 
@@ -78,7 +82,12 @@ function publicHealth(report: HealthReport): HealthReport {
  * `scheduler.define()` with the body's own field paths: the engine names fields
  * `jobs.<name>.schedule`, the client sent `schedule`.
  */
-async function define(rc: RouterContext, name: string, spec: DataJobSpec, ifVersion: number | undefined): Promise<JobInfo> {
+async function define(
+  rc: RouterContext,
+  name: string,
+  spec: DataJobSpec,
+  ifVersion: number | undefined,
+): Promise<JobInfo> {
   try {
     return await rc.scheduler.define(name, spec, ifVersion === undefined ? {} : { ifVersion });
   } catch (e) {
@@ -92,7 +101,14 @@ async function define(rc: RouterContext, name: string, spec: DataJobSpec, ifVers
   }
 }
 
-const REFUSAL_STATUS = { "unknown job": 404, "already running": 409, "not due": 409, paused: 409, lost: 409, broken: 409 } as const;
+const REFUSAL_STATUS = {
+  "unknown job": 404,
+  "already running": 409,
+  "not due": 409,
+  paused: 409,
+  lost: 409,
+  broken: 409,
+} as const;
 /** A manual run that ran but failed: the upstream (the handler) failed or was too slow. */
 const FAILED_STATUS: Partial<Record<string, 502 | 504>> = { error: 502, abandoned: 502, timeout: 504 };
 
@@ -112,7 +128,11 @@ export function registerApi(app: Hono, rc: RouterContext): void {
 
   app.get("/jobs", read, cached, async (c) => {
     const { next, limit = JOBS_PAGE, after } = query(c, JobsQuerySchema);
-    const page = await listJobs(scheduler, { limit, ...(next === undefined ? {} : { next }), ...(after === undefined ? {} : { after }) });
+    const page = await listJobs(scheduler, {
+      limit,
+      ...(next === undefined ? {} : { next }),
+      ...(after === undefined ? {} : { after }),
+    });
     return send(c, page);
   });
 
@@ -120,7 +140,9 @@ export function registerApi(app: Hono, rc: RouterContext): void {
     const name = nameParam(c);
     const { next = 10 } = query(c, NextQuerySchema);
     const info = await scheduler.get(name, { next });
-    if (info === undefined) throw new HttpError(404, "unknown-job", `job ${JSON.stringify(name)} does not exist`, "params.name");
+    if (info === undefined) {
+      throw new HttpError(404, "unknown-job", `job ${JSON.stringify(name)} does not exist`, "params.name");
+    }
     return send(c, quietNext(info));
   });
 
@@ -178,7 +200,12 @@ export function registerApi(app: Hono, rc: RouterContext): void {
     query(c, NoQuerySchema);
     const { from, to, rerun, overlap } = await body(c, rc, BackfillBodySchema);
     await existing(rc, name);
-    const planned = startBackfill(c, rc, name, { from, to, ...(rerun === undefined ? {} : { rerun }), ...(overlap === undefined ? {} : { overlap }) });
+    const planned = startBackfill(c, rc, name, {
+      from,
+      to,
+      ...(rerun === undefined ? {} : { rerun }),
+      ...(overlap === undefined ? {} : { overlap }),
+    });
     const slots = await planned;
     changed();
     return send(c, { job: name, planned: slots.length, first: slots[0] ?? null, last: slots.at(-1) ?? null }, 202);
@@ -202,7 +229,9 @@ export function registerApi(app: Hono, rc: RouterContext): void {
     const { name, spec } = parseNamedJob(await readJson(c.req.raw, rc.maxBodyBytes));
     const current = await scheduler.get(name);
     refuseCodeDefined(current);
-    if (current !== undefined) throw new HttpError(409, "conflict", `job ${JSON.stringify(name)} already exists; use PUT to replace it`);
+    if (current !== undefined) {
+      throw new HttpError(409, "conflict", `job ${JSON.stringify(name)} already exists; use PUT to replace it`);
+    }
     const info = await define(rc, name, spec as DataJobSpec, 0);
     changed();
     return send(c, info, 201);
@@ -217,7 +246,12 @@ export function registerApi(app: Hono, rc: RouterContext): void {
     // Refused here when already stale, so a plain conflict is not reported as a store failure.
     const version = current?.def?.version ?? 0;
     if (ifVersion !== undefined && ifVersion !== version) {
-      throw new HttpError(409, "conflict", `job ${JSON.stringify(name)} is at version ${version}, not ${ifVersion}`, "query.ifVersion");
+      throw new HttpError(
+        409,
+        "conflict",
+        `job ${JSON.stringify(name)} is at version ${version}, not ${ifVersion}`,
+        "query.ifVersion",
+      );
     }
     const info = await define(rc, name, spec as DataJobSpec, ifVersion);
     changed();

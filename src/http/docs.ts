@@ -1,6 +1,6 @@
 /** `GET /openapi.json` and `GET /metrics` when the router has them (same auth as the API). */
 import type { Hono } from "hono";
-import { type RouterContext, requireAuth } from "./_context.ts";
+import { requireAuth, type RouterContext } from "./_context.ts";
 
 /** Registers the document and the metrics routes on `app`. */
 export function registerDocs(app: Hono, rc: RouterContext): void {

@@ -128,17 +128,37 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     const out: string[] = [];
     out.push("# HELP edgecron_runs_total Attempt outcomes by job.", "# TYPE edgecron_runs_total counter");
     for (const line of series) out.push(line);
-    out.push("# HELP edgecron_claims_total Slot claims this node won or lost to another node.", "# TYPE edgecron_claims_total counter");
-    out.push(`edgecron_claims_total${labels({ result: "won" })} ${claims.won}`, `edgecron_claims_total${labels({ result: "lost" })} ${claims.lost}`);
-    out.push("# HELP edgecron_store_errors_total Store calls that failed or timed out.", "# TYPE edgecron_store_errors_total counter");
+    out.push(
+      "# HELP edgecron_claims_total Slot claims this node won or lost to another node.",
+      "# TYPE edgecron_claims_total counter",
+    );
+    out.push(
+      `edgecron_claims_total${labels({ result: "won" })} ${claims.won}`,
+      `edgecron_claims_total${labels({ result: "lost" })} ${claims.lost}`,
+    );
+    out.push(
+      "# HELP edgecron_store_errors_total Store calls that failed or timed out.",
+      "# TYPE edgecron_store_errors_total counter",
+    );
     out.push(`edgecron_store_errors_total ${storeErrors}`);
-    out.push("# HELP edgecron_ticks_total Ticks settled.", "# TYPE edgecron_ticks_total counter", `edgecron_ticks_total ${ticks}`);
-    histogram(out, "edgecron_tick_duration_seconds", "From a tick's instant until it settled, its runs included.", tickDuration);
+    out.push(
+      "# HELP edgecron_ticks_total Ticks settled.",
+      "# TYPE edgecron_ticks_total counter",
+      `edgecron_ticks_total ${ticks}`,
+    );
+    histogram(
+      out,
+      "edgecron_tick_duration_seconds",
+      "From a tick's instant until it settled, its runs included.",
+      tickDuration,
+    );
     histogram(out, "edgecron_lateness_seconds", "Start of a slot's first attempt minus the slot.", lateness);
     histogram(out, "edgecron_run_duration_seconds", "Duration of successful attempts.", duration);
     if (jobs !== undefined) {
       out.push("# HELP edgecron_jobs Jobs by state.", "# TYPE edgecron_jobs gauge");
-      for (const state of ["active", "paused", "disabled", "running"] as const) out.push(`edgecron_jobs${labels({ state })} ${jobs[state]}`);
+      for (const state of ["active", "paused", "disabled", "running"] as const) {
+        out.push(`edgecron_jobs${labels({ state })} ${jobs[state]}`);
+      }
     }
     return `${out.join("\n")}\n`;
   };
@@ -156,7 +176,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     const seen = new Set<string>();
     let after: string | undefined;
     do {
-      const page = await listJobs(scheduler, { next: 1, limit: SCRAPE_PAGE, ...(after === undefined ? {} : { after }) });
+      const page = await listJobs(scheduler, {
+        next: 1,
+        limit: SCRAPE_PAGE,
+        ...(after === undefined ? {} : { after }),
+      });
       for (const job of page.jobs) {
         seen.add(job.name);
         staleness.add(job);

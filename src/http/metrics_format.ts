@@ -2,7 +2,9 @@
 
 /** `{a="x",b="y"}` with values escaped as the text format requires. */
 export function labels(set: Record<string, string>): string {
-  const parts = Object.entries(set).map(([k, v]) => `${k}="${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`);
+  const parts = Object.entries(set).map(([k, v]) =>
+    `${k}="${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`
+  );
   return `{${parts.join(",")}}`;
 }
 

@@ -36,9 +36,13 @@ export function createStalenessCollector(scheduler: Scheduler): StalenessCollect
       const success: string[] = [], next: string[] = [], skipped: string[] = [];
       for (const job of jobs) {
         const at = await lastSuccess(scheduler, job);
-        if (at !== undefined) success.push(`edgecron_last_success_timestamp_seconds${labels({ job: job.name })} ${at / 1000}`);
+        if (at !== undefined) {
+          success.push(`edgecron_last_success_timestamp_seconds${labels({ job: job.name })} ${at / 1000}`);
+        }
         const slot = job.next[0];
-        if (slot !== undefined) next.push(`edgecron_next_run_timestamp_seconds${labels({ job: job.name })} ${slot / 1000}`);
+        if (slot !== undefined) {
+          next.push(`edgecron_next_run_timestamp_seconds${labels({ job: job.name })} ${slot / 1000}`);
+        }
         for (const [status, reason] of SKIP_REASONS) {
           const n = job.statusCounts?.[status];
           if (n !== undefined) skipped.push(`edgecron_skipped_total${labels({ job: job.name, reason })} ${n}`);

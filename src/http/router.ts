@@ -85,7 +85,9 @@ function generationOf(scheduler: Scheduler): () => Promise<unknown> {
 }
 
 function resolve(scheduler: Scheduler, options: RouterOptions): RouterContext {
-  if (typeof options !== "object" || options === null) throw invalid("options", "expected { token } or { public: true }");
+  if (typeof options !== "object" || options === null) {
+    throw invalid("options", "expected { token } or { public: true }");
+  }
   const isPublic = options.public ?? false;
   if (typeof isPublic !== "boolean") throw invalid("public", `expected true or false, got ${quote(isPublic)}`);
   const { token } = options;
@@ -94,9 +96,20 @@ function resolve(scheduler: Scheduler, options: RouterOptions): RouterContext {
     throw invalid("token", "required (a non-empty string without whitespace) unless public: true is passed explicitly");
   }
   const maxBodyBytes = options.maxBodyBytes ?? 65_536;
-  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) throw invalid("maxBodyBytes", `expected a positive whole number, got ${quote(maxBodyBytes)}`);
-  const sessionTtlMs = parseDuration(options.sessionTtl ?? "12h", { code: "invalid-spec", field: "router.sessionTtl", path: "router.sessionTtl", min: 60_000 });
-  const cacheTtlMs = parseDuration(options.cacheTtl ?? "5s", { code: "invalid-spec", field: "router.cacheTtl", path: "router.cacheTtl" });
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
+    throw invalid("maxBodyBytes", `expected a positive whole number, got ${quote(maxBodyBytes)}`);
+  }
+  const sessionTtlMs = parseDuration(options.sessionTtl ?? "12h", {
+    code: "invalid-spec",
+    field: "router.sessionTtl",
+    path: "router.sessionTtl",
+    min: 60_000,
+  });
+  const cacheTtlMs = parseDuration(options.cacheTtl ?? "5s", {
+    code: "invalid-spec",
+    field: "router.cacheTtl",
+    path: "router.cacheTtl",
+  });
   const now = options.now ?? (() => Date.now());
   const metrics = options.metrics;
   if (metrics !== undefined && (typeof metrics.scrape !== "function" || typeof metrics.onEvent !== "function")) {

@@ -9,7 +9,8 @@ import type { ClaimRequest, RunStatus } from "./types.ts";
 export const isLiveStatus = (status: RunStatus): boolean => status === "running" || status === "cancelling";
 
 /** Is this status open (not final)? */
-export const isOpenStatus = (status: RunStatus): boolean => status === "running" || status === "cancelling" || status === "buffered";
+export const isOpenStatus = (status: RunStatus): boolean =>
+  status === "running" || status === "cancelling" || status === "buffered";
 
 /** The status a claim inserts, and the reason of a skip. */
 export interface ClaimDecision {

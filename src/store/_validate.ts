@@ -4,7 +4,19 @@
  */
 import { quote, SchedulerError } from "../core/errors.ts";
 import { RUN_STATUSES } from "./types.ts";
-import type { AttemptKey, ClaimRequest, EnqueueRequest, LeaseRenewal, PauseInfo, PromoteRequest, ReclaimRequest, RunQuery, RunRecord, RunStatus, RunUpdate } from "./types.ts";
+import type {
+  AttemptKey,
+  ClaimRequest,
+  EnqueueRequest,
+  LeaseRenewal,
+  PauseInfo,
+  PromoteRequest,
+  ReclaimRequest,
+  RunQuery,
+  RunRecord,
+  RunStatus,
+  RunUpdate,
+} from "./types.ts";
 
 const STATUSES = RUN_STATUSES;
 const KINDS = ["scheduled", "manual", "backfill"] as const;
@@ -29,9 +41,13 @@ export const DEFAULT_RUNS_LIMIT = 50;
 /** Returns `value` when it is a finite integer of epoch milliseconds; throws `invalid-instant` otherwise. */
 export function checkInstant(value: unknown, field: string): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value)) {
-    throw new SchedulerError("invalid-instant", `${field}: expected epoch milliseconds (an integer), got ${quote(value)}`, {
-      path: field,
-    });
+    throw new SchedulerError(
+      "invalid-instant",
+      `${field}: expected epoch milliseconds (an integer), got ${quote(value)}`,
+      {
+        path: field,
+      },
+    );
   }
   return value;
 }
@@ -39,7 +55,9 @@ export function checkInstant(value: unknown, field: string): number {
 /** Returns `value` when it is a non-empty string; throws `invalid-spec` otherwise. */
 export function checkText(value: unknown, field: string): string {
   if (typeof value !== "string" || value.length === 0) {
-    throw new SchedulerError("invalid-spec", `${field}: expected a non-empty string, got ${quote(value)}`, { path: field });
+    throw new SchedulerError("invalid-spec", `${field}: expected a non-empty string, got ${quote(value)}`, {
+      path: field,
+    });
   }
   return value;
 }
@@ -75,7 +93,9 @@ export function checkClaims(requests: readonly ClaimRequest[]): void {
 
 function checkCount(value: unknown, field: string): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
-    throw new SchedulerError("invalid-spec", `${field}: expected a positive integer, got ${quote(value)}`, { path: field });
+    throw new SchedulerError("invalid-spec", `${field}: expected a positive integer, got ${quote(value)}`, {
+      path: field,
+    });
   }
   return value;
 }
@@ -83,7 +103,9 @@ function checkCount(value: unknown, field: string): number {
 /** Checks a `promote()` request. */
 export function checkPromote(request: PromoteRequest): void {
   if (request === null || typeof request !== "object") {
-    throw new SchedulerError("invalid-spec", `promote: expected a request object, got ${quote(request)}`, { path: "promote" });
+    throw new SchedulerError("invalid-spec", `promote: expected a request object, got ${quote(request)}`, {
+      path: "promote",
+    });
   }
   checkText(request.job, "promote.job");
   checkText(request.node, "promote.node");
@@ -96,14 +118,24 @@ export function checkPromote(request: PromoteRequest): void {
 export const MAX_NOTE_CHARS = 500;
 
 /** Resolves `setPaused()`'s info: the pause record to store, or undefined when resuming. */
-export function pauseRecord(paused: boolean, now: number, info: { note?: string | null; by?: string } | undefined): PauseInfo | undefined {
+export function pauseRecord(
+  paused: boolean,
+  now: number,
+  info: { note?: string | null; by?: string } | undefined,
+): PauseInfo | undefined {
   if (!paused) return undefined;
   if (info !== undefined && (info === null || typeof info !== "object")) {
-    throw new SchedulerError("invalid-spec", `setPaused.info: expected an object, got ${quote(info)}`, { path: "setPaused.info" });
+    throw new SchedulerError("invalid-spec", `setPaused.info: expected an object, got ${quote(info)}`, {
+      path: "setPaused.info",
+    });
   }
   const note = info?.note ?? null;
   if (note !== null && (typeof note !== "string" || note.length > MAX_NOTE_CHARS)) {
-    throw new SchedulerError("invalid-spec", `setPaused.note: expected text of at most ${MAX_NOTE_CHARS} characters, got ${quote(note)}`, { path: "setPaused.note" });
+    throw new SchedulerError(
+      "invalid-spec",
+      `setPaused.note: expected text of at most ${MAX_NOTE_CHARS} characters, got ${quote(note)}`,
+      { path: "setPaused.note" },
+    );
   }
   const by = info?.by === undefined ? "api" : checkText(info.by, "setPaused.by");
   return { note, at: now, by };
@@ -112,7 +144,9 @@ export function pauseRecord(paused: boolean, now: number, info: { note?: string 
 /** Checks every request of `enqueue()` before any is applied. */
 export function checkEnqueue(requests: readonly EnqueueRequest[]): void {
   if (!Array.isArray(requests)) {
-    throw new SchedulerError("invalid-spec", `enqueue: expected an array of requests, got ${quote(requests)}`, { path: "enqueue" });
+    throw new SchedulerError("invalid-spec", `enqueue: expected an array of requests, got ${quote(requests)}`, {
+      path: "enqueue",
+    });
   }
   requests.forEach((r, i) => {
     const at = `enqueue[${i}]`;
@@ -132,17 +166,27 @@ export function checkUpdate(key: AttemptKey, patch: Partial<RunRecord>): void {
   checkInstant(key.attempt, "update.key.attempt");
   checkText(key.node, "update.key.node");
   if (patch === null || typeof patch !== "object") {
-    throw new SchedulerError("invalid-spec", `update.patch: expected an object, got ${quote(patch)}`, { path: "update.patch" });
+    throw new SchedulerError("invalid-spec", `update.patch: expected an object, got ${quote(patch)}`, {
+      path: "update.patch",
+    });
   }
   if (patch.status !== undefined) checkOneOf(patch.status, STATUSES, "update.patch.status");
   if (patch.attempt !== undefined) checkInstant(patch.attempt, "update.patch.attempt");
   if (patch.startedAt !== undefined) checkInstant(patch.startedAt, "update.patch.startedAt");
-  if (patch.leaseUntil !== undefined && patch.leaseUntil !== null) checkInstant(patch.leaseUntil, "update.patch.leaseUntil");
-  if (patch.finishedAt !== undefined && patch.finishedAt !== null) checkInstant(patch.finishedAt, "update.patch.finishedAt");
+  if (patch.leaseUntil !== undefined && patch.leaseUntil !== null) {
+    checkInstant(patch.leaseUntil, "update.patch.leaseUntil");
+  }
+  if (patch.finishedAt !== undefined && patch.finishedAt !== null) {
+    checkInstant(patch.finishedAt, "update.patch.finishedAt");
+  }
   if (patch.error !== undefined && patch.error !== null && typeof patch.error !== "string") {
-    throw new SchedulerError("invalid-spec", `update.patch.error: expected a string or null, got ${quote(patch.error)}`, {
-      path: "update.patch.error",
-    });
+    throw new SchedulerError(
+      "invalid-spec",
+      `update.patch.error: expected a string or null, got ${quote(patch.error)}`,
+      {
+        path: "update.patch.error",
+      },
+    );
   }
 }
 
@@ -160,13 +204,17 @@ export function checkReclaim(
   checkText(node, "reclaim.node");
   checkInstant(now, "reclaim.now");
   checkInstant(leaseUntil, "reclaim.leaseUntil");
-  return options?.overlap === undefined ? "allow" : checkOneOf(options.overlap, ["skip", "allow"], "reclaim.options.overlap");
+  return options?.overlap === undefined
+    ? "allow"
+    : checkOneOf(options.overlap, ["skip", "allow"], "reclaim.options.overlap");
 }
 
 /** Checks a `reclaim()` request object; returns its overlap mode (default `allow`). */
 export function checkReclaimRequest(request: ReclaimRequest): "skip" | "allow" {
   if (request === null || typeof request !== "object") {
-    throw new SchedulerError("invalid-spec", `reclaim: expected a request object, got ${quote(request)}`, { path: "reclaim" });
+    throw new SchedulerError("invalid-spec", `reclaim: expected a request object, got ${quote(request)}`, {
+      path: "reclaim",
+    });
   }
   const { job, slot, attempt, node, now, leaseUntil, overlap } = request;
   return checkReclaim({ job, slot, attempt }, node, now, leaseUntil, overlap === undefined ? {} : { overlap });
@@ -175,7 +223,9 @@ export function checkReclaimRequest(request: ReclaimRequest): "skip" | "allow" {
 /** Checks every item of `renew()` (and `now`) before any is applied. */
 export function checkRenewals(items: readonly LeaseRenewal[], now: number): void {
   if (!Array.isArray(items)) {
-    throw new SchedulerError("invalid-spec", `renew: expected an array of renewals, got ${quote(items)}`, { path: "renew" });
+    throw new SchedulerError("invalid-spec", `renew: expected an array of renewals, got ${quote(items)}`, {
+      path: "renew",
+    });
   }
   checkInstant(now, "renew.now");
   items.forEach((item, i) => {
@@ -237,7 +287,9 @@ export function checkBoolean(value: unknown, field: string): boolean {
 /** Returns `value` when it is an integer >= 0 (an `ifVersion`); throws `invalid-spec` otherwise. */
 export function checkVersion(value: unknown, field: string): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
-    throw new SchedulerError("invalid-spec", `${field}: expected an integer >= 0, got ${quote(value)}`, { path: field });
+    throw new SchedulerError("invalid-spec", `${field}: expected an integer >= 0, got ${quote(value)}`, {
+      path: field,
+    });
   }
   return value;
 }
@@ -254,7 +306,9 @@ export function versionConflict(name: string, current: number, expected: number)
 /** Checks a list of job names. */
 export function checkNames(names: readonly string[], field: string): void {
   if (!Array.isArray(names)) {
-    throw new SchedulerError("invalid-spec", `${field}: expected an array of job names, got ${quote(names)}`, { path: field });
+    throw new SchedulerError("invalid-spec", `${field}: expected an array of job names, got ${quote(names)}`, {
+      path: field,
+    });
   }
   names.forEach((n, i) => checkText(n, `${field}[${i}]`));
 }
@@ -265,7 +319,9 @@ export function checkNames(names: readonly string[], field: string): void {
  */
 export function specText(spec: Record<string, unknown>): string {
   if (spec === null || typeof spec !== "object" || Array.isArray(spec)) {
-    throw new SchedulerError("invalid-spec", `putDef.spec: expected a JSON object, got ${quote(spec)}`, { path: "spec" });
+    throw new SchedulerError("invalid-spec", `putDef.spec: expected a JSON object, got ${quote(spec)}`, {
+      path: "spec",
+    });
   }
   try {
     return JSON.stringify(spec);
@@ -282,13 +338,26 @@ export const LEASE_EXPIRED = "lease expired before the run finished (its node st
 
 /** An empty `StatusCounts`. */
 export function zeroCounts(): Record<RunStatus, number> {
-  return { running: 0, cancelling: 0, buffered: 0, ok: 0, error: 0, timeout: 0, skipped: 0, missed: 0, abandoned: 0, cancelled: 0 };
+  return {
+    running: 0,
+    cancelling: 0,
+    buffered: 0,
+    ok: 0,
+    error: 0,
+    timeout: 0,
+    skipped: 0,
+    missed: 0,
+    abandoned: 0,
+    cancelled: 0,
+  };
 }
 
 /** `pruneRows(job, keep)`: `keep` is an integer >= 1. @throws {SchedulerError} `invalid-spec`. */
 export function checkKeep(keep: unknown): number {
   if (typeof keep !== "number" || !Number.isSafeInteger(keep) || keep < 1) {
-    throw new SchedulerError("invalid-spec", `pruneRows.keep: expected an integer >= 1, got ${quote(keep)}`, { path: "pruneRows.keep" });
+    throw new SchedulerError("invalid-spec", `pruneRows.keep: expected an integer >= 1, got ${quote(keep)}`, {
+      path: "pruneRows.keep",
+    });
   }
   return keep;
 }

@@ -26,7 +26,16 @@ export type RunStatus =
 
 /** Every status, in a fixed order (counts, validation). */
 export const RUN_STATUSES: readonly RunStatus[] = [
-  "running", "cancelling", "buffered", "ok", "error", "timeout", "skipped", "missed", "abandoned", "cancelled",
+  "running",
+  "cancelling",
+  "buffered",
+  "ok",
+  "error",
+  "timeout",
+  "skipped",
+  "missed",
+  "abandoned",
+  "cancelled",
 ];
 
 /** Final statuses. */
@@ -125,7 +134,9 @@ export interface LeaseRenewal extends AttemptKey {
 }
 
 /** The fields update() may change on a running row. */
-export type RunPatch = Partial<Pick<RunRecord, "status" | "attempt" | "startedAt" | "leaseUntil" | "finishedAt" | "error">>;
+export type RunPatch = Partial<
+  Pick<RunRecord, "status" | "attempt" | "startedAt" | "leaseUntil" | "finishedAt" | "error">
+>;
 
 /** One compare-and-set of updateMany(). */
 export interface RunUpdate {

@@ -27,7 +27,11 @@ export interface DeliveryIdentity {
  */
 export function deliveryKey(delivery: DeliveryIdentity | Request): string {
   const id: DeliveryIdentity = delivery instanceof Request
-    ? { job: delivery.headers.get("Edgecron-Job"), slot: delivery.headers.get("Edgecron-Slot"), attempt: delivery.headers.get("Edgecron-Attempt") }
+    ? {
+      job: delivery.headers.get("Edgecron-Job"),
+      slot: delivery.headers.get("Edgecron-Slot"),
+      attempt: delivery.headers.get("Edgecron-Attempt"),
+    }
     : delivery;
   if (id.job === null || id.slot === null || id.attempt === null) {
     throw new SchedulerError("invalid-spec", "delivery: Edgecron-Job, Edgecron-Slot and Edgecron-Attempt are required");
@@ -73,7 +77,9 @@ export interface Deduper {
 export function createDeduper(options: DeduperOptions = {}): Deduper {
   const ttl = parseDuration(options.ttl ?? "24h", { code: "invalid-spec", field: "ttl", min: 1 });
   const max = options.max ?? 100_000;
-  if (!Number.isSafeInteger(max) || max < 1) throw new SchedulerError("invalid-spec", `max: expected a positive whole number, got ${String(max)}`);
+  if (!Number.isSafeInteger(max) || max < 1) {
+    throw new SchedulerError("invalid-spec", `max: expected a positive whole number, got ${String(max)}`);
+  }
   const now = options.now ?? (() => Date.now());
   // Insertion order is expiry order (one ttl for all), so the oldest entries come first.
   const seen = new Map<string, number>();

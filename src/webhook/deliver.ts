@@ -21,14 +21,20 @@ export interface DeliveryOptions {
 }
 
 /** Headers edgecron sets on every delivery; a target's own headers cannot override them. */
-export const DELIVERY_HEADERS: readonly string[] = [SIGNATURE_HEADER, "Edgecron-Job", "Edgecron-Slot", "Edgecron-Attempt"];
+export const DELIVERY_HEADERS: readonly string[] = [
+  SIGNATURE_HEADER,
+  "Edgecron-Job",
+  "Edgecron-Slot",
+  "Edgecron-Attempt",
+];
 
 /**
  * Header names a target may not set (checked by the job schema for `define()` and the
  * API alike): every `Edgecron-*` (so all of `DELIVERY_HEADERS`), and the framing and
  * routing headers the runtime owns.
  */
-export const RESERVED_HEADER = /^(?:edgecron-.*|host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|expect|proxy-.*)$/i;
+export const RESERVED_HEADER =
+  /^(?:edgecron-.*|host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|expect|proxy-.*)$/i;
 
 /** The most headers a target may set. */
 export const MAX_TARGET_HEADERS = 50;
@@ -63,7 +69,10 @@ async function snippet(response: Response, max: number): Promise<string> {
     at += c.length;
   }
   // Only printable text: no control or bidi characters from the target reach a page or log.
-  const text = new TextDecoder().decode(bytes.subarray(0, max)).replace(/[\s\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+/g, " ").trim();
+  const text = new TextDecoder().decode(bytes.subarray(0, max)).replace(
+    /[\s\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+/g,
+    " ",
+  ).trim();
   return text.length === 0 ? "" : `: ${quote(text)}`;
 }
 
@@ -72,7 +81,12 @@ async function snippet(response: Response, max: number): Promise<string> {
  * with `slot` as an ISO-8601 instant. GET requests send no body.
  */
 export function defaultWebhookBody(ctx: Pick<RunContext, "job" | "slot" | "attempt" | "payload">): string {
-  return JSON.stringify({ job: ctx.job, slot: new Date(ctx.slot).toISOString(), attempt: ctx.attempt, payload: ctx.payload ?? null });
+  return JSON.stringify({
+    job: ctx.job,
+    slot: new Date(ctx.slot).toISOString(),
+    attempt: ctx.attempt,
+    payload: ctx.payload ?? null,
+  });
 }
 
 /**
@@ -98,24 +112,31 @@ export async function deliverWebhook(target: WebhookTarget, ctx: RunContext, opt
   try {
     url = new URL(target.url);
   } catch {
-    throw new SchedulerError("invalid-spec", `target.url: expected an absolute http(s) URL, got ${quote(target.url)}`, { path: "target.url" });
+    throw new SchedulerError("invalid-spec", `target.url: expected an absolute http(s) URL, got ${quote(target.url)}`, {
+      path: "target.url",
+    });
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new SchedulerError("invalid-spec", `target.url: expected an http(s) URL, got ${quote(url.protocol)}`, { path: "target.url" });
+    throw new SchedulerError("invalid-spec", `target.url: expected an http(s) URL, got ${quote(url.protocol)}`, {
+      path: "target.url",
+    });
   }
   const method = target.method ?? "POST";
   const where = describe(method, url);
   const policy = options.policy ?? resolveWebhookPolicy(undefined);
   const checked = await checkDelivery(url, policy, where);
   // An IP literal needs no pinning; a name is sent to the address that was checked.
-  const pinned = policy.pinnedFetch !== undefined && checked !== undefined && checked.length > 0 && !/^[\d.]+$|^\[/.test(url.hostname)
+  const pinned = policy.pinnedFetch !== undefined && checked !== undefined && checked.length > 0 &&
+      !/^[\d.]+$|^\[/.test(url.hostname)
     ? { send: policy.pinnedFetch, address: checked[0] as string }
     : undefined;
   const body = target.body ?? (method === "GET" ? "" : defaultWebhookBody(ctx));
   const headers = new Headers();
   for (const [name, value] of Object.entries(target.headers ?? {})) {
     // A definition stored before these rules (or by hand) must not override edgecron's own headers.
-    if (RESERVED_HEADER.test(name)) throw new Error(`webhook: ${where} refused: header ${quote(name)} is set by edgecron`);
+    if (RESERVED_HEADER.test(name)) {
+      throw new Error(`webhook: ${where} refused: header ${quote(name)} is set by edgecron`);
+    }
     headers.set(name, value);
   }
   if (target.body === undefined && method !== "GET" && !headers.has("content-type")) {
@@ -131,7 +152,13 @@ export async function deliverWebhook(target: WebhookTarget, ctx: RunContext, opt
   if (ctx.signal.aborted) throw new Error(`webhook: ${where} aborted`, { cause: ctx.signal.reason });
   let response: Response;
   try {
-    const init: RequestInit = { method, headers, body: method === "GET" ? null : body, signal: ctx.signal, redirect: "manual" };
+    const init: RequestInit = {
+      method,
+      headers,
+      body: method === "GET" ? null : body,
+      signal: ctx.signal,
+      redirect: "manual",
+    };
     response = pinned === undefined ? await options.fetch(url, init) : await pinned.send(pinned.address, url, init);
   } catch (error) {
     if (ctx.signal.aborted) throw new Error(`webhook: ${where} aborted`, { cause: ctx.signal.reason });

@@ -17,13 +17,23 @@ import { quote, SchedulerError } from "../core/errors.ts";
 export function signingKey(secret: string | readonly string[]): string {
   const keys = typeof secret === "string" ? [secret] : Array.isArray(secret) ? secret : undefined;
   if (keys === undefined || keys.length === 0) {
-    throw new SchedulerError("invalid-spec", `webhookSecret: expected a non-empty string or a non-empty list of them, got ${quote(Array.isArray(secret) ? "[]" : typeof secret)}`, { path: "webhookSecret" });
+    throw new SchedulerError(
+      "invalid-spec",
+      `webhookSecret: expected a non-empty string or a non-empty list of them, got ${
+        quote(Array.isArray(secret) ? "[]" : typeof secret)
+      }`,
+      { path: "webhookSecret" },
+    );
   }
   keys.forEach((key, i) => {
     if (typeof key !== "string" || key.length === 0) {
       const field = typeof secret === "string" ? "webhookSecret" : `webhookSecret[${i}]`;
       // The value is a secret: only its type is named.
-      throw new SchedulerError("invalid-spec", `${field}: must be a non-empty string, got ${quote(typeof key === "string" ? "an empty string" : typeof key)}`, { path: field });
+      throw new SchedulerError(
+        "invalid-spec",
+        `${field}: must be a non-empty string, got ${quote(typeof key === "string" ? "an empty string" : typeof key)}`,
+        { path: field },
+      );
     }
   });
   return keys[0]!;

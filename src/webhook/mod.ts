@@ -5,5 +5,12 @@
  *
  * @module
  */
-export { createDeduper, deliveryKey, SIGNATURE_HEADER, signDelivery, signPayload, verifySignature } from "./signature.ts";
+export {
+  createDeduper,
+  deliveryKey,
+  SIGNATURE_HEADER,
+  signDelivery,
+  signPayload,
+  verifySignature,
+} from "./signature.ts";
 export type { Deduper, DeduperOptions, SignedDelivery, VerifyOptions, VerifyResult } from "./signature.ts";

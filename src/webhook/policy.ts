@@ -38,11 +38,15 @@ export function resolveWebhookPolicy(options: WebhookOptions | undefined): Webho
       let origin: string | undefined;
       try {
         const url = new URL(String(entry));
-        if ((url.protocol === "http:" || url.protocol === "https:") && url.username === "" && url.password === "") origin = url.origin;
+        if ((url.protocol === "http:" || url.protocol === "https:") && url.username === "" && url.password === "") {
+          origin = url.origin;
+        }
       } catch {
         origin = undefined;
       }
-      if (typeof entry !== "string" || origin === undefined) throw invalid("allow", `expected http(s) origins like "http://127.0.0.1:8080", got ${quote(String(entry))}`);
+      if (typeof entry !== "string" || origin === undefined) {
+        throw invalid("allow", `expected http(s) origins like "http://127.0.0.1:8080", got ${quote(String(entry))}`);
+      }
       origins.add(origin);
     }
     allowed = (url) => origins.has(url.origin);
@@ -57,9 +61,15 @@ export function resolveWebhookPolicy(options: WebhookOptions | undefined): Webho
   } else if (allow !== undefined) {
     throw invalid("allow", "expected a list of origins or a function (url) => boolean");
   }
-  if (resolve !== undefined && typeof resolve !== "function") throw invalid("resolve", "expected a function (host) => Promise<string[]>");
-  if (pinnedFetch !== undefined && typeof pinnedFetch !== "function") throw invalid("pinnedFetch", "expected a function (address, url, init) => Promise<Response>");
-  if (pinnedFetch !== undefined && resolve === undefined) throw invalid("pinnedFetch", "needs webhooks.resolve (the address to pin comes from it)");
+  if (resolve !== undefined && typeof resolve !== "function") {
+    throw invalid("resolve", "expected a function (host) => Promise<string[]>");
+  }
+  if (pinnedFetch !== undefined && typeof pinnedFetch !== "function") {
+    throw invalid("pinnedFetch", "expected a function (address, url, init) => Promise<Response>");
+  }
+  if (pinnedFetch !== undefined && resolve === undefined) {
+    throw invalid("pinnedFetch", "needs webhooks.resolve (the address to pin comes from it)");
+  }
   if (!Number.isSafeInteger(errorBodyBytes) || errorBodyBytes < 0 || errorBodyBytes > 4096) {
     throw invalid("errorBodyBytes", `expected a whole number 0-4096, got ${quote(String(errorBodyBytes))}`);
   }
@@ -87,10 +97,16 @@ export function checkTargetUrl(raw: string, policy: WebhookPolicy, path: string)
     throw new SchedulerError("invalid-spec", `${path}: expected an http or https URL, got ${quote(raw)}`, { path });
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new SchedulerError("invalid-spec", `${path}: expected an http or https URL, got ${quote(url.protocol)}`, { path });
+    throw new SchedulerError("invalid-spec", `${path}: expected an http or https URL, got ${quote(url.protocol)}`, {
+      path,
+    });
   }
   if (url.username !== "" || url.password !== "") {
-    throw new SchedulerError("invalid-spec", `${path}: credentials in the URL are refused; send them in target.headers`, { path });
+    throw new SchedulerError(
+      "invalid-spec",
+      `${path}: credentials in the URL are refused; send them in target.headers`,
+      { path },
+    );
   }
   if (policy.allowed(url)) return url;
   const kind = classifyHost(url.hostname);
@@ -118,11 +134,19 @@ export async function checkDelivery(url: URL, policy: WebhookPolicy, where: stri
   try {
     addresses = await policy.resolve(url.hostname);
   } catch (error) {
-    throw new Error(`webhook: ${where} failed: cannot resolve ${quote(url.hostname)} (${error instanceof Error ? error.message : String(error)})`);
+    throw new Error(
+      `webhook: ${where} failed: cannot resolve ${quote(url.hostname)} (${
+        error instanceof Error ? error.message : String(error)
+      })`,
+    );
   }
   for (const address of addresses) {
     const kind = classifyHost(address);
-    if (kind !== undefined) throw new Error(`webhook: ${where} refused: ${quote(url.hostname)} resolves to ${quote(address)}, ${described(kind)}; ${RULE}`);
+    if (kind !== undefined) {
+      throw new Error(
+        `webhook: ${where} refused: ${quote(url.hostname)} resolves to ${quote(address)}, ${described(kind)}; ${RULE}`,
+      );
+    }
   }
   return addresses;
 }

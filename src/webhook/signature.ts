@@ -39,7 +39,16 @@ export interface SignedDelivery {
  * @example await signatureBaseV2(1764504000, { method: "POST", url: "https://x/h", job: "a", slot: "2026-11-30T12:00:00.000Z", attempt: "1", body: "" })
  */
 export async function signatureBaseV2(timestampSec: number, d: SignedDelivery): Promise<string> {
-  return ["edgecron-v2", String(timestampSec), d.method.toUpperCase(), new URL(d.url).href, d.job, d.slot, d.attempt, await sha256Hex(d.body)].join("\n");
+  return [
+    "edgecron-v2",
+    String(timestampSec),
+    d.method.toUpperCase(),
+    new URL(d.url).href,
+    d.job,
+    d.slot,
+    d.attempt,
+    await sha256Hex(d.body),
+  ].join("\n");
 }
 
 function checkSigning(secret: string, timestampSec: number): void {
@@ -47,7 +56,10 @@ function checkSigning(secret: string, timestampSec: number): void {
     throw new SchedulerError("invalid-spec", "webhookSecret: must be a non-empty string");
   }
   if (!Number.isSafeInteger(timestampSec) || timestampSec < 0) {
-    throw new SchedulerError("invalid-spec", `signature timestamp: expected whole unix seconds, got ${String(timestampSec)}`);
+    throw new SchedulerError(
+      "invalid-spec",
+      `signature timestamp: expected whole unix seconds, got ${String(timestampSec)}`,
+    );
   }
 }
 
@@ -88,7 +100,15 @@ export async function signDelivery(secret: string, delivery: SignedDelivery, tim
 
 /** What `verifySignature()` found. On success the body and the delivery's identity. */
 export type VerifyResult =
-  | { ok: true; body: string; timestamp: number; scheme: "v1" | "v2"; job: string | null; slot: string | null; attempt: string | null }
+  | {
+    ok: true;
+    body: string;
+    timestamp: number;
+    scheme: "v1" | "v2";
+    job: string | null;
+    slot: string | null;
+    attempt: string | null;
+  }
   | { ok: false; reason: "missing" | "malformed" | "stale" | "future" | "mismatch" | "v1-only" };
 
 /** Options of `verifySignature()`. */

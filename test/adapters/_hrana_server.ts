@@ -49,17 +49,24 @@ type Cond =
 
 const fromValue = (v: Value): unknown => {
   switch (v.type) {
-    case "null": return null;
-    case "integer": return BigInt(v.value);
-    case "float": return v.value;
-    case "text": return v.value;
-    case "blob": return Buffer.from(v.base64, "base64");
+    case "null":
+      return null;
+    case "integer":
+      return BigInt(v.value);
+    case "float":
+      return v.value;
+    case "text":
+      return v.value;
+    case "blob":
+      return Buffer.from(v.base64, "base64");
   }
 };
 const toValue = (v: unknown): Value => {
   if (v === null || v === undefined) return { type: "null" };
   if (typeof v === "bigint") return { type: "integer", value: v.toString() };
-  if (typeof v === "number") return Number.isInteger(v) ? { type: "integer", value: String(v) } : { type: "float", value: v };
+  if (typeof v === "number") {
+    return Number.isInteger(v) ? { type: "integer", value: String(v) } : { type: "float", value: v };
+  }
   if (typeof v === "string") return { type: "text", value: v };
   return { type: "blob", base64: Buffer.from(v as Uint8Array).toString("base64") };
 };
@@ -109,12 +116,18 @@ export async function startHranaServer(path: string): Promise<HranaServer> {
     const errors: unknown[] = [];
     const holds = (c: Cond): boolean => {
       switch (c.type) {
-        case "ok": return results[c.step] != null;
-        case "error": return errors[c.step] != null;
-        case "not": return !holds(c.cond);
-        case "and": return c.conds.every(holds);
-        case "or": return c.conds.some(holds);
-        case "is_autocommit": return !db.inTransaction;
+        case "ok":
+          return results[c.step] != null;
+        case "error":
+          return errors[c.step] != null;
+        case "not":
+          return !holds(c.cond);
+        case "and":
+          return c.conds.every(holds);
+        case "or":
+          return c.conds.some(holds);
+        case "is_autocommit":
+          return !db.inTransaction;
       }
     };
     for (const step of steps) {
@@ -134,15 +147,32 @@ export async function startHranaServer(path: string): Promise<HranaServer> {
     return { step_results: results, step_errors: errors };
   };
 
-  const handle = (request: { type: string; stmt?: Stmt; batch?: { steps: { condition?: Cond; stmt: Stmt }[] }; sql_id?: number; sql?: string }): unknown => {
+  const handle = (
+    request: {
+      type: string;
+      stmt?: Stmt;
+      batch?: { steps: { condition?: Cond; stmt: Stmt }[] };
+      sql_id?: number;
+      sql?: string;
+    },
+  ): unknown => {
     switch (request.type) {
-      case "execute": return { type: "execute", result: execute(request.stmt as Stmt) };
-      case "batch": return { type: "batch", result: batch(request.batch?.steps ?? []) };
-      case "store_sql": sqls.set(request.sql_id as number, request.sql as string); return { type: "store_sql" };
-      case "close_sql": sqls.delete(request.sql_id as number); return { type: "close_sql" };
-      case "close": return { type: "close" };
-      case "get_autocommit": return { type: "get_autocommit", is_autocommit: !db.inTransaction };
-      default: throw new Error(`unsupported request ${request.type}`);
+      case "execute":
+        return { type: "execute", result: execute(request.stmt as Stmt) };
+      case "batch":
+        return { type: "batch", result: batch(request.batch?.steps ?? []) };
+      case "store_sql":
+        sqls.set(request.sql_id as number, request.sql as string);
+        return { type: "store_sql" };
+      case "close_sql":
+        sqls.delete(request.sql_id as number);
+        return { type: "close_sql" };
+      case "close":
+        return { type: "close" };
+      case "get_autocommit":
+        return { type: "get_autocommit", is_autocommit: !db.inTransaction };
+      default:
+        throw new Error(`unsupported request ${request.type}`);
     }
   };
 

@@ -29,7 +29,11 @@ export interface Example {
 }
 
 /** Starts `command args` in `cwd` with extra env, collecting its output. */
-export function startExample(command: string, args: string[], options: { cwd: string; env: Record<string, string> }): Example {
+export function startExample(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: Record<string, string> },
+): Example {
   const child = spawn(command, args, {
     cwd: options.cwd,
     env: { ...process.env, NO_COLOR: "1", ...options.env },

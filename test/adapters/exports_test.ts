@@ -46,7 +46,10 @@ describe("export subpaths (deno.json `exports` is the one list)", () => {
     const peers = pkg.peerDependencies as Record<string, string> | undefined;
     assert.deepEqual(deno.imports, denoImports({ ...(pkg.dependencies as Record<string, string>), ...peers }));
     assert.equal((deno.imports as Record<string, string>).postgres, `npm:postgres@${peers?.postgres}`);
-    assert.equal((deno.imports as Record<string, string>).hono, `npm:hono@${(pkg.dependencies as Record<string, string>).hono}`);
+    assert.equal(
+      (deno.imports as Record<string, string>).hono,
+      `npm:hono@${(pkg.dependencies as Record<string, string>).hono}`,
+    );
   });
 
   it("scripts/exports.mjs finds no drift (versions of package.json, deno.json and the CLI agree)", () => {
@@ -61,7 +64,10 @@ describe("export subpaths (deno.json `exports` is the one list)", () => {
 
   it("every export is documented: README.md or docs/** names each subpath", () => {
     const named = new Set(mentions.map((m) => subpathOf(m.specifier)));
-    assert.deepEqual(Object.keys(denoExports).filter((s) => !named.has(s)).map((s) => `${specifierOf(s)} is in no doc`), []);
+    assert.deepEqual(
+      Object.keys(denoExports).filter((s) => !named.has(s)).map((s) => `${specifierOf(s)} is in no doc`),
+      [],
+    );
   });
 
   it("the README's install table lists every subpath", () => {
@@ -78,7 +84,10 @@ describe("export subpaths (deno.json `exports` is the one list)", () => {
       files.some((f) => path === f || path.startsWith(`${f.replace(/\/\*\*\/\*\.ts$/, "")}/`));
     for (const [subpath, source] of Object.entries(denoExports)) {
       assert.ok(existsSync(fileURLToPath(new URL(source, repo))), `${subpath} → ${source} does not exist`);
-      assert.ok(include.includes(source.slice(2).split("/")[0] ?? ""), `${source} is outside tsconfig.build.json include`);
+      assert.ok(
+        include.includes(source.slice(2).split("/")[0] ?? ""),
+        `${source} is outside tsconfig.build.json include`,
+      );
       assert.ok(published(source.slice(2)), `${source} is not in package.json files`);
       for (const target of Object.values(pkgExports[subpath] ?? {})) {
         assert.ok(published(target.slice(2)), `${target} is not in package.json files`);
@@ -90,20 +99,36 @@ describe("export subpaths (deno.json `exports` is the one list)", () => {
     assert.deepEqual(pkg.bin, { edgecron: "bin/edgecron.mjs" });
     assert.match(readFileSync(new URL("bin/edgecron.mjs", repo), "utf8"), /\.\.\/dist\/cli\/main\.js/);
     const scripts = pkg.scripts as Record<string, string>;
-    for (const hook of ["prepare", "preinstall", "install", "postinstall"]) assert.equal(scripts[hook], undefined, hook);
+    for (const hook of ["prepare", "preinstall", "install", "postinstall"]) {
+      assert.equal(scripts[hook], undefined, hook);
+    }
     assert.equal(scripts.prepack, "node scripts/build.mjs lib");
   });
 });
 
 describe("the public API per subpath", () => {
   it("the root keeps schedules, the scheduler, the memory store and SchedulerError", () => {
-    for (const name of ["schedule", "cron", "every", "at", "createScheduler", "memoryStore", "createMemoryStore", "SchedulerError", "parseDuration"]) {
+    for (
+      const name of [
+        "schedule",
+        "cron",
+        "every",
+        "at",
+        "createScheduler",
+        "memoryStore",
+        "createMemoryStore",
+        "SchedulerError",
+        "parseDuration",
+      ]
+    ) {
       assert.equal(typeof (root as Record<string, unknown>)[name], "function", name);
     }
   });
 
   it("the root no longer exports planner internals, the manual clock or signing helpers", () => {
-    for (const name of ["planSlots", "timerDelay", "MAX_TIMER_MS", "createManualClock", "signPayload", "verifySignature"]) {
+    for (
+      const name of ["planSlots", "timerDelay", "MAX_TIMER_MS", "createManualClock", "signPayload", "verifySignature"]
+    ) {
       assert.equal(name in root, false, name);
     }
   });

@@ -56,7 +56,11 @@ describe("createShutdown", () => {
       throw new Error("server close failed");
     }, { onError: (step, error) => errors.push(`${step}: ${(error as Error).message}`) })();
     assert.deepEqual(calls.slice(1), ["server.close", "store.close"]);
-    assert.deepEqual(errors, ["stop scheduler: stop failed", "close server: server close failed", "close store: close failed"]);
+    assert.deepEqual(errors, [
+      "stop scheduler: stop failed",
+      "close server: server close failed",
+      "close store: close failed",
+    ]);
   });
 
   it("waits for the server to finish closing before closing the store", async () => {

@@ -17,7 +17,7 @@ function* tsFiles(dir: string): Generator<string> {
   }
 }
 
-describe("require(\"edgecron\") support", () => {
+describe('require("edgecron") support', () => {
   it("no module the package ships awaits at the top level (Node's require() of ESM refuses those)", () => {
     // esbuild refuses top-level await when asked for CommonJS, so a transform to "cjs" finds
     // each one (the Temporal loader had one). test/integration/consumer_test.ts require()s
@@ -36,7 +36,8 @@ describe("require(\"edgecron\") support", () => {
   });
 
   it("the check sees a top-level await (the former Temporal loader)", () => {
-    const former = 'const native = undefined;\nexport const Temporal = native ??\n  (await import("@js-temporal/polyfill")).Temporal;\n';
+    const former =
+      'const native = undefined;\nexport const Temporal = native ??\n  (await import("@js-temporal/polyfill")).Temporal;\n';
     assert.throws(() => transformSync(former, { loader: "ts", format: "cjs", logLevel: "silent" }), /Top-level await/);
   });
 });

@@ -16,7 +16,9 @@ async function serve(scheduler: Scheduler, port: number): Promise<Served> {
   if (runtime === "bun") return (await import("../../adapters/bun/mod.ts")).serveBun(scheduler, common);
   // By a variable: tsc (Node types) does not check the Deno adapter, deno does when it runs this.
   const denoAdapter = "../../adapters/deno/mod.ts";
-  const { serveDeno } = await import(denoAdapter) as { serveDeno: (s: Scheduler, o: object) => { shutdown(): Promise<void> } };
+  const { serveDeno } = await import(denoAdapter) as {
+    serveDeno: (s: Scheduler, o: object) => { shutdown(): Promise<void> };
+  };
   return await new Promise<Served>((resolve, reject) => {
     try {
       const handle = serveDeno(scheduler, {
@@ -24,7 +26,8 @@ async function serve(scheduler: Scheduler, port: number): Promise<Served> {
         name: `serve test ${Math.random().toString(36).slice(2)}`,
         signals: false,
         serve: { port },
-        onListen: ({ url, port }: { url: string; port: number }) => resolve({ url, port, shutdown: () => handle.shutdown() }),
+        onListen: ({ url, port }: { url: string; port: number }) =>
+          resolve({ url, port, shutdown: () => handle.shutdown() }),
       });
     } catch (error) {
       reject(error);
@@ -44,7 +47,9 @@ describe(`serve on ${runtime}`, () => {
     const served = await serve(createScheduler({ logger }), 0);
     try {
       assert.match(served.url, /^http:\/\/127\.0\.0\.1:\d+$/);
-      assert.deepEqual(logger.lines.filter((l) => l.includes("listening")), [`listening on ${served.url} (dashboard and API)`]);
+      assert.deepEqual(logger.lines.filter((l) => l.includes("listening")), [
+        `listening on ${served.url} (dashboard and API)`,
+      ]);
       assert.equal((await fetch(`${served.url}/health`)).status, 401);
     } finally {
       await served.shutdown();
@@ -70,9 +75,15 @@ describe(`serve on ${runtime}`, () => {
 
 describe("listen helpers", () => {
   it("recognise each runtime's address-in-use error and leave others alone", () => {
-    assert.ok(isAddressInUse(Object.assign(new Error("listen EADDRINUSE: address already in use 127.0.0.1:8787"), { code: "EADDRINUSE" })));
+    assert.ok(
+      isAddressInUse(
+        Object.assign(new Error("listen EADDRINUSE: address already in use 127.0.0.1:8787"), { code: "EADDRINUSE" }),
+      ),
+    );
     assert.ok(isAddressInUse(Object.assign(new Error("Address already in use (os error 98)"), { name: "AddrInUse" })));
-    assert.ok(isAddressInUse(Object.assign(new Error("Failed to start server. Is port 8787 in use?"), { code: "EADDRINUSE" })));
+    assert.ok(
+      isAddressInUse(Object.assign(new Error("Failed to start server. Is port 8787 in use?"), { code: "EADDRINUSE" })),
+    );
     const other = new Error("EACCES");
     assert.equal(listenError(other, 80, "127.0.0.1", "serveNode"), other);
     assert.equal(listenUrl("0.0.0.0", 8787), "http://localhost:8787");

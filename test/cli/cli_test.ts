@@ -47,8 +47,18 @@ describe("edgecron next", () => {
       expression: "0 9 * * MON-FRI",
       timezone: "Europe/Berlin",
       next: [
-        { epochMs: Date.UTC(2026, 2, 9, 8), local: "2026-03-09T09:00:00+01:00[Europe/Berlin]", utc: "2026-03-09T08:00:00Z", text: "Mon 2026-03-09 09:00:00 +01:00" },
-        { epochMs: Date.UTC(2026, 2, 10, 8), local: "2026-03-10T09:00:00+01:00[Europe/Berlin]", utc: "2026-03-10T08:00:00Z", text: "Tue 2026-03-10 09:00:00 +01:00" },
+        {
+          epochMs: Date.UTC(2026, 2, 9, 8),
+          local: "2026-03-09T09:00:00+01:00[Europe/Berlin]",
+          utc: "2026-03-09T08:00:00Z",
+          text: "Mon 2026-03-09 09:00:00 +01:00",
+        },
+        {
+          epochMs: Date.UTC(2026, 2, 10, 8),
+          local: "2026-03-10T09:00:00+01:00[Europe/Berlin]",
+          utc: "2026-03-10T08:00:00Z",
+          text: "Tue 2026-03-10 09:00:00 +01:00",
+        },
       ],
     });
   });
@@ -118,7 +128,10 @@ describe("edgecron explain", () => {
     assert.match(String(body.description), /day 13 of the month/);
     assert.match(String(body.note), /EITHER/);
     // With AND the second fire would be Friday 13 November.
-    assert.deepEqual((body.next as { utc: string }[]).map((f) => f.utc), ["2026-03-13T00:00:00Z", "2026-03-20T00:00:00Z"]);
+    assert.deepEqual((body.next as { utc: string }[]).map((f) => f.utc), [
+      "2026-03-13T00:00:00Z",
+      "2026-03-20T00:00:00Z",
+    ]);
   });
 });
 
@@ -184,14 +197,24 @@ describe("edgecron usage errors", () => {
   });
 
   it("points a usage error in a known command to that command's help", () => {
-    assert.equal(cli("next", "* * * * *", "-n", "0").err, 'edgecron: -n must be a whole number from 1 to 1000, got "0" (see "edgecron help next")');
-    assert.equal(cli("when").err, 'edgecron: unknown command "when"; expected next, validate, explain (see "edgecron --help")');
+    assert.equal(
+      cli("next", "* * * * *", "-n", "0").err,
+      'edgecron: -n must be a whole number from 1 to 1000, got "0" (see "edgecron help next")',
+    );
+    assert.equal(
+      cli("when").err,
+      'edgecron: unknown command "when"; expected next, validate, explain (see "edgecron --help")',
+    );
   });
 
   it("prints a JSON usage error with --json", () => {
     const { code, out } = cli("next", "--json");
     assert.equal(code, EXIT.usage);
-    assert.deepEqual(json(out), { ok: false, code: "usage", message: 'next needs a schedule, e.g. edgecron next "*/5 * * * *"' });
+    assert.deepEqual(json(out), {
+      ok: false,
+      code: "usage",
+      message: 'next needs a schedule, e.g. edgecron next "*/5 * * * *"',
+    });
   });
 
   it("--help prints the usage and exits 0", () => {
@@ -237,10 +260,17 @@ describe("schedules as schedule() accepts them", () => {
   it("next and explain accept @every with an anchor", () => {
     const next = cli("next", "@every 15m", "-n", "2", "--json");
     assert.equal(next.code, EXIT.ok);
-    assert.deepEqual((json(next.out).next as { utc: string }[]).map((f) => f.utc), ["2026-03-07T12:15:00Z", "2026-03-07T12:30:00Z"]);
+    assert.deepEqual((json(next.out).next as { utc: string }[]).map((f) => f.utc), [
+      "2026-03-07T12:15:00Z",
+      "2026-03-07T12:30:00Z",
+    ]);
     const explain = cli("explain", "@every 90m from 2026-03-07T00:10:00Z", "-n", "1");
     assert.equal(explain.code, EXIT.ok);
-    assert.deepEqual(explain.out.split("\n"), ["@every 1h30m from 2026-03-07T00:10:00.000Z (UTC)", "next 1 fire time in UTC:", "  Sat 2026-03-07 12:10:00 +00:00"]);
+    assert.deepEqual(explain.out.split("\n"), [
+      "@every 1h30m from 2026-03-07T00:10:00.000Z (UTC)",
+      "next 1 fire time in UTC:",
+      "  Sat 2026-03-07 12:10:00 +00:00",
+    ]);
   });
 
   it("explain describes the cron part of a CRON_TZ= schedule in words, in that zone", () => {
@@ -267,10 +297,22 @@ describe("H and the AWS form", () => {
   it("--hash-key resolves H to the job's values and prints them", () => {
     const minute = fnv("nightly-backup\u0000minute") % 60;
     const hour = 2 + (fnv("nightly-backup\u0000hour") % 4);
-    const r = cli("next", "H H(2-5) * * *", "--hash-key", "nightly-backup", "-n", "1", "--from", "2026-12-01T00:00:00Z");
+    const r = cli(
+      "next",
+      "H H(2-5) * * *",
+      "--hash-key",
+      "nightly-backup",
+      "-n",
+      "1",
+      "--from",
+      "2026-12-01T00:00:00Z",
+    );
     assert.equal(r.code, EXIT.ok, r.err);
     assert.match(r.out, new RegExp(`^H resolves to: ${minute} ${hour} \\* \\* \\*$`, "m"));
-    assert.match(r.out, new RegExp(`2026-12-01 ${String(hour).padStart(2, "0")}:${String(minute).padStart(2, "0")}:00`));
+    assert.match(
+      r.out,
+      new RegExp(`2026-12-01 ${String(hour).padStart(2, "0")}:${String(minute).padStart(2, "0")}:00`),
+    );
     const json = JSON.parse(cli("validate", "H/15 * * * *", "--hash-key", "a", "--json").out) as { resolved: string };
     assert.equal(json.resolved, `${fnv("a\u0000minute") % 15}-59/15 * * * *`);
   });

@@ -14,13 +14,32 @@ function cli(...argv: string[]): { code: number; out: string; err: string } {
 describe("edgecron next with --except, --start, --end", () => {
   it("skips the excluded days and keeps inside the local start and end dates", () => {
     const { code, out } = cli(
-      "next", "0 9 * * 1-5", "--tz", "Europe/Berlin", "--except", "* * 24-26 12 *", "--except", "2027-01-01",
-      "--start", "2026-12-23", "--end", "2026-12-31", "-n", "10", "--json",
+      "next",
+      "0 9 * * 1-5",
+      "--tz",
+      "Europe/Berlin",
+      "--except",
+      "* * 24-26 12 *",
+      "--except",
+      "2027-01-01",
+      "--start",
+      "2026-12-23",
+      "--end",
+      "2026-12-31",
+      "-n",
+      "10",
+      "--json",
     );
     assert.equal(code, EXIT.ok);
     const next = (JSON.parse(out) as { next: { utc: string }[] }).next.map((f) => f.utc);
     // The 24th-25th are excluded, the 26th-27th a weekend; the end date is included, the 1st is past it anyway.
-    assert.deepEqual(next, ["2026-12-23T08:00:00Z", "2026-12-28T08:00:00Z", "2026-12-29T08:00:00Z", "2026-12-30T08:00:00Z", "2026-12-31T08:00:00Z"]);
+    assert.deepEqual(next, [
+      "2026-12-23T08:00:00Z",
+      "2026-12-28T08:00:00Z",
+      "2026-12-29T08:00:00Z",
+      "2026-12-30T08:00:00Z",
+      "2026-12-31T08:00:00Z",
+    ]);
   });
 
   it("a start date is local midnight in the schedule's zone", () => {

@@ -36,7 +36,11 @@ describe("at()", () => {
   });
 
   it("refuses what is not an instant", () => {
-    assertSchedulerError(() => at("tomorrow"), "invalid-instant", 'invalid-instant: at: expected epoch ms, a Date or an ISO instant with offset, got "tomorrow"');
+    assertSchedulerError(
+      () => at("tomorrow"),
+      "invalid-instant",
+      'invalid-instant: at: expected epoch ms, a Date or an ISO instant with offset, got "tomorrow"',
+    );
     assertSchedulerError(() => at("2026-12-24T18:00:00"), "invalid-instant");
     assertSchedulerError(() => at(Number.NaN), "invalid-instant");
     assertSchedulerError(() => at(new Date("nope")), "invalid-instant");

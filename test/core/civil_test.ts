@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { civilDay, civilFromDays, civilMonth, civilYear, daysFromCivil, daysInMonth, weekday } from "../../src/core/civil.ts";
+import {
+  civilDay,
+  civilFromDays,
+  civilMonth,
+  civilYear,
+  daysFromCivil,
+  daysInMonth,
+  weekday,
+} from "../../src/core/civil.ts";
 
 describe("civil calendar arithmetic", () => {
   it("agrees with Date.UTC on random days from year 1 to 9999", () => {
@@ -9,7 +17,11 @@ describe("civil calendar arithmetic", () => {
       fc.property(fc.integer({ min: -719_162, max: 2_932_896 }), (days) => {
         const d = new Date(days * 86_400_000);
         const packed = civilFromDays(days);
-        assert.deepEqual([civilYear(packed), civilMonth(packed), civilDay(packed)], [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate()]);
+        assert.deepEqual([civilYear(packed), civilMonth(packed), civilDay(packed)], [
+          d.getUTCFullYear(),
+          d.getUTCMonth() + 1,
+          d.getUTCDate(),
+        ]);
         assert.equal(daysFromCivil(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate()), days);
         assert.equal(weekday(days), d.getUTCDay());
       }),

@@ -6,21 +6,46 @@ import { assertSchedulerError } from "./_helpers.ts";
 
 describe("durations", () => {
   const table: Array<[unknown, number | undefined]> = [
-    ["90s", 90_000], ["15m", 900_000], ["1h30m", 5_400_000], ["500ms", 500], ["2d", 172_800_000], ["1w", 604_800_000],
-    ["PT15M", 900_000], ["P1DT2H", 93_600_000], ["PT0.5S", 500], ["pt1h", 3_600_000], [1500, 1500],
-    ["", undefined], ["15", undefined], ["1x", undefined], ["P", undefined], ["PT", undefined], [-1, undefined], [null, undefined],
+    ["90s", 90_000],
+    ["15m", 900_000],
+    ["1h30m", 5_400_000],
+    ["500ms", 500],
+    ["2d", 172_800_000],
+    ["1w", 604_800_000],
+    ["PT15M", 900_000],
+    ["P1DT2H", 93_600_000],
+    ["PT0.5S", 500],
+    ["pt1h", 3_600_000],
+    [1500, 1500],
+    ["", undefined],
+    ["15", undefined],
+    ["1x", undefined],
+    ["P", undefined],
+    ["PT", undefined],
+    [-1, undefined],
+    [null, undefined],
   ];
   for (const [input, want] of table) {
     it(`tryParseDuration(${JSON.stringify(input)}) is ${want}`, () => assert.equal(tryParseDuration(input), want));
   }
 
   it("parseDuration names the field and enforces a minimum", () => {
-    assertSchedulerError(() => parseDuration("soon", { code: "invalid-interval", field: "interval" }), "invalid-interval", 'invalid-interval: interval: expected a duration like "30s", got "soon"');
-    assertSchedulerError(() => parseDuration("10ms", { min: 1000 }), "invalid-duration", 'invalid-duration: duration: must be at least 1s, got "10ms"');
+    assertSchedulerError(
+      () => parseDuration("soon", { code: "invalid-interval", field: "interval" }),
+      "invalid-interval",
+      'invalid-interval: interval: expected a duration like "30s", got "soon"',
+    );
+    assertSchedulerError(
+      () => parseDuration("10ms", { min: 1000 }),
+      "invalid-duration",
+      'invalid-duration: duration: must be at least 1s, got "10ms"',
+    );
   });
 
   it("formatDuration round-trips every integer number of milliseconds", () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 2 ** 45 }), (n) => assert.equal(parseDuration(formatDuration(n)), n)));
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 45 }), (n) => assert.equal(parseDuration(formatDuration(n)), n)),
+    );
     assert.equal(formatDuration(5_400_000), "1h30m");
   });
 });

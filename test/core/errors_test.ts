@@ -38,7 +38,9 @@ describe("SchedulerErrorCode: one list of error codes", () => {
 
   it("every listed code is used somewhere in src/ (no dead entries)", () => {
     const text = [...sources(join(repo, "src"))].map((f) => readFileSync(f, "utf8")).join("\n");
-    const unused = SCHEDULER_ERROR_CODES.filter((code) => !text.replace(/SCHEDULER_ERROR_CODES = \[[^\]]*\]/, "").includes(`"${code}"`));
+    const unused = SCHEDULER_ERROR_CODES.filter((code) =>
+      !text.replace(/SCHEDULER_ERROR_CODES = \[[^\]]*\]/, "").includes(`"${code}"`)
+    );
     assert.deepEqual(unused, []);
   });
 

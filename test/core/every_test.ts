@@ -41,22 +41,32 @@ describe("every(): fixed grid", () => {
   });
 });
 
-describe("every(): \"HH:MM\" anchor in a zone", () => {
+describe('every(): "HH:MM" anchor in a zone', () => {
   const s = every("6h", { anchor: "09:30", timezone: "Europe/Berlin" });
 
   it("fires at the anchor's local time and every interval after it (winter, CET)", () => {
     assert.deepEqual(s.nextRuns(ms("2026-01-10T00:00:00Z"), 4).map(iso), [
-      "2026-01-10T02:30:00.000Z", "2026-01-10T08:30:00.000Z", "2026-01-10T14:30:00.000Z", "2026-01-10T20:30:00.000Z",
+      "2026-01-10T02:30:00.000Z",
+      "2026-01-10T08:30:00.000Z",
+      "2026-01-10T14:30:00.000Z",
+      "2026-01-10T20:30:00.000Z",
     ]);
   });
 
   it("follows the zone's summer offset (CEST)", () => {
-    assert.deepEqual(s.nextRuns(ms("2026-07-10T00:00:00Z"), 2).map(iso), ["2026-07-10T01:30:00.000Z", "2026-07-10T07:30:00.000Z"]);
+    assert.deepEqual(s.nextRuns(ms("2026-07-10T00:00:00Z"), 2).map(iso), [
+      "2026-07-10T01:30:00.000Z",
+      "2026-07-10T07:30:00.000Z",
+    ]);
   });
 
   it("re-anchors each local day across the spring-forward day", () => {
     assert.deepEqual(s.nextRuns(ms("2026-03-28T21:00:00Z"), 5).map(iso), [
-      "2026-03-29T02:30:00.000Z", "2026-03-29T07:30:00.000Z", "2026-03-29T13:30:00.000Z", "2026-03-29T19:30:00.000Z", "2026-03-30T01:30:00.000Z",
+      "2026-03-29T02:30:00.000Z",
+      "2026-03-29T07:30:00.000Z",
+      "2026-03-29T13:30:00.000Z",
+      "2026-03-29T19:30:00.000Z",
+      "2026-03-30T01:30:00.000Z",
     ]);
     assert.equal(iso(s.prev(ms("2026-03-29T07:30:00Z"))), "2026-03-29T02:30:00.000Z");
     assert.equal(iso(s.prev(ms("2026-03-29T02:30:00Z"))), "2026-03-28T20:30:00.000Z");
@@ -78,17 +88,25 @@ describe("every(): \"HH:MM\" anchor in a zone", () => {
 
 describe("every(): bad input", () => {
   it("refuses intervals under one second", () => {
-    assertSchedulerError(() => every("500ms"), "invalid-interval", 'invalid-interval: interval: must be at least 1s, got "500ms"');
+    assertSchedulerError(
+      () => every("500ms"),
+      "invalid-interval",
+      'invalid-interval: interval: must be at least 1s, got "500ms"',
+    );
     assertSchedulerError(() => every(0), "invalid-interval");
   });
 
   it("refuses what is not a duration", () => {
-    assertSchedulerError(() => every("soon"), "invalid-interval", 'invalid-interval: interval: expected a duration like "30s", got "soon"');
+    assertSchedulerError(
+      () => every("soon"),
+      "invalid-interval",
+      'invalid-interval: interval: expected a duration like "30s", got "soon"',
+    );
     assertSchedulerError(() => every(-5), "invalid-interval");
     assertSchedulerError(() => every(Number.NaN), "invalid-interval");
   });
 
-  it("refuses an \"HH:MM\" anchor with an interval that does not divide 24h", () => {
+  it('refuses an "HH:MM" anchor with an interval that does not divide 24h', () => {
     assertSchedulerError(
       () => every("7m", { anchor: "09:30" }),
       "invalid-interval",
@@ -104,23 +122,35 @@ describe("every(): bad input", () => {
 });
 
 describe("every(): against an oracle", () => {
-  const zones = ["UTC", "America/New_York", "Australia/Lord_Howe", "Antarctica/Troll", "America/Santiago", "Pacific/Chatham"];
+  const zones = [
+    "UTC",
+    "America/New_York",
+    "Australia/Lord_Howe",
+    "Antarctica/Troll",
+    "America/Santiago",
+    "Pacific/Chatham",
+  ];
   const intervals = [60_000, 900_000, 3_600_000, 7_200_000, 21_600_000, 86_400_000];
 
   it("fixed grids: next is the first grid point after, prev the last before", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1000, max: 10 ** 9 }), fc.integer({ min: -(10 ** 13), max: 10 ** 13 }), fc.integer({ min: -(10 ** 13), max: 10 ** 13 }), (interval, anchor, t) => {
-        const s = every(interval, { anchor });
-        const next = s.next(t)!;
-        const prev = s.prev(t)!;
-        assert.ok(next > t && next - t <= interval && (next - anchor) % interval === 0);
-        assert.ok(prev < t && t - prev <= interval && (prev - anchor) % interval === 0);
-      }),
+      fc.property(
+        fc.integer({ min: 1000, max: 10 ** 9 }),
+        fc.integer({ min: -(10 ** 13), max: 10 ** 13 }),
+        fc.integer({ min: -(10 ** 13), max: 10 ** 13 }),
+        (interval, anchor, t) => {
+          const s = every(interval, { anchor });
+          const next = s.next(t)!;
+          const prev = s.prev(t)!;
+          assert.ok(next > t && next - t <= interval && (next - anchor) % interval === 0);
+          assert.ok(prev < t && t - prev <= interval && (prev - anchor) % interval === 0);
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
-  it("\"HH:MM\" anchors: each local day's slots start at the anchor mapped like Temporal \"compatible\"", () => {
+  it('"HH:MM" anchors: each local day\'s slots start at the anchor mapped like Temporal "compatible"', () => {
     fc.assert(
       fc.property(
         fc.constantFrom(...zones),
@@ -130,7 +160,8 @@ describe("every(): against an oracle", () => {
         fc.integer({ min: ms("2026-01-01T00:00:00Z"), max: ms("2027-01-01T00:00:00Z") }),
         (zone, interval, hour, minute, t) => {
           const anchorOf = (date: TemporalTypes.PlainDate): number =>
-            date.toPlainDateTime({ hour, minute }).toZonedDateTime(zone, { disambiguation: "compatible" }).epochMilliseconds;
+            date.toPlainDateTime({ hour, minute }).toZonedDateTime(zone, { disambiguation: "compatible" })
+              .epochMilliseconds;
           const today = Temporal.Instant.fromEpochMilliseconds(t).toZonedDateTimeISO(zone).toPlainDate();
           const slots: number[] = [];
           for (let d = -2; d <= 2; d++) {

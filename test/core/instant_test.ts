@@ -20,7 +20,11 @@ describe("toEpochMs()", () => {
   it("refuses text without an offset, garbage and out-of-range numbers", () => {
     assertSchedulerError(() => toEpochMs("2026-03-08T07:00:00"), "invalid-instant");
     assertSchedulerError(() => toEpochMs("2026-03-08"), "invalid-instant");
-    assertSchedulerError(() => toEpochMs("next tuesday", { field: "after" }), "invalid-instant", 'invalid-instant: after: expected epoch ms, a Date or an ISO instant with offset, got "next tuesday"');
+    assertSchedulerError(
+      () => toEpochMs("next tuesday", { field: "after" }),
+      "invalid-instant",
+      'invalid-instant: after: expected epoch ms, a Date or an ISO instant with offset, got "next tuesday"',
+    );
     assertSchedulerError(() => toEpochMs(Number.POSITIVE_INFINITY), "invalid-instant");
     assertSchedulerError(() => toEpochMs(8.7e15), "invalid-instant");
     assertSchedulerError(() => toEpochMs({}), "invalid-instant");

@@ -8,10 +8,29 @@ import { caseLabel, failures, realWorldCases, runCase } from "../fixtures/check.
 import { bruteForce } from "../fixtures/real-world/oracle.ts";
 
 const REFUSED = [
-  "0 */48 * * *", "*10 * * * * *", "*/300 * * * * *", "*/1800 * * * * *", "00 60 * * * *",
-  "0 0 9 1-31 0-11 0-6", "0 15 1-31 0-11 0-6", "@reboot", "0 0 0 L-7 * ?", "@every 3s", "@every 10s",
-  "rate(5 minutes)", "@every 8h", "@once", "every 60 minutes", "every 1 minutes", "every 24 hours",
-  "every 1 hours", "@every 1m", "@every 30s", "every 5 minutes", "0 0 31 2 *", "0 0 30 2 *",
+  "0 */48 * * *",
+  "*10 * * * * *",
+  "*/300 * * * * *",
+  "*/1800 * * * * *",
+  "00 60 * * * *",
+  "0 0 9 1-31 0-11 0-6",
+  "0 15 1-31 0-11 0-6",
+  "@reboot",
+  "0 0 0 L-7 * ?",
+  "@every 3s",
+  "@every 10s",
+  "rate(5 minutes)",
+  "@every 8h",
+  "@once",
+  "every 60 minutes",
+  "every 1 minutes",
+  "every 24 hours",
+  "every 1 hours",
+  "@every 1m",
+  "@every 30s",
+  "every 5 minutes",
+  "0 0 31 2 *",
+  "0 0 30 2 *",
 ];
 
 describe("real-world expressions", () => {

@@ -25,7 +25,10 @@ describe("schedule(): inputs", () => {
 
   it("reads @every text, which cron() refuses", () => {
     assert.equal(schedule("@every 30s").next(0), 30_000);
-    assert.equal(schedule("@EVERY 1h from 2026-01-01T00:20:00Z").next(ms("2026-01-01T05:00:00Z")), ms("2026-01-01T05:20:00Z"));
+    assert.equal(
+      schedule("@EVERY 1h from 2026-01-01T00:20:00Z").next(ms("2026-01-01T05:00:00Z")),
+      ms("2026-01-01T05:20:00Z"),
+    );
     assertSchedulerError(() => cron("@every 30s"), "invalid-cron");
   });
 

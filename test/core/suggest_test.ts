@@ -5,7 +5,15 @@ import { assertTimeZone } from "../../src/core/zone/mod.ts";
 
 describe("suggest", () => {
   it("editDistance counts inserts, deletes, substitutions and adjacent swaps, case-insensitively", () => {
-    const cases: [string, string, number][] = [["", "", 0], ["abc", "abc", 0], ["Paris", "paris", 0], ["Pariss", "Paris", 1], ["Yrok", "York", 1], ["kitten", "sitting", 3], ["", "abc", 3]];
+    const cases: [string, string, number][] = [
+      ["", "", 0],
+      ["abc", "abc", 0],
+      ["Paris", "paris", 0],
+      ["Pariss", "Paris", 1],
+      ["Yrok", "York", 1],
+      ["kitten", "sitting", 3],
+      ["", "abc", 3],
+    ];
     for (const [a, b, d] of cases) {
       assert.equal(editDistance(a, b), d, `${a} → ${b}`);
       assert.equal(editDistance(b, a), d, `${b} → ${a}`);
@@ -26,8 +34,12 @@ describe("suggest", () => {
     const listed = typeof (Intl as { supportedValuesOf?: unknown }).supportedValuesOf === "function";
     assert.throws(() => assertTimeZone("Europe/Pariss"), (e: unknown) => {
       const message = (e as Error).message;
-      if (listed) assert.equal(message, 'invalid-timezone: timezone: unknown time zone "Europe/Pariss"; did you mean "Europe/Paris"?');
-      else assert.equal(message, 'invalid-timezone: timezone: unknown time zone "Europe/Pariss"');
+      if (listed) {
+        assert.equal(
+          message,
+          'invalid-timezone: timezone: unknown time zone "Europe/Pariss"; did you mean "Europe/Paris"?',
+        );
+      } else assert.equal(message, 'invalid-timezone: timezone: unknown time zone "Europe/Pariss"');
       return true;
     });
     assert.throws(() => assertTimeZone("Mars/Olympus"), /unknown time zone "Mars\/Olympus"$/);

@@ -35,13 +35,20 @@ interface Block {
 const TSC = { timeout: 180_000 };
 
 describe("docs that run", () => {
-  it("every ts/js block in README.md and docs/, and every public @example, type-checks as a strict consumer's", TSC, () => {
-    assert.deepEqual(checkDocs({ dir: scratch("docs-check") }), []);
-  });
+  it(
+    "every ts/js block in README.md and docs/, and every public @example, type-checks as a strict consumer's",
+    TSC,
+    () => {
+      assert.deepEqual(checkDocs({ dir: scratch("docs-check") }), []);
+    },
+  );
 
   it("finds blocks in the README, in docs/ and in the JSDoc of public exports", () => {
     const blocks = docBlocks() as Block[];
-    assert.ok(blocks.some((b) => b.file === "README.md" && b.run && b.output !== undefined), "the README's first look runs");
+    assert.ok(
+      blocks.some((b) => b.file === "README.md" && b.run && b.output !== undefined),
+      "the README's first look runs",
+    );
     assert.ok(blocks.some((b) => b.file.startsWith("docs/getting-started/")));
     const examples = exampleBlocks() as (Block & { symbol: string })[];
     for (const symbol of ["createScheduler", "d1Store", "edgecronRouter", "verifySignature", "cloudflareWorker"]) {
@@ -50,9 +57,17 @@ describe("docs that run", () => {
   });
 
   it("fails on a broken block, naming the file and line; a fragment needs a reason", TSC, () => {
-    const problems = checkDocs({ base: fixtures, files: ["broken.md"], examples: false, dir: scratch("docs-broken") }) as string[];
+    const problems = checkDocs({
+      base: fixtures,
+      files: ["broken.md"],
+      examples: false,
+      dir: scratch("docs-broken"),
+    }) as string[];
     assert.equal(problems.length, 2, problems.join("\n"));
-    assert.match(problems.find((p) => p.includes("error TS")) ?? "", /^broken\.md:16: error TS2322: .*'number \| null'/);
+    assert.match(
+      problems.find((p) => p.includes("error TS")) ?? "",
+      /^broken\.md:16: error TS2322: .*'number \| null'/,
+    );
     assert.match(problems.find((p) => !p.includes("error TS")) ?? "", /^broken\.md:26: a fragment needs a reason/);
   });
 

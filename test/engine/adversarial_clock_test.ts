@@ -16,7 +16,8 @@ describe("adversarial: long delays", () => {
     let now = T0;
     let fired = 0;
     try {
-      globalThis.setTimeout = ((fn: () => void, ms: number) => armed.push({ fn, ms, id: armed.length + 1 })) as unknown as typeof setTimeout;
+      globalThis.setTimeout = ((fn: () => void, ms: number) =>
+        armed.push({ fn, ms, id: armed.length + 1 })) as unknown as typeof setTimeout;
       globalThis.clearTimeout = ((id: number) => void cleared.push(id)) as unknown as typeof clearTimeout;
       Date.now = () => now;
       const clock = systemClock();
@@ -43,10 +44,14 @@ describe("adversarial: long delays", () => {
   it("a backoff doubled past the longest timer is capped: leases stay valid instants and no store-error is reported", async () => {
     const s = setup({ start: T0 - 1 });
     const attempts: number[] = [];
-    s.scheduler.job("stubborn", { schedule: { at: T0 }, retries: { attempts: 41, backoff: "1d" }, run: (ctx) => {
-      attempts.push(ctx.attempt);
-      throw new Error("nope");
-    } });
+    s.scheduler.job("stubborn", {
+      schedule: { at: T0 },
+      retries: { attempts: 41, backoff: "1d" },
+      run: (ctx) => {
+        attempts.push(ctx.attempt);
+        throw new Error("nope");
+      },
+    });
     await tickAt(s, T0 - 1);
     await s.clock.set(T0);
     const pending = s.scheduler.tick();

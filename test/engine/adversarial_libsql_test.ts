@@ -31,13 +31,27 @@ describe("adversarial on libSQL", () => {
     let live = 0;
     let peak = 0;
     const gate = deferred();
-    a.scheduler.job("single", { schedule: "0 * * * *", retries: { attempts: 2 }, run: async () => {
-      peak = Math.max(peak, ++live);
-      await gate.promise;
-      live--;
-    } });
+    a.scheduler.job("single", {
+      schedule: "0 * * * *",
+      retries: { attempts: 2 },
+      run: async () => {
+        peak = Math.max(peak, ++live);
+        await gate.promise;
+        live--;
+      },
+    });
     await tickAt(a, T0 - MIN + 1);
-    await store.claim([{ job: "single", slot: T0, kind: "scheduled", status: "running", overlap: "skip", node: "dead", batch: "d", now: T0, leaseUntil: T0 + SEC }]);
+    await store.claim([{
+      job: "single",
+      slot: T0,
+      kind: "scheduled",
+      status: "running",
+      overlap: "skip",
+      node: "dead",
+      batch: "d",
+      now: T0,
+      leaseUntil: T0 + SEC,
+    }]);
     await a.clock.set(T0 + MIN);
     const manual = a.scheduler.run("single", { mode: "force" });
     for (let i = 0; i < 100 && (await store.runs("single")).length < 2; i++) await a.clock.settle();
@@ -53,7 +67,12 @@ describe("adversarial on libSQL", () => {
     const store = faultyStore(fileStore());
     const s = setup({ store });
     const ran: number[] = [];
-    s.scheduler.job("once", { schedule: "* * * * *", timeout: "10s", retries: { attempts: 3 }, run: (ctx) => void ran.push(ctx.slot) });
+    s.scheduler.job("once", {
+      schedule: "* * * * *",
+      timeout: "10s",
+      retries: { attempts: 3 },
+      run: (ctx) => void ran.push(ctx.slot),
+    });
     await tickAt(s, T0 + 1);
     store.failNext("update");
     await s.clock.set(T0 + MIN);

@@ -32,7 +32,12 @@ describe("adversarial: manual runs", () => {
       const a = setup({ store, node: "a" });
       const b = setup({ store, node: "b", clock: a.clock });
       const ran: string[] = [];
-      for (const s of [a, b]) s.scheduler.job("m", { schedule: "* * * * *", run: (ctx) => void ran.push(`${s.scheduler.node}:${ctx.slot}`) });
+      for (const s of [a, b]) {
+        s.scheduler.job("m", {
+          schedule: "* * * * *",
+          run: (ctx) => void ran.push(`${s.scheduler.node}:${ctx.slot}`),
+        });
+      }
       await tickAt(a, T0 + 1);
       await a.clock.set(T0 + 3 * MIN + SEC);
       const calls = [() => a.scheduler.run("m", { mode: "due" }), () => b.scheduler.tick()];
@@ -53,12 +58,15 @@ describe("adversarial: manual runs", () => {
     const slots: number[] = [];
     const gate = deferred();
     for (const s of [a, b]) {
-      s.scheduler.job("m", { schedule: "* * * * *", run: async (ctx) => {
-        slots.push(ctx.slot);
-        peak = Math.max(peak, ++live);
-        await gate.promise;
-        live--;
-      } });
+      s.scheduler.job("m", {
+        schedule: "* * * * *",
+        run: async (ctx) => {
+          slots.push(ctx.slot);
+          peak = Math.max(peak, ++live);
+          await gate.promise;
+          live--;
+        },
+      });
     }
     await tickAt(a, T0 + 1);
     await a.clock.set(T0 + MIN);

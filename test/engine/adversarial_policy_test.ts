@@ -26,7 +26,13 @@ describe("adversarial: catch-up all", () => {
     const b = setup({ store, node: "b", clock: a.clock });
     const h = tracked(60 * SEC, a.clock); // always times out
     for (const s of [a, b]) {
-      s.scheduler.job("q", { schedule: "* * * * *", timeout: "10s", catchUp: { mode: "all" }, retries: { attempts: 2, backoff: "30s" }, run: h.run });
+      s.scheduler.job("q", {
+        schedule: "* * * * *",
+        timeout: "10s",
+        catchUp: { mode: "all" },
+        retries: { attempts: 2, backoff: "30s" },
+        run: h.run,
+      });
     }
     await tickAt(a, T0 + 1);
     await a.clock.set(T0 + 3 * MIN);
@@ -50,7 +56,13 @@ describe("adversarial: catch-up all", () => {
   it("with overlap allow, every slot of the outage runs once, some at the same time", async () => {
     const s = setup();
     const h = tracked(90 * SEC, s.clock);
-    s.scheduler.job("q", { schedule: "* * * * *", timeout: "2m", overlap: "allow", catchUp: { mode: "all" }, run: h.run });
+    s.scheduler.job("q", {
+      schedule: "* * * * *",
+      timeout: "2m",
+      overlap: "allow",
+      catchUp: { mode: "all" },
+      run: h.run,
+    });
     await tickAt(s, T0 + 1);
     await s.clock.set(T0 + 3 * MIN);
     const first = s.scheduler.tick();
@@ -68,7 +80,11 @@ describe("adversarial: timeouts and retries against the next slot", () => {
   it("a handler settling after its timeout changes nothing: the row stays timeout, no success is reported", async () => {
     const s = setup();
     let finish: (() => void) | undefined;
-    s.scheduler.job("late", { schedule: "* * * * *", timeout: "10s", run: () => new Promise<void>((resolve) => (finish = resolve)) });
+    s.scheduler.job("late", {
+      schedule: "* * * * *",
+      timeout: "10s",
+      run: () => new Promise<void>((resolve) => (finish = resolve)),
+    });
     await tickAt(s, T0 + 1);
     await s.clock.set(T0 + MIN);
     const pending = s.scheduler.tick();
@@ -84,10 +100,15 @@ describe("adversarial: timeouts and retries against the next slot", () => {
     it(`a retry whose backoff crosses the next slot (overlap ${overlap}) runs once; the next slot is ${overlap === "skip" ? "skipped" : "run beside it"}`, async () => {
       const s = setup();
       const calls: string[] = [];
-      s.scheduler.job("r", { schedule: "* * * * *", overlap, retries: { attempts: 2, backoff: "90s" }, run: (ctx) => {
-        calls.push(`${ctx.slot - T0}/${ctx.attempt}`);
-        if (ctx.slot === T0 + MIN && ctx.attempt === 1) throw new Error("first try fails");
-      } });
+      s.scheduler.job("r", {
+        schedule: "* * * * *",
+        overlap,
+        retries: { attempts: 2, backoff: "90s" },
+        run: (ctx) => {
+          calls.push(`${ctx.slot - T0}/${ctx.attempt}`);
+          if (ctx.slot === T0 + MIN && ctx.attempt === 1) throw new Error("first try fails");
+        },
+      });
       await tickAt(s, T0 + 1);
       await s.clock.set(T0 + MIN);
       const first = s.scheduler.tick();
@@ -112,10 +133,15 @@ describe("adversarial: timeouts and retries against the next slot", () => {
     const b = setup({ store, node: "b", clock: a.clock });
     const calls: string[] = [];
     for (const s of [a, b]) {
-      s.scheduler.job("r", { schedule: "0 * * * *", timeout: "10s", retries: { attempts: 3, backoff: "5s" }, run: (ctx) => {
-        calls.push(`${s.scheduler.node}/${ctx.attempt}`);
-        if (ctx.attempt < 3) throw new Error(`try ${ctx.attempt}`);
-      } });
+      s.scheduler.job("r", {
+        schedule: "0 * * * *",
+        timeout: "10s",
+        retries: { attempts: 3, backoff: "5s" },
+        run: (ctx) => {
+          calls.push(`${s.scheduler.node}/${ctx.attempt}`);
+          if (ctx.attempt < 3) throw new Error(`try ${ctx.attempt}`);
+        },
+      });
     }
     await tickAt(a, T0 - MIN + 1);
     await a.clock.set(T0);

@@ -11,7 +11,12 @@ describe("adversarial: store failures", () => {
     const store = faultyStore();
     const s = setup({ store });
     const runs: number[] = [];
-    s.scheduler.job("once", { schedule: "* * * * *", timeout: "10s", retries: { attempts: 3 }, run: (ctx) => void runs.push(ctx.slot) });
+    s.scheduler.job("once", {
+      schedule: "* * * * *",
+      timeout: "10s",
+      retries: { attempts: 3 },
+      run: (ctx) => void runs.push(ctx.slot),
+    });
     await tickAt(s, T0 + 1);
     store.failNext("update");
     await s.clock.set(T0 + MIN);
@@ -35,7 +40,11 @@ describe("adversarial: store failures", () => {
     // An outage of 80 s, far past the lease (15 s) and the grace (5 s): renewals still land.
     await s.clock.advance(80 * SEC);
     const meanwhile = await s.scheduler.tick();
-    assert.deepEqual(meanwhile.jobs["once"]!.skipped, [T0 + 2 * MIN], "the slot that ran still holds its lease: no other run beside it");
+    assert.deepEqual(
+      meanwhile.jobs["once"]!.skipped,
+      [T0 + 2 * MIN],
+      "the slot that ran still holds its lease: no other run beside it",
+    );
     assert.equal((await s.store.getRun("once", T0 + MIN))!.status, "running");
     store.failNext("update", -1000);
     await s.clock.advance(5 * SEC);
@@ -53,10 +62,25 @@ describe("adversarial: store failures", () => {
       const store = faultyStore();
       const s = setup({ store, start: T0 - MIN + 1 });
       const runs: string[] = [];
-      s.scheduler.job("j", { schedule: "* * * * *", timeout: "10s", retries: { attempts: 2 }, run: (ctx) => void runs.push(`${ctx.slot}/${ctx.attempt}`) });
+      s.scheduler.job("j", {
+        schedule: "* * * * *",
+        timeout: "10s",
+        retries: { attempts: 2 },
+        run: (ctx) => void runs.push(`${ctx.slot}/${ctx.attempt}`),
+      });
       await tickAt(s, T0 - MIN + 1);
       // A dead node's claim on T0 whose lease ends at T0+30s, so the next tick reaps it.
-      await store.claim([{ job: "j", slot: T0, kind: "scheduled", status: "running", overlap: "skip", node: "dead", batch: "d", now: T0, leaseUntil: T0 + 30 * SEC }]);
+      await store.claim([{
+        job: "j",
+        slot: T0,
+        kind: "scheduled",
+        status: "running",
+        overlap: "skip",
+        node: "dead",
+        batch: "d",
+        now: T0,
+        leaseUntil: T0 + 30 * SEC,
+      }]);
       store.failNext(method);
       const failed = await tickAt(s, T0 + MIN);
       assert.equal(failed.ok, false);
@@ -77,10 +101,15 @@ describe("adversarial: leases", () => {
     const b = setup({ store, node: "b", clock: a.clock });
     const runs: string[] = [];
     for (const s of [a, b]) {
-      s.scheduler.job("slow", { schedule: "* * * * *", timeout: "30s", retries: { attempts: 2 }, run: async (ctx) => {
-        runs.push(`${s.scheduler.node}:${ctx.attempt}`);
-        await new Promise<void>((resolve) => s.clock.setTimeout(resolve, 28 * SEC));
-      } });
+      s.scheduler.job("slow", {
+        schedule: "* * * * *",
+        timeout: "30s",
+        retries: { attempts: 2 },
+        run: async (ctx) => {
+          runs.push(`${s.scheduler.node}:${ctx.attempt}`);
+          await new Promise<void>((resolve) => s.clock.setTimeout(resolve, 28 * SEC));
+        },
+      });
     }
     await tickAt(a, T0 + 1);
     await a.clock.set(T0 + MIN + 10 * SEC);
@@ -98,13 +127,27 @@ describe("adversarial: leases", () => {
     let live = 0;
     let peak = 0;
     const gate = deferred();
-    s.scheduler.job("single", { schedule: "0 * * * *", retries: { attempts: 2 }, run: async () => {
-      peak = Math.max(peak, ++live);
-      await gate.promise;
-      live--;
-    } });
+    s.scheduler.job("single", {
+      schedule: "0 * * * *",
+      retries: { attempts: 2 },
+      run: async () => {
+        peak = Math.max(peak, ++live);
+        await gate.promise;
+        live--;
+      },
+    });
     await tickAt(s, T0 - MIN + 1);
-    await s.store.claim([{ job: "single", slot: T0, kind: "scheduled", status: "running", overlap: "skip", node: "dead", batch: "d", now: T0, leaseUntil: T0 + SEC }]);
+    await s.store.claim([{
+      job: "single",
+      slot: T0,
+      kind: "scheduled",
+      status: "running",
+      overlap: "skip",
+      node: "dead",
+      batch: "d",
+      now: T0,
+      leaseUntil: T0 + SEC,
+    }]);
     await s.clock.set(T0 + MIN);
     const manual = s.scheduler.run("single", { mode: "force" });
     await s.clock.settle();
@@ -124,12 +167,20 @@ describe("adversarial: leases", () => {
     const b = setup({ store, node: "b", clock: a.clock });
     const ran: string[] = [];
     const started = deferred();
-    a.scheduler.job("q", { schedule: "* * * * *", catchUp: { mode: "all" }, run: (ctx) => {
-      ran.push(`a:${ctx.slot}`);
-      started.resolve();
-      return new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)));
-    } });
-    b.scheduler.job("q", { schedule: "* * * * *", catchUp: { mode: "all" }, run: (ctx) => void ran.push(`b:${ctx.slot}`) });
+    a.scheduler.job("q", {
+      schedule: "* * * * *",
+      catchUp: { mode: "all" },
+      run: (ctx) => {
+        ran.push(`a:${ctx.slot}`);
+        started.resolve();
+        return new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)));
+      },
+    });
+    b.scheduler.job("q", {
+      schedule: "* * * * *",
+      catchUp: { mode: "all" },
+      run: (ctx) => void ran.push(`b:${ctx.slot}`),
+    });
     await tickAt(a, T0 + 1);
     await a.clock.set(T0 + 3 * MIN);
     const ticking = a.scheduler.tick(); // claims 00:01, 00:02, 00:03; runs 00:01

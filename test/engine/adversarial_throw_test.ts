@@ -22,13 +22,25 @@ describe("adversarial: what gets thrown", () => {
   const thrown: [string, () => unknown][] = [
     ["undefined", () => undefined],
     ["a cyclic object without a prototype", unprintable],
-    ["an object whose toString and toJSON throw", () => ({ toJSON: () => { throw new Error("j"); }, toString: () => { throw new Error("s"); } })],
+    ["an object whose toString and toJSON throw", () => ({
+      toJSON: () => {
+        throw new Error("j");
+      },
+      toString: () => {
+        throw new Error("s");
+      },
+    })],
     ["an Error whose message getter throws", () => new NastyError()],
   ];
   for (const [label, make] of thrown) {
     it(`a handler throwing ${label} is recorded error; the store stays healthy`, async () => {
       const s = setup();
-      s.scheduler.job("bad", { schedule: "* * * * *", run: () => { throw make(); } });
+      s.scheduler.job("bad", {
+        schedule: "* * * * *",
+        run: () => {
+          throw make();
+        },
+      });
       await tickAt(s, T0 + 1);
       const report = await tickAt(s, T0 + MIN);
       assert.equal(report.ok, true);
@@ -43,7 +55,11 @@ describe("adversarial: what gets thrown", () => {
   }
 
   it("an onEvent listener throwing an unprintable value never rejects tick() nor stops the timer", async () => {
-    const s = setup({ onEvent: () => { throw unprintable(); } });
+    const s = setup({
+      onEvent: () => {
+        throw unprintable();
+      },
+    });
     const slots: number[] = [];
     s.scheduler.job("x", { schedule: "* * * * *", run: (ctx) => void slots.push(ctx.slot) });
     const report = await tickAt(s, T0 + 1);
@@ -56,8 +72,15 @@ describe("adversarial: what gets thrown", () => {
   });
 
   it("a logger throwing an unprintable value never reaches a run", async () => {
-    const boom = (): never => { throw unprintable(); };
-    const s = setup({ logger: { debug: boom, info: boom, warn: boom, error: boom }, onEvent: () => { throw new Error("x"); } });
+    const boom = (): never => {
+      throw unprintable();
+    };
+    const s = setup({
+      logger: { debug: boom, info: boom, warn: boom, error: boom },
+      onEvent: () => {
+        throw new Error("x");
+      },
+    });
     s.scheduler.job("x", { schedule: "* * * * *", run: (ctx) => ctx.log.error("hi") });
     await tickAt(s, T0 + 1);
     assert.equal((await tickAt(s, T0 + MIN)).jobs["x"]!.outcomes[T0 + MIN], "ok");
@@ -65,7 +88,9 @@ describe("adversarial: what gets thrown", () => {
 });
 
 /** A Schedule whose `next`/`between` return what `bad` says, on top of a real minutely grid. */
-function brokenSchedule(bad: { next?: (after: number) => number | null; between?: (from: number, to: number) => Iterable<number> }): Schedule {
+function brokenSchedule(
+  bad: { next?: (after: number) => number | null; between?: (from: number, to: number) => Iterable<number> },
+): Schedule {
   const minute = (after: number): number => Math.floor(after / MIN) * MIN + MIN;
   return {
     kind: "cron",
@@ -104,19 +129,36 @@ describe("adversarial: a user Schedule returning garbage", () => {
   }
 
   const betweens: [string, (from: number, to: number) => Iterable<number>][] = [
-    ["a non-integer slot", function* (_f, to) { yield to - 0.5; }],
-    ["NaN", function* () { yield Number.NaN; }],
-    ["a future slot", function* (_f, to) { yield to + MIN; }],
-    ["slots at or before `from`", function* (from) { yield from; yield from - MIN; }],
-    ["the same slot forever", function* (_f, to) { for (;;) yield to; }],
-    ["descending slots forever", function* (_f, to) { for (let t = to;; t -= MIN) yield t; }],
+    ["a non-integer slot", function* (_f, to) {
+      yield to - 0.5;
+    }],
+    ["NaN", function* () {
+      yield Number.NaN;
+    }],
+    ["a future slot", function* (_f, to) {
+      yield to + MIN;
+    }],
+    ["slots at or before `from`", function* (from) {
+      yield from;
+      yield from - MIN;
+    }],
+    ["the same slot forever", function* (_f, to) {
+      for (;;) yield to;
+    }],
+    ["descending slots forever", function* (_f, to) {
+      for (let t = to;; t -= MIN) yield t;
+    }],
   ];
   for (const [label, between] of betweens) {
     it(`between() yielding ${label} plans nothing for that job, never hangs, and other jobs still run`, async () => {
       const s = setup();
       let broken = 0;
       const fine: number[] = [];
-      s.scheduler.job("broken", { schedule: brokenSchedule({ between }), catchUp: { mode: "latest", window: "1h" }, run: () => void broken++ });
+      s.scheduler.job("broken", {
+        schedule: brokenSchedule({ between }),
+        catchUp: { mode: "latest", window: "1h" },
+        run: () => void broken++,
+      });
       s.scheduler.job("fine", { schedule: "* * * * *", run: (ctx) => void fine.push(ctx.slot) });
       await tickAt(s, T0 + 1);
       const report = await tickAt(s, T0 + MIN);
@@ -130,7 +172,12 @@ describe("adversarial: a user Schedule returning garbage", () => {
 
   it("a Schedule whose toString throws does not break list()", async () => {
     const s = setup();
-    const schedule = { ...brokenSchedule({}), toString: (): string => { throw new Error("s"); } };
+    const schedule = {
+      ...brokenSchedule({}),
+      toString: (): string => {
+        throw new Error("s");
+      },
+    };
     s.scheduler.job("odd", { schedule, run: () => {} });
     const [info] = await s.scheduler.list();
     assert.equal(info!.name, "odd");

@@ -70,10 +70,15 @@ describe("adversarial: timer mode", () => {
     const s = setup({ start: T0 + 1 });
     const slots: number[] = [];
     const gate = deferred();
-    s.scheduler.job("slow", { schedule: "* * * * * *", overlap: "allow", catchUp: { mode: "all" }, run: async (ctx) => {
-      slots.push(ctx.slot);
-      await gate.promise;
-    } });
+    s.scheduler.job("slow", {
+      schedule: "* * * * * *",
+      overlap: "allow",
+      catchUp: { mode: "all" },
+      run: async (ctx) => {
+        slots.push(ctx.slot);
+        await gate.promise;
+      },
+    });
     s.scheduler.start();
     for (let i = 1; i <= 30; i++) {
       const manual = s.scheduler.tick(); // same instant as the timer wake, racing it
@@ -125,7 +130,11 @@ describe("adversarial: clock jumps", () => {
   it("every: 1s after a day of downtime plans one window, and the next tick carries on from it", async () => {
     const s = setup();
     const slots: number[] = [];
-    s.scheduler.job("sec", { schedule: { every: "1s" }, catchUp: { mode: "latest", window: "1h" }, run: (ctx) => void slots.push(ctx.slot) });
+    s.scheduler.job("sec", {
+      schedule: { every: "1s" },
+      catchUp: { mode: "latest", window: "1h" },
+      run: (ctx) => void slots.push(ctx.slot),
+    });
     await tickAt(s, T0 + 1);
     const report = await tickAt(s, T0 + 24 * HOUR);
     assert.deepEqual(slots, [T0 + 24 * HOUR]);
@@ -144,13 +153,22 @@ describe("adversarial: clock jumps", () => {
     assert.deepEqual(report.jobs["sec"]!.run, [T0 + 6 * HOUR]);
     assert.equal(report.jobs["sec"]!.missed.length, 9_999);
     assert.equal(report.jobs["sec"]!.missed[0], T0 + 6 * HOUR - 9_999 * SEC);
-    assert.ok(s.logger.lines.includes(`warn job "sec": ${6 * 3600 - 10_000} slots too far behind to plan were not recorded`), s.logger.lines.join("\n"));
+    assert.ok(
+      s.logger.lines.includes(`warn job "sec": ${6 * 3600 - 10_000} slots too far behind to plan were not recorded`),
+      s.logger.lines.join("\n"),
+    );
   });
 
   it("catchUp all over more than 10 000 slots runs them oldest first over several ticks, none twice, none lost", async () => {
     const s = setup();
     const slots: number[] = [];
-    s.scheduler.job("sec", { schedule: { every: "1s" }, timeout: "1s", overlap: "allow", catchUp: { mode: "all", window: "4h" }, run: (ctx) => void slots.push(ctx.slot) });
+    s.scheduler.job("sec", {
+      schedule: { every: "1s" },
+      timeout: "1s",
+      overlap: "allow",
+      catchUp: { mode: "all", window: "4h" },
+      run: (ctx) => void slots.push(ctx.slot),
+    });
     await tickAt(s, T0 + 1);
     const first = await tickAt(s, T0 + 3 * HOUR);
     assert.equal(first.jobs["sec"]!.run.length, 10_000);

@@ -12,7 +12,12 @@ const wall = (y: number, mo: number, d: number, h: number, mi: number, offsetMin
 
 const iso = (slots: readonly number[]): string[] => slots.map((s) => new Date(s).toISOString());
 
-async function backfillSlots(schedule: string, timezone: string, from: number, to: number): Promise<{ planned: number[]; ran: number[]; kinds: string[] }> {
+async function backfillSlots(
+  schedule: string,
+  timezone: string,
+  from: number,
+  to: number,
+): Promise<{ planned: number[]; ran: number[]; kinds: string[] }> {
   const s = setup({ start: to + HOUR });
   const seen: number[] = [];
   s.scheduler.job("j", { schedule, timezone, run: (ctx) => void seen.push(ctx.slot) });
@@ -38,7 +43,9 @@ describe("backfill", () => {
     assert.deepEqual([report.planned, report.ran.length, report.skipped, report.stopped], [3, 3, [], false]);
     assert.deepEqual(Object.values(report.outcomes), ["ok", "ok", "ok"]);
     assert.deepEqual((await rows(s.store, "j")).map((r) => [r.slot, r.kind, r.status]), [
-      [T0 - 3 * HOUR, "backfill", "ok"], [T0 - 2 * HOUR, "backfill", "ok"], [T0 - HOUR, "backfill", "ok"],
+      [T0 - 3 * HOUR, "backfill", "ok"],
+      [T0 - 2 * HOUR, "backfill", "ok"],
+      [T0 - HOUR, "backfill", "ok"],
     ]);
   });
 
@@ -74,7 +81,10 @@ describe("backfill", () => {
     assert.deepEqual(h.state.started, [4, 3, 2, 1].map((k) => T0 - k * HOUR));
     assert.equal(h.state.peak, 1);
     assert.equal(ra.skipped.length + rb.skipped.length >= 1, true, "the second node found slots taken");
-    assert.deepEqual((await rows(store, "j")).map((r) => [r.status, r.attempt]), [["ok", 1], ["ok", 1], ["ok", 1], ["ok", 1]]);
+    assert.deepEqual((await rows(store, "j")).map((r) => [r.status, r.attempt]), [["ok", 1], ["ok", 1], ["ok", 1], [
+      "ok",
+      1,
+    ]]);
   });
 
   it("a slot whose turn comes beside a live run waits for it (bufferAll), or is skipped with overlap skip", async () => {
@@ -86,7 +96,10 @@ describe("backfill", () => {
     const tick = s.scheduler.tick();
     await h.until(() => h.state.started.length === 1, "the live run starts");
     const skipped = await s.scheduler.backfill("j", { from: T0 - 2 * HOUR, to: T0 - HOUR + 1, overlap: "skip" });
-    assert.deepEqual(skipped.skipped, [{ slot: T0 - 2 * HOUR, reason: "overlap" }, { slot: T0 - HOUR, reason: "overlap" }]);
+    assert.deepEqual(skipped.skipped, [{ slot: T0 - 2 * HOUR, reason: "overlap" }, {
+      slot: T0 - HOUR,
+      reason: "overlap",
+    }]);
     const waiting = s.scheduler.backfill("j", { from: T0 - 3 * HOUR, to: T0 - 2 * HOUR });
     await s.clock.settle();
     assert.deepEqual(h.state.started, [T0], "the backfill waits for the live run");
@@ -116,16 +129,40 @@ describe("backfill", () => {
     const s = setup({ start: T0 });
     s.scheduler.job("j", { schedule: "* * * * *", run: () => {} });
     const refuses = async (promise: Promise<unknown>, code: string, text: RegExp): Promise<void> => {
-      await assert.rejects(promise, (e: unknown) => e instanceof SchedulerError && e.code === code && text.test(e.message));
+      await assert.rejects(
+        promise,
+        (e: unknown) => e instanceof SchedulerError && e.code === code && text.test(e.message),
+      );
     };
-    await refuses(s.scheduler.backfill("j", { from: T0, to: T0 }), "invalid-spec", /^invalid-spec: to: must be after from/);
-    await refuses(s.scheduler.backfill("j", { from: T0, to: T0 + 2 * MIN }), "invalid-spec", /^invalid-spec: to: must not be in the future/);
+    await refuses(
+      s.scheduler.backfill("j", { from: T0, to: T0 }),
+      "invalid-spec",
+      /^invalid-spec: to: must be after from/,
+    );
+    await refuses(
+      s.scheduler.backfill("j", { from: T0, to: T0 + 2 * MIN }),
+      "invalid-spec",
+      /^invalid-spec: to: must not be in the future/,
+    );
     await refuses(s.scheduler.backfill("j", { from: "yesterday", to: T0 }), "invalid-instant", /from: .*"yesterday"/);
-    await refuses(s.scheduler.backfill("j", { from: T0 - 10_001 * MIN, to: T0 }), "invalid-spec", /more than 10000 slots of "j"/);
-    await refuses(s.scheduler.backfill("j", { from: T0 - MIN, to: T0, overlap: "cancelOther" as never }), "invalid-spec", /overlap: .*"cancelOther"/);
+    await refuses(
+      s.scheduler.backfill("j", { from: T0 - 10_001 * MIN, to: T0 }),
+      "invalid-spec",
+      /more than 10000 slots of "j"/,
+    );
+    await refuses(
+      s.scheduler.backfill("j", { from: T0 - MIN, to: T0, overlap: "cancelOther" as never }),
+      "invalid-spec",
+      /overlap: .*"cancelOther"/,
+    );
     await refuses(s.scheduler.backfill("nope", { from: T0 - MIN, to: T0 }), "unknown-job", /"nope"/);
     // Exactly at the cap is fine.
-    const report = await s.scheduler.backfill("j", { from: T0 - 10_000 * MIN, to: T0, overlap: "allow", signal: AbortSignal.abort() });
+    const report = await s.scheduler.backfill("j", {
+      from: T0 - 10_000 * MIN,
+      to: T0,
+      overlap: "allow",
+      signal: AbortSignal.abort(),
+    });
     assert.deepEqual([report.planned, report.stopped, report.ran], [10_000, true, []]);
     assert.deepEqual(await rows(s.store, "j"), []);
   });
@@ -137,11 +174,18 @@ describe("backfill across daylight saving, against slots worked out by hand", ()
     const std = 630;
     const dst = 660;
     const expected = [
-      wall(2026, 10, 2, 2, 15, std), wall(2026, 10, 3, 2, 15, std),
+      wall(2026, 10, 2, 2, 15, std),
+      wall(2026, 10, 3, 2, 15, std),
       wall(2026, 10, 4, 2, 45, dst), // 02:15 does not exist: later by the 30-minute gap
-      wall(2026, 10, 5, 2, 15, dst), wall(2026, 10, 6, 2, 15, dst),
+      wall(2026, 10, 5, 2, 15, dst),
+      wall(2026, 10, 6, 2, 15, dst),
     ];
-    const { planned, ran, kinds } = await backfillSlots("15 2 * * *", "Australia/Lord_Howe", wall(2026, 10, 2, 0, 0, std), wall(2026, 10, 7, 0, 0, dst));
+    const { planned, ran, kinds } = await backfillSlots(
+      "15 2 * * *",
+      "Australia/Lord_Howe",
+      wall(2026, 10, 2, 0, 0, std),
+      wall(2026, 10, 7, 0, 0, dst),
+    );
     assert.deepEqual(iso(planned), iso(expected));
     assert.deepEqual(iso(ran), iso(expected));
     assert.deepEqual(new Set(kinds), new Set(["backfill"]));
@@ -150,28 +194,49 @@ describe("backfill across daylight saving, against slots worked out by hand", ()
   it("Australia/Lord_Howe: 01:45, repeated when clocks go back 30 minutes, fires once at its first occurrence", async () => {
     // DST ends 2026-04-05 02:00 (+11:00 → +10:30): 01:30-02:00 happens twice.
     const expected = [
-      wall(2026, 4, 3, 1, 45, 660), wall(2026, 4, 4, 1, 45, 660),
+      wall(2026, 4, 3, 1, 45, 660),
+      wall(2026, 4, 4, 1, 45, 660),
       wall(2026, 4, 5, 1, 45, 660), // the first 01:45
-      wall(2026, 4, 6, 1, 45, 630), wall(2026, 4, 7, 1, 45, 630),
+      wall(2026, 4, 6, 1, 45, 630),
+      wall(2026, 4, 7, 1, 45, 630),
     ];
-    const { ran } = await backfillSlots("45 1 * * *", "Australia/Lord_Howe", wall(2026, 4, 3, 0, 0, 660), wall(2026, 4, 8, 0, 0, 630));
+    const { ran } = await backfillSlots(
+      "45 1 * * *",
+      "Australia/Lord_Howe",
+      wall(2026, 4, 3, 0, 0, 660),
+      wall(2026, 4, 8, 0, 0, 630),
+    );
     assert.deepEqual(iso(ran), iso(expected));
   });
 
   it("America/New_York 30 1 * * *: once on the fall-back day, at EDT; every day around spring-forward", async () => {
     const fall = [
-      wall(2026, 10, 30, 1, 30, -240), wall(2026, 10, 31, 1, 30, -240),
+      wall(2026, 10, 30, 1, 30, -240),
+      wall(2026, 10, 31, 1, 30, -240),
       wall(2026, 11, 1, 1, 30, -240), // 01:30 happens twice; the first (EDT) fires
-      wall(2026, 11, 2, 1, 30, -300), wall(2026, 11, 3, 1, 30, -300),
+      wall(2026, 11, 2, 1, 30, -300),
+      wall(2026, 11, 3, 1, 30, -300),
     ];
-    const autumn = await backfillSlots("30 1 * * *", "America/New_York", wall(2026, 10, 30, 0, 0, -240), wall(2026, 11, 4, 0, 0, -300));
+    const autumn = await backfillSlots(
+      "30 1 * * *",
+      "America/New_York",
+      wall(2026, 10, 30, 0, 0, -240),
+      wall(2026, 11, 4, 0, 0, -300),
+    );
     assert.deepEqual(iso(autumn.ran), iso(fall));
     const springSlots = [
-      wall(2026, 3, 6, 1, 30, -300), wall(2026, 3, 7, 1, 30, -300),
+      wall(2026, 3, 6, 1, 30, -300),
+      wall(2026, 3, 7, 1, 30, -300),
       wall(2026, 3, 8, 1, 30, -300), // before the 02:00 jump, still EST
-      wall(2026, 3, 9, 1, 30, -240), wall(2026, 3, 10, 1, 30, -240),
+      wall(2026, 3, 9, 1, 30, -240),
+      wall(2026, 3, 10, 1, 30, -240),
     ];
-    const spring = await backfillSlots("30 1 * * *", "America/New_York", wall(2026, 3, 6, 0, 0, -300), wall(2026, 3, 11, 0, 0, -240));
+    const spring = await backfillSlots(
+      "30 1 * * *",
+      "America/New_York",
+      wall(2026, 3, 6, 0, 0, -300),
+      wall(2026, 3, 11, 0, 0, -240),
+    );
     assert.deepEqual(iso(spring.ran), iso(springSlots));
   });
 });

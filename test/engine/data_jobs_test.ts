@@ -64,20 +64,35 @@ describe("data-defined jobs", () => {
 
   it("define() without a webhookSecret is refused with invalid-spec naming the option, and stores nothing", async () => {
     const s = setup({ fetch: fetchSpy().fetch });
-    await assert.rejects(s.scheduler.define("hook", hook), (e: unknown) =>
-      e instanceof SchedulerError && e.code === "invalid-spec" && e.path === "webhookSecret" && /createScheduler\(\{ webhookSecret \}\)/.test(e.message));
+    await assert.rejects(
+      s.scheduler.define("hook", hook),
+      (e: unknown) =>
+        e instanceof SchedulerError && e.code === "invalid-spec" && e.path === "webhookSecret" &&
+        /createScheduler\(\{ webhookSecret \}\)/.test(e.message),
+    );
     assert.equal(await s.store.getDef("hook"), undefined);
   });
 
   it("refuses a bad definition with its path, a code job's name, and a stale version", async () => {
     const s = setup({ webhookSecret: "k" });
     s.scheduler.job("code", { schedule: "* * * * *", run: () => {} });
-    await assert.rejects(s.scheduler.define("hook", { ...hook, target: { url: "mailto:x@y.z" } }), (e: unknown) =>
-      e instanceof SchedulerError && e.path === "jobs.hook.target.url");
-    await assert.rejects(s.scheduler.define("code", hook), (e: unknown) => e instanceof SchedulerError && e.code === "conflict");
+    await assert.rejects(
+      s.scheduler.define("hook", { ...hook, target: { url: "mailto:x@y.z" } }),
+      (e: unknown) => e instanceof SchedulerError && e.path === "jobs.hook.target.url",
+    );
+    await assert.rejects(
+      s.scheduler.define("code", hook),
+      (e: unknown) => e instanceof SchedulerError && e.code === "conflict",
+    );
     await s.scheduler.define("hook", hook);
-    await assert.rejects(s.scheduler.define("hook", hook, { ifVersion: 0 }), (e: unknown) => e instanceof SchedulerError && e.code === "conflict");
-    assert.equal((await s.scheduler.define("hook", { ...hook, schedule: "0 * * * *" }, { ifVersion: 1 })).def?.version, 2);
+    await assert.rejects(
+      s.scheduler.define("hook", hook, { ifVersion: 0 }),
+      (e: unknown) => e instanceof SchedulerError && e.code === "conflict",
+    );
+    assert.equal(
+      (await s.scheduler.define("hook", { ...hook, schedule: "0 * * * *" }, { ifVersion: 1 })).def?.version,
+      2,
+    );
   });
 
   it("undefine() removes it from every node's next tick", async () => {

@@ -29,8 +29,24 @@ describe("logEvent", () => {
       logEvent(log, { type: "claimed", job: "a", slot });
       assert.deepEqual(log.lines, [`debug job "a" claimed slot ${new Date(slot).toISOString()}`]);
     };
-    const edges = [0, 1, 999, 86_399_999, 86_400_000, T0, Date.UTC(2000, 1, 29, 23, 59, 59, 999), Date.UTC(2100, 2, 1),
-      253_402_300_799_999, 253_402_300_800_000, 8.64e15, -1, -8.64e15, Date.UTC(1969, 11, 31, 23, 59, 59, 999), 1.5, T0 + 0.25];
+    const edges = [
+      0,
+      1,
+      999,
+      86_399_999,
+      86_400_000,
+      T0,
+      Date.UTC(2000, 1, 29, 23, 59, 59, 999),
+      Date.UTC(2100, 2, 1),
+      253_402_300_799_999,
+      253_402_300_800_000,
+      8.64e15,
+      -1,
+      -8.64e15,
+      Date.UTC(1969, 11, 31, 23, 59, 59, 999),
+      1.5,
+      T0 + 0.25,
+    ];
     for (const slot of edges) check(slot);
     fc.assert(fc.property(fc.integer({ min: 0, max: 253_402_300_799_999 }), check), { numRuns: 2000 });
   });
@@ -92,7 +108,9 @@ describe("safeLogger", () => {
     log.info("i", { slot: 1 });
     assert.doesNotThrow(() => log.warn("w"));
     log.error("e", { job: "b" });
-    assert.deepEqual(seen, [["debug", "d", { job: "a" }], ["info", "i", { job: "a", slot: 1 }], ["error", "e", { job: "b" }]]);
+    assert.deepEqual(seen, [["debug", "d", { job: "a" }], ["info", "i", { job: "a", slot: 1 }], ["error", "e", {
+      job: "b",
+    }]]);
     const bare: unknown[] = [];
     safeLogger({ ...inner, info: (...args: unknown[]) => void bare.push(args) }).info("x");
     assert.deepEqual(bare, [["x"]]);

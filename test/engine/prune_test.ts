@@ -9,10 +9,13 @@ const DAY = 24 * HOUR;
 function pruneSpy(): { store: ReturnType<typeof createMemoryStore>; calls: number[] } {
   const inner = createMemoryStore();
   const calls: number[] = [];
-  const store: Store = { ...inner, prune: (before) => {
-    calls.push(before);
-    return inner.prune(before);
-  } };
+  const store: Store = {
+    ...inner,
+    prune: (before) => {
+      calls.push(before);
+      return inner.prune(before);
+    },
+  };
   return { store: store as ReturnType<typeof createMemoryStore>, calls };
 }
 

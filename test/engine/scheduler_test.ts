@@ -36,7 +36,12 @@ describe("scheduler.run (manual runs)", () => {
     s.scheduler.job("hourly", { schedule: "0 * * * *", run: (ctx) => void slots.push(ctx.slot) });
     await tickAt(s, T0 - 1);
     await s.clock.set(T0 + 2 * 3_600_000 + 5 * MIN);
-    assert.deepEqual(await s.scheduler.run("hourly", { mode: "due" }), { ok: true, job: "hourly", slot: T0 + 2 * 3_600_000, outcome: "ok" });
+    assert.deepEqual(await s.scheduler.run("hourly", { mode: "due" }), {
+      ok: true,
+      job: "hourly",
+      slot: T0 + 2 * 3_600_000,
+      outcome: "ok",
+    });
     assert.deepEqual(await s.scheduler.run("hourly", { mode: "due" }), { ok: false, job: "hourly", reason: "not due" });
     assert.deepEqual(slots, [T0 + 2 * 3_600_000]);
   });
@@ -65,7 +70,10 @@ describe("pause and resume", () => {
 
   it("refuses to pause an unknown job", async () => {
     const s = setup();
-    await assert.rejects(s.scheduler.pause("ghost"), (e: unknown) => e instanceof SchedulerError && e.code === "unknown-job");
+    await assert.rejects(
+      s.scheduler.pause("ghost"),
+      (e: unknown) => e instanceof SchedulerError && e.code === "unknown-job",
+    );
   });
 
   it("a disabled job is listed but never planned", async () => {
@@ -90,10 +98,13 @@ describe("events and logging", () => {
       logger: { debug: throwing, info: throwing, warn: throwing, error: throwing },
     });
     let ran = 0;
-    s.scheduler.job("x", { schedule: "* * * * *", run: (ctx) => {
-      ctx.log.info("still fine");
-      ran++;
-    } });
+    s.scheduler.job("x", {
+      schedule: "* * * * *",
+      run: (ctx) => {
+        ctx.log.info("still fine");
+        ran++;
+      },
+    });
     await tickAt(s, T0 + 1);
     const report = await tickAt(s, T0 + MIN);
     assert.equal(report.jobs["x"]!.outcomes[T0 + MIN], "ok");
@@ -115,11 +126,22 @@ describe("leases", () => {
   it("a running claim of a dead node is recorded abandoned after its lease and re-run when retries are left", async () => {
     const s = setup({ start: T0 - MIN + 1 });
     const attempts: number[] = [];
-    s.scheduler.job("resilient", { schedule: "0 * * * *", retries: { attempts: 2 }, run: (ctx) => void attempts.push(ctx.attempt) });
+    s.scheduler.job("resilient", {
+      schedule: "0 * * * *",
+      retries: { attempts: 2 },
+      run: (ctx) => void attempts.push(ctx.attempt),
+    });
     await tickAt(s, T0 - MIN + 1);
     await s.store.claim([{
-      job: "resilient", slot: T0, kind: "scheduled", status: "running", overlap: "skip",
-      node: "dead", batch: "dead-batch", now: T0, leaseUntil: T0 + MIN,
+      job: "resilient",
+      slot: T0,
+      kind: "scheduled",
+      status: "running",
+      overlap: "skip",
+      node: "dead",
+      batch: "dead-batch",
+      now: T0,
+      leaseUntil: T0 + MIN,
     }]);
     const early = await tickAt(s, T0 + 30 * SEC);
     // The dead node's row is the watermark: nothing to plan, and its lease is still live.
@@ -128,7 +150,14 @@ describe("leases", () => {
     assert.deepEqual(report.jobs["resilient"]!.abandoned, [T0]);
     assert.deepEqual(attempts, [2]);
     const [event] = ofType(s.events, "abandoned");
-    assert.deepEqual(event, { type: "abandoned", job: "resilient", slot: T0, attempt: 1, node: "dead", willRetry: true });
+    assert.deepEqual(event, {
+      type: "abandoned",
+      job: "resilient",
+      slot: T0,
+      attempt: 1,
+      node: "dead",
+      willRetry: true,
+    });
     const [row] = await rows(s.store, "resilient");
     assert.equal(row!.status, "ok");
     assert.equal(row!.attempt, 2);
@@ -167,14 +196,25 @@ describe("robustness", () => {
   });
 
   it("refuses a node id that is not 1-128 safe characters", () => {
-    assert.throws(() => setup({ node: "worker 1" }), (e: unknown) => e instanceof SchedulerError && e.code === "invalid-name" && e.path === "node");
+    assert.throws(
+      () => setup({ node: "worker 1" }),
+      (e: unknown) => e instanceof SchedulerError && e.code === "invalid-name" && e.path === "node",
+    );
   });
 
   it("health() reports the node, job count and timer state", async () => {
     const s = setup({ node: "n1" });
     s.scheduler.job("x", { schedule: "@hourly", run: () => {} });
     await tickAt(s, T0);
-    assert.deepEqual(await s.scheduler.health(), { ok: true, node: "n1", store: "ok", lastTick: T0, lastError: undefined, jobs: 1, running: false });
+    assert.deepEqual(await s.scheduler.health(), {
+      ok: true,
+      node: "n1",
+      store: "ok",
+      lastTick: T0,
+      lastError: undefined,
+      jobs: 1,
+      running: false,
+    });
     s.scheduler.start();
     assert.equal((await s.scheduler.health()).running, true);
     await s.scheduler.stop();

@@ -20,7 +20,11 @@ export interface Fixture {
   fetched: Request[];
   errors: { message: string; fields: Record<string, unknown> | undefined }[];
   /** Sends a request; `auth` (default true) adds the bearer token. */
-  call(method: string, path: string, init?: { body?: BodyInit | null; headers?: Record<string, string>; auth?: boolean }): Promise<Response>;
+  call(
+    method: string,
+    path: string,
+    init?: { body?: BodyInit | null; headers?: Record<string, string>; auth?: boolean },
+  ): Promise<Response>;
 }
 
 export function quietLogger(errors: Fixture["errors"] = []): Logger {
@@ -28,7 +32,9 @@ export function quietLogger(errors: Fixture["errors"] = []): Logger {
 }
 
 /** Builds the fixture. `mount` mounts the router under that prefix of a parent app. */
-export function setup(options: { router?: Partial<RouterOptions>; mount?: string; wrap?: (s: Scheduler) => Scheduler } = {}): Fixture {
+export function setup(
+  options: { router?: Partial<RouterOptions>; mount?: string; wrap?: (s: Scheduler) => Scheduler } = {},
+): Fixture {
   const clock = createManualClock(T0);
   const store = createMemoryStore();
   const fetched: Request[] = [];
@@ -37,16 +43,36 @@ export function setup(options: { router?: Partial<RouterOptions>; mount?: string
     fetched.push(new Request(input, init));
     return new Response("ok");
   };
-  const scheduler = createScheduler({ clock, store, node: "node-a", webhookSecret: SECRET, fetch, logger: quietLogger() });
-  scheduler.job("hourly", { schedule: "0 * * * *", timezone: "Europe/Paris", description: "Hourly <b>report</b>", run: () => {} });
-  scheduler.job("failing", { schedule: "*/15 * * * *", run: () => { throw new Error("boom: disk full"); } });
+  const scheduler = createScheduler({
+    clock,
+    store,
+    node: "node-a",
+    webhookSecret: SECRET,
+    fetch,
+    logger: quietLogger(),
+  });
+  scheduler.job("hourly", {
+    schedule: "0 * * * *",
+    timezone: "Europe/Paris",
+    description: "Hourly <b>report</b>",
+    run: () => {},
+  });
+  scheduler.job("failing", {
+    schedule: "*/15 * * * *",
+    run: () => {
+      throw new Error("boom: disk full");
+    },
+  });
   const routerOptions: RouterOptions = options.router?.public
     ? { now: clock.now, logger: quietLogger(errors), ...options.router }
     : { token: TOKEN, now: clock.now, logger: quietLogger(errors), ...options.router };
   const router = edgecronRouter(options.wrap ? options.wrap(scheduler) : scheduler, routerOptions);
   const app = options.mount ? new Hono().route(options.mount, router) : router;
   const call: Fixture["call"] = async (method, path, init = {}) => {
-    const headers: Record<string, string> = { ...(init.auth === false ? {} : { authorization: `Bearer ${TOKEN}` }), ...init.headers };
+    const headers: Record<string, string> = {
+      ...(init.auth === false ? {} : { authorization: `Bearer ${TOKEN}` }),
+      ...init.headers,
+    };
     return app.request(path, { method, headers, body: init.body ?? null });
   };
   return { app, scheduler, clock, store, fetched, errors, call };

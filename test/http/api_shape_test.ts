@@ -21,14 +21,22 @@ describe("JSON errors", () => {
 
   it("names the body's own field for a bad cron in POST /jobs, not the engine's jobs.<name> path", async () => {
     const f = setup();
-    const res = await f.call("POST", "/jobs", json({ name: "x", schedule: "61 * * * *", target: { url: "https://h.example/" } }));
+    const res = await f.call(
+      "POST",
+      "/jobs",
+      json({ name: "x", schedule: "61 * * * *", target: { url: "https://h.example/" } }),
+    );
     assert.equal(res.status, 400);
     const error = await errorOf(res);
     assert.equal(error.path, "schedule");
     // One code, one path, one sentence: no code repeated in the message, none stacked.
     assert.equal(error.code, "invalid-spec");
     assert.equal(error.message, 'schedule: minute must be 0-59, got "61"');
-    const put = await f.call("PUT", "/jobs/y", json({ schedule: { cron: "0 0 30 2 *" }, target: { url: "https://h.example/" } }));
+    const put = await f.call(
+      "PUT",
+      "/jobs/y",
+      json({ schedule: { cron: "0 0 30 2 *" }, target: { url: "https://h.example/" } }),
+    );
     assert.equal((await errorOf(put)).path, "schedule");
   });
 
@@ -36,7 +44,11 @@ describe("JSON errors", () => {
     const f = setup();
     const post = async (body: unknown) => errorOf(await f.call("POST", "/jobs", json(body)));
     const hook = { name: "x", schedule: "* * * * *", target: { url: "https://h.example/" } };
-    assert.deepEqual(await post({ ...hook, tz: "UTC" }), { code: "invalid-spec", message: 'tz: unknown field; did you mean "timezone"?', path: "tz" });
+    assert.deepEqual(await post({ ...hook, tz: "UTC" }), {
+      code: "invalid-spec",
+      message: 'tz: unknown field; did you mean "timezone"?',
+      path: "tz",
+    });
     assert.deepEqual(await post({ ...hook, timezone: "Europe/Pariss" }), {
       code: "invalid-spec",
       message: 'timezone: unknown time zone "Europe/Pariss"; did you mean "Europe/Paris"?',
@@ -45,7 +57,8 @@ describe("JSON errors", () => {
     const run = await errorOf(await f.call("POST", "/jobs/hourly/run", json({ mode: "now" })));
     assert.deepEqual(run, {
       code: "invalid-request",
-      message: 'mode: expected "force" (run now, whatever the schedule; the default) or "due" (run the slot that is due, if one is), got "now"',
+      message:
+        'mode: expected "force" (run now, whatever the schedule; the default) or "due" (run the slot that is due, if one is), got "now"',
       path: "mode",
     });
     assert.doesNotMatch(run.message, /Invalid type|Expected \(/, "not valibot's own text");
@@ -68,16 +81,25 @@ describe("instants as epoch ms and ISO-8601", () => {
     const f = setup();
     await f.scheduler.tick();
     await f.clock.advance(HOUR);
-    const tick = await (await f.call("POST", "/tick")).json() as { now: number; nowIso: string; jobs: Record<string, { run: number[]; runIso: string[] }> };
+    const tick = await (await f.call("POST", "/tick")).json() as {
+      now: number;
+      nowIso: string;
+      jobs: Record<string, { run: number[]; runIso: string[] }>;
+    };
     assert.equal(tick.nowIso, iso(T0 + HOUR));
     assert.deepEqual(tick.jobs.hourly!.runIso, [iso(T0 + HOUR)]);
     const job = await (await f.call("GET", "/jobs/hourly?next=2")).json() as Record<string, unknown>;
     assert.deepEqual(job.nextIso, [iso(T0 + 2 * HOUR), iso(T0 + 3 * HOUR)]);
     const last = job.lastOutcome as Record<string, unknown>;
-    for (const key of ["slot", "claimedAt", "startedAt", "finishedAt"]) assert.equal(last[`${key}Iso`], iso(last[key] as number), key);
+    for (const key of ["slot", "claimedAt", "startedAt", "finishedAt"]) {
+      assert.equal(last[`${key}Iso`], iso(last[key] as number), key);
+    }
     assert.equal(last.leaseUntilIso, null);
     assert.equal((job.counters as Record<string, unknown>).missedIso, undefined, "counts are not instants");
-    const runs = await (await f.call("GET", "/jobs/hourly/runs?limit=1")).json() as { runs: { slotIso: string }[]; nextBeforeIso: string };
+    const runs = await (await f.call("GET", "/jobs/hourly/runs?limit=1")).json() as {
+      runs: { slotIso: string }[];
+      nextBeforeIso: string;
+    };
     assert.equal(runs.runs[0]!.slotIso, iso(T0 + HOUR));
     assert.equal(runs.nextBeforeIso, iso(T0 + HOUR));
     const health = await (await f.call("GET", "/health")).json() as { lastTickIso: string };
@@ -85,7 +107,10 @@ describe("instants as epoch ms and ISO-8601", () => {
   });
 
   it("keeps user data as sent and a job named __proto__ as a plain key", () => {
-    const out = withIso({ jobs: JSON.parse('{"__proto__":{"run":[0]}}'), payload: { slot: 1 } }) as Record<string, Record<string, unknown>>;
+    const out = withIso({ jobs: JSON.parse('{"__proto__":{"run":[0]}}'), payload: { slot: 1 } }) as Record<
+      string,
+      Record<string, unknown>
+    >;
     assert.deepEqual(Object.keys(out.jobs!), ["__proto__"]);
     assert.deepEqual((out.jobs!["__proto__"] as Record<string, unknown>).runIso, ["1970-01-01T00:00:00.000Z"]);
     assert.deepEqual(out.payload, { slot: 1 });
@@ -96,12 +121,21 @@ describe("GET /jobs paging", () => {
   it("pages jobs by name with a cursor, 100 at most", async () => {
     const f = setup();
     for (let i = 0; i < 3; i++) f.scheduler.job(`job-${i}`, { schedule: "@daily", run: () => {} });
-    const first = await (await f.call("GET", "/jobs?limit=2")).json() as { jobs: { name: string }[]; nextAfter: string };
+    const first = await (await f.call("GET", "/jobs?limit=2")).json() as {
+      jobs: { name: string }[];
+      nextAfter: string;
+    };
     assert.deepEqual(first.jobs.map((j) => j.name), ["failing", "hourly"]);
     assert.equal(first.nextAfter, "hourly");
-    const second = await (await f.call("GET", `/jobs?limit=2&after=${first.nextAfter}`)).json() as { jobs: { name: string }[]; nextAfter: string };
+    const second = await (await f.call("GET", `/jobs?limit=2&after=${first.nextAfter}`)).json() as {
+      jobs: { name: string }[];
+      nextAfter: string;
+    };
     assert.deepEqual(second.jobs.map((j) => j.name), ["job-0", "job-1"]);
-    const last = await (await f.call("GET", `/jobs?limit=2&after=${second.nextAfter}`)).json() as { jobs: { name: string }[]; nextAfter: string | null };
+    const last = await (await f.call("GET", `/jobs?limit=2&after=${second.nextAfter}`)).json() as {
+      jobs: { name: string }[];
+      nextAfter: string | null;
+    };
     assert.deepEqual(last.jobs.map((j) => j.name), ["job-2"]);
     assert.equal(last.nextAfter, null);
     assert.equal((await errorOf(await f.call("GET", "/jobs?limit=101"))).path, "query.limit");
@@ -168,7 +202,9 @@ describe("list({ window }) upcoming", () => {
     const now = f.clock.now();
     for (const name of ["every-5s", "every-7m"]) {
       const info = (await f.scheduler.get(name, { window: 24 * HOUR }))!;
-      const walked = [...(await import("../../src/core/schedule.ts")).schedule(info.spec).between(now, now + 24 * HOUR)];
+      const walked = [
+        ...(await import("../../src/core/schedule.ts")).schedule(info.spec).between(now, now + 24 * HOUR),
+      ];
       assert.equal(info.upcoming?.count, walked.length, name);
       assert.equal(info.upcoming?.last, walked.at(-1), name);
       assert.deepEqual(info.upcoming?.slots, walked.slice(0, 200), name);
@@ -179,7 +215,11 @@ describe("list({ window }) upcoming", () => {
 describe("acceptsGzip", () => {
   it("reads Accept-Encoding lists, with and without q values", async () => {
     const { acceptsGzip } = await import("../../src/http/_compress.ts");
-    for (const yes of ["gzip", "gzip, deflate, br", "br;q=1, gzip;q=0.5", "deflate,gzip", "GZIP", "gzip;q=1"]) assert.equal(acceptsGzip(yes), true, yes);
-    for (const no of [undefined, "", "br", "gzip;q=0", "gzip; q=0.0, br", "x-gzip2"]) assert.equal(acceptsGzip(no), false, String(no));
+    for (const yes of ["gzip", "gzip, deflate, br", "br;q=1, gzip;q=0.5", "deflate,gzip", "GZIP", "gzip;q=1"]) {
+      assert.equal(acceptsGzip(yes), true, yes);
+    }
+    for (const no of [undefined, "", "br", "gzip;q=0", "gzip; q=0.0, br", "x-gzip2"]) {
+      assert.equal(acceptsGzip(no), false, String(no));
+    }
   });
 });

@@ -41,13 +41,22 @@ describe("GET /jobs and /jobs/:name", () => {
     const f = setup();
     const missing = await f.call("GET", "/jobs/nope");
     assert.equal(missing.status, 404);
-    assert.deepEqual(await errorOf(missing), { code: "unknown-job", message: 'job "nope" does not exist', path: "params.name" });
+    assert.deepEqual(await errorOf(missing), {
+      code: "unknown-job",
+      message: 'job "nope" does not exist',
+      path: "params.name",
+    });
     for (const bad of ["/jobs/a%00b", "/jobs/a%0Ab", "/jobs/tab%09", "/jobs/%7F", `/jobs/${"x".repeat(129)}`]) {
       const res = await f.call("GET", bad);
       assert.equal(res.status, 400, bad);
       assert.equal((await errorOf(res)).path, "params.name");
     }
-    for (const [q, path] of [["next=0", "query.next"], ["next=abc", "query.next"], ["next=1&next=2", "query.next"], ["bogus=1", "query.bogus"]]) {
+    for (
+      const [q, path] of [["next=0", "query.next"], ["next=abc", "query.next"], ["next=1&next=2", "query.next"], [
+        "bogus=1",
+        "query.bogus",
+      ]]
+    ) {
       const res = await f.call("GET", `/jobs?${q}`);
       assert.equal(res.status, 400, q);
       assert.equal((await errorOf(res)).path, path);
@@ -63,13 +72,20 @@ describe("GET /jobs/:name/runs", () => {
       await f.clock.advance(HOUR);
       await f.scheduler.tick();
     }
-    const page = await (await f.call("GET", "/jobs/hourly/runs?limit=2")).json() as { runs: RunRecord[]; nextBefore: number | null };
+    const page = await (await f.call("GET", "/jobs/hourly/runs?limit=2")).json() as {
+      runs: RunRecord[];
+      nextBefore: number | null;
+    };
     assert.deepEqual(page.runs.map((r) => r.slot), [T0 + 3 * HOUR, T0 + 2 * HOUR]);
     assert.equal(page.nextBefore, T0 + 2 * HOUR);
-    const older = await (await f.call("GET", `/jobs/hourly/runs?before=${page.nextBefore}`)).json() as { runs: RunRecord[]; nextBefore: null };
+    const older = await (await f.call("GET", `/jobs/hourly/runs?before=${page.nextBefore}`)).json() as {
+      runs: RunRecord[];
+      nextBefore: null;
+    };
     assert.deepEqual(older.runs.map((r) => r.slot), [T0 + HOUR, T0]);
     assert.equal(older.nextBefore, null);
-    const iso = await (await f.call("GET", `/jobs/hourly/runs?before=${new Date(T0 + 2 * HOUR).toISOString()}`)).json() as { runs: RunRecord[] };
+    const iso = await (await f.call("GET", `/jobs/hourly/runs?before=${new Date(T0 + 2 * HOUR).toISOString()}`))
+      .json() as { runs: RunRecord[] };
     assert.deepEqual(iso.runs.map((r) => r.slot), [T0 + HOUR, T0]);
   });
 
@@ -88,7 +104,13 @@ describe("POST /jobs/:name/run", () => {
   it("runs a job now and returns its outcome", async () => {
     const f = setup();
     const ok = await f.call("POST", "/jobs/hourly/run", json({ mode: "force" }));
-    assert.deepEqual(await ok.json(), { ok: true, job: "hourly", slot: T0, slotIso: "2026-11-30T12:00:00.000Z", outcome: "ok" });
+    assert.deepEqual(await ok.json(), {
+      ok: true,
+      job: "hourly",
+      slot: T0,
+      slotIso: "2026-11-30T12:00:00.000Z",
+      outcome: "ok",
+    });
   });
 
   it("answers 502 for a run that ended in error and 504 for a timeout, keeping outcome and error text", async () => {
@@ -98,7 +120,12 @@ describe("POST /jobs/:name/run", () => {
     const body = await failed.json() as { outcome: string; error: string };
     assert.equal(body.outcome, "error");
     assert.match(body.error, /boom: disk full/);
-    f.scheduler.job("slow", { schedule: "@daily", timeout: "1s", run: ({ signal }) => new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("aborted")))) });
+    f.scheduler.job("slow", {
+      schedule: "@daily",
+      timeout: "1s",
+      run: ({ signal }) =>
+        new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("aborted")))),
+    });
     let answered: Response | undefined;
     const pending = f.call("POST", "/jobs/slow/run").then((r) => (answered = r));
     for (let i = 0; i < 10 && answered === undefined; i++) await f.clock.advance(500);
@@ -112,12 +139,21 @@ describe("POST /jobs/:name/run", () => {
   it("answers 409 with the reason while the job is already running", async () => {
     const f = setup();
     let release!: () => void;
-    f.scheduler.job("slow", { schedule: "@daily", run: () => new Promise<void>((r) => { release = r; }) });
+    f.scheduler.job("slow", {
+      schedule: "@daily",
+      run: () =>
+        new Promise<void>((r) => {
+          release = r;
+        }),
+    });
     const first = f.call("POST", "/jobs/slow/run");
     await f.clock.settle();
     const second = await f.call("POST", "/jobs/slow/run");
     assert.equal(second.status, 409);
-    assert.deepEqual(await errorOf(second), { code: "already-running", message: 'job "slow" was not run: already running' });
+    assert.deepEqual(await errorOf(second), {
+      code: "already-running",
+      message: 'job "slow" was not run: already running',
+    });
     release();
     assert.equal((await first).status, 200);
   });

@@ -6,17 +6,31 @@ import { errorOf, HOUR, json, setup, T0 } from "./_setup.ts";
 describe("POST /jobs/:name/backfill", () => {
   it("answers 202 with the planned slots at once; the runs show in the history as kind backfill", async () => {
     const f = setup();
-    const res = await f.call("POST", "/jobs/hourly/backfill", json({ from: new Date(T0 - 3 * HOUR).toISOString(), to: T0 }));
+    const res = await f.call(
+      "POST",
+      "/jobs/hourly/backfill",
+      json({ from: new Date(T0 - 3 * HOUR).toISOString(), to: T0 }),
+    );
     assert.equal(res.status, 202);
     const body = await res.json() as Record<string, unknown>;
     assert.deepEqual(body, {
-      job: "hourly", planned: 3, first: T0 - 3 * HOUR, firstIso: new Date(T0 - 3 * HOUR).toISOString(),
-      last: T0 - HOUR, lastIso: new Date(T0 - HOUR).toISOString(),
+      job: "hourly",
+      planned: 3,
+      first: T0 - 3 * HOUR,
+      firstIso: new Date(T0 - 3 * HOUR).toISOString(),
+      last: T0 - HOUR,
+      lastIso: new Date(T0 - HOUR).toISOString(),
     });
-    for (let i = 0; i < 50 && (await f.store.runs("hourly")).filter((r) => r.status === "ok").length < 3; i++) await f.clock.settle();
-    const runs = await (await f.call("GET", "/jobs/hourly/runs")).json() as { runs: { slot: number; kind: string; status: string }[] };
+    for (let i = 0; i < 50 && (await f.store.runs("hourly")).filter((r) => r.status === "ok").length < 3; i++) {
+      await f.clock.settle();
+    }
+    const runs = await (await f.call("GET", "/jobs/hourly/runs")).json() as {
+      runs: { slot: number; kind: string; status: string }[];
+    };
     assert.deepEqual(runs.runs.map((r) => [r.slot, r.kind, r.status]), [
-      [T0 - HOUR, "backfill", "ok"], [T0 - 2 * HOUR, "backfill", "ok"], [T0 - 3 * HOUR, "backfill", "ok"],
+      [T0 - HOUR, "backfill", "ok"],
+      [T0 - 2 * HOUR, "backfill", "ok"],
+      [T0 - 3 * HOUR, "backfill", "ok"],
     ]);
   });
 
@@ -35,7 +49,10 @@ describe("POST /jobs/:name/backfill", () => {
     assert.equal(tooMany.status, 400);
     assert.match((await errorOf(tooMany)).message, /more than 10000 slots/);
     assert.equal((await f.call("POST", "/jobs/nope/backfill", json({ from: T0 - HOUR, to: T0 }))).status, 404);
-    assert.equal((await f.call("POST", "/jobs/hourly/backfill", { ...json({ from: T0 - HOUR, to: T0 }), auth: false })).status, 401);
+    assert.equal(
+      (await f.call("POST", "/jobs/hourly/backfill", { ...json({ from: T0 - HOUR, to: T0 }), auth: false })).status,
+      401,
+    );
     assert.deepEqual(await f.store.runs("hourly"), [], "nothing ran");
   });
 });

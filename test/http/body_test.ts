@@ -33,7 +33,10 @@ describe("request bodies", () => {
     const f = setup();
     const res = await f.call("POST", "/jobs", json({ name: "x", pad: "y".repeat(64 * KIB) }));
     assert.equal(res.status, 413);
-    assert.deepEqual(await errorOf(res), { code: "payload-too-large", message: "body: larger than the limit of 65536 bytes" });
+    assert.deepEqual(await errorOf(res), {
+      code: "payload-too-large",
+      message: "body: larger than the limit of 65536 bytes",
+    });
   });
 
   it("counts streamed bytes when Content-Length is absent", async () => {
@@ -80,7 +83,9 @@ describe("unexpected errors", () => {
   const boom = (s: Scheduler): Scheduler => ({
     ...s,
     list: () => Promise.reject(new Error("SQLITE_CORRUPT at /srv/data/edgecron.db (password=hunter2)")),
-    get: () => { throw new TypeError("Cannot read properties of undefined (reading 'x')"); },
+    get: () => {
+      throw new TypeError("Cannot read properties of undefined (reading 'x')");
+    },
     health: () => Promise.reject(new SchedulerError("store-error", "libsql: connect ECONNREFUSED 10.0.0.7:8080")),
   });
 
@@ -91,7 +96,9 @@ describe("unexpected errors", () => {
       assert.equal(res.status, 500);
       const text = await res.text();
       assert.deepEqual(JSON.parse(text), { error: { code: "internal", message: "internal server error" } });
-      for (const leak of ["SQLITE", "hunter2", "/srv", "TypeError", "at ", "Cannot read"]) assert.ok(!text.includes(leak), leak);
+      for (const leak of ["SQLITE", "hunter2", "/srv", "TypeError", "at ", "Cannot read"]) {
+        assert.ok(!text.includes(leak), leak);
+      }
     }
     assert.equal(f.errors.length, 2);
     assert.match(String(f.errors[0]!.fields?.["error"]), /SQLITE_CORRUPT/);
@@ -107,7 +114,19 @@ describe("unexpected errors", () => {
   });
 
   it("a throwing logger does not turn a 500 into a crash", async () => {
-    const f = setup({ wrap: boom, router: { logger: { debug() {}, info() {}, warn() {}, error() { throw new Error("logger down"); } } } });
+    const f = setup({
+      wrap: boom,
+      router: {
+        logger: {
+          debug() {},
+          info() {},
+          warn() {},
+          error() {
+            throw new Error("logger down");
+          },
+        },
+      },
+    });
     assert.equal((await f.call("GET", "/jobs")).status, 500);
   });
 });

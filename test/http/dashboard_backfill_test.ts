@@ -7,12 +7,26 @@ type F = ReturnType<typeof setup>;
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
 
 async function login(f: F): Promise<string> {
-  const res = await f.call("POST", "/ui/login", { auth: false, body: new URLSearchParams({ token: TOKEN }).toString(), headers: FORM });
+  const res = await f.call("POST", "/ui/login", {
+    auth: false,
+    body: new URLSearchParams({ token: TOKEN }).toString(),
+    headers: FORM,
+  });
   return (res.headers.get("set-cookie") ?? "").split(";")[0]!;
 }
 
-function post(f: F, path: string, cookie: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
-  return f.call("POST", path, { auth: false, body: new URLSearchParams(fields).toString(), headers: { ...FORM, cookie, ...headers } });
+function post(
+  f: F,
+  path: string,
+  cookie: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return f.call("POST", path, {
+    auth: false,
+    body: new URLSearchParams(fields).toString(),
+    headers: { ...FORM, cookie, ...headers },
+  });
 }
 
 describe("dashboard backfill form", () => {
@@ -20,16 +34,27 @@ describe("dashboard backfill form", () => {
     const f = setup();
     const cookie = await login(f);
     const html = await (await f.call("GET", "/ui/jobs/hourly", { auth: false, headers: { cookie } })).text();
-    assert.match(html, /<form method="post" action="\/ui\/jobs\/hourly\/backfill" class="backfill"><input type="hidden" name="csrf" value="[0-9a-f]{64}">/);
-    const csrf = /action="\/ui\/jobs\/hourly\/backfill" class="backfill"><input type="hidden" name="csrf" value="([0-9a-f]{64})"/.exec(html)![1]!;
+    assert.match(
+      html,
+      /<form method="post" action="\/ui\/jobs\/hourly\/backfill" class="backfill"><input type="hidden" name="csrf" value="[0-9a-f]{64}">/,
+    );
+    const csrf =
+      /action="\/ui\/jobs\/hourly\/backfill" class="backfill"><input type="hidden" name="csrf" value="([0-9a-f]{64})"/
+        .exec(html)![1]!;
     const from = new Date(T0 - 2 * HOUR).toISOString();
     const res = await post(f, "/ui/jobs/hourly/backfill", cookie, { csrf, from, to: String(T0), rerun: "1" });
     assert.equal(res.status, 303);
     assert.equal(res.headers.get("location"), "/ui/jobs/hourly?done=backfill&job=hourly&result=planned-2");
-    const notice = await (await f.call("GET", res.headers.get("location")!, { auth: false, headers: { cookie } })).text();
+    const notice = await (await f.call("GET", res.headers.get("location")!, { auth: false, headers: { cookie } }))
+      .text();
     assert.match(notice, /data-notice="planned-2">Backfill of <b>hourly<\/b> started: 2 slots/);
-    for (let i = 0; i < 50 && (await f.store.runs("hourly")).filter((r) => r.status === "ok").length < 2; i++) await f.clock.settle();
-    assert.deepEqual((await f.store.runs("hourly")).map((r) => [r.slot, r.kind]), [[T0 - HOUR, "backfill"], [T0 - 2 * HOUR, "backfill"]]);
+    for (let i = 0; i < 50 && (await f.store.runs("hourly")).filter((r) => r.status === "ok").length < 2; i++) {
+      await f.clock.settle();
+    }
+    assert.deepEqual((await f.store.runs("hourly")).map((r) => [r.slot, r.kind]), [[T0 - HOUR, "backfill"], [
+      T0 - 2 * HOUR,
+      "backfill",
+    ]]);
     const bad = await post(f, "/ui/jobs/hourly/backfill", cookie, { csrf, from: "soon", to: String(T0) });
     assert.equal(bad.headers.get("location"), "/ui/jobs/hourly?done=backfill&job=hourly&result=invalid-instant");
   });
@@ -39,7 +64,11 @@ describe("dashboard backfill form", () => {
     const cookie = await login(f);
     const fields = { from: new Date(T0 - 2 * HOUR).toISOString(), to: String(T0) };
     assert.equal((await post(f, "/ui/jobs/hourly/backfill", cookie, { ...fields, csrf: "0".repeat(64) })).status, 403);
-    assert.equal((await post(f, "/ui/jobs/hourly/backfill", cookie, { ...fields, csrf: "x" }, { origin: "https://evil.example" })).status, 403);
+    assert.equal(
+      (await post(f, "/ui/jobs/hourly/backfill", cookie, { ...fields, csrf: "x" }, { origin: "https://evil.example" }))
+        .status,
+      403,
+    );
     assert.equal((await post(f, "/ui/jobs/hourly/backfill", "", fields)).status, 401);
     assert.deepEqual(await f.store.runs("hourly"), []);
   });

@@ -21,13 +21,27 @@ describe("dashboard page", () => {
     assert.match(html, /<code>0 \* \* \* \*<\/code><div class="sub" data-words>Every hour<\/div>/);
     assert.match(html, /<code>\*\/15 \* \* \* \*<\/code><div class="sub" data-words>Every 15 minutes<\/div>/);
     assert.match(html, /<dd>Europe\/Paris<\/dd>/);
-    assert.match(html, new RegExp(`<li data-slot="${T0 + 2 * HOUR}"><time datetime="2026-11-30T14:00:00.000Z" title="Mon 30 Nov, 14:00:00 UTC">Mon 30 Nov, 15:00:00 CET</time> <span class="sub">in 1h</span></li>`));
+    assert.match(
+      html,
+      new RegExp(
+        `<li data-slot="${
+          T0 + 2 * HOUR
+        }"><time datetime="2026-11-30T14:00:00.000Z" title="Mon 30 Nov, 14:00:00 UTC">Mon 30 Nov, 15:00:00 CET</time> <span class="sub">in 1h</span></li>`,
+      ),
+    );
     assert.match(html, /data-job="failing">[\s\S]*?<span class="status s-error">error<\/span>[\s\S]*?boom: disk full/);
     assert.match(html, /<b>2<\/b> errors/); // T0 (the registering tick's own slot) and T0 + 1 h
-    assert.match(html, /data-job="hourly">[\s\S]*?<span><b>2<\/b> runs<\/span><span><b>2<\/b> ok<\/span><span><b>0<\/b> errors<\/span>/);
+    assert.match(
+      html,
+      /data-job="hourly">[\s\S]*?<span><b>2<\/b> runs<\/span><span><b>2<\/b> ok<\/span><span><b>0<\/b> errors<\/span>/,
+    );
     const once = setup();
     await once.scheduler.tick();
-    assert.match(await page(once), /data-job="failing">[\s\S]*?<span><b>1<\/b> run<\/span><span><b>0<\/b> ok<\/span><span><b>1<\/b> error<\/span>/, "one run, one error");
+    assert.match(
+      await page(once),
+      /data-job="failing">[\s\S]*?<span><b>1<\/b> run<\/span><span><b>0<\/b> ok<\/span><span><b>1<\/b> error<\/span>/,
+      "one run, one error",
+    );
   });
 
   it("escapes user text", async () => {
@@ -48,15 +62,22 @@ describe("dashboard page", () => {
     const failing = html.slice(html.indexOf('data-job="failing"'));
     const svg = failing.slice(failing.indexOf("<svg"), failing.indexOf("</svg>"));
     assert.match(svg, /role="img" aria-label="Past 24 hours: 5 slots \(5 error\)\. Next 24 hours: 96 planned slots\."/);
-    assert.match(svg, /<path class="mark s-error" data-status="error" data-count="5" d="M480 8v18M475 8v18M470 8v18M465 8v18M460 8v18"><title>5 error in the past 24 h<\/title>/);
+    assert.match(
+      svg,
+      /<path class="mark s-error" data-status="error" data-count="5" d="M480 8v18M475 8v18M470 8v18M465 8v18M460 8v18"><title>5 error in the past 24 h<\/title>/,
+    );
     assert.match(svg, /<title>96 planned in the next 24 h<\/title>/);
-    assert.match(svg, new RegExp(`data-planned="96" data-until="${T0 + HOUR + 24 * HOUR}"`), "the planned band reaches +24 h");
+    assert.match(
+      svg,
+      new RegExp(`data-planned="96" data-until="${T0 + HOUR + 24 * HOUR}"`),
+      "the planned band reaches +24 h",
+    );
     for (const s of ["ok", "error", "timeout", "abandoned", "skipped", "missed", "running", "planned"]) {
       assert.ok(html.includes(`<li><span class="swatch s-${s}"></span>${s}</li>`), s);
     }
   });
 
-  it("mounted with app.route(\"/cron\", router), GET /cron/ redirects to /cron, which serves the dashboard", async () => {
+  it('mounted with app.route("/cron", router), GET /cron/ redirects to /cron, which serves the dashboard', async () => {
     const f = setup({ mount: "/cron" });
     const slash = await f.call("GET", "/cron/");
     assert.equal(slash.status, 308);
@@ -83,9 +104,18 @@ describe("dashboard page", () => {
 
   it("reloads itself every 30 s without script, dropping the notice but keeping the page", async () => {
     const f = setup({ mount: "/cron" });
-    assert.match(await page(f, "/cron?done=run&job=hourly&result=ok"), /<meta http-equiv="refresh" content="30;url=\/cron">/);
-    assert.match(await page(f, "/cron?after=failing"), /<meta http-equiv="refresh" content="30;url=\/cron\?after=failing">/);
-    assert.match(await page(f, "/cron/ui/jobs/failing?before=5&done=run&job=failing&result=ok"), /<meta http-equiv="refresh" content="30;url=\/cron\/ui\/jobs\/failing\?before=5">/);
+    assert.match(
+      await page(f, "/cron?done=run&job=hourly&result=ok"),
+      /<meta http-equiv="refresh" content="30;url=\/cron">/,
+    );
+    assert.match(
+      await page(f, "/cron?after=failing"),
+      /<meta http-equiv="refresh" content="30;url=\/cron\?after=failing">/,
+    );
+    assert.match(
+      await page(f, "/cron/ui/jobs/failing?before=5&done=run&job=failing&result=ok"),
+      /<meta http-equiv="refresh" content="30;url=\/cron\/ui\/jobs\/failing\?before=5">/,
+    );
   });
 
   it("sends a strict CSP and no-store", async () => {
@@ -111,7 +141,11 @@ describe("dashboard job page", () => {
       await f.scheduler.tick();
     }
     const html = await page(f, "/ui/jobs/failing");
-    assert.equal(html.match(/<tr data-slot="\d+" data-status="error">/g)?.length, 13, "T0 and the 12 quarters after it");
+    assert.equal(
+      html.match(/<tr data-slot="\d+" data-status="error">/g)?.length,
+      13,
+      "T0 and the 12 quarters after it",
+    );
     assert.equal(html.match(/<ol class="next">(.*?)<\/ol>/)?.[1]?.match(/<li /g)?.length, 10);
     assert.match(html, /<td data-label="Error" class="err">boom: disk full<\/td>/);
     assert.ok(!html.includes("Older runs"), "13 runs fit on one page");
@@ -129,12 +163,19 @@ describe("dashboard job page", () => {
     const href = /<a href="([^"]+)" data-page="next">Older runs/.exec(html)?.[1];
     assert.equal(href, `/ui/jobs/failing?before=${T0 + 3 * HOUR / 4}`);
     const older = await page(f, href);
-    assert.deepEqual([...older.matchAll(/<tr data-slot="(\d+)"/g)].map((m) => Number(m[1])), [T0 + HOUR / 2, T0 + HOUR / 4, T0]);
+    assert.deepEqual([...older.matchAll(/<tr data-slot="(\d+)"/g)].map((m) => Number(m[1])), [
+      T0 + HOUR / 2,
+      T0 + HOUR / 4,
+      T0,
+    ]);
   });
 
   it("shows a webhook target without its query string or credentials", async () => {
     const f = setup();
-    await f.scheduler.define("hook", { schedule: "@hourly", target: { url: "https://h.example/run?key=s3cret", headers: { Authorization: "Bearer abc" } } });
+    await f.scheduler.define("hook", {
+      schedule: "@hourly",
+      target: { url: "https://h.example/run?key=s3cret", headers: { Authorization: "Bearer abc" } },
+    });
     const html = await page(f, "/ui/jobs/hook");
     assert.match(html, /<code>POST https:\/\/h\.example\/run<\/code> <span class="sub">headers: Authorization<\/span>/);
     for (const leak of ["s3cret", "pw@", "Bearer abc"]) assert.ok(!html.includes(leak), leak);
@@ -157,9 +198,16 @@ describe("dashboard cache", () => {
   it("drops cached pages when a dashboard form acts", async () => {
     const f = setup();
     assert.match(await page(f), /data-job="hourly">[\s\S]*?data-state="active"/);
-    const res = await f.call("POST", "/ui/jobs/hourly/pause", { body: new URLSearchParams({ csrf: "", back: "home" }), headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const res = await f.call("POST", "/ui/jobs/hourly/pause", {
+      body: new URLSearchParams({ csrf: "", back: "home" }),
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     assert.equal(res.status, 303);
-    assert.match(await page(f), /data-job="hourly">[\s\S]*?data-state="paused"/, "the overview shows the pause at once");
+    assert.match(
+      await page(f),
+      /data-job="hourly">[\s\S]*?data-state="paused"/,
+      "the overview shows the pause at once",
+    );
   });
 });
 
@@ -174,12 +222,16 @@ describe("dashboard cost", () => {
     const store = new Proxy(inner, {
       get(target, key, receiver) {
         const value = Reflect.get(target, key, receiver);
-        return typeof value === "function" ? (...args: unknown[]) => (calls.push(String(key)), value.apply(target, args)) : value;
+        return typeof value === "function"
+          ? (...args: unknown[]) => (calls.push(String(key)), value.apply(target, args))
+          : value;
       },
     });
     const clock = createManualClock(T0);
     const scheduler = createScheduler({ clock, store, logger: { debug() {}, info() {}, warn() {}, error() {} } });
-    for (let i = 0; i < n; i++) scheduler.job(`job-${String(i).padStart(4, "0")}`, { schedule: "*/15 * * * *", run: () => {} });
+    for (let i = 0; i < n; i++) {
+      scheduler.job(`job-${String(i).padStart(4, "0")}`, { schedule: "*/15 * * * *", run: () => {} });
+    }
     await scheduler.tick();
     await clock.advance(HOUR);
     await scheduler.tick();
@@ -200,7 +252,9 @@ describe("dashboard cost", () => {
       const lots = await cost(many, path);
       assert.equal(lots.length, few.length, `${path}: 1 job: ${few.join(",")}; 1 000 jobs: ${lots.join(",")}`);
       assert.deepEqual(lots.filter((c) => c !== "getSetting").sort(), ["overview", "read"], `${path}: two store reads`);
-      for (const write of ["snapshot", "claim", "update", "setPaused", "putDef"]) assert.ok(!lots.includes(write), `${path}: no ${write}`);
+      for (const write of ["snapshot", "claim", "update", "setPaused", "putDef"]) {
+        assert.ok(!lots.includes(write), `${path}: no ${write}`);
+      }
     }
   });
 });

@@ -45,8 +45,14 @@ describe("data-defined jobs over HTTP", () => {
       [{ name: "x", ...HOOK, target: { url: "ftp://h/x" } }, "target.url"],
       [{ name: "x", ...HOOK, target: { url: "https://h/x", zz: 1 } }, "target.zz"],
       [{ name: "x", ...HOOK, target: { url: "https://h/x", method: "TRACE" } }, "target.method"],
-      [{ name: "x", ...HOOK, target: { url: "https://h/x", headers: { "Edgecron-Job": "spoof" } } }, "target.headers.Edgecron-Job"],
-      [{ name: "x", ...HOOK, target: { url: "https://h/x", headers: { "X-A": "a\r\nInjected: 1" } } }, "target.headers.X-A"],
+      [
+        { name: "x", ...HOOK, target: { url: "https://h/x", headers: { "Edgecron-Job": "spoof" } } },
+        "target.headers.Edgecron-Job",
+      ],
+      [
+        { name: "x", ...HOOK, target: { url: "https://h/x", headers: { "X-A": "a\r\nInjected: 1" } } },
+        "target.headers.X-A",
+      ],
       [{ name: "x", ...HOOK, timeout: "soon" }, "timeout"],
       [{ name: "x", ...HOOK, retries: { attempts: -1 } }, "retries.attempts"],
       [{ name: "x", ...HOOK, catchUp: { mode: "some" } }, "catchUp.mode"],

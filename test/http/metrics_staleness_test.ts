@@ -35,9 +35,12 @@ describe("GET /metrics staleness series", () => {
       let fail = false;
       const scheduler = createScheduler({ clock, store, node: id, logger: quietLogger(), onEvent: metrics.onEvent })
         .job("ok", { schedule: "* * * * *", run: () => {} })
-        .job("flaky", { schedule: "* * * * *", run: () => {
-          if (fail) throw new Error("down");
-        } })
+        .job("flaky", {
+          schedule: "* * * * *",
+          run: () => {
+            if (fail) throw new Error("down");
+          },
+        })
         .job("late", { schedule: "* * * * *", catchUp: { mode: "latest" }, run: () => {} })
         .job("hold", { schedule: "* * * * *", timeout: "1h", run: () => gate })
         .job("never", { schedule: "0 0 1 1 *", endAt: T0 + 1, run: () => {} });

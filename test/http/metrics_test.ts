@@ -11,7 +11,13 @@ import { HOUR, quietLogger, T0, TOKEN } from "./_setup.ts";
 interface Family {
   name: string;
   type: string;
-  metrics: { labels?: Record<string, string>; value?: string; buckets?: Record<string, string>; count?: string; sum?: string }[];
+  metrics: {
+    labels?: Record<string, string>;
+    value?: string;
+    buckets?: Record<string, string>;
+    count?: string;
+    sum?: string;
+  }[];
 }
 
 function family(families: Family[], name: string): Family {
@@ -32,7 +38,12 @@ async function world() {
   const store = createMemoryStore();
   const scheduler = createScheduler({ clock, store, node: "n1", logger: quietLogger(), onEvent: metrics.onEvent })
     .job("quarter", { schedule: "*/15 * * * *", run: () => {} })
-    .job("flaky", { schedule: "*/30 * * * *", run: ({ slot }) => { if (slot % (60 * 60_000) === 0) throw new Error("boom"); } })
+    .job("flaky", {
+      schedule: "*/30 * * * *",
+      run: ({ slot }) => {
+        if (slot % (60 * 60_000) === 0) throw new Error("boom");
+      },
+    })
     .job("resting", { schedule: "@daily", run: () => {} });
   const app = edgecronRouter(scheduler, { token: TOKEN, now: clock.now, metrics, logger: quietLogger() });
   return { clock, store, scheduler, app };
@@ -94,7 +105,9 @@ describe("GET /metrics", () => {
   it("keeps a job name with a newline in one series", () => {
     const metrics = createMetrics({ now: () => 0 });
     metrics.onEvent({ type: "succeeded", job: "two\nlines", slot: 0, attempt: 1, durationMs: 5 });
-    metrics.onEvent({ type: "failed", job: "two\nlines", slot: 60_000, attempt: 1, error: "x", willRetry: false } as never);
+    metrics.onEvent(
+      { type: "failed", job: "two\nlines", slot: 60_000, attempt: 1, error: "x", willRetry: false } as never,
+    );
     const text = metrics.render();
     const families = parsePrometheusTextFormat(text) as Family[];
     const runs = family(families, "edgecron_runs_total");
@@ -131,7 +144,9 @@ describe("GET /metrics", () => {
     };
     const metrics = createMetrics({ now: clock.now });
     const scheduler = createScheduler({ clock, store, logger: quietLogger(), onEvent: metrics.onEvent });
-    for (let i = 0; i < 2_500; i++) scheduler.job(`job-${String(i).padStart(4, "0")}`, { schedule: "* * * * *", run: () => {} });
+    for (let i = 0; i < 2_500; i++) {
+      scheduler.job(`job-${String(i).padStart(4, "0")}`, { schedule: "* * * * *", run: () => {} });
+    }
     await scheduler.ready();
     // A timer set before the scrape: it can only run where the scrape gives the event loop a turn.
     let turns = 0;
@@ -146,6 +161,9 @@ describe("GET /metrics", () => {
     assert.deepEqual(reads, [1_001, 1_001, 500], "each page reads its own jobs only");
     assert.equal(overviews, 3, "one overview read per page, never one per job");
     assert.ok(turns >= 3, `the event loop turned ${turns} times during the scrape`);
-    assert.equal(value(family(parsePrometheusTextFormat(text) as Family[], "edgecron_jobs"), { state: "active" }), 2_500);
+    assert.equal(
+      value(family(parsePrometheusTextFormat(text) as Family[], "edgecron_jobs"), { state: "active" }),
+      2_500,
+    );
   });
 });

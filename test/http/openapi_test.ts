@@ -30,22 +30,46 @@ describe("GET /openapi.json", () => {
 
   it("lists every route the router serves, and nothing else", async () => {
     const f = setup({ router: { metrics: createMetrics(), openapi: openApiDocument } });
-    const served = new Set(f.app.routes.filter((r) => r.method !== "ALL").map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`));
+    const served = new Set(
+      f.app.routes.filter((r) => r.method !== "ALL").map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`),
+    );
     const doc = JSON.parse(OPENAPI_DOCUMENT) as Doc;
-    const documented = new Set(Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)));
+    const documented = new Set(
+      Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)),
+    );
     assert.deepEqual([...documented].sort(), [...served].sort());
   });
 
   it("is served only when the router is given it, and behind the token", async () => {
     assert.equal((await setup().call("GET", "/openapi.json")).status, 404);
-    assert.equal((await setup({ router: { openapi: openApiDocument } }).call("GET", "/openapi.json", { auth: false })).status, 401);
+    assert.equal(
+      (await setup({ router: { openapi: openApiDocument } }).call("GET", "/openapi.json", { auth: false })).status,
+      401,
+    );
   });
 
   it("is generated from the request schemas and up to date (run `npm run openapi` after a change)", () => {
-    assert.equal(documentModule().includes(JSON.stringify(OPENAPI_DOCUMENT)), true, "src/http/openapi/document.ts is stale");
+    assert.equal(
+      documentModule().includes(JSON.stringify(OPENAPI_DOCUMENT)),
+      true,
+      "src/http/openapi/document.ts is stale",
+    );
     const doc = JSON.parse(OPENAPI_DOCUMENT) as Doc;
     const job = doc.components.schemas.DataJob!;
-    for (const field of ["schedule", "target", "timezone", "timeout", "overlap", "catchUp", "retries", "enabled", "payload", "description"]) {
+    for (
+      const field of [
+        "schedule",
+        "target",
+        "timezone",
+        "timeout",
+        "overlap",
+        "catchUp",
+        "retries",
+        "enabled",
+        "payload",
+        "description",
+      ]
+    ) {
       assert.ok(job.properties?.[field], field);
     }
     const params = doc.paths["/jobs"]!.get!.parameters!.map((p) => p.name).sort();

@@ -9,9 +9,17 @@ describe("POST /jobs/:name/pause with a note", () => {
     const res = await f.call("POST", "/jobs/hourly/pause", json({ note: "migrating <the> database" }));
     assert.deepEqual(await res.json(), { job: "hourly", paused: true });
     const job = await (await f.call("GET", "/jobs/hourly")).json() as { pause?: unknown };
-    assert.deepEqual(job.pause, { note: "migrating <the> database", at: T0, atIso: new Date(T0).toISOString(), by: "api" });
+    assert.deepEqual(job.pause, {
+      note: "migrating <the> database",
+      at: T0,
+      atIso: new Date(T0).toISOString(),
+      by: "api",
+    });
     const page = await (await f.call("GET", "/ui/jobs/hourly")).text();
-    assert.match(page, /<p class="sub pause-note" data-pause-by="api">Paused <time[^>]*>[^<]*<\/time> \([^)]*\) by <b>api<\/b>: migrating &lt;the&gt; database<\/p>/);
+    assert.match(
+      page,
+      /<p class="sub pause-note" data-pause-by="api">Paused <time[^>]*>[^<]*<\/time> \([^)]*\) by <b>api<\/b>: migrating &lt;the&gt; database<\/p>/,
+    );
     await f.call("POST", "/jobs/hourly/resume");
     assert.equal(((await (await f.call("GET", "/jobs/hourly")).json()) as { pause?: unknown }).pause, undefined);
   });

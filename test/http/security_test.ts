@@ -11,7 +11,10 @@ const deep = (n: number): unknown => {
   for (let i = 0; i < n; i++) v = [v];
   return v;
 };
-const deepText = (n: number): string => `{"name":"deep","schedule":"* * * * *","target":{"url":"https://h.example/"},"payload":${"[".repeat(n)}${"]".repeat(n)}}`;
+const deepText = (n: number): string =>
+  `{"name":"deep","schedule":"* * * * *","target":{"url":"https://h.example/"},"payload":${"[".repeat(n)}${
+    "]".repeat(n)
+  }}`;
 
 async function healthy(f: ReturnType<typeof setup>): Promise<void> {
   const res = await f.call("GET", "/health");
@@ -22,9 +25,15 @@ async function healthy(f: ReturnType<typeof setup>): Promise<void> {
 describe("hostile requests never change store health", () => {
   it("refuses a 20 000-deep JSON body with 400 before parsing it, and /health stays 200", async () => {
     const f = setup();
-    const res = await f.call("POST", "/jobs", { body: deepText(20_000), headers: { "content-type": "application/json" } });
+    const res = await f.call("POST", "/jobs", {
+      body: deepText(20_000),
+      headers: { "content-type": "application/json" },
+    });
     assert.equal(res.status, 400);
-    assert.deepEqual(await errorOf(res), { code: "invalid-request", message: "body: JSON nested deeper than 32 levels" });
+    assert.deepEqual(await errorOf(res), {
+      code: "invalid-request",
+      message: "body: JSON nested deeper than 32 levels",
+    });
     await healthy(f);
     assert.deepEqual(f.errors, []);
   });
@@ -37,10 +46,16 @@ describe("hostile requests never change store health", () => {
 
   it("refuses a deep payload from code too (define), without touching the store", async () => {
     const f = setup();
-    await assert.rejects(f.scheduler.define("deep", { ...HOOK, payload: deep(20_000) }), /invalid-spec: jobs\.deep\.payload: expected plain JSON nested at most 32 deep/);
+    await assert.rejects(
+      f.scheduler.define("deep", { ...HOOK, payload: deep(20_000) }),
+      /invalid-spec: jobs\.deep\.payload: expected plain JSON nested at most 32 deep/,
+    );
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
-    await assert.rejects(f.scheduler.define("cyclic", { ...HOOK, payload: cyclic }), /invalid-spec: jobs\.cyclic\.payload/);
+    await assert.rejects(
+      f.scheduler.define("cyclic", { ...HOOK, payload: cyclic }),
+      /invalid-spec: jobs\.cyclic\.payload/,
+    );
     await healthy(f);
   });
 
@@ -58,11 +73,17 @@ describe("hostile requests never change store health", () => {
   it("a barrage of hostile inputs leaves /health at 200", async () => {
     const f = setup();
     const bodies = [
-      deepText(5000), "[]", "null", '{"__proto__":{"polluted":1}}', '{"name":"__proto__","__proto__":1}',
+      deepText(5000),
+      "[]",
+      "null",
+      '{"__proto__":{"polluted":1}}',
+      '{"name":"__proto__","__proto__":1}',
       JSON.stringify({ name: "x", ...HOOK, target: { url: "http://169.254.169.254/" } }),
       JSON.stringify({ name: "x", ...HOOK, target: { url: "https://a:b@h.example/" } }),
       JSON.stringify({ name: "x", ...HOOK, description: "\u0000\u0007" }),
-      JSON.stringify({ name: "..", ...HOOK }), "\u0000", "{".repeat(40_000),
+      JSON.stringify({ name: "..", ...HOOK }),
+      "\u0000",
+      "{".repeat(40_000),
     ];
     for (const body of bodies) {
       const res = await f.call("POST", "/jobs", { body, headers: { "content-type": "application/json" } });
@@ -109,20 +130,32 @@ describe("names and text", () => {
 describe("secrets in reads", () => {
   it("shows target header names but never their values, in every read", async () => {
     const f = setup();
-    const spec = { ...HOOK, target: { url: "https://partner.example/hook?x=1", headers: { Authorization: "Bearer partner-secret", "X-Team": "ops" } } };
+    const spec = {
+      ...HOOK,
+      target: {
+        url: "https://partner.example/hook?x=1",
+        headers: { Authorization: "Bearer partner-secret", "X-Team": "ops" },
+      },
+    };
     const created = await f.call("POST", "/jobs", json({ name: "partner", ...spec }));
     const replaced = await f.call("PUT", "/jobs/partner", json(spec));
     const one = await f.call("GET", "/jobs/partner");
     const all = await f.call("GET", "/jobs");
     const page = await f.call("GET", "/ui/jobs/partner");
-    const cookie = (await f.call("POST", "/ui/login", { auth: false, body: `token=${TOKEN}`, headers: { "content-type": "application/x-www-form-urlencoded" } }))
+    const cookie = (await f.call("POST", "/ui/login", {
+      auth: false,
+      body: `token=${TOKEN}`,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    }))
       .headers.get("set-cookie")!.split(";")[0]!;
     const viaSession = await f.call("GET", "/jobs/partner", { auth: false, headers: { cookie } });
     for (const res of [created, replaced, one, all, page, viaSession]) {
       const text = await res.text();
       assert.ok(!text.includes("partner-secret"), text.slice(0, 200));
     }
-    const info = await (await f.call("GET", "/jobs/partner")).json() as { def: { spec: { target: { headers: Record<string, string> } } } };
+    const info = await (await f.call("GET", "/jobs/partner")).json() as {
+      def: { spec: { target: { headers: Record<string, string> } } };
+    };
     assert.deepEqual(info.def.spec.target.headers, { Authorization: "[redacted]", "X-Team": "[redacted]" });
     // A read-modify-write cannot store the placeholder over the real value.
     const back = await f.call("PUT", "/jobs/partner", json({ ...spec, target: info.def.spec.target }));

@@ -7,8 +7,16 @@ import { HOUR, quietLogger, setup, TOKEN } from "./_setup.ts";
 type F = ReturnType<typeof setup>;
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
 
-async function login(f: F, base = "", headers: Record<string, string> = {}): Promise<{ cookie: string; setCookie: string }> {
-  const res = await f.call("POST", `${base}/ui/login`, { auth: false, body: new URLSearchParams({ token: TOKEN }).toString(), headers: { ...FORM, ...headers } });
+async function login(
+  f: F,
+  base = "",
+  headers: Record<string, string> = {},
+): Promise<{ cookie: string; setCookie: string }> {
+  const res = await f.call("POST", `${base}/ui/login`, {
+    auth: false,
+    body: new URLSearchParams({ token: TOKEN }).toString(),
+    headers: { ...FORM, ...headers },
+  });
   assert.equal(res.status, 303);
   const setCookie = res.headers.get("set-cookie") ?? "";
   return { cookie: setCookie.split(";")[0]!, setCookie };
@@ -20,8 +28,18 @@ async function csrfOf(f: F, cookie: string, path = "/"): Promise<string> {
   return /name="csrf" value="([0-9a-f]{64})"/.exec(html)?.[1] ?? "";
 }
 
-function post(f: F, path: string, cookie: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
-  return f.call("POST", path, { auth: false, body: new URLSearchParams(fields).toString(), headers: { ...FORM, cookie, ...headers } });
+function post(
+  f: F,
+  path: string,
+  cookie: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return f.call("POST", path, {
+    auth: false,
+    body: new URLSearchParams(fields).toString(),
+    headers: { ...FORM, cookie, ...headers },
+  });
 }
 
 describe("dashboard sign-in", () => {
@@ -49,14 +67,21 @@ describe("dashboard sign-in", () => {
   it("sets an HttpOnly, SameSite=Strict cookie scoped to the mount that does not contain the token", async () => {
     const f = setup({ mount: "/cron" });
     const { setCookie, cookie } = await login(f, "/cron");
-    assert.match(setCookie, /^edgecron_session=\d+\.[0-9a-f]{1,16}\.[0-9a-f]{64}; Max-Age=43200; Path=\/cron; HttpOnly; SameSite=Strict$/);
+    assert.match(
+      setCookie,
+      /^edgecron_session=\d+\.[0-9a-f]{1,16}\.[0-9a-f]{64}; Max-Age=43200; Path=\/cron; HttpOnly; SameSite=Strict$/,
+    );
     assert.ok(!setCookie.includes(TOKEN));
     assert.equal((await f.call("GET", "/cron", { auth: false, headers: { cookie } })).status, 200);
   });
 
   it("marks the cookie Secure over https", async () => {
     const f = setup();
-    const res = await f.app.request("https://cron.example/ui/login", { method: "POST", body: `token=${TOKEN}`, headers: FORM });
+    const res = await f.app.request("https://cron.example/ui/login", {
+      method: "POST",
+      body: `token=${TOKEN}`,
+      headers: FORM,
+    });
     assert.match(res.headers.get("set-cookie") ?? "", /; Secure/);
   });
 
@@ -66,7 +91,11 @@ describe("dashboard sign-in", () => {
     assert.equal(wrong.status, 401);
     assert.match(await wrong.text(), /Wrong token/);
     assert.equal(wrong.headers.get("set-cookie"), null);
-    const cross = await f.call("POST", "/ui/login", { auth: false, body: `token=${TOKEN}`, headers: { ...FORM, origin: "https://evil.example" } });
+    const cross = await f.call("POST", "/ui/login", {
+      auth: false,
+      body: `token=${TOKEN}`,
+      headers: { ...FORM, origin: "https://evil.example" },
+    });
     assert.equal(cross.status, 403);
     const { cookie } = await login(f);
     const tampered = cookie.replace(/[0-9a-f]$/, (c) => (c === "0" ? "1" : "0"));
@@ -102,11 +131,16 @@ describe("dashboard sign-in", () => {
     const other = (await login(f)).cookie;
     assert.notEqual(other, cookie);
     for (const fields of [{}, { csrf: "" }, { csrf: "0".repeat(64) }, { csrf: await csrfOf(f, other) }]) {
-      const res = await post(f, "/ui/logout", cookie, fields, { origin: "http://localhost", "sec-fetch-site": "same-origin" });
+      const res = await post(f, "/ui/logout", cookie, fields, {
+        origin: "http://localhost",
+        "sec-fetch-site": "same-origin",
+      });
       assert.equal(res.status, 403, JSON.stringify(fields));
       assert.equal(res.headers.get("set-cookie"), null);
     }
-    for (const c of [cookie, other]) assert.equal((await f.call("GET", "/", { auth: false, headers: { cookie: c } })).status, 200);
+    for (const c of [cookie, other]) {
+      assert.equal((await f.call("GET", "/", { auth: false, headers: { cookie: c } })).status, 200);
+    }
   });
 });
 
@@ -119,7 +153,9 @@ describe("session revocation, sign-in back-off, proxies", () => {
     const kept = (await login(f)).cookie; // a second browser
     assert.equal((await other.request("/", { headers: { cookie: kept } })).status, 200);
     assert.equal((await post(f, "/ui/logout", cookie, { csrf: await csrfOf(f, cookie) })).status, 303);
-    for (const c of [cookie, kept]) assert.equal((await f.call("GET", "/", { auth: false, headers: { cookie: c } })).status, 401);
+    for (const c of [cookie, kept]) {
+      assert.equal((await f.call("GET", "/", { auth: false, headers: { cookie: c } })).status, 401);
+    }
     await f.clock.advance(5000); // the other router re-reads the shared epoch at most every 5 s
     assert.equal((await other.request("/", { headers: { cookie: kept } })).status, 401);
     assert.ok(await f.store.getSetting("edgecron.session-epoch"), "the epoch lives in the store");
@@ -129,7 +165,11 @@ describe("session revocation, sign-in back-off, proxies", () => {
   it("a token change ends every session", async () => {
     const f = setup();
     const { cookie } = await login(f);
-    const rotated = edgecronRouter(f.scheduler, { token: "a-brand-new-token-value", now: f.clock.now, logger: quietLogger() });
+    const rotated = edgecronRouter(f.scheduler, {
+      token: "a-brand-new-token-value",
+      now: f.clock.now,
+      logger: quietLogger(),
+    });
     assert.equal((await rotated.request("/", { headers: { cookie } })).status, 401);
   });
 
@@ -145,7 +185,10 @@ describe("session revocation, sign-in back-off, proxies", () => {
     assert.deepEqual([...statuses], [[401, 5], [429, 195]]);
     assert.equal(retryAfter, "1");
     // Even the right token waits out the back-off, then works; delays double per failure.
-    assert.equal((await f.call("POST", "/ui/login", { auth: false, body: `token=${TOKEN}`, headers: FORM })).status, 429);
+    assert.equal(
+      (await f.call("POST", "/ui/login", { auth: false, body: `token=${TOKEN}`, headers: FORM })).status,
+      429,
+    );
     await f.clock.advance(1000);
     assert.equal((await f.call("POST", "/ui/login", { auth: false, body: "token=again", headers: FORM })).status, 401);
     const doubled = await f.call("POST", "/ui/login", { auth: false, body: `token=${TOKEN}`, headers: FORM });
@@ -157,7 +200,14 @@ describe("session revocation, sign-in back-off, proxies", () => {
   it("backs off per peer address the server recorded: one client's wrong tokens do not lock out another", async () => {
     const f = setup();
     const from = (peer: string, token: string): Promise<Response> =>
-      Promise.resolve(f.app.fetch(setClientAddress(new Request("http://localhost/ui/login", { method: "POST", body: `token=${token}`, headers: FORM }), peer)));
+      Promise.resolve(
+        f.app.fetch(
+          setClientAddress(
+            new Request("http://localhost/ui/login", { method: "POST", body: `token=${token}`, headers: FORM }),
+            peer,
+          ),
+        ),
+      );
     const guesses = [];
     for (let i = 0; i < 20; i++) guesses.push((await from("198.51.100.66", `guess${i}`)).status);
     assert.deepEqual(guesses, [...Array(5).fill(401), ...Array(15).fill(429)]);
@@ -181,16 +231,26 @@ describe("session revocation, sign-in back-off, proxies", () => {
 
   it("concurrent wrong tokens cannot slip past the back-off", async () => {
     const f = setup();
-    const all = await Promise.all(Array.from({ length: 50 }, (_, i) =>
-      f.call("POST", "/ui/login", { auth: false, body: "token=guess" + i, headers: FORM }).then((r) => r.status)));
+    const all = await Promise.all(
+      Array.from(
+        { length: 50 },
+        (_, i) =>
+          f.call("POST", "/ui/login", { auth: false, body: "token=guess" + i, headers: FORM }).then((r) => r.status),
+      ),
+    );
     assert.equal(all.filter((s) => s === 401).length, 5);
   });
 
   it("with trustProxy, backs off per client address and trusts X-Forwarded-Proto for the Secure flag", async () => {
     const f = setup({ router: { trustProxy: true } });
     const from = (ip: string) => ({ ...FORM, "x-forwarded-for": `203.0.113.9, ${ip}` });
-    for (let i = 0; i < 6; i++) await f.call("POST", "/ui/login", { auth: false, body: "token=x", headers: from("198.51.100.1") });
-    assert.equal((await f.call("POST", "/ui/login", { auth: false, body: "token=x", headers: from("198.51.100.1") })).status, 429);
+    for (let i = 0; i < 6; i++) {
+      await f.call("POST", "/ui/login", { auth: false, body: "token=x", headers: from("198.51.100.1") });
+    }
+    assert.equal(
+      (await f.call("POST", "/ui/login", { auth: false, body: "token=x", headers: from("198.51.100.1") })).status,
+      429,
+    );
     const { setCookie } = await login(f, "", { ...from("198.51.100.2"), "x-forwarded-proto": "https" });
     assert.match(setCookie, /; Secure/);
     const plain = setup();
@@ -213,15 +273,24 @@ describe("dashboard forms (CSRF)", () => {
     const f = setup({ mount: "/cron" });
     const { cookie } = await login(f, "/cron");
     const csrf = await csrfOf(f, cookie, "/cron");
-    const res = await post(f, "/cron/ui/jobs/failing/run", cookie, { csrf, back: "home" }, { origin: "http://localhost", "sec-fetch-site": "same-origin" });
+    const res = await post(f, "/cron/ui/jobs/failing/run", cookie, { csrf, back: "home" }, {
+      origin: "http://localhost",
+      "sec-fetch-site": "same-origin",
+    });
     assert.equal(res.status, 303);
     assert.equal(res.headers.get("location"), `/cron?done=run&job=failing&result=error&slot=${f.clock.now()}`);
     const html = await (await f.call("GET", res.headers.get("location")!, { auth: false, headers: { cookie } })).text();
     // The notice carries the run's recorded error, read from the store by its slot.
-    assert.match(html, /data-notice="error">Ran <b>failing<\/b>: <span class="status s-error">error<\/span> <span class="err" data-notice-error>boom: disk full<\/span>/);
+    assert.match(
+      html,
+      /data-notice="error">Ran <b>failing<\/b>: <span class="status s-error">error<\/span> <span class="err" data-notice-error>boom: disk full<\/span>/,
+    );
     assert.match(html, /data-job="failing">[\s\S]*?class="last-outcome"><span class="status s-error">/);
     // A crafted URL cannot put text of its choosing in the notice: a slot with no run shows none.
-    const crafted = await (await f.call("GET", "/cron?done=run&job=failing&result=error&slot=1&error=pwned", { auth: false, headers: { cookie } })).text();
+    const crafted = await (await f.call("GET", "/cron?done=run&job=failing&result=error&slot=1&error=pwned", {
+      auth: false,
+      headers: { cookie },
+    })).text();
     assert.doesNotMatch(crafted, /data-notice-error|pwned/);
   });
 
@@ -236,7 +305,8 @@ describe("dashboard forms (CSRF)", () => {
     assert.equal((await f.scheduler.get("hourly"))!.paused, false);
     const gone = await post(f, "/ui/jobs/nope/pause", cookie, { csrf, back: "home" });
     assert.equal(gone.headers.get("location"), "/?done=pause&job=nope&result=unknown-job");
-    const html = await (await f.call("GET", gone.headers.get("location")!, { auth: false, headers: { cookie } })).text();
+    const html = await (await f.call("GET", gone.headers.get("location")!, { auth: false, headers: { cookie } }))
+      .text();
     assert.match(html, /data-notice="unknown-job">Could not pause <b>nope<\/b>: unknown job</);
   });
 

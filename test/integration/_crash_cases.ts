@@ -14,59 +14,82 @@ const WORKER = join(ROOT, "test/integration/fixtures/crash_worker.ts");
 
 /** Registers the crash case on `backend`. */
 export function crashCases(backend: Backend): void {
-describe(`crash recovery on ${backend.label}`, { timeout: 90_000 }, () => {
-  it("a SIGKILLed run is recorded abandoned after its lease by another process and re-run", { skip: backend.skip }, async () => {
-    const shared = await backend.fresh("crash");
-    const db = shared.target;
-    try {
-      // Far enough ahead for a slow boot on a loaded machine: the job must be registered before its slot.
-      const slot = Math.ceil((Date.now() + 10_000) / 1000) * 1000;
-      const crashed = spawn(process.execPath, ["--import", "tsx", WORKER, "crash", db, String(slot)], { cwd: ROOT });
-      let stderr = "";
-      crashed.stderr.on("data", (d: Buffer) => (stderr += d));
-      const killedAt = await new Promise<number>((resolve, reject) => {
-        const guard = setTimeout(() => reject(new Error(`crash worker never started its run: ${stderr}`)), 30_000);
-        crashed.stdout.on("data", (d: Buffer) => {
-          if (String(d).includes(`running ${slot} 1`)) {
-            clearTimeout(guard);
-            crashed.kill("SIGKILL");
-            resolve(Date.now());
-          }
-        });
-      });
-      await new Promise((resolve) => crashed.on("close", resolve));
+  describe(`crash recovery on ${backend.label}`, { timeout: 90_000 }, () => {
+    it(
+      "a SIGKILLed run is recorded abandoned after its lease by another process and re-run",
+      { skip: backend.skip },
+      async () => {
+        const shared = await backend.fresh("crash");
+        const db = shared.target;
+        try {
+          // Far enough ahead for a slow boot on a loaded machine: the job must be registered before its slot.
+          const slot = Math.ceil((Date.now() + 10_000) / 1000) * 1000;
+          const crashed = spawn(process.execPath, ["--import", "tsx", WORKER, "crash", db, String(slot)], {
+            cwd: ROOT,
+          });
+          let stderr = "";
+          crashed.stderr.on("data", (d: Buffer) => (stderr += d));
+          const killedAt = await new Promise<number>((resolve, reject) => {
+            const guard = setTimeout(() => reject(new Error(`crash worker never started its run: ${stderr}`)), 30_000);
+            crashed.stdout.on("data", (d: Buffer) => {
+              if (String(d).includes(`running ${slot} 1`)) {
+                clearTimeout(guard);
+                crashed.kill("SIGKILL");
+                resolve(Date.now());
+              }
+            });
+          });
+          await new Promise((resolve) => crashed.on("close", resolve));
 
-      const store = shared.open();
-      const left = await store.getRun("fragile", slot);
-      await store.close();
-      assert.equal(left?.status, "running");
-      assert.equal(left?.node, "crash");
+          const store = shared.open();
+          const left = await store.getRun("fragile", slot);
+          await store.close();
+          assert.equal(left?.status, "running");
+          assert.equal(left?.node, "crash");
 
-      const recovered = await new Promise<{ events: SchedulerEvent[]; row: RunRecord }>((resolve, reject) => {
-        const child = spawn(process.execPath, ["--import", "tsx", WORKER, "recover", db, String(slot)], { cwd: ROOT });
-        let out = "";
-        let err = "";
-        child.stdout.on("data", (d: Buffer) => (out += d));
-        child.stderr.on("data", (d: Buffer) => (err += d));
-        child.on("close", (code) => {
-          if (code !== 0) reject(new Error(`recover exited ${code}: ${err}`));
-          else resolve(JSON.parse(out.trim().split("\n").at(-1)!));
-        });
-      });
-      const abandoned = recovered.events.filter((e) => e.type === "abandoned");
-      console.log(
-        `crash (${backend.label}): killed ${killedAt - slot} ms after the slot; lease ended ${left!.leaseUntil! - slot} ms after it; ` +
-          `recovered row ${JSON.stringify({ status: recovered.row.status, attempt: recovered.row.attempt, node: recovered.row.node })}, ` +
-          `re-run started ${recovered.row.startedAt - slot} ms after the slot`,
-      );
-      assert.deepEqual(abandoned, [{ type: "abandoned", job: "fragile", slot, attempt: 1, node: "crash", willRetry: true }]);
-      assert.equal(recovered.row.status, "ok");
-      assert.equal(recovered.row.attempt, 2);
-      assert.equal(recovered.row.node, "recover");
-      assert.ok(recovered.row.startedAt >= left!.leaseUntil!, "re-run only after the lease ended");
-    } finally {
-      shared.cleanup();
-    }
+          const recovered = await new Promise<{ events: SchedulerEvent[]; row: RunRecord }>((resolve, reject) => {
+            const child = spawn(process.execPath, ["--import", "tsx", WORKER, "recover", db, String(slot)], {
+              cwd: ROOT,
+            });
+            let out = "";
+            let err = "";
+            child.stdout.on("data", (d: Buffer) => (out += d));
+            child.stderr.on("data", (d: Buffer) => (err += d));
+            child.on("close", (code) => {
+              if (code !== 0) reject(new Error(`recover exited ${code}: ${err}`));
+              else resolve(JSON.parse(out.trim().split("\n").at(-1)!));
+            });
+          });
+          const abandoned = recovered.events.filter((e) => e.type === "abandoned");
+          console.log(
+            `crash (${backend.label}): killed ${killedAt - slot} ms after the slot; lease ended ${
+              left!.leaseUntil! - slot
+            } ms after it; ` +
+              `recovered row ${
+                JSON.stringify({
+                  status: recovered.row.status,
+                  attempt: recovered.row.attempt,
+                  node: recovered.row.node,
+                })
+              }, ` +
+              `re-run started ${recovered.row.startedAt - slot} ms after the slot`,
+          );
+          assert.deepEqual(abandoned, [{
+            type: "abandoned",
+            job: "fragile",
+            slot,
+            attempt: 1,
+            node: "crash",
+            willRetry: true,
+          }]);
+          assert.equal(recovered.row.status, "ok");
+          assert.equal(recovered.row.attempt, 2);
+          assert.equal(recovered.row.node, "recover");
+          assert.ok(recovered.row.startedAt >= left!.leaseUntil!, "re-run only after the lease ended");
+        } finally {
+          shared.cleanup();
+        }
+      },
+    );
   });
-});
 }

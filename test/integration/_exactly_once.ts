@@ -20,9 +20,18 @@ export interface WorkerResult {
  * Runs one worker process to its end and resolves with the JSON (object or array) of
  * its last stdout line; rejects on a non-zero exit or no JSON. Killed after `timeoutMs`.
  */
-export function runWorker(label: string, cmd: string, args: readonly string[], options: { cwd: string; timeoutMs: number }): Promise<unknown> {
+export function runWorker(
+  label: string,
+  cmd: string,
+  args: readonly string[],
+  options: { cwd: string; timeoutMs: number },
+): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
+    const child = spawn(cmd, args, {
+      cwd: options.cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, NO_COLOR: "1" },
+    });
     let out = "";
     let err = "";
     child.stdout.on("data", (d: Buffer) => (out += d));
@@ -53,7 +62,16 @@ export function commonWindow(results: readonly WorkerResult[], min: number): num
  * has exactly one `ok` row and one side-log line, every line has its row, and more
  * than one process won slots. Logs the figures under `label`.
  */
-export function assertExactlyOnce(label: string, input: { rows: readonly RunRecord[]; log: string; jobs: readonly string[]; window: readonly number[]; results: readonly WorkerResult[] }): void {
+export function assertExactlyOnce(
+  label: string,
+  input: {
+    rows: readonly RunRecord[];
+    log: string;
+    jobs: readonly string[];
+    window: readonly number[];
+    results: readonly WorkerResult[];
+  },
+): void {
   const lines = readFileSync(input.log, "utf8").trim().split("\n").filter((l) => l !== "");
   const lineCount = new Map<string, number>();
   for (const line of lines) {
@@ -80,7 +98,9 @@ export function assertExactlyOnce(label: string, input: { rows: readonly RunReco
   console.log(
     `${label}: window ${input.window.length} s x ${input.jobs.length} jobs = ${checked} slots; ` +
       `ok rows ${okRows.size}, side-log lines ${lines.length}, duplicates ${duplicates}, lost ${lost}; ` +
-      `row statuses ${JSON.stringify(statuses)}; wins per process ${JSON.stringify(wins)}; claims lost to other processes ${lostClaims}`,
+      `row statuses ${JSON.stringify(statuses)}; wins per process ${
+        JSON.stringify(wins)
+      }; claims lost to other processes ${lostClaims}`,
   );
   assert.equal(duplicates, 0, "a slot ran twice");
   assert.equal(lost, 0, "a slot in the common window has no single ok row and side-log line");

@@ -17,7 +17,10 @@ const NODES = ["n1", "n2", "n3", "n4"];
 
 function runWorker(args: string[]): Promise<{ node: string; events: Record<string, number> }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", WORKER, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", WORKER, ...args], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     let err = "";
     child.stdout.on("data", (d: Buffer) => (out += d));
@@ -46,11 +49,16 @@ describe("capacity: a large minute spreads over the nodes", { timeout: 180_000 }
       const results = await Promise.all(NODES.map((node) => runWorker([db, log, node, second, stopAt, String(JOBS)])));
 
       const store = libsqlStore({ url: `file:${db}` });
-      const overview = await store.overview(Array.from({ length: JOBS }, (_, i) => `job-${String(i).padStart(4, "0")}`), { since: slot, perJob: 5 });
+      const overview = await store.overview(
+        Array.from({ length: JOBS }, (_, i) => `job-${String(i).padStart(4, "0")}`),
+        { since: slot, perJob: 5 },
+      );
       await store.close();
       const rows: RunRecord[] = Object.values(overview).flatMap((o) => o.recent.filter((r) => r.slot === slot));
       assert.ok(existsSync(log), `no process ran a job (did they boot after the slot?): ${JSON.stringify(results)}`);
-      const lines = readFileSync(log, "utf8").trim().split("\n").filter((l) => l.endsWith("") && l.split(" ")[1] === String(slot));
+      const lines = readFileSync(log, "utf8").trim().split("\n").filter((l) =>
+        l.endsWith("") && l.split(" ")[1] === String(slot)
+      );
       const perJob = new Map<string, number>();
       const perNode = new Map<string, number>();
       for (const line of lines) {
@@ -65,8 +73,12 @@ describe("capacity: a large minute spreads over the nodes", { timeout: 180_000 }
       const lateness = ok.map((r) => r.startedAt - slot).sort((a, b) => a - b);
       console.log(
         `capacity: ${JOBS} slots, ok rows ${ok.length}, side-log lines ${lines.length}, duplicates ${duplicates}, lost ${lost}; ` +
-          `share per node ${JSON.stringify(share)}; start lateness p50 ${lateness[Math.floor(lateness.length / 2)]} ms, ` +
-          `p99 ${lateness[Math.floor(lateness.length * 0.99)]} ms; events ${JSON.stringify(results.map((r) => [r.node, r.events["claimed"] ?? 0, r.events["lost"] ?? 0]))}`,
+          `share per node ${JSON.stringify(share)}; start lateness p50 ${
+            lateness[Math.floor(lateness.length / 2)]
+          } ms, ` +
+          `p99 ${lateness[Math.floor(lateness.length * 0.99)]} ms; events ${
+            JSON.stringify(results.map((r) => [r.node, r.events["claimed"] ?? 0, r.events["lost"] ?? 0]))
+          }`,
       );
       assert.equal(duplicates, 0, "a slot ran twice");
       assert.equal(lost, 0, "a slot has no ok row");

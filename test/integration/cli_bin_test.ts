@@ -19,7 +19,17 @@ describe("bin/edgecron.mjs (the npx entry point, on the compiled dist/cli)", () 
   });
 
   it("exits 0 and prints JSON fire times", () => {
-    const { status, stdout } = edgecron("next", "0 12 * * *", "--tz", "Asia/Kolkata", "--from", "2026-01-01T00:00:00Z", "-n", "2", "--json");
+    const { status, stdout } = edgecron(
+      "next",
+      "0 12 * * *",
+      "--tz",
+      "Asia/Kolkata",
+      "--from",
+      "2026-01-01T00:00:00Z",
+      "-n",
+      "2",
+      "--json",
+    );
     assert.equal(status, 0);
     const body = JSON.parse(stdout) as { next: { utc: string; local: string }[] };
     assert.deepEqual(body.next.map((f) => f.utc), ["2026-01-01T06:30:00Z", "2026-01-02T06:30:00Z"]);
@@ -36,7 +46,10 @@ describe("bin/edgecron.mjs (the npx entry point, on the compiled dist/cli)", () 
   it("exits 2 on a usage error, with one line pointing to --help", () => {
     const { status, stderr } = edgecron("nxet", "* * * * *");
     assert.equal(status, 2);
-    assert.equal(stderr, 'edgecron: unknown command "nxet"; expected next, validate, explain (see "edgecron --help")\n');
+    assert.equal(
+      stderr,
+      'edgecron: unknown command "nxet"; expected next, validate, explain (see "edgecron --help")\n',
+    );
   });
 
   it("--version prints the version", () => {

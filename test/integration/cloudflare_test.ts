@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
-import { startHranaServer, type HranaServer } from "../adapters/_hrana_server.ts";
+import { type HranaServer, startHranaServer } from "../adapters/_hrana_server.ts";
 import { ensureBuilt } from "./_build.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -48,7 +48,11 @@ async function scheduled(mf: Miniflare, scheduledTime: number): Promise<void> {
   assert.equal(result.outcome, "ok", `scheduled(${new Date(scheduledTime).toISOString()})`);
 }
 
-async function api<T>(mf: Miniflare, path: string, init: { method?: string; token?: string | null } = {}): Promise<{ status: number; body: T }> {
+async function api<T>(
+  mf: Miniflare,
+  path: string,
+  init: { method?: string; token?: string | null } = {},
+): Promise<{ status: number; body: T }> {
   const headers: Record<string, string> = init.token === null ? {} : { authorization: `Bearer ${init.token ?? TOKEN}` };
   const res = await mf.dispatchFetch(`http://worker.test${path}`, { method: init.method ?? "GET", headers });
   return { status: res.status, body: await res.json() as T };
@@ -118,7 +122,11 @@ describe("Cloudflare example worker on workerd (memory store, one isolate)", () 
     const page = await mf.dispatchFetch("http://worker.test/", { headers: { authorization: `Bearer ${TOKEN}` } });
     assert.equal(page.status, 200);
     assert.match(page.headers.get("content-type") ?? "", /text\/html/);
-    assert.match(await page.text(), /purge-expired[\s\S]*daily-digest|daily-digest[\s\S]*purge-expired/, "the dashboard lists both jobs");
+    assert.match(
+      await page.text(),
+      /purge-expired[\s\S]*daily-digest|daily-digest[\s\S]*purge-expired/,
+      "the dashboard lists both jobs",
+    );
     assert.equal((await api(mf, "/jobs", { token: null })).status, 401);
     assert.equal((await api(mf, "/jobs", { token: "wrong" })).status, 401);
   });
@@ -131,7 +139,9 @@ describe("Cloudflare example worker on workerd (memory store, one isolate)", () 
       const body = await res.json() as { error: { code: string; message: string } };
       assert.equal(body.error.code, "not-configured");
       assert.match(body.error.message, /^EDGECRON_TOKEN is not set/);
-      for (const how of [".dev.vars", "wrangler secret put EDGECRON_TOKEN", "--var EDGECRON_TOKEN:"]) assert.ok(body.error.message.includes(how), how);
+      for (const how of [".dev.vars", "wrangler secret put EDGECRON_TOKEN", "--var EDGECRON_TOKEN:"]) {
+        assert.ok(body.error.message.includes(how), how);
+      }
     } finally {
       await bare.dispose();
     }

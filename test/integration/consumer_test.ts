@@ -14,14 +14,25 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
-// @ts-ignore: plain JS module shared with `node scripts/docs.mjs`
-import { blockProblems, denoTypes, docBlocks, exampleBlocks, specifierOf, typeCheck, writeProject } from "../../scripts/docs.mjs";
+import {
+  blockProblems,
+  denoTypes,
+  docBlocks,
+  exampleBlocks,
+  specifierOf,
+  typeCheck,
+  writeProject,
+  // @ts-ignore: plain JS module shared with `node scripts/docs.mjs`
+} from "../../scripts/docs.mjs";
 import { Miniflare } from "miniflare";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const fixtures = fileURLToPath(new URL("fixtures/consumer/", import.meta.url));
 const bin = (name: string): string => join(root, "node_modules", ".bin", name);
-const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string; exports: Record<string, { types: string; default: string }> };
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+  version: string;
+  exports: Record<string, { types: string; default: string }>;
+};
 
 interface Result {
   status: number | null;
@@ -32,7 +43,11 @@ interface Result {
 
 function sh(cmd: string, args: string[], cwd: string, timeout = 60_000): Result {
   const res = spawnSync(cmd, args, { cwd, encoding: "utf8", timeout, env: { ...process.env, NO_COLOR: "1" } });
-  return { status: res.status, stdout: res.stdout ?? "", out: `${res.stdout ?? ""}${res.stderr ?? ""}${res.error ? String(res.error) : ""}` };
+  return {
+    status: res.status,
+    stdout: res.stdout ?? "",
+    out: `${res.stdout ?? ""}${res.stderr ?? ""}${res.error ? String(res.error) : ""}`,
+  };
 }
 
 /** Runs a command that must succeed and print one JSON line last. */
@@ -67,10 +82,20 @@ before(() => {
   cpSync(fixtures, app, { recursive: true });
   writeFileSync(join(app, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
   // `postgres` is edgecron/postgres's optional peer: a user of that store installs it, as docs/stores.md says.
-  const pg = `postgres@${(JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { devDependencies: Record<string, string> }).devDependencies["postgres"]}`;
-  const install = sh("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", join(dir, packed.filename), pg], app, 300_000);
+  const pg = `postgres@${
+    (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { devDependencies: Record<string, string> })
+      .devDependencies["postgres"]
+  }`;
+  const install = sh(
+    "npm",
+    ["install", "--prefer-offline", "--no-audit", "--no-fund", join(dir, packed.filename), pg],
+    app,
+    300_000,
+  );
   assert.equal(install.status, 0, install.out);
-  console.log(`packed ${packed.filename}: ${packed.files.length} files, ${packed.size} B, unpacked ${packed.unpackedSize} B`);
+  console.log(
+    `packed ${packed.filename}: ${packed.files.length} files, ${packed.size} B, unpacked ${packed.unpackedSize} B`,
+  );
 });
 after(() => {
   if (dir !== "") rmSync(dir, { recursive: true, force: true });
@@ -92,7 +117,10 @@ describe("the packed tarball", () => {
   });
 
   it("installs with no lifecycle script and only runtime dependencies", () => {
-    const installed = JSON.parse(readFileSync(join(app, "node_modules/edgecron/package.json"), "utf8")) as Record<string, Record<string, string>>;
+    const installed = JSON.parse(readFileSync(join(app, "node_modules/edgecron/package.json"), "utf8")) as Record<
+      string,
+      Record<string, string>
+    >;
     const scripts = Object.keys(installed.scripts ?? {});
     assert.deepEqual(scripts.filter((s) => /^(pre|post)?install$|^prepare$/.test(s)), []);
     for (const dev of ["deno", "bun", "miniflare", "playwright-core", "wrangler", "tsx"]) {
@@ -121,10 +149,14 @@ describe("every subpath and every documented block, from the installed copy", ()
   const specifiers = Object.keys(pkg.exports).map((subpath) => specifierOf(subpath) as string);
 
   it("node imports every subpath (ESM), and each has exports", () => {
-    const script = `const out = {}; for (const s of ${JSON.stringify(specifiers)}) out[s] = Object.keys(await import(s)).length; console.log(JSON.stringify(out));`;
+    const script = `const out = {}; for (const s of ${
+      JSON.stringify(specifiers)
+    }) out[s] = Object.keys(await import(s)).length; console.log(JSON.stringify(out));`;
     const out = json(process.execPath, ["--input-type=module", "-e", script], app);
     assert.deepEqual(Object.keys(out), specifiers);
-    for (const [specifier, count] of Object.entries(out)) assert.ok((count as number) > 0, `${specifier} exports nothing`);
+    for (const [specifier, count] of Object.entries(out)) {
+      assert.ok((count as number) > 0, `${specifier} exports nothing`);
+    }
   });
 
   it("tsc NodeNext resolves every subpath's types, and their declarations compile without skipLibCheck", () => {
@@ -134,44 +166,75 @@ describe("every subpath and every documented block, from the installed copy", ()
     const portable = specifiers.filter((s) => s !== "edgecron/deno");
     const dir = join(app, "all-subpaths");
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "all.ts"), portable.map((s, i) => `import * as m${i} from "${s}";\nconsole.log(Object.keys(m${i}));`).join("\n"));
-    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
-      compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", lib: ["ES2023", "DOM"], types: [], strict: true, noEmit: true },
-      files: ["all.ts"],
-    }));
+    writeFileSync(
+      join(dir, "all.ts"),
+      portable.map((s, i) => `import * as m${i} from "${s}";\nconsole.log(Object.keys(m${i}));`).join("\n"),
+    );
+    writeFileSync(
+      join(dir, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          target: "ES2022",
+          lib: ["ES2023", "DOM"],
+          types: [],
+          strict: true,
+          noEmit: true,
+        },
+        files: ["all.ts"],
+      }),
+    );
     const res = sh(bin("tsc"), ["-p", "tsconfig.json"], dir, 300_000);
     assert.equal(res.status, 0, res.out);
   });
 
-  it("require(\"edgecron\") works from a CommonJS project (npm init -y) on Node 20", () => {
+  it('require("edgecron") works from a CommonJS project (npm init -y) on Node 20', () => {
     const cjs = join(dir, "cjs");
     mkdirSync(cjs, { recursive: true });
     assert.equal(sh("npm", ["init", "-y"], cjs).status, 0);
     const type = (JSON.parse(readFileSync(join(cjs, "package.json"), "utf8")) as { type?: string }).type;
     assert.ok(type === undefined || type === "commonjs", `npm init -y makes a CommonJS project, got type ${type}`);
-    const install = sh("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", join(dir, packed.filename)], cjs, 300_000);
+    const install = sh(
+      "npm",
+      ["install", "--prefer-offline", "--no-audit", "--no-fund", join(dir, packed.filename)],
+      cjs,
+      300_000,
+    );
     assert.equal(install.status, 0, install.out);
-    writeFileSync(join(cjs, "index.js"), [
-      'const { cron, createScheduler } = require("edgecron");',
-      'const { libsqlStore } = require("edgecron/libsql");',
-      'const next = cron("0 8 * * *", { timezone: "Europe/Paris" }).next(Date.UTC(2026, 2, 1));',
-      'console.log(JSON.stringify({ next: new Date(next).toISOString(), scheduler: typeof createScheduler, libsql: typeof libsqlStore, node: process.versions.node }));',
-    ].join("\n"));
+    writeFileSync(
+      join(cjs, "index.js"),
+      [
+        'const { cron, createScheduler } = require("edgecron");',
+        'const { libsqlStore } = require("edgecron/libsql");',
+        'const next = cron("0 8 * * *", { timezone: "Europe/Paris" }).next(Date.UTC(2026, 2, 1));',
+        "console.log(JSON.stringify({ next: new Date(next).toISOString(), scheduler: typeof createScheduler, libsql: typeof libsqlStore, node: process.versions.node }));",
+      ].join("\n"),
+    );
     const out = json(process.execPath, ["index.js"], cjs);
-    assert.deepEqual({ ...out, node: String(out.node).split(".")[0] }, { next: "2026-03-01T07:00:00.000Z", scheduler: "function", libsql: "function", node: "20" });
+    assert.deepEqual({ ...out, node: String(out.node).split(".")[0] }, {
+      next: "2026-03-01T07:00:00.000Z",
+      scheduler: "function",
+      libsql: "function",
+      node: "20",
+    });
   });
 
   it("every ts/js block of README.md and docs/**, and every public @example, type-checks against the installed package", () => {
     const blocks = [...docBlocks(root), ...exampleBlocks(root)] as DocBlock[];
     assert.deepEqual(blockProblems(blocks), []);
     const docs = join(app, "docs-check");
-    const map = writeProject(docs, blocks, { types: [denoTypes(root)], typeRoots: [join(root, "node_modules/@types")] });
+    const map = writeProject(docs, blocks, {
+      types: [denoTypes(root)],
+      typeRoots: [join(root, "node_modules/@types")],
+    });
     assert.ok(map.size > 40, `only ${map.size} blocks checked`);
     assert.deepEqual(typeCheck(docs, map, bin("tsc")), []);
   });
 
   // The scheduler's own log lines (edgecron: …) carry durations; the docs leave them out.
-  const printed = (stdout: string): string => stdout.split("\n").filter((l) => l !== "" && !l.startsWith("edgecron: ")).join("\n");
+  const printed = (stdout: string): string =>
+    stdout.split("\n").filter((l) => l !== "" && !l.startsWith("edgecron: ")).join("\n");
   const programs = (): DocBlock[] => (docBlocks(root) as DocBlock[]).filter((b) => b.run);
   /** A program in its own folder per runtime (programs write files such as edgecron.db there). */
   const programFile = (b: DocBlock, runtime: string): { file: string; cwd: string } => {
@@ -210,7 +273,13 @@ describe("the installed copy, from each runtime", () => {
   it("node index.mjs: a schedule, libsqlStore on a file: database, edgecronRouter answering", () => {
     const out = json(process.execPath, ["index.mjs"], app);
     // The first tick (06:59) registers the job and runs that slot; the next runs 07:00.
-    assert.deepEqual(out, { digest: "2026-03-02T07:00:00.000Z", ran: ["2026-03-01T06:59:00.000Z", "2026-03-01T07:00:00.000Z"], rows: ["ok", "ok"], status: 200, ok: 2 });
+    assert.deepEqual(out, {
+      digest: "2026-03-02T07:00:00.000Z",
+      ran: ["2026-03-01T06:59:00.000Z", "2026-03-01T07:00:00.000Z"],
+      rows: ["ok", "ok"],
+      status: 200,
+      ok: 2,
+    });
   });
 
   it("tsc --noEmit with NodeNext and with bundler resolution: index.ts is clean, bad.ts's misspelt option fails", () => {
@@ -218,7 +287,11 @@ describe("the installed copy, from each runtime", () => {
       const res = sh(bin("tsc"), ["-p", config], app);
       const errors = res.out.split("\n").filter((line) => line.includes("error TS"));
       assert.equal(errors.length, 1, `${config}: exactly one error expected:\n${res.out}`);
-      assert.match(errors[0] ?? "", /^bad\.ts\(4,\d+\): error TS2561: .*'timezon' does not exist in type 'JobSpec'/, config);
+      assert.match(
+        errors[0] ?? "",
+        /^bad\.ts\(4,\d+\): error TS2561: .*'timezon' does not exist in type 'JobSpec'/,
+        config,
+      );
       assert.notEqual(res.status, 0);
     }
   });
@@ -238,7 +311,11 @@ describe("the installed copy, from each runtime", () => {
 
   it("deno run and deno check through the package's deno.json (links, no import map)", () => {
     const denoApp = join(app, "deno-app");
-    assert.deepEqual(json(bin("deno"), ["run", "-A", "main.ts"], denoApp), { ok: true, status: 200, tokyo: "2026-03-02T00:00:00.000Z" });
+    assert.deepEqual(json(bin("deno"), ["run", "-A", "main.ts"], denoApp), {
+      ok: true,
+      status: 200,
+      tokyo: "2026-03-02T00:00:00.000Z",
+    });
     const check = sh(bin("deno"), ["check", "main.ts"], denoApp);
     assert.equal(check.status, 0, check.out);
   });
@@ -259,16 +336,31 @@ describe("the installed copy, from each runtime", () => {
       logLevel: "warning",
     });
     const code = readFileSync(outfile);
-    console.log(`worker bundle from the installed package: ${code.length} B minified, ${gzipSync(code, { level: 9 }).length} B gzipped`);
-    const mf = new Miniflare({ modules: true, modulesRoot: dir, scriptPath: outfile, cf: false, compatibilityDate: "2025-09-01", bindings: { EDGECRON_TOKEN: "t" } });
+    console.log(
+      `worker bundle from the installed package: ${code.length} B minified, ${
+        gzipSync(code, { level: 9 }).length
+      } B gzipped`,
+    );
+    const mf = new Miniflare({
+      modules: true,
+      modulesRoot: dir,
+      scriptPath: outfile,
+      cf: false,
+      compatibilityDate: "2025-09-01",
+      bindings: { EDGECRON_TOKEN: "t" },
+    });
     try {
-      const worker = await mf.getWorker() as unknown as { scheduled(o: { scheduledTime: Date; cron: string }): Promise<{ outcome: string }> };
+      const worker = await mf.getWorker() as unknown as {
+        scheduled(o: { scheduledTime: Date; cron: string }): Promise<{ outcome: string }>;
+      };
       // The first event registers the job and runs its minute; the same event again runs nothing more.
       const minute = Math.floor(Date.now() / 60_000) * 60_000;
       for (const time of [minute - 60_000, minute - 60_000]) {
         assert.equal((await worker.scheduled({ scheduledTime: new Date(time), cron: "* * * * *" })).outcome, "ok");
       }
-      const res = await mf.dispatchFetch("http://worker.test/jobs/minutely/runs", { headers: { authorization: "Bearer t" } });
+      const res = await mf.dispatchFetch("http://worker.test/jobs/minutely/runs", {
+        headers: { authorization: "Bearer t" },
+      });
       const body = await res.json() as { runs: { slot: number; status: string }[] };
       assert.deepEqual(body.runs.map((r) => [r.slot, r.status]), [[minute - 60_000, "ok"]]);
     } finally {

@@ -33,13 +33,25 @@ const script = join(dir, "d1_worker.mjs");
 /** Builds the fixture with the D1 worker bundle's options (workerd conditions, no libSQL). */
 async function buildWorker(): Promise<void> {
   const { shrink: _shrink, ...options } = bundles["worker-d1"];
-  await build({ ...options, entryPoints: [join(ROOT, "test/integration/fixtures/d1_worker.ts")], outfile: script, minify: false, metafile: false });
+  await build({
+    ...options,
+    entryPoints: [join(ROOT, "test/integration/fixtures/d1_worker.ts")],
+    outfile: script,
+    minify: false,
+    metafile: false,
+  });
 }
 
 /** Counts what one expected set of slots ended as. */
-function tally(expected: Map<string, number[]>, rows: { job: string; slot: number; status: string }[], lines: { job: string; slot: number }[]) {
+function tally(
+  expected: Map<string, number[]>,
+  rows: { job: string; slot: number; status: string }[],
+  lines: { job: string; slot: number }[],
+) {
   const okRows = new Map<string, number>();
-  for (const r of rows) if (r.status === "ok") okRows.set(`${r.job} ${r.slot}`, (okRows.get(`${r.job} ${r.slot}`) ?? 0) + 1);
+  for (const r of rows) {
+    if (r.status === "ok") okRows.set(`${r.job} ${r.slot}`, (okRows.get(`${r.job} ${r.slot}`) ?? 0) + 1);
+  }
   const lineCount = new Map<string, number>();
   for (const l of lines) lineCount.set(`${l.job} ${l.slot}`, (lineCount.get(`${l.job} ${l.slot}`) ?? 0) + 1);
   let slots = 0;
@@ -88,7 +100,9 @@ describe("D1 exactly-once across Workers (Miniflare, one shared D1)", { timeout:
   after(() => mf.dispose());
 
   it("3 isolates, the same events concurrently (every minute delivered twice to one of them): every slot runs once", async () => {
-    const workers = await Promise.all(WORKERS.map(async (name) => (await mf.getWorker(name)) as unknown as ScheduledFetcher));
+    const workers = await Promise.all(
+      WORKERS.map(async (name) => (await mf.getWorker(name)) as unknown as ScheduledFetcher),
+    );
     const deliver = async (w: ScheduledFetcher, i: number): Promise<void> => {
       const result = await w.scheduled({ scheduledTime: new Date(T(i)), cron: "* * * * *" });
       assert.equal(result.outcome, "ok");
@@ -103,8 +117,16 @@ describe("D1 exactly-once across Workers (Miniflare, one shared D1)", { timeout:
     await Promise.all(workers.map((w) => deliver(w, 3)));
 
     const db = await mf.getD1Database("DB", "w1");
-    const rows = (await db.prepare("SELECT job, slot, status FROM edgecron_runs").all()).results as { job: string; slot: number; status: string }[];
-    const lines = (await db.prepare("SELECT job, slot, worker FROM side_log").all()).results as { job: string; slot: number; worker: string }[];
+    const rows = (await db.prepare("SELECT job, slot, status FROM edgecron_runs").all()).results as {
+      job: string;
+      slot: number;
+      status: string;
+    }[];
+    const lines = (await db.prepare("SELECT job, slot, worker FROM side_log").all()).results as {
+      job: string;
+      slot: number;
+      worker: string;
+    }[];
     const stats = await Promise.all(WORKERS.map(async (name) => {
       const res = await mf.dispatchFetch(`http://${name}.test/stats`, { headers: { "MF-Route-Override": name } });
       return (await res.json()) as { node: string; events: Record<string, number> };
@@ -138,8 +160,19 @@ describe("D1 exactly-once across OS processes sharing a persisted local D1", { t
     // in workerd itself), so the second starts after the first.
     const child = (node: string, started: () => void = () => {}): Promise<Result> =>
       new Promise((resolve, reject) => {
-        const args = [join(ROOT, "test/integration/fixtures/d1_process.ts"), script, persist, node, String(startAt), String(BASE), String(minutes)];
-        const p = spawn(process.execPath, ["--import", "tsx", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+        const args = [
+          join(ROOT, "test/integration/fixtures/d1_process.ts"),
+          script,
+          persist,
+          node,
+          String(startAt),
+          String(BASE),
+          String(minutes),
+        ];
+        const p = spawn(process.execPath, ["--import", "tsx", ...args], {
+          cwd: ROOT,
+          stdio: ["ignore", "pipe", "pipe"],
+        });
         let out = "";
         let err = "";
         p.stdout.on("data", (d: Buffer) => {
@@ -168,10 +201,20 @@ describe("D1 exactly-once across OS processes sharing a persisted local D1", { t
     });
     try {
       const db = await mf.getD1Database("DB");
-      const rows = (await db.prepare("SELECT job, slot, status, error FROM edgecron_runs").all()).results as { job: string; slot: number; status: string }[];
-      const lines = (await db.prepare("SELECT job, slot, worker FROM side_log").all()).results as { job: string; slot: number; worker: string }[];
+      const rows = (await db.prepare("SELECT job, slot, status, error FROM edgecron_runs").all()).results as {
+        job: string;
+        slot: number;
+        status: string;
+      }[];
+      const lines = (await db.prepare("SELECT job, slot, worker FROM side_log").all()).results as {
+        job: string;
+        slot: number;
+        worker: string;
+      }[];
       const counts = tally(expectedSlots(minutes), rows, lines);
-      const perProcess = Object.fromEntries(results.map((r) => [r.node, lines.filter((l) => l.worker === r.node).length]));
+      const perProcess = Object.fromEntries(
+        results.map((r) => [r.node, lines.filter((l) => l.worker === r.node).length]),
+      );
       const lostClaims = results.reduce((n, r) => n + (r.events["lost"] ?? 0), 0);
       const storeErrors = results.reduce((n, r) => n + (r.events["store-error"] ?? 0), 0);
       console.log(

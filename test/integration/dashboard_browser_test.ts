@@ -21,7 +21,15 @@ const ARTIFACTS = new URL("../artifacts/", import.meta.url).pathname;
 const FILLERS = 100;
 /** A default-style node id (a UUID): the top bar shows its first 8 characters. */
 const NODE = "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b";
-const REAL = ["cache-warm", "hourly-report", "nightly-backup", "partner-ping", "pulse-5s", "sync-inventory", "weekly-digest"];
+const REAL = [
+  "cache-warm",
+  "hourly-report",
+  "nightly-backup",
+  "partner-ping",
+  "pulse-5s",
+  "sync-inventory",
+  "weekly-digest",
+];
 
 let server: ServerType;
 let browser: Browser;
@@ -36,8 +44,20 @@ async function world(): Promise<Hono> {
   const quiet = { debug() {}, info() {}, warn() {}, error() {} };
   let pings = 0;
   const fetch: typeof globalThis.fetch = async () => new Response(null, { status: ++pings % 4 === 0 ? 502 : 204 });
-  const scheduler = createScheduler({ clock, store: createMemoryStore(), node: NODE, webhookSecret: "whsec_browser", fetch, logger: quiet })
-    .job("hourly-report", { schedule: "0 * * * *", timezone: "Europe/Paris", description: "Sends the hourly sales report", run: () => {} })
+  const scheduler = createScheduler({
+    clock,
+    store: createMemoryStore(),
+    node: NODE,
+    webhookSecret: "whsec_browser",
+    fetch,
+    logger: quiet,
+  })
+    .job("hourly-report", {
+      schedule: "0 * * * *",
+      timezone: "Europe/Paris",
+      description: "Sends the hourly sales report",
+      run: () => {},
+    })
     .job("sync-inventory", {
       schedule: "*/15 * * * *",
       description: "Pulls stock levels from the warehouse API",
@@ -46,11 +66,18 @@ async function world(): Promise<Hono> {
       },
     })
     .job("cache-warm", { schedule: { every: "5m" }, description: "Keeps the product cache warm", run: () => {} })
-    .job("nightly-backup", { schedule: "30 2 * * *", timezone: "America/New_York", description: "Database backup to cold storage", run: () => {} })
+    .job("nightly-backup", {
+      schedule: "30 2 * * *",
+      timezone: "America/New_York",
+      description: "Database backup to cold storage",
+      run: () => {},
+    })
     .job("weekly-digest", { schedule: "0 9 * * MON", timezone: "Europe/London", run: () => {} })
     .job("pulse-5s", { schedule: { every: "5s" }, description: "A dense schedule: 17 280 slots a day", run: () => {} });
   // Enough jobs for a second page of the overview (100 per page).
-  for (let i = 0; i < FILLERS; i++) scheduler.job(`zz-filler-${String(i).padStart(3, "0")}`, { schedule: "0 */6 * * *", run: () => {} });
+  for (let i = 0; i < FILLERS; i++) {
+    scheduler.job(`zz-filler-${String(i).padStart(3, "0")}`, { schedule: "0 */6 * * *", run: () => {} });
+  }
   await scheduler.define("partner-ping", {
     schedule: "*/30 * * * *",
     description: "Webhook to the partner's health endpoint",
@@ -63,7 +90,10 @@ async function world(): Promise<Hono> {
   }
   await scheduler.pause("weekly-digest");
   await clock.advance(7 * 60_000 + 30_000);
-  return new Hono().route("/cron", edgecronRouter(scheduler, { token: TOKEN, now: clock.now, title: "edgecron · shop" }));
+  return new Hono().route(
+    "/cron",
+    edgecronRouter(scheduler, { token: TOKEN, now: clock.now, title: "edgecron · shop" }),
+  );
 }
 
 before(async () => {
@@ -74,7 +104,16 @@ before(async () => {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
   mkdirSync(ARTIFACTS, { recursive: true });
 });
@@ -107,7 +146,11 @@ describe("dashboard in a browser", { skip: existsSync(CHROMIUM) ? false : `${CHR
 
     const sync = page.locator('section.job[data-job="sync-inventory"]');
     assert.equal(await sync.locator(".last-outcome .status").textContent(), "error");
-    assert.equal(await sync.locator("svg.timeline path.s-error").getAttribute("data-count"), "25", "the timeline shows the failed slots");
+    assert.equal(
+      await sync.locator("svg.timeline path.s-error").getAttribute("data-count"),
+      "25",
+      "the timeline shows the failed slots",
+    );
     assert.equal(await page.locator("header.top [data-node]").textContent(), "3f2a9c1e…");
     assert.equal(await page.locator("header.top [data-node]").getAttribute("title"), NODE);
 
@@ -122,7 +165,10 @@ describe("dashboard in a browser", { skip: existsSync(CHROMIUM) ? false : `${CHR
     await Promise.all([page.waitForURL(/done=run/), sync.getByRole("button", { name: "Run now" }).click()]);
     assert.equal(await page.locator("[data-notice]").getAttribute("data-notice"), "ok");
     assert.match(await page.locator("[data-notice]").textContent() ?? "", /Ran sync-inventory: ok/);
-    assert.equal(await page.locator('section.job[data-job="sync-inventory"] .last-outcome .status').textContent(), "ok");
+    assert.equal(
+      await page.locator('section.job[data-job="sync-inventory"] .last-outcome .status').textContent(),
+      "ok",
+    );
 
     await shoot(page, "dashboard.png");
     await page.close();
@@ -134,11 +180,19 @@ describe("dashboard in a browser", { skip: existsSync(CHROMIUM) ? false : `${CHR
     page.setDefaultTimeout(15_000);
     await page.goto(`${base}/cron`);
     await submitToken(page);
-    await Promise.all([page.waitForURL(/\/cron\/ui\/jobs\/partner-ping$/), page.click('a[href="/cron/ui/jobs/partner-ping"]')]);
-    const rows = await page.locator("table.runs tbody tr").evaluateAll((els) => els.map((e) => e.getAttribute("data-status")));
+    await Promise.all([
+      page.waitForURL(/\/cron\/ui\/jobs\/partner-ping$/),
+      page.click('a[href="/cron/ui/jobs/partner-ping"]'),
+    ]);
+    const rows = await page.locator("table.runs tbody tr").evaluateAll((els) =>
+      els.map((e) => e.getAttribute("data-status"))
+    );
     assert.equal(rows.length, 13);
     assert.ok(rows.includes("ok") && rows.includes("error"), rows.join(","));
-    assert.equal(await page.locator("h2.section + p code").first().textContent(), "POST https://partner.example/health");
+    assert.equal(
+      await page.locator("h2.section + p code").first().textContent(),
+      "POST https://partner.example/health",
+    );
     assert.equal(await page.locator("ol.next li").count(), 10);
     assert.equal(await page.locator("svg.timeline rect.s-ok").count(), 10, "one mark per run on a job's page");
     await shoot(page, "dashboard-job.png");
@@ -155,13 +209,21 @@ describe("dashboard in a browser", { skip: existsSync(CHROMIUM) ? false : `${CHR
     await shoot(page, "dashboard-page2.png");
     await Promise.all([page.waitForURL(`${base}/cron`), page.click('a[data-page="first"]')]);
     await page.goto(`${base}/cron/ui/jobs/pulse-5s`);
-    const newest = await page.locator("table.runs tbody tr").evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-slot"))));
+    const newest = await page.locator("table.runs tbody tr").evaluateAll((els) =>
+      els.map((e) => Number(e.getAttribute("data-slot")))
+    );
     assert.equal(newest.length, 50);
     await Promise.all([page.waitForURL(/before=/), page.click('a[data-page="next"]')]);
-    const older = await page.locator("table.runs tbody tr").evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-slot"))));
+    const older = await page.locator("table.runs tbody tr").evaluateAll((els) =>
+      els.map((e) => Number(e.getAttribute("data-slot")))
+    );
     assert.equal(older.length, 50);
     assert.ok(older[0]! < newest.at(-1)!, "older runs follow the newest page without overlap");
-    assert.equal(await page.locator("table.runs tr[data-status=missed] td.took").first().textContent(), "—", "a missed slot took no time");
+    assert.equal(
+      await page.locator("table.runs tr[data-status=missed] td.took").first().textContent(),
+      "—",
+      "a missed slot took no time",
+    );
     await page.context().close();
   });
 
@@ -170,9 +232,18 @@ describe("dashboard in a browser", { skip: existsSync(CHROMIUM) ? false : `${CHR
       upstreamUp = false; // an earlier test fixed the upstream: fail sync-inventory again, so an error pill is on the page
       await clock.advance(1_000);
       const page = await signedIn(width);
-      await Promise.all([page.waitForURL(/done=run/), page.locator('section.job[data-job="sync-inventory"]').getByRole("button", { name: "Run now" }).click()]);
-      assert.equal(await page.locator('section.job[data-job="sync-inventory"] .last-outcome .status').textContent(), "error");
-      assert.equal(await page.locator('section.job[data-job="sync-inventory"] .last-outcome .err').textContent(), "warehouse API answered 503");
+      await Promise.all([
+        page.waitForURL(/done=run/),
+        page.locator('section.job[data-job="sync-inventory"]').getByRole("button", { name: "Run now" }).click(),
+      ]);
+      assert.equal(
+        await page.locator('section.job[data-job="sync-inventory"] .last-outcome .status').textContent(),
+        "error",
+      );
+      assert.equal(
+        await page.locator('section.job[data-job="sync-inventory"] .last-outcome .err').textContent(),
+        "warehouse API answered 503",
+      );
       const overlaps = await page.locator("section.job").evaluateAll((cards) => {
         const found: string[] = [];
         for (const card of cards) {
@@ -182,7 +253,9 @@ describe("dashboard in a browser", { skip: existsSync(CHROMIUM) ? false : `${CHR
             if (!n.textContent?.trim() || n.parentElement?.closest("svg")) continue;
             const range = document.createRange();
             range.selectNodeContents(n);
-            for (const r of range.getClientRects()) if (r.width > 0 && r.height > 0) boxes.push({ el: n.parentElement!, r });
+            for (const r of range.getClientRects()) {
+              if (r.width > 0 && r.height > 0) boxes.push({ el: n.parentElement!, r });
+            }
           }
           for (let i = 0; i < boxes.length; i++) {
             for (let j = i + 1; j < boxes.length; j++) {
@@ -190,7 +263,13 @@ describe("dashboard in a browser", { skip: existsSync(CHROMIUM) ? false : `${CHR
               const b = boxes[j]!.r;
               const x = Math.min(a.right, b.right) - Math.max(a.left, b.left);
               const y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
-              if (x > 1 && y > 1) found.push(`${card.getAttribute("data-job")}: "${boxes[i]!.el.textContent?.trim().slice(0, 30)}" / "${boxes[j]!.el.textContent?.trim().slice(0, 30)}"`);
+              if (x > 1 && y > 1) {
+                found.push(
+                  `${card.getAttribute("data-job")}: "${boxes[i]!.el.textContent?.trim().slice(0, 30)}" / "${
+                    boxes[j]!.el.textContent?.trim().slice(0, 30)
+                  }"`,
+                );
+              }
             }
           }
         }
@@ -198,12 +277,14 @@ describe("dashboard in a browser", { skip: existsSync(CHROMIUM) ? false : `${CHR
       });
       assert.deepEqual(overlaps, [], "text boxes overlap");
       // Nothing in a card reaches past its padding (the counters once touched the right edge).
-      const crowded = await page.locator("section.job").evaluateAll((cards) => cards.flatMap((card) => {
-        const inner = card.getBoundingClientRect().right - parseFloat(getComputedStyle(card).paddingRight);
-        return [...card.querySelectorAll("dd span, dd code, .status")]
-          .filter((el) => el.getBoundingClientRect().right > inner + 0.5)
-          .map((el) => `${card.getAttribute("data-job")}: "${el.textContent?.trim().slice(0, 20)}"`);
-      }));
+      const crowded = await page.locator("section.job").evaluateAll((cards) =>
+        cards.flatMap((card) => {
+          const inner = card.getBoundingClientRect().right - parseFloat(getComputedStyle(card).paddingRight);
+          return [...card.querySelectorAll("dd span, dd code, .status")]
+            .filter((el) => el.getBoundingClientRect().right > inner + 0.5)
+            .map((el) => `${card.getAttribute("data-job")}: "${el.textContent?.trim().slice(0, 20)}"`);
+        })
+      );
       assert.deepEqual(crowded, [], "text past a card's padding");
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - globalThis.innerWidth);
       assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`);
@@ -211,12 +292,27 @@ describe("dashboard in a browser", { skip: existsSync(CHROMIUM) ? false : `${CHR
         const box = svg.getBoundingClientRect();
         const band = svg.querySelector("path.band.s-planned")!.getBoundingClientRect();
         const card = svg.closest("section")!.getBoundingClientRect();
-        return { svgLeft: box.left, svgRight: box.right, bandRight: band.right, bandLeft: band.left, cardLeft: card.left, cardRight: card.right, vw: globalThis.innerWidth };
+        return {
+          svgLeft: box.left,
+          svgRight: box.right,
+          bandRight: band.right,
+          bandLeft: band.left,
+          cardLeft: card.left,
+          cardRight: card.right,
+          vw: globalThis.innerWidth,
+        };
       });
-      assert.ok(geometry.svgLeft >= geometry.cardLeft && geometry.svgRight <= geometry.cardRight && geometry.svgRight <= geometry.vw, `timeline inside its card and the viewport: ${JSON.stringify(geometry)}`);
+      assert.ok(
+        geometry.svgLeft >= geometry.cardLeft && geometry.svgRight <= geometry.cardRight &&
+          geometry.svgRight <= geometry.vw,
+        `timeline inside its card and the viewport: ${JSON.stringify(geometry)}`,
+      );
       const width48h = geometry.svgRight - geometry.svgLeft;
       assert.ok(Math.abs(geometry.bandLeft - (geometry.svgLeft + width48h / 2)) < 2, "the band starts at now");
-      assert.ok(geometry.bandRight >= geometry.svgRight - 1, `the planned band reaches +24 h: ${JSON.stringify(geometry)}`);
+      assert.ok(
+        geometry.bandRight >= geometry.svgRight - 1,
+        `the planned band reaches +24 h: ${JSON.stringify(geometry)}`,
+      );
       const paused = page.locator('section.job[data-job="weekly-digest"]');
       assert.equal(await paused.locator("[data-state]").textContent(), "paused");
       assert.equal(await paused.locator("ol.next li").count(), 0, "no next fires listed");
@@ -228,7 +324,10 @@ describe("dashboard in a browser", { skip: existsSync(CHROMIUM) ? false : `${CHR
       await job.goto(`${base}/cron/ui/jobs/sync-inventory`);
       const err = await job.locator("table.runs td.err").first().boundingBox();
       assert.ok(err && err.x + err.width <= width, "the history's error column is visible");
-      assert.ok(await job.evaluate(() => document.documentElement.scrollWidth <= globalThis.innerWidth), "the job page does not scroll sideways");
+      assert.ok(
+        await job.evaluate(() => document.documentElement.scrollWidth <= globalThis.innerWidth),
+        "the job page does not scroll sideways",
+      );
       await shoot(job, `dashboard-job-${width}.png`);
       await page.context().close();
     });

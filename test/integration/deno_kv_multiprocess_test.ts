@@ -17,8 +17,10 @@ const RUN_MS = 15_000;
 const BOOT_MS = 5_000;
 
 const deno = (label: string, args: string[]): Promise<unknown> =>
-  runWorker(label, DENO, ["run", "-A", "--unstable-kv", WORKER, ...args], { cwd: ROOT, timeoutMs: RUN_MS + BOOT_MS + 30_000 });
-
+  runWorker(label, DENO, ["run", "-A", "--unstable-kv", WORKER, ...args], {
+    cwd: ROOT,
+    timeoutMs: RUN_MS + BOOT_MS + 30_000,
+  });
 
 describe("multi-process exactly-once on one Deno KV file", { timeout: 120_000 }, () => {
   it("3 deno processes, 10 six-field jobs every second for 15 s: one ok row and one side-log line per slot", async () => {
@@ -34,7 +36,8 @@ describe("multi-process exactly-once on one Deno KV file", { timeout: 120_000 },
       ))) as WorkerResult[];
       const window = commonWindow(results, 12);
       const rows = await deno("dump", ["dump", kv, String(JOBS)]) as RunRecord[];
-      const jobs = Array.from({ length: JOBS }, (_, i) => jobName(i));
+      const jobs = Array.from({ length: JOBS }, (_, i) =>
+        jobName(i));
       assertExactlyOnce("multiprocess (Deno KV)", { rows, log, jobs, window, results });
     } finally {
       rmSync(dir, { recursive: true, force: true });

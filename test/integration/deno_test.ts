@@ -36,7 +36,10 @@ describe("Deno example under deno run --unstable-cron (real Deno.cron trigger)",
   let runAhead: Example;
 
   before(async () => {
-    runAhead = startExample(deno, ["run", "--unstable-cron", "-A", "test/integration/fixtures/run_ahead_deno.ts"], { cwd: root, env: {} });
+    runAhead = startExample(deno, ["run", "--unstable-cron", "-A", "test/integration/fixtures/run_ahead_deno.ts"], {
+      cwd: root,
+      env: {},
+    });
     ensureBuilt("deno-deploy");
     for (const { label, entry } of targets) {
       const port = await freePort();
@@ -55,11 +58,17 @@ describe("Deno example under deno run --unstable-cron (real Deno.cron trigger)",
 
   it("answers /health and /jobs while waiting for the trigger", async () => {
     for (const { label, port } of running) {
-      const health = await getJson<{ ok: boolean; store: string; jobs: number }>(`http://127.0.0.1:${port}/health`, TOKEN);
+      const health = await getJson<{ ok: boolean; store: string; jobs: number }>(
+        `http://127.0.0.1:${port}/health`,
+        TOKEN,
+      );
       assert.equal(health.status, 200, label);
       assert.equal(health.body.ok, true, label);
       assert.equal(health.body.jobs, 2, label);
-      const jobs = await getJson<{ jobs: { name: string; timezone: string }[] }>(`http://127.0.0.1:${port}/jobs`, TOKEN);
+      const jobs = await getJson<{ jobs: { name: string; timezone: string }[] }>(
+        `http://127.0.0.1:${port}/jobs`,
+        TOKEN,
+      );
       assert.deepEqual(jobs.body.jobs.map((j) => [j.name, j.timezone]).sort(), [
         ["nightly-cleanup", "America/New_York"],
         ["sync-feeds", "UTC"],
@@ -76,7 +85,9 @@ describe("Deno example under deno run --unstable-cron (real Deno.cron trigger)",
       const slot = Date.parse(iso as string);
       assert.equal(slot % 60_000, 0, `${label}: a minute slot`);
       const runs = await getJson<{ runs: Run[] }>(`http://127.0.0.1:${port}/jobs/sync-feeds/runs`, TOKEN);
-      const printed = [...example.output().matchAll(/ran sync-feeds slot=(\S+)/g)].map((m) => Date.parse(m[1] as string));
+      const printed = [...example.output().matchAll(/ran sync-feeds slot=(\S+)/g)].map((m) =>
+        Date.parse(m[1] as string)
+      );
       assert.ok(printed.includes(slot));
       assert.deepEqual(runs.body.runs.map((r) => [r.slot, r.status]).reverse(), printed.map((s) => [s, "ok"]), label);
       // No timer mode and no start-up tick: every tick came from the Deno.cron trigger, and
@@ -94,7 +105,10 @@ describe("Deno example under deno run --unstable-cron (real Deno.cron trigger)",
     while (Date.now() < deadline) {
       const out = runAhead.output();
       const ticks = [...out.matchAll(/^tick (\S+)$/gm)].map((m) => Date.parse(m[1]!));
-      slots = [...out.matchAll(/^ran slot=(\S+) late=(\d+)$/gm)].map((m) => ({ slot: Date.parse(m[1]!), late: Number(m[2]) }));
+      slots = [...out.matchAll(/^ran slot=(\S+) late=(\d+)$/gm)].map((m) => ({
+        slot: Date.parse(m[1]!),
+        late: Number(m[2]),
+      }));
       // The first tick after start-up that falls on a minute came from Deno.cron.
       M ??= ticks.slice(1).map((t) => Math.floor(t / MINUTE) * MINUTE)[0];
       if (M !== undefined && slots.some((s) => s.slot === M! + 45 * SEC)) break;
@@ -104,7 +118,11 @@ describe("Deno example under deno run --unstable-cron (real Deno.cron trigger)",
     const inMinute = slots.filter((s) => s.slot >= M! && s.slot < M! + MINUTE);
     assert.deepEqual(inMinute.map((s) => s.slot), [0, 15, 30, 45].map((s) => M! + s * SEC), runAhead.output());
     const late = inMinute.slice(1).map((s) => s.late);
-    console.log(`# run-ahead Deno.cron: ${inMinute.length} slots in the trigger's minute for 4 planned; lateness p50 ${percentile(late, 50)} ms, p99 ${percentile(late, 99)} ms`);
+    console.log(
+      `# run-ahead Deno.cron: ${inMinute.length} slots in the trigger's minute for 4 planned; lateness p50 ${
+        percentile(late, 50)
+      } ms, p99 ${percentile(late, 99)} ms`,
+    );
   });
 
   it("stops on SIGTERM with exit code 0", async () => {

@@ -23,7 +23,10 @@ interface Line {
   t: number;
 }
 
-function run(args: string[], until: RegExp): { lines: Line[]; reached: Promise<void>; exited: Promise<void>; end(): void } {
+function run(
+  args: string[],
+  until: RegExp,
+): { lines: Line[]; reached: Promise<void>; exited: Promise<void>; end(): void } {
   const child = spawn(process.execPath, ["--import", "tsx", WORKER, ...args], { cwd: ROOT });
   const lines: Line[] = [];
   let out = "";
@@ -41,7 +44,12 @@ function run(args: string[], until: RegExp): { lines: Line[]; reached: Promise<v
   });
   child.stderr.on("data", (d: Buffer) => (err += d));
   const exited = new Promise<void>((resolve, reject) =>
-    child.on("close", (code) => (code === 0 || code === null ? resolve() : reject(new Error(`worker ${args[1]} exited ${code}: ${err}`))))
+    child.on(
+      "close",
+      (
+        code,
+      ) => (code === 0 || code === null ? resolve() : reject(new Error(`worker ${args[1]} exited ${code}: ${err}`))),
+    )
   );
   return { lines, reached, exited, end: () => child.stdin.end() };
 }
@@ -66,7 +74,8 @@ describe("fencing across processes", { timeout: 120_000 }, () => {
       let taken = 0;
       let worstGap = Infinity;
       for (const slot of slots) {
-        const of = (node: string, ev: Line["ev"]) => [...a.lines, ...b.lines].find((l) => l.node === node && l.slot === slot && l.ev === ev);
+        const of = (node: string, ev: Line["ev"]) =>
+          [...a.lines, ...b.lines].find((l) => l.node === node && l.slot === slot && l.ev === ev);
         const aEnd = of("a", "end");
         const aHeldFalse = of("a", "heldFalse");
         const bStart = of("b", "start");
@@ -76,10 +85,15 @@ describe("fencing across processes", { timeout: 120_000 }, () => {
         taken++;
         // A reports held false (polled every 2 ms) before B starts: never both held.
         assert.ok(aHeldFalse.t <= bStart.t, `slot ${slot}: A held until ${aHeldFalse.t}, B started at ${bStart.t}`);
-        assert.ok(aEnd.t - bStart.t <= ABORT_GRACE_MS, `slot ${slot}: live handlers overlapped ${aEnd.t - bStart.t} ms`);
+        assert.ok(
+          aEnd.t - bStart.t <= ABORT_GRACE_MS,
+          `slot ${slot}: live handlers overlapped ${aEnd.t - bStart.t} ms`,
+        );
         worstGap = Math.min(worstGap, bStart.t - aEnd.t);
       }
-      console.log(`fencing/processes: ${taken} of ${ROUNDS} slots re-run by B; smallest gap from A's end to B's start ${worstGap} ms`);
+      console.log(
+        `fencing/processes: ${taken} of ${ROUNDS} slots re-run by B; smallest gap from A's end to B's start ${worstGap} ms`,
+      );
       assert.ok(taken >= ROUNDS - 2, `B re-ran ${taken} of ${ROUNDS} slots`);
     } finally {
       rmSync(dir, { recursive: true, force: true });

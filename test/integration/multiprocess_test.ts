@@ -17,7 +17,6 @@ const JOBS = 20;
 const RUN_MS = 20_000;
 const BOOT_MS = 6_000;
 
-
 const worker = (label: string, cmd: string, args: string[]): Promise<WorkerResult> =>
   runWorker(label, cmd, args, { cwd: ROOT, timeoutMs: RUN_MS + BOOT_MS + 30_000 }) as Promise<WorkerResult>;
 

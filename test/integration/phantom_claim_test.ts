@@ -20,7 +20,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Holds the file's write lock from another process; resolves once it is held. */
 function holdLock(path: string, ms: number): Promise<{ released: Promise<void> }> {
-  const child = spawn(process.execPath, ["--import", "tsx", LOCKER, path, String(ms)], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", LOCKER, path, String(ms)], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const released = new Promise<void>((resolve) => child.on("close", () => resolve()));
   return new Promise((resolve) => {
     child.stdout.on("data", (d: Buffer) => {
@@ -91,7 +94,10 @@ describe("phantom claim on a real lock", { timeout: 90_000 }, () => {
           `${after.length} later slots: ${JSON.stringify(after.map((r) => r.status))}`,
       );
       assert.ok(phantom !== undefined, "the late insert landed");
-      assert.ok(phantom.status === "ok" || phantom.status === "missed", `the phantom row was reconciled, not ${phantom.status}`);
+      assert.ok(
+        phantom.status === "ok" || phantom.status === "missed",
+        `the phantom row was reconciled, not ${phantom.status}`,
+      );
       assert.ok(phantom.status !== "ok" || ran.includes(phantom.slot), "an ok row was really run");
       assert.deepEqual(after.filter((r) => r.status === "skipped"), [], "the phantom blocked no later slot");
       assert.ok(after.filter((r) => r.status === "ok").length >= 3, "later slots ran");

@@ -24,7 +24,9 @@ const worker = (label: string, cmd: string, args: string[]): Promise<WorkerResul
   runWorker(label, cmd, args, { cwd: ROOT, timeoutMs: RUN_MS + BOOT_MS + 30_000 }) as Promise<WorkerResult>;
 
 describe("multi-process exactly-once on one Postgres database", { timeout: 150_000 }, () => {
-  it("4 processes (Node, Bun, Deno, Node), 10 jobs every second for 15 s: one ok row and one side-log line per slot", { skip: skipReason }, async () => {
+  it("4 processes (Node, Bun, Deno, Node), 10 jobs every second for 15 s: one ok row and one side-log line per slot", {
+    skip: skipReason,
+  }, async () => {
     const { url } = await pgServer();
     const schema = freshSchema("mp");
     const target = postgresTarget(url, schema);

@@ -16,11 +16,13 @@ const TOKEN = "readme-curl-token-0123456789";
 function readmeCurls(): string[] {
   const page = readFileSync(`${root}docs/http.md`, "utf8");
   const start = page.indexOf("## Try it with curl");
-  assert.ok(start >= 0, "docs/http.md has no \"## Try it with curl\" section");
+  assert.ok(start >= 0, 'docs/http.md has no "## Try it with curl" section');
   const end = page.indexOf("\n## ", start + 1);
   const section = page.slice(start, end < 0 ? undefined : end);
   const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] as string);
-  return blocks.flatMap((b) => b.replace(/\\\n\s*/g, "").split("\n")).map((l) => l.trim()).filter((l) => l.startsWith("curl "));
+  return blocks.flatMap((b) => b.replace(/\\\n\s*/g, "").split("\n")).map((l) => l.trim()).filter((l) =>
+    l.startsWith("curl ")
+  );
 }
 
 let dir = "";
@@ -53,7 +55,11 @@ describe("docs/http.md curl examples against the demo server", () => {
     const outputs = readmeCurls().map((command) => {
       const local = command.replaceAll("127.0.0.1:8787", `127.0.0.1:${port}`);
       try {
-        return execFileSync("bash", ["-c", local], { env: { ...process.env, TOKEN }, encoding: "utf8", timeout: 30_000 });
+        return execFileSync("bash", ["-c", local], {
+          env: { ...process.env, TOKEN },
+          encoding: "utf8",
+          timeout: 30_000,
+        });
       } catch (e) {
         const err = e as { status: number; stdout: string; stderr: string };
         assert.fail(`${command}\nexit ${err.status}: ${err.stdout}${err.stderr}\n${demo.output()}`);
@@ -74,7 +80,11 @@ describe("docs/http.md curl examples against the demo server", () => {
     const res = await fetch(`http://127.0.0.1:${port}/jobs`, {
       method: "POST",
       headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: "bad", schedule: "61 * * * *", target: { url: `http://127.0.0.1:${port}/demo/webhook` } }),
+      body: JSON.stringify({
+        name: "bad",
+        schedule: "61 * * * *",
+        target: { url: `http://127.0.0.1:${port}/demo/webhook` },
+      }),
     });
     assert.equal(res.status, 400);
     assert.deepEqual(await res.json(), JSON.parse(shown));

@@ -14,7 +14,7 @@ import { Miniflare } from "miniflare";
 import { libsqlStore } from "../../src/store/libsql/mod.ts";
 // @ts-ignore: plain JS module shared with npm run build
 import { bundles } from "../../scripts/build.mjs";
-import { startHranaServer, type HranaServer } from "../adapters/_hrana_server.ts";
+import { type HranaServer, startHranaServer } from "../adapters/_hrana_server.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const MINUTE = 60_000;
@@ -38,7 +38,14 @@ describe("run-ahead on a one-minute trigger", { concurrency: true }, () => {
     // Inside the repository: workerd refuses module paths that climb out of the script's folder.
     const outfile = `${root}test/artifacts/run-ahead/worker.mjs`;
     const { shrink: _shrink, ...options } = bundles.worker as Record<string, unknown>;
-    await build({ ...options, entryPoints: [`${root}test/integration/fixtures/run_ahead_worker.ts`], outfile, minify: false } as Parameters<typeof build>[0]);
+    await build(
+      {
+        ...options,
+        entryPoints: [`${root}test/integration/fixtures/run_ahead_worker.ts`],
+        outfile,
+        minify: false,
+      } as Parameters<typeof build>[0],
+    );
     const db: HranaServer = await startHranaServer(join(dir, "edgecron.db"));
     const instance = (node: string) =>
       new Miniflare({
@@ -50,7 +57,10 @@ describe("run-ahead on a one-minute trigger", { concurrency: true }, () => {
     const [a, b] = [instance("a"), instance("b")];
     try {
       const call = async (mf: Miniflare, path: string): Promise<{ slot: number; lateMs: number }[]> =>
-        await (await mf.dispatchFetch(`http://w${path}`, { method: "POST" })).json() as { slot: number; lateMs: number }[];
+        await (await mf.dispatchFetch(`http://w${path}`, { method: "POST" })).json() as {
+          slot: number;
+          lateMs: number;
+        }[];
       const fire = async (mf: Miniflare, at: number): Promise<void> => {
         const w = await mf.getWorker() as unknown as ScheduledFetcher;
         const result = await w.scheduled({ scheduledTime: new Date(at), cron: "* * * * *" });
@@ -73,20 +83,59 @@ describe("run-ahead on a one-minute trigger", { concurrency: true }, () => {
       void fire(b, M + MINUTE).catch(() => {});
       // Read through the store's own API, on the file the HTTP server serves.
       const store = libsqlStore({ url: `file:${join(dir, "edgecron.db")}` });
-      let rows: { slot: number; status: string; attempt: number; node: string; startedAt: number; finishedAt: number | null; leaseUntil: number | null }[] = [];
+      let rows: {
+        slot: number;
+        status: string;
+        attempt: number;
+        node: string;
+        startedAt: number;
+        finishedAt: number | null;
+        leaseUntil: number | null;
+      }[] = [];
       for (let i = 0; i < 50; i++) {
-        rows = (await store.runs("every-10s", { limit: 100 })).filter((r) => r.slot >= M && r.slot <= M + MINUTE).reverse();
+        rows = (await store.runs("every-10s", { limit: 100 })).filter((r) => r.slot >= M && r.slot <= M + MINUTE)
+          .reverse();
         if (rows.some((r) => r.slot === M + MINUTE && r.status === "ok")) break;
         await sleep(200);
       }
       await store.close();
       const expected = [0, 10, 20, 30, 40, 50, 60].map((s) => M + s * SEC);
-      assert.deepEqual(rows.map((r) => [r.slot, r.status, r.attempt]), expected.map((s) => [s, "ok", 1]), `one ok row per slot: ${JSON.stringify((await (async () => { const st = libsqlStore({ url: `file:${join(dir, "edgecron.db")}` }); const all = await st.runs("every-10s", { limit: 100 }); await st.close(); return all.map((r) => ({ ...r, slot: (r.slot - M) / 1000, startedAt: r.startedAt - M, finishedAt: r.finishedAt === null ? null : r.finishedAt - M, leaseUntil: r.leaseUntil === null ? null : r.leaseUntil - M, claimedAt: r.claimedAt - M })); })()))}`);
+      assert.deepEqual(
+        rows.map((r) => [r.slot, r.status, r.attempt]),
+        expected.map((s) => [s, "ok", 1]),
+        `one ok row per slot: ${
+          JSON.stringify(
+            await (async () => {
+              const st = libsqlStore({ url: `file:${join(dir, "edgecron.db")}` });
+              const all = await st.runs("every-10s", { limit: 100 });
+              await st.close();
+              return all.map((r) => ({
+                ...r,
+                slot: (r.slot - M) / 1000,
+                startedAt: r.startedAt - M,
+                finishedAt: r.finishedAt === null ? null : r.finishedAt - M,
+                leaseUntil: r.leaseUntil === null ? null : r.leaseUntil - M,
+                claimedAt: r.claimedAt - M,
+              }));
+            })(),
+          )
+        }`,
+      );
       const ran = [...await call(a, "/"), ...await call(b, "/")]
         .filter((r) => r.slot >= M && r.slot <= M + MINUTE);
-      assert.deepEqual(ran.map((r) => r.slot).sort((x, y) => x - y), expected, "each slot ran once across both instances");
+      assert.deepEqual(
+        ran.map((r) => r.slot).sort((x, y) => x - y),
+        expected,
+        "each slot ran once across both instances",
+      );
       const late = ran.map((r) => r.lateMs);
-      console.log(`# run-ahead Miniflare: ${rows.length} ok slots for ${expected.length} planned; lateness p50 ${percentile(late, 50)} ms, p99 ${percentile(late, 99)} ms (n=${late.length}); per slot ${ran.map((r) => `${(r.slot - M) / SEC}s:${r.lateMs}`).join(" ")}`);
+      console.log(
+        `# run-ahead Miniflare: ${rows.length} ok slots for ${expected.length} planned; lateness p50 ${
+          percentile(late, 50)
+        } ms, p99 ${percentile(late, 99)} ms (n=${late.length}); per slot ${
+          ran.map((r) => `${(r.slot - M) / SEC}s:${r.lateMs}`).join(" ")
+        }`,
+      );
     } finally {
       await Promise.allSettled([a.dispose(), b.dispose()]);
       await db.close();

@@ -68,12 +68,19 @@ for (const server of servers) {
     after(() => example.kill());
 
     it("prints the URL and the token at start", () => {
-      assert.match(example.output(), new RegExp(`dashboard and API on http://127\\.0\\.0\\.1:${port}`), "loopback unless HOST says otherwise");
+      assert.match(
+        example.output(),
+        new RegExp(`dashboard and API on http://127\\.0\\.0\\.1:${port}`),
+        "loopback unless HOST says otherwise",
+      );
       assert.match(example.output(), new RegExp(`token ${TOKEN}`));
     });
 
     it("answers /health, /jobs and the dashboard, and refuses a request without the token", async () => {
-      const health = await getJson<{ ok: boolean; store: string; jobs: number; running: boolean }>(`http://127.0.0.1:${port}/health`, TOKEN);
+      const health = await getJson<{ ok: boolean; store: string; jobs: number; running: boolean }>(
+        `http://127.0.0.1:${port}/health`,
+        TOKEN,
+      );
       assert.equal(health.status, 200);
       assert.equal(health.body.store, "ok");
       assert.equal(health.body.running, true, "timer mode is on");
@@ -101,7 +108,11 @@ for (const server of servers) {
       assert.equal(await example.exited, 0, example.output());
       const rows = await heartbeatRows(db);
       assertNoLostSlot(rows);
-      assert.deepEqual(rows.filter((r) => r.status === "ok").map((r) => r.slot), ranSlots(example.output()), "each recorded slot ran once");
+      assert.deepEqual(
+        rows.filter((r) => r.status === "ok").map((r) => r.slot),
+        ranSlots(example.output()),
+        "each recorded slot ran once",
+      );
     });
 
     it("after a restart, runs the slots of the downtime (catch-up) and none twice", async () => {

@@ -13,7 +13,11 @@ interface Measured {
 test("the edge bundles stay within their gzipped budgets (Workers 128 KB with the Temporal polyfill, Workers on D1 114 KB, Deno Deploy 81 KB)", async () => {
   // Built into .tmp/, so the examples other e2e files run from dist/ are left alone.
   const results = (await measure({ outdir: ".tmp/size-test" })) as Measured[];
-  assert.deepEqual(results.map((r) => r.file).sort(), ["dist/deno-deploy.mjs", "dist/worker-d1.mjs", "dist/worker.mjs"]);
+  assert.deepEqual(results.map((r) => r.file).sort(), [
+    "dist/deno-deploy.mjs",
+    "dist/worker-d1.mjs",
+    "dist/worker.mjs",
+  ]);
   for (const r of results) {
     console.log(`size: ${r.file} ${(r.gzipped / 1024).toFixed(1)} KB gzipped of ${(r.budget / 1024).toFixed(1)} KB`);
     assert.ok(r.gzipped <= r.budget, `${r.file}: ${r.gzipped} bytes gzipped, budget ${r.budget}`);

@@ -20,13 +20,23 @@ let files = 0;
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 
 const claimOf = (slot: number): ClaimRequest => ({
-  job: "a", slot, kind: "scheduled", status: "running", overlap: "allow",
-  node: "n", batch: `b-${slot}`, now: slot, leaseUntil: slot + 60_000,
+  job: "a",
+  slot,
+  kind: "scheduled",
+  status: "running",
+  overlap: "allow",
+  node: "n",
+  batch: `b-${slot}`,
+  now: slot,
+  leaseUntil: slot + 60_000,
 });
 
 /** Holds the file's write lock from another process; resolves once it is held. */
 async function holdLock(path: string, ms: number): Promise<{ released: Promise<void>; isReleased: () => boolean }> {
-  const child = spawn(process.execPath, ["--import", "tsx", LOCKER, path, String(ms)], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", LOCKER, path, String(ms)], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   let isReleased = false;
   let onLocked: () => void = () => {};
   const locked = new Promise<void>((resolve) => (onLocked = resolve));

@@ -102,7 +102,9 @@ describe("store outage on a real SQLite lock", { timeout: 90_000 }, () => {
       const afterRelease = window.filter((s) => s > releasedAt);
       const notOkAfter = afterRelease.filter((s) => bySlot.get(s)?.status !== "ok");
       console.log(
-        `outage: lock held ${releasedAt - lockedAt} ms; window ${window.length} slots, statuses ${JSON.stringify(statuses)}; ` +
+        `outage: lock held ${releasedAt - lockedAt} ms; window ${window.length} slots, statuses ${
+          JSON.stringify(statuses)
+        }; ` +
           `store-error events ${a.storeErrors.length}+${b.storeErrors.length}; first run ${recovery} ms after release; ` +
           `slots after release ${afterRelease.length}, not ok ${notOkAfter.length}; ran twice ${ranTwice}; ` +
           `worst event-loop stall ${a.maxStall} / ${b.maxStall} ms`,

@@ -32,7 +32,11 @@ let base = "";
 function toRequest(req: IncomingMessage, body: string): Request {
   const headers = new Headers();
   for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
-  return new Request(`${base}${req.url}`, { method: req.method ?? "POST", headers, body: req.method === "GET" ? null : body });
+  return new Request(`${base}${req.url}`, {
+    method: req.method ?? "POST",
+    headers,
+    body: req.method === "GET" ? null : body,
+  });
 }
 
 before(async () => {
@@ -47,7 +51,9 @@ before(async () => {
       const answer = behaviour.get(path)?.(count) ?? 200;
       for (const w of waiters.splice(0)) w();
       if (answer === "hang") return void hanging.add(res);
-      res.writeHead(answer, { "content-type": "text/plain" }).end(answer === 200 ? "ok" : `receiver failed with ${answer}`);
+      res.writeHead(answer, { "content-type": "text/plain" }).end(
+        answer === 200 ? "ok" : `receiver failed with ${answer}`,
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -75,7 +81,14 @@ function world(): { clock: ManualClock; scheduler: Scheduler; app: Hono } {
   const quiet = { debug() {}, info() {}, warn() {}, error() {} };
   // The receiver is on loopback, an internal target: allowed on purpose, with a short error body kept.
   const webhooks = { allow: [new URL(base).origin], errorBodyBytes: 64 };
-  const scheduler = createScheduler({ clock, store: createMemoryStore(), node: "it-node", webhookSecret: SECRET, logger: quiet, webhooks });
+  const scheduler = createScheduler({
+    clock,
+    store: createMemoryStore(),
+    node: "it-node",
+    webhookSecret: SECRET,
+    logger: quiet,
+    webhooks,
+  });
   return { clock, scheduler, app: edgecronRouter(scheduler, { token: TOKEN, now: clock.now }) };
 }
 
@@ -91,7 +104,12 @@ async function define(app: Hono, spec: Record<string, unknown>): Promise<void> {
 describe("webhook delivery to a real receiver", () => {
   it("signs each delivery so verifySignature() accepts it, and refuses a tampered body or an old timestamp", async () => {
     const { clock, scheduler, app } = world();
-    await define(app, { name: "ping", schedule: "* * * * *", target: { url: `${base}/ping`, headers: { "X-Team": "ops" } }, payload: { hello: "world" } });
+    await define(app, {
+      name: "ping",
+      schedule: "* * * * *",
+      target: { url: `${base}/ping`, headers: { "X-Team": "ops" } },
+      payload: { hello: "world" },
+    });
     await scheduler.tick();
     await clock.advance(60_000);
     const report = await scheduler.tick();
@@ -101,23 +119,49 @@ describe("webhook delivery to a real receiver", () => {
     assert.equal(got!.request.headers.get("edgecron-slot"), "2026-11-30T12:01:00.000Z");
     assert.equal(got!.request.headers.get("edgecron-attempt"), "1");
     assert.equal(got!.request.headers.get("x-team"), "ops");
-    assert.deepEqual(JSON.parse(got!.body), { job: "ping", slot: "2026-11-30T12:01:00.000Z", attempt: 1, payload: { hello: "world" } });
+    assert.deepEqual(JSON.parse(got!.body), {
+      job: "ping",
+      slot: "2026-11-30T12:01:00.000Z",
+      attempt: 1,
+      payload: { hello: "world" },
+    });
 
     const verified = await verifySignature(got!.request, SECRET, { now: clock.now() + 2_000 });
     assert.deepEqual(verified, {
-      ok: true, body: got!.body, timestamp: Math.floor(clock.now() / 1000), scheme: "v2", job: "ping", slot: "2026-11-30T12:01:00.000Z", attempt: "1",
+      ok: true,
+      body: got!.body,
+      timestamp: Math.floor(clock.now() / 1000),
+      scheme: "v2",
+      job: "ping",
+      slot: "2026-11-30T12:01:00.000Z",
+      attempt: "1",
     });
 
-    const tampered = new Request(got!.request.url, { method: "POST", headers: got!.request.headers, body: got!.body.replace("world", "w0rld") });
+    const tampered = new Request(got!.request.url, {
+      method: "POST",
+      headers: got!.request.headers,
+      body: got!.body.replace("world", "w0rld"),
+    });
     assert.deepEqual(await verifySignature(tampered, SECRET, { now: clock.now() }), { ok: false, reason: "mismatch" });
-    assert.deepEqual(await verifySignature(got!.request, SECRET, { now: clock.now() + 6 * 60_000 }), { ok: false, reason: "stale" });
-    assert.deepEqual(await verifySignature(got!.request, "another-secret", { now: clock.now() }), { ok: false, reason: "mismatch" });
+    assert.deepEqual(await verifySignature(got!.request, SECRET, { now: clock.now() + 6 * 60_000 }), {
+      ok: false,
+      reason: "stale",
+    });
+    assert.deepEqual(await verifySignature(got!.request, "another-secret", { now: clock.now() }), {
+      ok: false,
+      reason: "mismatch",
+    });
   });
 
   it("retries after a 500 and records ok on the second attempt", async () => {
     const { clock, scheduler, app } = world();
     behaviour.set("/flaky", (count) => (count === 1 ? 500 : 200));
-    await define(app, { name: "flaky", schedule: "* * * * *", target: { url: `${base}/flaky` }, retries: { attempts: 3, backoff: "5s" } });
+    await define(app, {
+      name: "flaky",
+      schedule: "* * * * *",
+      target: { url: `${base}/flaky` },
+      retries: { attempts: 3, backoff: "5s" },
+    });
     await scheduler.tick();
     await clock.advance(60_000);
     const tick = scheduler.tick();
@@ -140,7 +184,10 @@ describe("webhook delivery to a real receiver", () => {
     const report = await scheduler.tick();
     assert.equal(report.jobs["down"]?.outcomes[T0 + 60_000], "error");
     const [run] = await scheduler.runs("down");
-    assert.match(run!.error ?? "", /^webhook: POST http:\/\/127\.0\.0\.1:\d+\/down answered 503 Service Unavailable: "receiver failed with 503"/);
+    assert.match(
+      run!.error ?? "",
+      /^webhook: POST http:\/\/127\.0\.0\.1:\d+\/down answered 503 Service Unavailable: "receiver failed with 503"/,
+    );
     assert.ok(!(run!.error ?? "").includes("secret-in-query"));
     assert.ok(!(run!.error ?? "").includes(SECRET));
   });

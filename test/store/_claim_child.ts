@@ -15,8 +15,15 @@ await Promise.all(Array.from({ length: Number(count) }, async (_, i) => {
   const slot = T0 + i * 1000;
   try {
     const [result] = await store.claim([{
-      job: "contended", slot, kind: "scheduled", status: "running", overlap: "allow",
-      node, batch: `${node}-${i}`, now: slot, leaseUntil: slot + 60_000,
+      job: "contended",
+      slot,
+      kind: "scheduled",
+      status: "running",
+      overlap: "allow",
+      node,
+      batch: `${node}-${i}`,
+      now: slot,
+      leaseUntil: slot + 60_000,
     }]);
     if (result?.outcome === "won") won.push(slot);
   } catch (error) {

@@ -52,7 +52,10 @@ describe("storeContract (edgecron/store) with another harness", () => {
 
 describe("the contract suite's assertions", () => {
   it("deepEqual compares structure, ignores prototypes, and fails on a difference", () => {
-    assert.equal(isDeepEqual({ a: [1, { b: null }] }, Object.assign(Object.create(null), { a: [1, { b: null }] })), true);
+    assert.equal(
+      isDeepEqual({ a: [1, { b: null }] }, Object.assign(Object.create(null), { a: [1, { b: null }] })),
+      true,
+    );
     assert.equal(isDeepEqual({ a: undefined }, {}), false);
     assert.equal(isDeepEqual([1, 2], { 0: 1, 1: 2 }), false);
     assert.equal(isDeepEqual(Number.NaN, Number.NaN), true);

@@ -11,7 +11,16 @@ const NOW = SLOT + 250;
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 function ctx(over: Partial<RunContext> = {}): RunContext {
-  return { job: "nightly-report", slot: SLOT, attempt: 2, signal: new AbortController().signal, lease: { node: "n", attempt: 2, until: NOW + 15_000, held: true }, payload: { n: 1 }, log: quiet, ...over };
+  return {
+    job: "nightly-report",
+    slot: SLOT,
+    attempt: 2,
+    signal: new AbortController().signal,
+    lease: { node: "n", attempt: 2, until: NOW + 15_000, held: true },
+    payload: { n: 1 },
+    log: quiet,
+    ...over,
+  };
 }
 
 /** A fetch that records its request and answers with `respond`. */
@@ -39,9 +48,15 @@ describe("deliverWebhook", () => {
     const verified = await verifySignature(req, SECRET, { now: NOW });
     assert.equal(verified.ok, true);
     assert.deepEqual(JSON.parse(verified.ok ? verified.body : "null"), {
-      job: "nightly-report", slot: "2026-11-30T12:00:00.000Z", attempt: 2, payload: { n: 1 },
+      job: "nightly-report",
+      slot: "2026-11-30T12:00:00.000Z",
+      attempt: 2,
+      payload: { n: 1 },
     });
-    assert.match(req.headers.get("edgecron-signature")!, new RegExp(`^t=${Math.floor(NOW / 1000)},v1=[0-9a-f]{64},v2=[0-9a-f]{64}$`));
+    assert.match(
+      req.headers.get("edgecron-signature")!,
+      new RegExp(`^t=${Math.floor(NOW / 1000)},v1=[0-9a-f]{64},v2=[0-9a-f]{64}$`),
+    );
   });
 
   it("sends the target's method, headers and body, and signs that body", async () => {
@@ -61,14 +76,20 @@ describe("deliverWebhook", () => {
 
   it("sends GET without a body and signs the empty body", async () => {
     const { fetch, seen } = fakeFetch(() => new Response("ok"));
-    await deliverWebhook({ url: "https://h.example/ping", method: "GET" }, ctx(), { fetch, secret: SECRET, nowMs: NOW });
+    await deliverWebhook({ url: "https://h.example/ping", method: "GET" }, ctx(), {
+      fetch,
+      secret: SECRET,
+      nowMs: NOW,
+    });
     assert.equal(seen[0]!.method, "GET");
     assert.equal(seen[0]!.body, null);
     assert.equal((await verifySignature(seen[0]!, SECRET, { now: NOW })).ok, true);
   });
 
   it("rejects on a non-2xx answer with the status line only: the body is not kept by default", async () => {
-    const { fetch } = fakeFetch(() => new Response("db_password=hunter2 ".repeat(40), { status: 503, statusText: "Service Unavailable" }));
+    const { fetch } = fakeFetch(() =>
+      new Response("db_password=hunter2 ".repeat(40), { status: 503, statusText: "Service Unavailable" })
+    );
     await assert.rejects(
       deliverWebhook({ url: "https://h.example/run" }, ctx(), { fetch, secret: SECRET, nowMs: NOW }),
       (e: Error) => {
@@ -79,12 +100,17 @@ describe("deliverWebhook", () => {
   });
 
   it("keeps at most errorBodyBytes of a failed answer's body when configured, printable only", async () => {
-    const { fetch } = fakeFetch(() => new Response("database\u202e is\u0007 down ".repeat(40), { status: 503, statusText: "Service Unavailable" }));
+    const { fetch } = fakeFetch(() =>
+      new Response("database\u202e is\u0007 down ".repeat(40), { status: 503, statusText: "Service Unavailable" })
+    );
     const policy = resolveWebhookPolicy({ errorBodyBytes: 24 });
     await assert.rejects(
       deliverWebhook({ url: "https://h.example/run" }, ctx(), { fetch, secret: SECRET, nowMs: NOW, policy }),
       (e: Error) => {
-        assert.equal(e.message, 'webhook: POST https://h.example/run answered 503 Service Unavailable: "database is down dat"');
+        assert.equal(
+          e.message,
+          'webhook: POST https://h.example/run answered 503 Service Unavailable: "database is down dat"',
+        );
         return true;
       },
     );
@@ -94,7 +120,11 @@ describe("deliverWebhook", () => {
     const { fetch, seen } = fakeFetch(() => new Response("ok"));
     for (const name of ["Edgecron-Job", "edgecron-signature", "Host", "Content-Length"]) {
       await assert.rejects(
-        deliverWebhook({ url: "https://h.example/x", headers: { [name]: "spoofed" } }, ctx(), { fetch, secret: SECRET, nowMs: NOW }),
+        deliverWebhook({ url: "https://h.example/x", headers: { [name]: "spoofed" } }, ctx(), {
+          fetch,
+          secret: SECRET,
+          nowMs: NOW,
+        }),
         new RegExp(`refused: header "${name}" is set by edgecron`),
       );
     }
@@ -102,8 +132,13 @@ describe("deliverWebhook", () => {
   });
 
   it("treats a redirect as a failure instead of following it", async () => {
-    const { fetch, seen } = fakeFetch(() => new Response(null, { status: 302, headers: { location: "https://elsewhere.example/" } }));
-    await assert.rejects(deliverWebhook({ url: "https://h.example/run" }, ctx(), { fetch, secret: SECRET, nowMs: NOW }), /answered 302/);
+    const { fetch, seen } = fakeFetch(() =>
+      new Response(null, { status: 302, headers: { location: "https://elsewhere.example/" } })
+    );
+    await assert.rejects(
+      deliverWebhook({ url: "https://h.example/run" }, ctx(), { fetch, secret: SECRET, nowMs: NOW }),
+      /answered 302/,
+    );
     assert.equal(seen[0]!.redirect, "manual");
   });
 
@@ -127,7 +162,11 @@ describe("deliverWebhook", () => {
       new Promise<Response>((_resolve, reject) => {
         init?.signal?.addEventListener("abort", () => reject(init.signal?.reason));
       });
-    const pending = deliverWebhook({ url: "https://h.example/slow" }, ctx({ signal: controller.signal }), { fetch, secret: SECRET, nowMs: NOW });
+    const pending = deliverWebhook({ url: "https://h.example/slow" }, ctx({ signal: controller.signal }), {
+      fetch,
+      secret: SECRET,
+      nowMs: NOW,
+    });
     controller.abort(new Error("timeout after 10m"));
     await assert.rejects(pending, (e: Error) => {
       assert.match(e.message, /^webhook: POST https:\/\/h\.example\/slow aborted$/);
@@ -139,7 +178,11 @@ describe("deliverWebhook", () => {
   it("does not send at all when the signal is already aborted", async () => {
     const { fetch, seen } = fakeFetch(() => new Response("ok"));
     await assert.rejects(
-      deliverWebhook({ url: "https://h.example/x" }, ctx({ signal: AbortSignal.abort() }), { fetch, secret: SECRET, nowMs: NOW }),
+      deliverWebhook({ url: "https://h.example/x" }, ctx({ signal: AbortSignal.abort() }), {
+        fetch,
+        secret: SECRET,
+        nowMs: NOW,
+      }),
       /aborted/,
     );
     assert.equal(seen.length, 0);
@@ -148,11 +191,14 @@ describe("deliverWebhook", () => {
   it("refuses a non-http URL with a SchedulerError naming target.url", async () => {
     const { fetch } = fakeFetch(() => new Response("ok"));
     for (const url of ["file:///etc/passwd", "not a url"]) {
-      await assert.rejects(deliverWebhook({ url }, ctx(), { fetch, secret: SECRET, nowMs: NOW }), (e: Error & { path?: string }) => {
-        assert.match(e.message, /^invalid-spec: target\.url/);
-        assert.equal(e.path, "target.url");
-        return true;
-      });
+      await assert.rejects(
+        deliverWebhook({ url }, ctx(), { fetch, secret: SECRET, nowMs: NOW }),
+        (e: Error & { path?: string }) => {
+          assert.match(e.message, /^invalid-spec: target\.url/);
+          assert.equal(e.path, "target.url");
+          return true;
+        },
+      );
     }
   });
 });

@@ -37,8 +37,17 @@ describe("webhook key rotation", () => {
   });
 
   it("an empty list or an empty key is refused at creation, naming the field and never the key", () => {
-    for (const [secret, field] of [[[], "webhookSecret"], [["good", ""], "webhookSecret[1]"], [[7 as unknown as string], "webhookSecret[0]"]] as const) {
-      assert.throws(() => setup({ webhookSecret: secret as unknown as string[] }), (e: unknown) => e instanceof SchedulerError && e.code === "invalid-spec" && e.path === field && !e.message.includes("good"));
+    for (
+      const [secret, field] of [[[], "webhookSecret"], [["good", ""], "webhookSecret[1]"], [
+        [7 as unknown as string],
+        "webhookSecret[0]",
+      ]] as const
+    ) {
+      assert.throws(
+        () => setup({ webhookSecret: secret as unknown as string[] }),
+        (e: unknown) =>
+          e instanceof SchedulerError && e.code === "invalid-spec" && e.path === field && !e.message.includes("good"),
+      );
     }
   });
 });

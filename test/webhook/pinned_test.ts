@@ -11,7 +11,15 @@ import type { Logger, RunContext } from "../../src/engine/types.ts";
 const SECRET = "whsec_unit_secret_value";
 const SLOT = Date.UTC(2026, 10, 30, 12, 0, 0);
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
-const ctx: RunContext = { job: "hook", slot: SLOT, attempt: 1, signal: new AbortController().signal, lease: { node: "n", attempt: 1, until: SLOT + 15_000, held: true }, payload: null, log: quiet };
+const ctx: RunContext = {
+  job: "hook",
+  slot: SLOT,
+  attempt: 1,
+  signal: new AbortController().signal,
+  lease: { node: "n", attempt: 1, until: SLOT + 15_000, held: true },
+  payload: null,
+  log: quiet,
+};
 
 describe("webhooks.pinnedFetch", () => {
   it("sends to the checked address; a rebinding resolver's second answer is never used", async () => {
@@ -20,9 +28,14 @@ describe("webhooks.pinnedFetch", () => {
     const sent: { address: string; url: string; method: string | undefined }[] = [];
     const policy = resolveWebhookPolicy({
       resolve: async () => answers[Math.min(resolutions++, 1)]!,
-      pinnedFetch: async (address, url, init) => (sent.push({ address, url: url.href, method: init.method }), new Response("ok")),
+      pinnedFetch: async (
+        address,
+        url,
+        init,
+      ) => (sent.push({ address, url: url.href, method: init.method }), new Response("ok")),
     });
-    const fetch = (async () => assert.fail("the scheduler's fetch would resolve the name again")) as typeof globalThis.fetch;
+    const fetch =
+      (async () => assert.fail("the scheduler's fetch would resolve the name again")) as typeof globalThis.fetch;
     await deliverWebhook({ url: "https://rebind.example/hook" }, ctx, { fetch, secret: SECRET, nowMs: SLOT, policy });
     assert.deepEqual(sent, [{ address: "93.184.216.34", url: "https://rebind.example/hook", method: "POST" }]);
     assert.equal(resolutions, 1);
@@ -44,8 +57,17 @@ describe("webhooks.pinnedFetch", () => {
 
   it("is refused without resolve, or when not a function, naming the field", () => {
     const refused = (options: object, text: RegExp): void =>
-      assert.throws(() => resolveWebhookPolicy(options), (e: unknown) => e instanceof SchedulerError && e.code === "invalid-spec" && text.test(e.message));
-    refused({ pinnedFetch: async () => new Response("") }, /^invalid-spec: webhooks\.pinnedFetch: needs webhooks\.resolve/);
-    refused({ resolve: async () => [], pinnedFetch: "yes" }, /^invalid-spec: webhooks\.pinnedFetch: expected a function/);
+      assert.throws(
+        () => resolveWebhookPolicy(options),
+        (e: unknown) => e instanceof SchedulerError && e.code === "invalid-spec" && text.test(e.message),
+      );
+    refused(
+      { pinnedFetch: async () => new Response("") },
+      /^invalid-spec: webhooks\.pinnedFetch: needs webhooks\.resolve/,
+    );
+    refused(
+      { resolve: async () => [], pinnedFetch: "yes" },
+      /^invalid-spec: webhooks\.pinnedFetch: expected a function/,
+    );
   });
 });

@@ -25,7 +25,11 @@ function listen(answer: { status: number; body: string }): Promise<Internal> {
     res.writeHead(answer.status, { "content-type": "text/plain" }).end(answer.body);
   });
   return new Promise((resolve) => {
-    server.listen(0, "127.0.0.1", () => resolve({ origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits, server }));
+    server.listen(
+      0,
+      "127.0.0.1",
+      () => resolve({ origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits, server }),
+    );
   });
 }
 
@@ -42,20 +46,38 @@ after(() => {
 
 describe("webhook targets: define time", () => {
   const refused = [
-    "http://127.0.0.1/x", "http://localhost:8080/x", "http://api.localhost/x", "http://[::1]/x", "http://0.0.0.0/x",
-    "http://[::]/x", "http://2130706433/x", "http://0x7f000001/x", "http://0177.0.0.1/x", "http://127.1/x",
-    "http://[::ffff:127.0.0.1]/x", "http://169.254.169.254/latest/meta-data/", "http://[fe80::1]/x", "http://10.0.0.5/x",
-    "http://172.16.0.1/x", "http://192.168.1.1/x", "http://100.64.0.1/x", "http://[fd00::1]/x", "http://[fc00::1]/x",
+    "http://127.0.0.1/x",
+    "http://localhost:8080/x",
+    "http://api.localhost/x",
+    "http://[::1]/x",
+    "http://0.0.0.0/x",
+    "http://[::]/x",
+    "http://2130706433/x",
+    "http://0x7f000001/x",
+    "http://0177.0.0.1/x",
+    "http://127.1/x",
+    "http://[::ffff:127.0.0.1]/x",
+    "http://169.254.169.254/latest/meta-data/",
+    "http://[fe80::1]/x",
+    "http://10.0.0.5/x",
+    "http://172.16.0.1/x",
+    "http://192.168.1.1/x",
+    "http://100.64.0.1/x",
+    "http://[fd00::1]/x",
+    "http://[fc00::1]/x",
   ];
   for (const url of refused) {
     it(`refuses ${url} with invalid-spec naming target.url`, async () => {
       const { scheduler } = setup({ webhookSecret: SECRET });
-      await assert.rejects(scheduler.define("hook", { ...HOOK, target: { url } }), (e: Error & { code?: string; path?: string }) => {
-        assert.equal(e.code, "invalid-spec");
-        assert.equal(e.path, "jobs.hook.target.url");
-        assert.match(e.message, /address; internal targets are refused unless webhooks\.allow/);
-        return true;
-      });
+      await assert.rejects(
+        scheduler.define("hook", { ...HOOK, target: { url } }),
+        (e: Error & { code?: string; path?: string }) => {
+          assert.equal(e.code, "invalid-spec");
+          assert.equal(e.path, "jobs.hook.target.url");
+          assert.match(e.message, /address; internal targets are refused unless webhooks\.allow/);
+          return true;
+        },
+      );
     });
   }
 
@@ -71,10 +93,16 @@ describe("webhook targets: define time", () => {
     const { scheduler } = setup({ webhookSecret: SECRET, webhooks: { allow: [ok.origin] } });
     await scheduler.define("public", { ...HOOK, target: { url: "https://partner.example/x" } });
     await scheduler.define("internal", { ...HOOK, target: { url: `${ok.origin}/hook` } });
-    await assert.rejects(scheduler.define("other-port", { ...HOOK, target: { url: "http://127.0.0.1:1/hook" } }), /loopback/);
+    await assert.rejects(
+      scheduler.define("other-port", { ...HOOK, target: { url: "http://127.0.0.1:1/hook" } }),
+      /loopback/,
+    );
     const fn = setup({ webhookSecret: SECRET, webhooks: { allow: (url) => url.hostname === "10.1.2.3" } });
     await fn.scheduler.define("ten", { ...HOOK, target: { url: "http://10.1.2.3/hook" } });
-    await assert.rejects(fn.scheduler.define("eleven", { ...HOOK, target: { url: "http://10.1.2.4/hook" } }), /private/);
+    await assert.rejects(
+      fn.scheduler.define("eleven", { ...HOOK, target: { url: "http://10.1.2.4/hook" } }),
+      /private/,
+    );
   });
 
   it("refuses a malformed allow list when the scheduler is created", () => {
@@ -108,7 +136,9 @@ describe("webhook targets: delivery time", () => {
     const asked: string[] = [];
     const resolve = (host: string): Promise<string[]> => {
       asked.push(host);
-      return Promise.resolve(host === "rebind.example" ? ["93.184.216.34", "::ffff:169.254.169.254"] : ["93.184.216.34"]);
+      return Promise.resolve(
+        host === "rebind.example" ? ["93.184.216.34", "::ffff:169.254.169.254"] : ["93.184.216.34"],
+      );
     };
     const sent: string[] = [];
     const fetch = ((input: RequestInfo | URL) => {

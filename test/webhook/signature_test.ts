@@ -33,7 +33,12 @@ async function signed(body: string, opts: Opts = {}): Promise<Request> {
   const method = opts.method ?? "POST";
   const id = { ...ID, ...opts.id };
   const header = opts.header ?? await signDelivery(opts.secret ?? SECRET, { method, url, ...id, body }, opts.t ?? T);
-  const headers = { "Edgecron-Signature": header, "Edgecron-Job": id.job, "Edgecron-Slot": id.slot, "Edgecron-Attempt": id.attempt };
+  const headers = {
+    "Edgecron-Signature": header,
+    "Edgecron-Job": id.job,
+    "Edgecron-Slot": id.slot,
+    "Edgecron-Attempt": id.attempt,
+  };
   return new Request(url, { method, body: method === "GET" ? null : body, headers });
 }
 
@@ -49,7 +54,10 @@ describe("signDelivery (v2)", () => {
     const base = ["edgecron-v2", String(T), "POST", URL_A, ID.job, ID.slot, ID.attempt, hash].join("\n");
     const v2 = createHmac("sha256", SECRET).update(base).digest("hex");
     const v1 = createHmac("sha256", SECRET).update(`${T}.${body}`).digest("hex");
-    assert.equal(await signDelivery(SECRET, { method: "POST", url: URL_A, ...ID, body }, T), `t=${T},v1=${v1},v2=${v2}`);
+    assert.equal(
+      await signDelivery(SECRET, { method: "POST", url: URL_A, ...ID, body }, T),
+      `t=${T},v1=${v1},v2=${v2}`,
+    );
   });
 
   it("refuses an empty secret and a fractional timestamp", async () => {
@@ -70,7 +78,12 @@ describe("verifySignature", () => {
     const atB = replay(a, "https://b.example/hooks/b");
     assert.deepEqual(await verifySignature(atB, SECRET, { now: NOW }), { ok: false, reason: "mismatch" });
     // Nor with job B's name in the header, nor as another attempt or method.
-    for (const [name, value] of [["Edgecron-Job", "job-b"], ["Edgecron-Attempt", "2"], ["Edgecron-Slot", "2025-11-30T12:05:00.000Z"]] as const) {
+    for (
+      const [name, value] of [["Edgecron-Job", "job-b"], ["Edgecron-Attempt", "2"], [
+        "Edgecron-Slot",
+        "2025-11-30T12:05:00.000Z",
+      ]] as const
+    ) {
       const headers = new Headers(a.headers);
       headers.set(name, value);
       const forged = new Request(URL_A, { method: "GET", headers });
@@ -95,7 +108,10 @@ describe("verifySignature", () => {
     const sent = await signed("x");
     const internal = replay(sent, "http://10.0.0.7:8080/hooks/a", "x");
     assert.equal((await verifySignature(internal, SECRET, { now: NOW })).ok, false);
-    assert.equal((await verifySignature(replay(sent, "http://10.0.0.7:8080/hooks/a", "x"), SECRET, { now: NOW, url: URL_A })).ok, true);
+    assert.equal(
+      (await verifySignature(replay(sent, "http://10.0.0.7:8080/hooks/a", "x"), SECRET, { now: NOW, url: URL_A })).ok,
+      true,
+    );
   });
 
   it("leaves the request body readable for the caller", async () => {
@@ -106,37 +122,76 @@ describe("verifySignature", () => {
 
   it("refuses a tampered body and the wrong secret", async () => {
     const good = await signed("amount=1");
-    assert.deepEqual(await verifySignature(replay(good, URL_A, "amount=1000"), SECRET, { now: NOW }), { ok: false, reason: "mismatch" });
-    assert.deepEqual(await verifySignature(await signed("x", { secret: "other-secret" }), SECRET, { now: NOW }), { ok: false, reason: "mismatch" });
+    assert.deepEqual(await verifySignature(replay(good, URL_A, "amount=1000"), SECRET, { now: NOW }), {
+      ok: false,
+      reason: "mismatch",
+    });
+    assert.deepEqual(await verifySignature(await signed("x", { secret: "other-secret" }), SECRET, { now: NOW }), {
+      ok: false,
+      reason: "mismatch",
+    });
   });
 
   it("refuses timestamps outside the tolerance, either way", async () => {
-    assert.deepEqual(await verifySignature(await signed("x", { t: T - 301 }), SECRET, { now: NOW }), { ok: false, reason: "stale" });
+    assert.deepEqual(await verifySignature(await signed("x", { t: T - 301 }), SECRET, { now: NOW }), {
+      ok: false,
+      reason: "stale",
+    });
     assert.equal((await verifySignature(await signed("x", { t: T - 300 }), SECRET, { now: NOW })).ok, true);
-    assert.deepEqual(await verifySignature(await signed("x", { t: T + 61 }), SECRET, { now: NOW, tolerance: "1m" }), { ok: false, reason: "future" });
-    assert.equal((await verifySignature(await signed("x", { t: T - 3600 }), SECRET, { now: NOW, tolerance: "2h" })).ok, true);
+    assert.deepEqual(await verifySignature(await signed("x", { t: T + 61 }), SECRET, { now: NOW, tolerance: "1m" }), {
+      ok: false,
+      reason: "future",
+    });
+    assert.equal(
+      (await verifySignature(await signed("x", { t: T - 3600 }), SECRET, { now: NOW, tolerance: "2h" })).ok,
+      true,
+    );
   });
 
   it("reports a missing or malformed header, and a v2 without the Edgecron-* headers", async () => {
     const bare = new Request("http://h/", { method: "POST", body: "x" });
     assert.deepEqual(await verifySignature(bare, SECRET, { now: NOW }), { ok: false, reason: "missing" });
-    for (const header of ["", "t=abc,v1=00", `t=${T}`, `v1=${"a".repeat(64)}`, `t=${T},v2=XYZ`, `t=${T},t=${T},v2=${"a".repeat(64)}`, "garbage"]) {
-      assert.deepEqual(await verifySignature(await signed("x", { header }), SECRET, { now: NOW }), { ok: false, reason: "malformed" }, header);
+    for (
+      const header of [
+        "",
+        "t=abc,v1=00",
+        `t=${T}`,
+        `v1=${"a".repeat(64)}`,
+        `t=${T},v2=XYZ`,
+        `t=${T},t=${T},v2=${"a".repeat(64)}`,
+        "garbage",
+      ]
+    ) {
+      assert.deepEqual(await verifySignature(await signed("x", { header }), SECRET, { now: NOW }), {
+        ok: false,
+        reason: "malformed",
+      }, header);
     }
     const good = await signed("x");
-    const noJob = new Request(URL_A, { method: "POST", body: "x", headers: { "Edgecron-Signature": good.headers.get("Edgecron-Signature")! } });
+    const noJob = new Request(URL_A, {
+      method: "POST",
+      body: "x",
+      headers: { "Edgecron-Signature": good.headers.get("Edgecron-Signature")! },
+    });
     assert.deepEqual(await verifySignature(noJob, SECRET, { now: NOW }), { ok: false, reason: "malformed" });
   });
 
   it("accepts any of several secrets during a rotation, and one matching v2 among several", async () => {
-    assert.equal((await verifySignature(await signed("x", { secret: "new-secret" }), ["old-secret", "new-secret"], { now: NOW })).ok, true);
+    assert.equal(
+      (await verifySignature(await signed("x", { secret: "new-secret" }), ["old-secret", "new-secret"], { now: NOW }))
+        .ok,
+      true,
+    );
     const header = (await signed("x")).headers.get("Edgecron-Signature")!.replace(",v2=", `,v2=${"0".repeat(64)},v2=`);
     assert.equal((await verifySignature(await signed("x", { header }), SECRET, { now: NOW })).ok, true);
   });
 
   it("refuses an empty secret and a bad tolerance with a SchedulerError", async () => {
     await assert.rejects(verifySignature(await signed("x"), "", { now: NOW }), /invalid-spec: secret/);
-    await assert.rejects(verifySignature(await signed("x"), SECRET, { now: NOW, tolerance: "soon" }), /invalid-spec: tolerance: .*"soon"/);
+    await assert.rejects(
+      verifySignature(await signed("x"), SECRET, { now: NOW, tolerance: "soon" }),
+      /invalid-spec: tolerance: .*"soon"/,
+    );
   });
 });
 

@@ -136,5 +136,7 @@ function assertFiresInYears(c: CompiledCron, years: readonly number[], texts: Cr
       if (((c.months >> m) & 1) !== 0 && monthDays(c, daysInMonth(y, m), weekday(daysFromCivil(y, m, 1))) !== 0) return;
     }
   }
-  fail(`never fires: day-of-month ${texts.dom}, month ${texts.month} and day-of-week ${texts.dow} meet in no year of ${texts.year}`);
+  fail(
+    `never fires: day-of-month ${texts.dom}, month ${texts.month} and day-of-week ${texts.dow} meet in no year of ${texts.year}`,
+  );
 }

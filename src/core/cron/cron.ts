@@ -66,7 +66,9 @@ export function cron(expression: string, options: CronOptions = {}): Schedule {
   const { hashKey, format } = options;
   const given = options.dayMatch ?? "or";
   if (given !== "or" && given !== "and") {
-    throw new SchedulerError("invalid-cron", `dayMatch must be "or" or "and", got ${quote(given)}`, { path: "dayMatch" });
+    throw new SchedulerError("invalid-cron", `dayMatch must be "or" or "and", got ${quote(given)}`, {
+      path: "dayMatch",
+    });
   }
   const dayMatch: DayMatch = fields.plusAnd ? "and" : given;
   const compiled = compileCron(fields, dayMatch);
@@ -114,7 +116,9 @@ function isUtc(zone: ZoneOffsets): boolean {
  * `dayMatch: "and"`, the AWS form wrapped as `cron(...)`, as EventBridge writes it.
  * The hash key is not part of the text: `schedule(text, { hashKey })` reads it back.
  */
-export function cronText(spec: { cron: string; timezone?: string; dayMatch?: DayMatch; format?: "cron" | "aws" }): string {
+export function cronText(
+  spec: { cron: string; timezone?: string; dayMatch?: DayMatch; format?: "cron" | "aws" },
+): string {
   let text = spec.cron;
   if (spec.format === "aws") text = `cron(${text})`;
   else if (spec.dayMatch === "and" && !text.startsWith("@")) {

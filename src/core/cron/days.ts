@@ -70,7 +70,9 @@ export function dayMask(dom: DomSet, dow: DowSet, dayMatch: DayMatch, length: nu
   return dayMatch === "and" ? a & b : a | b;
 }
 
-const LENGTHS: readonly (readonly number[])[] = [[], [31], [28, 29], [31], [30], [31], [30], [31], [31], [30], [31], [30], [31]];
+const LENGTHS: readonly (readonly number[])[] = [[], [31], [28, 29], [31], [30], [31], [30], [31], [31], [30], [31], [
+  30,
+], [31]];
 
 /**
  * Checks that some selected month has a fire day; `monthDays(length, firstWeekday)`

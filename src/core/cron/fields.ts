@@ -19,10 +19,22 @@ export interface FieldDef {
   readonly names?: Readonly<Record<string, number>>;
 }
 
-const MONTH_NAMES = { JAN: 1, FEB: 2, MAR: 3, APR: 4, MAY: 5, JUN: 6, JUL: 7, AUG: 8, SEP: 9, OCT: 10, NOV: 11, DEC: 12 };
+const MONTH_NAMES = {
+  JAN: 1,
+  FEB: 2,
+  MAR: 3,
+  APR: 4,
+  MAY: 5,
+  JUN: 6,
+  JUL: 7,
+  AUG: 8,
+  SEP: 9,
+  OCT: 10,
+  NOV: 11,
+  DEC: 12,
+};
 const DAY_NAMES = { SUN: 0, MON: 1, TUE: 2, WED: 3, THU: 4, FRI: 5, SAT: 6 };
 const AWS_DAY_NAMES = { SUN: 1, MON: 2, TUE: 3, WED: 4, THU: 5, FRI: 6, SAT: 7 };
-
 
 /** The six fields, in expression order (`second` only in 6-field expressions). */
 export const SECOND: FieldDef = { name: "second", min: 0, max: 59, maxWritten: 59 };
@@ -74,9 +86,18 @@ export function digitsAt(text: string, start: number, end: number): number {
  *
  * @throws {SchedulerError} `invalid-cron: minute must be 0-59, got "61"`
  */
-export function valueAt(def: FieldDef, text: string, start: number, end: number, termStart: number, termEnd: number): number {
+export function valueAt(
+  def: FieldDef,
+  text: string,
+  start: number,
+  end: number,
+  termStart: number,
+  termEnd: number,
+): number {
   let value: number | undefined = digitsAt(text, start, end);
-  if (value < 0) value = def.names !== undefined && end - start === 3 ? def.names[text.slice(start, end).toUpperCase()] : undefined;
+  if (value < 0) {
+    value = def.names !== undefined && end - start === 3 ? def.names[text.slice(start, end).toUpperCase()] : undefined;
+  }
   if (value === undefined || value < def.min || value > def.maxWritten) {
     const shown = start === termStart && end === termEnd
       ? quote(text.slice(start, end))
@@ -113,7 +134,11 @@ function stepAt(def: FieldDef, text: string, slash: number, start: number, end: 
   const step = digitsAt(text, slash + 1, end);
   if (step < 0) fail(`${def.name} step must be a number 1-${limit}, got ${quote(text.slice(start, end))}`);
   if (step < 1 || step > limit) {
-    fail(`${def.name} step must be 1-${limit}, got ${quote(text.slice(slash + 1, end))} in ${quote(text.slice(start, end))}`);
+    fail(
+      `${def.name} step must be 1-${limit}, got ${quote(text.slice(slash + 1, end))} in ${
+        quote(text.slice(start, end))
+      }`,
+    );
   }
   return step;
 }

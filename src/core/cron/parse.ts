@@ -96,7 +96,11 @@ function expandNickname(text: string, lower: string): string {
 export function parseCron(expression: unknown, options: ParseOptions = {}): CronFields {
   if (typeof expression !== "string") fail(`expression must be a string, got ${quote(expression)}`);
   if (expression.length > MAX_EXPRESSION_LENGTH) {
-    fail(`expression is too long (${expression.length} characters, at most ${MAX_EXPRESSION_LENGTH}): ${quote(expression)}`);
+    fail(
+      `expression is too long (${expression.length} characters, at most ${MAX_EXPRESSION_LENGTH}): ${
+        quote(expression)
+      }`,
+    );
   }
   const { hashKey, format } = options;
   const aws = format === "aws";
@@ -109,7 +113,11 @@ export function parseCron(expression: unknown, options: ParseOptions = {}): Cron
   const count = parts.length;
   if (aws) return parseAws(expression, parts, hashKey);
   if (count < 5 || count > 7) {
-    fail(`expected 5, 6 or 7 fields (second? minute hour day-of-month month day-of-week year?), got ${count} in ${quote(expression)}`);
+    fail(
+      `expected 5, 6 or 7 fields (second? minute hour day-of-month month day-of-week year?), got ${count} in ${
+        quote(expression)
+      }`,
+    );
   }
   const at = count === 5 ? 0 : 1;
   const dowText = parts[at + 4]!;
@@ -134,7 +142,11 @@ export function parseCron(expression: unknown, options: ParseOptions = {}): Cron
 // exactly one of the two day fields is "?".
 function parseAws(expression: string, parts: readonly string[], hashKey: string | undefined): CronFields {
   if (parts.length !== 6) {
-    fail(`format "aws" expects 6 fields (minute hour day-of-month month day-of-week year), got ${parts.length} in ${quote(expression)}`);
+    fail(
+      `format "aws" expects 6 fields (minute hour day-of-month month day-of-week year), got ${parts.length} in ${
+        quote(expression)
+      }`,
+    );
   }
   const [minute, hour, dom, month, dow, year] = parts as [string, string, string, string, string, string];
   if ((dom === "?") === (dow === "?")) {

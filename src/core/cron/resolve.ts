@@ -3,7 +3,20 @@
  * for under a hash key, for showing a job's concrete times (CLI, dashboard).
  */
 import { H } from "./chars.ts";
-import { AWS_DAY_OF_WEEK, DAY_OF_MONTH, DAY_OF_WEEK, HOUR, MINUTE, MONTH, rangeFrom, rangeStep, rangeTo, SECOND, termRangeAt, YEAR } from "./fields.ts";
+import {
+  AWS_DAY_OF_WEEK,
+  DAY_OF_MONTH,
+  DAY_OF_WEEK,
+  HOUR,
+  MINUTE,
+  MONTH,
+  rangeFrom,
+  rangeStep,
+  rangeTo,
+  SECOND,
+  termRangeAt,
+  YEAR,
+} from "./fields.ts";
 import type { FieldDef } from "./fields.ts";
 import { parseCron } from "./parse.ts";
 import type { ParseOptions } from "./parse.ts";
@@ -22,7 +35,8 @@ function rangeText(range: number): string {
 function resolveField(def: FieldDef, text: string, key: string | undefined): string {
   const plus = text.startsWith("+") ? "+" : "";
   const terms = text.slice(plus.length).split(",");
-  return plus + terms.map((t) => (t.charCodeAt(0) === H ? rangeText(termRangeAt(def, t, 0, t.length, key)) : t)).join(",");
+  return plus +
+    terms.map((t) => (t.charCodeAt(0) === H ? rangeText(termRangeAt(def, t, 0, t.length, key)) : t)).join(",");
 }
 
 /**

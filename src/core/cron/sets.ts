@@ -4,7 +4,18 @@
  */
 import { quote } from "../errors.ts";
 import { COMMA, DIGIT_0, L, W } from "./chars.ts";
-import { DAY_OF_MONTH, DAY_OF_WEEK, digitsAt, fail, rangeFrom, rangeStep, rangeTo, termRangeAt, valueAt, YEAR } from "./fields.ts";
+import {
+  DAY_OF_MONTH,
+  DAY_OF_WEEK,
+  digitsAt,
+  fail,
+  rangeFrom,
+  rangeStep,
+  rangeTo,
+  termRangeAt,
+  valueAt,
+  YEAR,
+} from "./fields.ts";
 import type { FieldDef } from "./fields.ts";
 
 /** A set of 0..59 as two 30-bit words: bit v of `lo` for v < 30, bit v - 30 of `hi`. */

@@ -4,7 +4,16 @@
  * masks (lowest or highest set bit at or past a value); a year field skips whole years.
  * The cost is bounded by the 400-year Gregorian cycle, never by the distance in minutes.
  */
-import { civilDay, civilFromDays, civilMonth, civilYear, DAY_SECONDS, daysFromCivil, daysInMonth, weekday } from "../civil.ts";
+import {
+  civilDay,
+  civilFromDays,
+  civilMonth,
+  civilYear,
+  DAY_SECONDS,
+  daysFromCivil,
+  daysInMonth,
+  weekday,
+} from "../civil.ts";
 import { highestBit, lowestBit, monthDays, next60, prev60 } from "./compile.ts";
 import type { CompiledCron } from "./compile.ts";
 

@@ -50,10 +50,19 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
  *
  * @throws {SchedulerError} `invalid-spec` naming `except[i]` and quoting the text
  */
-export function compileExclusion(text: unknown, index: number, hashKey: string | undefined, main: TimeSets | undefined): Exclusion {
+export function compileExclusion(
+  text: unknown,
+  index: number,
+  hashKey: string | undefined,
+  main: TimeSets | undefined,
+): Exclusion {
   const path = `except[${index}]`;
   if (typeof text !== "string") {
-    throw new SchedulerError("invalid-spec", `${path}: expected a cron expression or a YYYY-MM-DD date, got ${quote(text)}`, { path });
+    throw new SchedulerError(
+      "invalid-spec",
+      `${path}: expected a cron expression or a YYYY-MM-DD date, got ${quote(text)}`,
+      { path },
+    );
   }
   const date = DATE.exec(text.trim());
   if (date !== null) return dateExclusion(text, path, Number(date[1]), Number(date[2]), Number(date[3]));

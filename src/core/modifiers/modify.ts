@@ -55,23 +55,41 @@ export function withModifiers(
   context: { hashKey?: string | undefined; main?: TimeSets | undefined } = {},
 ): Schedule {
   if (!hasModifiers(options)) return base;
-  const list = options.except === undefined ? [] : typeof options.except === "string" ? [options.except] : options.except;
+  const list = options.except === undefined
+    ? []
+    : typeof options.except === "string"
+    ? [options.except]
+    : options.except;
   if (!Array.isArray(list)) {
-    throw new SchedulerError("invalid-spec", `except: expected a string or an array of strings, got ${quote(options.except)}`, { path: "except" });
+    throw new SchedulerError(
+      "invalid-spec",
+      `except: expected a string or an array of strings, got ${quote(options.except)}`,
+      { path: "except" },
+    );
   }
   if (list.length > MAX_EXCLUSIONS) {
-    throw new SchedulerError("invalid-spec", `except: at most ${MAX_EXCLUSIONS} entries, got ${list.length}`, { path: "except" });
+    throw new SchedulerError("invalid-spec", `except: at most ${MAX_EXCLUSIONS} entries, got ${list.length}`, {
+      path: "except",
+    });
   }
   const exclusions = list.map((text, i) => compileExclusion(text, i, context.hashKey, context.main));
   const startAt = options.startAt === undefined ? undefined : toEpochMs(options.startAt, { field: "startAt" });
   const endAt = options.endAt === undefined ? undefined : toEpochMs(options.endAt, { field: "endAt" });
   if (startAt !== undefined && endAt !== undefined && endAt <= startAt) {
-    throw new SchedulerError("invalid-spec", `endAt: must be after startAt (${quote(new Date(startAt).toISOString())}), got ${quote(new Date(endAt).toISOString())}`, { path: "endAt" });
+    throw new SchedulerError(
+      "invalid-spec",
+      `endAt: must be after startAt (${quote(new Date(startAt).toISOString())}), got ${
+        quote(new Date(endAt).toISOString())
+      }`,
+      { path: "endAt" },
+    );
   }
   const zone = zoneOffsets(base.timezone);
   // Dates are searched as one set: a holiday list of any length costs one lookup.
   const days = new Set(exclusions.map(dayOf).filter((d): d is number => d !== undefined));
-  const searched = days.size === 0 ? exclusions : [...exclusions.filter((x) => dayOf(x) === undefined), datesExclusion("dates", days)];
+  const searched = days.size === 0
+    ? exclusions
+    : [...exclusions.filter((x) => dayOf(x) === undefined), datesExclusion("dates", days)];
   const free = exclusions.length === 0 ? undefined : freeSearch(base, zone, searched);
 
   const next = (afterMs: number): number | null => {
@@ -95,7 +113,10 @@ export function withModifiers(
   if (endAt !== undefined) extra.endAt = endAt;
   const baseSpec = base.toJSON() as ScheduleSpec & ModifierSpec;
   // `H` in an exclusion needs the key back, even when the expression itself has none.
-  if (context.hashKey !== undefined && baseSpec.hashKey === undefined && exclusions.some((x) => /(?:^|[\s,])H/.test(x.text))) {
+  if (
+    context.hashKey !== undefined && baseSpec.hashKey === undefined &&
+    exclusions.some((x) => /(?:^|[\s,])H/.test(x.text))
+  ) {
     extra.hashKey = context.hashKey;
   }
   const spec = { ...baseSpec, ...extra } as ScheduleSpec;
@@ -118,7 +139,12 @@ export function withModifiers(
 // matches depends on the month, its length and the weekday it starts on, and every such
 // month occurs in any 29 consecutive years: 29 years past the last year an exclusion
 // names decide.
-function assertSomeFire(base: Schedule, free: FreeSearch, startAt: number | undefined, exclusions: readonly Exclusion[]): void {
+function assertSomeFire(
+  base: Schedule,
+  free: FreeSearch,
+  startAt: number | undefined,
+  exclusions: readonly Exclusion[],
+): void {
   const from = startAt ?? 0;
   if (base.next(from - 1) === null) return;
   let last = from;
@@ -127,7 +153,9 @@ function assertSomeFire(base: Schedule, free: FreeSearch, startAt: number | unde
   if (free.next(from - 1, last + CYCLE_MS, budget) === null) {
     const list = exclusions.map((x) => quote(x.text)).join(", ");
     // Out of steps is not proof that nothing fires, and is said so: the exclusions interlock too finely.
-    const why = budget.left > 0 ? "every fire time is excluded" : `no fire time found within ${MAX_STEPS} steps; the exclusions interlock too finely`;
+    const why = budget.left > 0
+      ? "every fire time is excluded"
+      : `no fire time found within ${MAX_STEPS} steps; the exclusions interlock too finely`;
     throw new SchedulerError("invalid-spec", `except: ${why} (${list})`, { path: "except" });
   }
 }

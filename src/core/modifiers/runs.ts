@@ -3,7 +3,16 @@
  * expression's days, the next or previous day that is not (month by month), and the
  * first or last second of a day outside its time sets.
  */
-import { civilDay, civilFromDays, civilMonth, civilYear, DAY_SECONDS, daysFromCivil, daysInMonth, weekday } from "../civil.ts";
+import {
+  civilDay,
+  civilFromDays,
+  civilMonth,
+  civilYear,
+  DAY_SECONDS,
+  daysFromCivil,
+  daysInMonth,
+  weekday,
+} from "../civil.ts";
 import { lowestBit, monthDays, next60, prev60 } from "../cron/compile.ts";
 import type { CompiledCron } from "../cron/compile.ts";
 import { fullMask } from "../cron/days.ts";

@@ -78,8 +78,9 @@ export function freeSearch(base: Schedule, zone: ZoneOffsets, exclusions: readon
         let u: number | null;
         shifted = e >= END_WALL || e > wallLimit;
         if (!shifted) u = firstAtOrAfter(zone, sec, e);
-        else if (++shifts > MAX_SHIFTS || coveredUntil(wall, END_WALL, { left: MAX_STEPS }, true) >= END_WALL) return null;
-        else u = transition(zone, sec, "next");
+        else if (++shifts > MAX_SHIFTS || coveredUntil(wall, END_WALL, { left: MAX_STEPS }, true) >= END_WALL) {
+          return null;
+        } else u = transition(zone, sec, "next");
         if (u === null) return null;
         t = base.next(u * 1000 - 1);
       }

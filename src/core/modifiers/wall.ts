@@ -22,7 +22,9 @@ export function transition(zone: ZoneOffsets, t: number, direction: "next" | "pr
       seg = zone.segmentAt(seg.start - 1);
     }
   }
-  const zdt = Temporal.Instant.fromEpochMilliseconds(t * 1000).toZonedDateTimeISO(zone.id).getTimeZoneTransition(direction);
+  const zdt = Temporal.Instant.fromEpochMilliseconds(t * 1000).toZonedDateTimeISO(zone.id).getTimeZoneTransition(
+    direction,
+  );
   return zdt === null ? null : Math.floor(zdt.epochMilliseconds / 1000);
 }
 

@@ -19,13 +19,18 @@ const MAX_ZONE_LENGTH = 64;
  */
 export function assertTimeZone(name: unknown): string {
   if (typeof name !== "string" || name.length === 0 || name.length > MAX_ZONE_LENGTH) {
-    throw new SchedulerError("invalid-timezone", `timezone: expected an IANA time zone name, got ${quote(name)}`, { path: "timezone" });
+    throw new SchedulerError("invalid-timezone", `timezone: expected an IANA time zone name, got ${quote(name)}`, {
+      path: "timezone",
+    });
   }
   try {
     return Temporal.Instant.fromEpochMilliseconds(0).toZonedDateTimeISO(name).timeZoneId;
   } catch (cause) {
     const near = didYouMean(suggest(name, knownZones()));
-    throw new SchedulerError("invalid-timezone", `timezone: unknown time zone ${quote(name)}${near}`, { path: "timezone", cause });
+    throw new SchedulerError("invalid-timezone", `timezone: unknown time zone ${quote(name)}${near}`, {
+      path: "timezone",
+      cause,
+    });
   }
 }
 

@@ -54,15 +54,17 @@ function yearSegments(id: string, year: number): Segment[] {
   // A transition shortly before New Year (Kiritimati skipped 1994-12-31) still shapes the
   // first instants of this year: start the year's first segment at that transition.
   if (prevOffset === offset && offsetSeconds(start - LOOK_BACK, id) !== offset) {
-    const before = Temporal.Instant.fromEpochMilliseconds(start * 1000).toZonedDateTimeISO(id).getTimeZoneTransition("previous");
+    const before = Temporal.Instant.fromEpochMilliseconds(start * 1000).toZonedDateTimeISO(id).getTimeZoneTransition(
+      "previous",
+    );
     if (before !== null) {
       from = Math.floor(before.epochMilliseconds / 1000);
       prevOffset = offsetSeconds(from - 1, id);
     }
   }
   const segments: Segment[] = [];
-  let zdt: ReturnType<typeof Temporal.Instant.prototype.toZonedDateTimeISO> | null =
-    Temporal.Instant.fromEpochMilliseconds(start * 1000).toZonedDateTimeISO(id);
+  let zdt: ReturnType<typeof Temporal.Instant.prototype.toZonedDateTimeISO> | null = Temporal.Instant
+    .fromEpochMilliseconds(start * 1000).toZonedDateTimeISO(id);
   for (;;) {
     zdt = zdt.getTimeZoneTransition("next");
     const at = zdt === null ? Infinity : Math.floor(zdt.epochMilliseconds / 1000);
@@ -91,7 +93,10 @@ function createZoneOffsets(id: string): ZoneOffsets {
   // Memo of a pure function of tzdata, owned by this zone object and bounded.
   const years = new Map<number, Segment[]>();
   const segmentAt = (t: number): Segment => {
-    const year = Math.min(MAX_TABLE_YEAR, Math.max(MIN_TABLE_YEAR, civilYear(civilFromDays(Math.floor(t / DAY_SECONDS)))));
+    const year = Math.min(
+      MAX_TABLE_YEAR,
+      Math.max(MIN_TABLE_YEAR, civilYear(civilFromDays(Math.floor(t / DAY_SECONDS)))),
+    );
     let segments = years.get(year);
     if (segments === undefined) {
       if (years.size >= MAX_YEARS_PER_ZONE) years.delete(years.keys().next().value as number);

@@ -23,7 +23,11 @@ export interface JobHistory {
  * rate over its next day from `now` (or its next 1 000 slots, when sooner), scaled to the
  * retention, capped by its `maxRows`. A schedule that throws counts nothing.
  */
-export function expectedHistory(jobs: readonly ResolvedJob[], now: number, retentionMs: number): { total: number; jobs: JobHistory[] } {
+export function expectedHistory(
+  jobs: readonly ResolvedJob[],
+  now: number,
+  retentionMs: number,
+): { total: number; jobs: JobHistory[] } {
   const out: JobHistory[] = [];
   let total = 0;
   const sample = Math.min(SAMPLE_MS, retentionMs);
@@ -77,7 +81,11 @@ export function warnHistory(
 export function historyWarnRowsOf(value: unknown): number {
   if (value === undefined) return HISTORY_WARN_ROWS;
   if (typeof value !== "number" || Number.isNaN(value) || value < 0) {
-    throw new SchedulerError("invalid-spec", `historyWarnRows: expected a number >= 0 (or Infinity), got ${quote(value)}`, { path: "historyWarnRows" });
+    throw new SchedulerError(
+      "invalid-spec",
+      `historyWarnRows: expected a number >= 0 (or Infinity), got ${quote(value)}`,
+      { path: "historyWarnRows" },
+    );
   }
   return value;
 }

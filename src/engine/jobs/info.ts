@@ -40,7 +40,10 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
   const sortedJobs = (): Listed[] => {
     const broken = registry.broken();
     if (byName?.version !== registry.version || !sameList(byName.broken, broken)) {
-      const jobs: Listed[] = [...registry.all(), ...broken].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const jobs: Listed[] = [...registry.all(), ...broken].sort((
+        a,
+        b,
+      ) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       byName = { version: registry.version, broken, jobs };
     }
     return byName.jobs;
@@ -97,7 +100,14 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
       : await store.overview(jobs.map((j) => j.name), { since, perJob: RECENT_PER_JOB });
     const live = liveSince(snapshot, now);
     return jobs.map((listed) => {
-      if ("reason" in listed) return describeBroken(listed, registry, own(snapshot.jobs, listed.name)?.paused ?? false, own(overview, listed.name)?.last);
+      if ("reason" in listed) {
+        return describeBroken(
+          listed,
+          registry,
+          own(snapshot.jobs, listed.name)?.paused ?? false,
+          own(overview, listed.name)?.last,
+        );
+      }
       const job = listed;
       const paused = own(snapshot.jobs, job.name)?.paused ?? false;
       const fires = job.enabled && !paused;
@@ -136,7 +146,11 @@ function sameList<T>(a: readonly T[], b: readonly T[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
-function pageOf<T extends { name: string }>(sorted: readonly T[], after: string | undefined, limit: number | undefined): T[] {
+function pageOf<T extends { name: string }>(
+  sorted: readonly T[],
+  after: string | undefined,
+  limit: number | undefined,
+): T[] {
   let lo = 0;
   if (after !== undefined) {
     let hi = sorted.length;
@@ -215,7 +229,12 @@ function describeJob(
  * A job that does not run because a stored row is unreadable: what is known of it, with
  * `broken` saying why. A definition that cannot be read at all shows an empty schedule.
  */
-function describeBroken(b: BrokenJob, registry: JobRegistry, paused: boolean, lastOutcome: RunRecord | undefined): JobInfo {
+function describeBroken(
+  b: BrokenJob,
+  registry: JobRegistry,
+  paused: boolean,
+  lastOutcome: RunRecord | undefined,
+): JobInfo {
   const live = { paused, runningSince: undefined, lastOutcome, next: [] };
   if (b.job !== undefined) return { ...describeJob(b.job, registry, live), broken: b.reason };
   const out: JobInfo = {

@@ -67,8 +67,12 @@ export const modifierEntries = {
 /** The same modifiers inside a stored `{ cron }`, `{ every }` or `{ at }` schedule (its `toJSON()`). */
 export const specModifierEntries = {
   except: modifierEntries.except,
-  startAt: v.optional(v.union([v.number(), text(64)], (issue) => `expected epoch ms or an ISO instant with offset, got ${got(issue)}`)),
-  endAt: v.optional(v.union([v.number(), text(64)], (issue) => `expected epoch ms or an ISO instant with offset, got ${got(issue)}`)),
+  startAt: v.optional(
+    v.union([v.number(), text(64)], (issue) => `expected epoch ms or an ISO instant with offset, got ${got(issue)}`),
+  ),
+  endAt: v.optional(
+    v.union([v.number(), text(64)], (issue) => `expected epoch ms or an ISO instant with offset, got ${got(issue)}`),
+  ),
 };
 
 /** The core schedule modifiers among a job's options (only the keys that are set). */
@@ -87,9 +91,13 @@ export function scheduleModifiers(spec: JobModifiers): ModifierOptions {
  */
 export function runModifiers(name: string, spec: JobModifiers): { jitterMs: number; maxRuns: number | undefined } {
   const path = `jobs.${name}.jitter`;
-  const jitterMs = spec.jitter === undefined ? 0 : parseDuration(spec.jitter, { code: "invalid-spec", field: path, path });
+  const jitterMs = spec.jitter === undefined
+    ? 0
+    : parseDuration(spec.jitter, { code: "invalid-spec", field: path, path });
   if (!Number.isSafeInteger(jitterMs)) {
-    throw new SchedulerError("invalid-spec", `${path}: expected a duration in whole ms, got ${quote(spec.jitter)}`, { path });
+    throw new SchedulerError("invalid-spec", `${path}: expected a duration in whole ms, got ${quote(spec.jitter)}`, {
+      path,
+    });
   }
   return { jitterMs, maxRuns: spec.maxRuns };
 }

@@ -5,7 +5,7 @@
 import { SchedulerError } from "../../core/errors.ts";
 import type { JobDef, JobState } from "../../store/types.ts";
 import { errorText, jobLabel } from "../text.ts";
-import { type DataJob, type DataJobResolved, resolveDataJob, resolveJob, type ResolvedJob } from "./spec.ts";
+import { type DataJob, type DataJobResolved, resolveDataJob, type ResolvedJob, resolveJob } from "./spec.ts";
 import type { DataJobSpec, JobCounters, JobPolicy, JobSpec, Logger, RunContext } from "../types.ts";
 
 /** A job that does not run because one of its stored rows cannot be read or resolved. */
@@ -98,7 +98,9 @@ export function createJobRegistry(deps: {
   const registry: JobRegistry = {
     addCode(name, spec) {
       const job = resolveJob(name, spec, defaults);
-      if (code.has(name)) throw new SchedulerError("invalid-name", `${jobLabel(name)} is already registered`, { path: "name" });
+      if (code.has(name)) {
+        throw new SchedulerError("invalid-name", `${jobLabel(name)} is already registered`, { path: "name" });
+      }
       code.set(name, job);
       registry.counters(name);
       version++;
@@ -125,7 +127,9 @@ export function createJobRegistry(deps: {
       const out: BrokenJob[] = [];
       for (const [name, reason] of badStates) {
         const job = registry.get(name);
-        if (job !== undefined) out.push({ name, source: job.source, reason, job, def: job.source === "data" ? job.def : undefined });
+        if (job !== undefined) {
+          out.push({ name, source: job.source, reason, job, def: job.source === "data" ? job.def : undefined });
+        }
       }
       for (const [name, { def, reason }] of badDefs) {
         if (!code.has(name) && !badStates.has(name)) out.push({ name, source: "data", reason, job: undefined, def });
@@ -144,7 +148,18 @@ export function createJobRegistry(deps: {
     counters(name) {
       let c = counters.get(name);
       if (c === undefined) {
-        c = { runs: 0, ok: 0, errors: 0, timeouts: 0, skipped: 0, missed: 0, lost: 0, abandoned: 0, buffered: 0, cancelled: 0 };
+        c = {
+          runs: 0,
+          ok: 0,
+          errors: 0,
+          timeouts: 0,
+          skipped: 0,
+          missed: 0,
+          lost: 0,
+          abandoned: 0,
+          buffered: 0,
+          cancelled: 0,
+        };
         counters.set(name, c);
       }
       return c;

@@ -36,7 +36,9 @@ export function guardSchedule(name: string, inner: Schedule): Schedule {
       if (!Array.isArray(values)) throw fail("nextRuns()", values, "an array");
       let last = after;
       for (const value of values) {
-        if (!instant(value) || value <= last) throw fail("nextRuns()", value, `ascending integer instants after ${after}`);
+        if (!instant(value) || value <= last) {
+          throw fail("nextRuns()", value, `ascending integer instants after ${after}`);
+        }
         last = value;
       }
       return values.slice(0, Math.max(0, n)) as number[];

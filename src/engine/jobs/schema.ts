@@ -74,7 +74,9 @@ export const policyEntries = {
     v.maxValue(1_000_000_000, (issue) => `expected a whole number 1-1000000000, got ${got(issue)}`),
   )),
   payload: v.optional(v.unknown()),
-  description: v.optional(v.pipe(text(1000), v.check((s) => !CONTROL.test(s), () => "must not contain control characters"))),
+  description: v.optional(
+    v.pipe(text(1000), v.check((s) => !CONTROL.test(s), () => "must not contain control characters")),
+  ),
 };
 
 const scheduleText = v.pipe(text(256), v.minLength(1, () => "expected a cron expression"));
@@ -91,20 +93,26 @@ const scheduleShapes = {
     ...specModifierEntries,
   }),
   every: strict({
-    every: v.pipe(text(64), v.minLength(1, () => "expected a duration like \"15m\"")),
-    anchor: v.optional(v.union([v.number(), text(64)], (issue) => `expected an instant (ms) or "HH:MM", got ${got(issue)}`)),
+    every: v.pipe(text(64), v.minLength(1, () => 'expected a duration like "15m"')),
+    anchor: v.optional(
+      v.union([v.number(), text(64)], (issue) => `expected an instant (ms) or "HH:MM", got ${got(issue)}`),
+    ),
     timezone: zone,
     hashKey: v.optional(v.pipe(text(128), v.minLength(1, () => "expected the job's name"))),
     ...specModifierEntries,
   }),
   at: strict({
-    at: v.union([v.number(), text(64)], (issue) => `expected epoch milliseconds or an ISO-8601 instant, got ${got(issue)}`),
+    at: v.union(
+      [v.number(), text(64)],
+      (issue) => `expected epoch milliseconds or an ISO-8601 instant, got ${got(issue)}`,
+    ),
     hashKey: v.optional(v.pipe(text(128), v.minLength(1, () => "expected the job's name"))),
     ...specModifierEntries,
   }),
 };
 const isScheduleObject = (input: object): boolean =>
-  typeof (input as { next?: unknown }).next === "function" && typeof (input as { between?: unknown }).between === "function";
+  typeof (input as { next?: unknown }).next === "function" &&
+  typeof (input as { between?: unknown }).between === "function";
 
 /**
  * A schedule as JSON: a cron string, or a strict `{ cron }`, `{ every }` or `{ at }`
@@ -118,7 +126,10 @@ const scheduleInput = v.lazy((input: unknown) => {
     if ("every" in input) return scheduleShapes.every;
     if ("at" in input) return scheduleShapes.at;
   }
-  return v.custom<never>(() => false, (issue) => `expected a cron string, { cron }, { every }, { at } or a Schedule, got ${got(issue)}`);
+  return v.custom<never>(
+    () => false,
+    (issue) => `expected a cron string, { cron }, { every }, { at } or a Schedule, got ${got(issue)}`,
+  );
 });
 
 /** `SchedulerOptions.defaults`. */
@@ -167,7 +178,10 @@ export const targetSchema = strict({
       v.pipe(
         v.string(),
         v.regex(HEADER_NAME, (issue) => `invalid header name ${got(issue)}`),
-        v.check((name) => !RESERVED_HEADER.test(name), (issue) => `header ${got(issue)} is set by edgecron and cannot be configured`),
+        v.check(
+          (name) => !RESERVED_HEADER.test(name),
+          (issue) => `header ${got(issue)} is set by edgecron and cannot be configured`,
+        ),
       ),
       v.pipe(
         text(4096),
@@ -204,7 +218,11 @@ const NAME_RULE = "job name must be 1-128 characters of A-Z a-z 0-9 . _ : -, and
  */
 export function checkName(name: unknown): string {
   if (typeof name !== "string" || !JOB_NAME.test(name)) {
-    throw new SchedulerError("invalid-name", `${NAME_RULE}, got ${quote(typeof name === "string" ? name : String(name))}`, { path: "name" });
+    throw new SchedulerError(
+      "invalid-name",
+      `${NAME_RULE}, got ${quote(typeof name === "string" ? name : String(name))}`,
+      { path: "name" },
+    );
   }
   return name;
 }
@@ -226,14 +244,43 @@ export function parseOrThrow<T extends v.GenericSchema>(schema: T, input: unknow
   const dot = v.getDotPath(issue);
   const path = dot === null || dot === "" ? prefix : prefix === "" ? dot : `${prefix}.${dot}`;
   const hint = issue.message === "unknown field" ? didYouMean(fieldSuggestions(dot?.split(".").at(-1) ?? "")) : "";
-  throw new SchedulerError(dot === "name" ? "invalid-name" : "invalid-spec", `${path === "" ? "body" : path}: ${issue.message}${hint}`, { path });
+  throw new SchedulerError(
+    dot === "name" ? "invalid-name" : "invalid-spec",
+    `${path === "" ? "body" : path}: ${issue.message}${hint}`,
+    { path },
+  );
 }
 
 /** Every field name a job spec has, at any depth: what a misspelt one is compared with. */
 const FIELD_NAMES = [
-  "name", "schedule", "timezone", "timeout", "overlap", "catchUp", "retries", "enabled", "payload", "description", "target",
-  "mode", "window", "tolerance", "attempts", "backoff", "cron", "every", "anchor", "at", "dayMatch", "hashKey", "format",
-  "url", "method", "headers", "body", "run",
+  "name",
+  "schedule",
+  "timezone",
+  "timeout",
+  "overlap",
+  "catchUp",
+  "retries",
+  "enabled",
+  "payload",
+  "description",
+  "target",
+  "mode",
+  "window",
+  "tolerance",
+  "attempts",
+  "backoff",
+  "cron",
+  "every",
+  "anchor",
+  "at",
+  "dayMatch",
+  "hashKey",
+  "format",
+  "url",
+  "method",
+  "headers",
+  "body",
+  "run",
 ];
 /** Names other schedulers (or habit) use for ours. */
 const ALIASES: Readonly<Record<string, string>> = {

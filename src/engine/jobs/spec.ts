@@ -95,9 +95,13 @@ export function resolveDataJob(name: string, spec: DataJobSpec, defaults: JobPol
   checkName(name);
   const parsed = parseOrThrow(dataJobSchema, spec, `jobs.${name}`) as DataJobSpec;
   if (isSchedule(parsed.schedule)) {
-    throw new SchedulerError("invalid-spec", `jobs.${name}.schedule: a data-defined job needs a cron string or a { cron }, { every } or { at } object`, {
-      path: `jobs.${name}.schedule`,
-    });
+    throw new SchedulerError(
+      "invalid-spec",
+      `jobs.${name}.schedule: a data-defined job needs a cron string or a { cron }, { every } or { at } object`,
+      {
+        path: `jobs.${name}.schedule`,
+      },
+    );
   }
   return { ...expand(name, parsed, defaults), source: "data", target: parsed.target, def };
 }
@@ -152,7 +156,9 @@ function innerMessage(e: unknown): string {
 }
 
 function withSpecModifiers(input: unknown, mods: ReturnType<typeof scheduleModifiers>): string | ScheduleSpec {
-  if (typeof input !== "object" || input === null || Object.keys(mods).length === 0) return input as string | ScheduleSpec;
+  if (typeof input !== "object" || input === null || Object.keys(mods).length === 0) {
+    return input as string | ScheduleSpec;
+  }
   return { ...(input as ScheduleSpec), ...mods } as ScheduleSpec;
 }
 
@@ -160,7 +166,9 @@ function withJobModifiers(name: string, schedule: Schedule, mods: ReturnType<typ
   try {
     return withModifiers(schedule, mods, { hashKey: name });
   } catch (e) {
-    const path = e instanceof SchedulerError && e.path !== undefined ? `jobs.${name}.${e.path}` : `jobs.${name}.schedule`;
+    const path = e instanceof SchedulerError && e.path !== undefined
+      ? `jobs.${name}.${e.path}`
+      : `jobs.${name}.schedule`;
     throw new SchedulerError("invalid-spec", `${path}: ${innerMessage(e)}`, { path, cause: e });
   }
 }

@@ -9,7 +9,7 @@ import type { Clock } from "../types.ts";
 import type { Claim, Heartbeat } from "./heartbeat.ts";
 import type { LeaseMove } from "./lease.ts";
 import type { OutcomeWriter } from "./outcomes.ts";
-import { fenceOf, leaseCap, leaseUntil, type LeasePolicy } from "./policy.ts";
+import { fenceOf, leaseCap, type LeasePolicy, leaseUntil } from "./policy.ts";
 
 /** The writes of the lease (see `Lease` for each). */
 export interface ClaimWrites {
@@ -48,9 +48,18 @@ export function createClaimWrites(deps: {
   return {
     hold(key, stored) {
       const claim: Claim = {
-        job: key.job, slot: key.slot, attempt: key.attempt, node: key.node,
-        leaseUntil: stored, heldUntil: fenceOf(policy, stored), capUntil: Infinity,
-        controller: undefined, lost: false, superseded: false, settling: false, generation: 0,
+        job: key.job,
+        slot: key.slot,
+        attempt: key.attempt,
+        node: key.node,
+        leaseUntil: stored,
+        heldUntil: fenceOf(policy, stored),
+        capUntil: Infinity,
+        controller: undefined,
+        lost: false,
+        superseded: false,
+        settling: false,
+        generation: 0,
       };
       tracker.add(claim);
       heart.track(claim);

@@ -35,6 +35,8 @@ export async function checkFailures(deps: RunnerDeps, job: ResolvedJob, outcome:
     await deps.store.setPaused(job.name, true, deps.clock.now(), { note: reason, by: "pauseOnFailure" });
     deps.emit({ type: "paused", job: job.name, reason, by: "pauseOnFailure" });
   } catch (e) {
-    deps.log.warn(`${jobLabel(job.name)}: checking pauseOnFailure failed; the next failure checks again`, { error: errorText(e) });
+    deps.log.warn(`${jobLabel(job.name)}: checking pauseOnFailure failed; the next failure checks again`, {
+      error: errorText(e),
+    });
   }
 }

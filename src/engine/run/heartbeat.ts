@@ -7,7 +7,7 @@ import type { LeaseRenewal, Store } from "../../store/types.ts";
 import { errorText } from "../text.ts";
 import type { HeldClaim, RunTracker } from "./tracker.ts";
 import type { Clock, Logger } from "../types.ts";
-import { fenceOf, leaseUntil, type LeasePolicy } from "./policy.ts";
+import { fenceOf, type LeasePolicy, leaseUntil } from "./policy.ts";
 import { SUPERSEDED, supersededOf } from "./supersede.ts";
 
 /** A held claim as its one writer sees it. */
@@ -58,7 +58,10 @@ export function createHeartbeat(deps: {
   const expire = (now: number): void => {
     for (const claim of tracker.claims()) {
       if (fenced(claim) && claim.heldUntil <= now) {
-        lose(claim, `lease ended at ${new Date(claim.heldUntil).toISOString()} (this node's fence) before the run finished`);
+        lose(
+          claim,
+          `lease ended at ${new Date(claim.heldUntil).toISOString()} (this node's fence) before the run finished`,
+        );
       }
     }
   };

@@ -12,7 +12,7 @@ import type { Clock, Logger } from "../types.ts";
 import { createClaimWrites } from "./claim_writes.ts";
 import { createHeartbeat } from "./heartbeat.ts";
 import type { OutcomeWriter } from "./outcomes.ts";
-import { leaseCap, leaseUntil, type LeasePolicy } from "./policy.ts";
+import { leaseCap, type LeasePolicy, leaseUntil } from "./policy.ts";
 
 export { leaseCap, type LeasePolicy, leaseUntil } from "./policy.ts";
 

@@ -1,6 +1,6 @@
 /** Manual runs: `scheduler.run(name, { mode })`, always through a claim. */
 import { planSlots } from "../tick/plan.ts";
-import { runSlot, type RunnerDeps } from "./runner.ts";
+import { type RunnerDeps, runSlot } from "./runner.ts";
 import type { ManualRunResult } from "../types.ts";
 import { own } from "../../core/own.ts";
 
@@ -19,7 +19,11 @@ import { own } from "../../core/own.ts";
  *
  * @throws {SchedulerError} `store-error` when the store cannot be reached.
  */
-export async function manualRun(deps: RunnerDeps & { node: string }, name: string, mode: "force" | "due"): Promise<ManualRunResult> {
+export async function manualRun(
+  deps: RunnerDeps & { node: string },
+  name: string,
+  mode: "force" | "due",
+): Promise<ManualRunResult> {
   const { store, clock, registry, lease, emit } = deps;
   let job = registry.get(name);
   const now = clock.now();
@@ -49,7 +53,8 @@ export async function manualRun(deps: RunnerDeps & { node: string }, name: strin
     slot = due;
     const from = Math.max(lower, now - job.catchUp.windowMs);
     const catchUp = { ...job.catchUp, mode: "latest", windowMs: Number.POSITIVE_INFINITY } as const;
-    older = planSlots({ schedule: job.schedule, catchUp, now: slot, watermark: from, firstSeen: from, paused: false }).missed;
+    older =
+      planSlots({ schedule: job.schedule, catchUp, now: slot, watermark: from, firstSeen: from, paused: false }).missed;
   }
 
   const leaseUntil = lease.until(now, job);

@@ -56,7 +56,9 @@ export function createOutcomeWriter(deps: OutcomeWriterDeps): OutcomeWriter {
       try {
         results = await store.updateMany(batch.map(({ key, patch }) => ({ key, patch })));
       } catch (e) {
-        deps.log.warn(`recording ${batch.length} outcomes in one batch failed; recording them one by one`, { error: errorText(e) });
+        deps.log.warn(`recording ${batch.length} outcomes in one batch failed; recording them one by one`, {
+          error: errorText(e),
+        });
       }
       if (results !== undefined) {
         batch.forEach((w, i) => w.resolve(results[i] === true));
@@ -102,7 +104,11 @@ async function writeOne(deps: OutcomeWriterDeps, w: Pending, unknown: boolean): 
       return row !== undefined && row.status === patch.status && row.attempt === key.attempt && row.node === key.node;
     } catch (e) {
       if (!w.live()) throw e;
-      if (!failed) log.warn(`${jobLabel(key.job)}: recording slot ${key.slot} failed; retrying until the store answers`, { error: errorText(e) });
+      if (!failed) {
+        log.warn(`${jobLabel(key.job)}: recording slot ${key.slot} failed; retrying until the store answers`, {
+          error: errorText(e),
+        });
+      }
       failed = true;
       await deps.sleep(wait);
     }

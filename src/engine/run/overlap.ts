@@ -9,7 +9,7 @@
 import type { RunRecord, TickSnapshot } from "../../store/types.ts";
 import { errorText, jobLabel } from "../text.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
-import { runSlot, type RunnerDeps } from "./runner.ts";
+import { type RunnerDeps, runSlot } from "./runner.ts";
 import type { Outcome } from "../../store/types.ts";
 
 /** Starts buffered slots. */
@@ -41,12 +41,17 @@ export function createPromoter(deps: RunnerDeps & { node: string }): Promoter {
       return await store.promote({ job: job.name, node, now, leaseUntil: lease.until(now, job) });
     } catch (e) {
       // The slot stays buffered; the next tick on any node tries again.
-      log.warn(`${jobLabel(job.name)}: starting a buffered slot failed; the next tick retries`, { error: errorText(e) });
+      log.warn(`${jobLabel(job.name)}: starting a buffered slot failed; the next tick retries`, {
+        error: errorText(e),
+      });
       return undefined;
     }
   };
 
-  const drain = async (job: ResolvedJob, onRun?: (slot: number, outcome: Outcome | undefined) => void): Promise<void> => {
+  const drain = async (
+    job: ResolvedJob,
+    onRun?: (slot: number, outcome: Outcome | undefined) => void,
+  ): Promise<void> => {
     if (draining.has(job.name)) {
       draining.set(job.name, true);
       return;
@@ -62,7 +67,10 @@ export function createPromoter(deps: RunnerDeps & { node: string }): Promoter {
           continue;
         }
         // Held from its promote: the lease the row got there is this node's to renew.
-        const claim = lease.hold({ job: job.name, slot: row.slot, attempt: row.attempt, node }, row.leaseUntil ?? clock.now());
+        const claim = lease.hold(
+          { job: job.name, slot: row.slot, attempt: row.attempt, node },
+          row.leaseUntil ?? clock.now(),
+        );
         deps.emit({ type: "claimed", job: job.name, slot: row.slot });
         onRun?.(row.slot, await runSlot(deps, job, claim));
         wake(job.name);

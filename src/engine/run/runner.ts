@@ -34,7 +34,12 @@ export interface RunnerDeps {
   tracker: RunTracker;
 }
 
-type AttemptResult = { status: "ok" } | { status: "error" | "timeout"; error: string; stopped: boolean; thrown?: unknown };
+type AttemptResult = { status: "ok" } | {
+  status: "error" | "timeout";
+  error: string;
+  stopped: boolean;
+  thrown?: unknown;
+};
 
 /**
  * Runs `claim`'s slot of `job` from `claim.attempt`, on a row this node holds as
@@ -73,9 +78,24 @@ async function runAttempts(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim)
         deps.emit({ type: "timed-out", job: job.name, slot, attempt, willRetry, timeoutMs: job.timeoutMs });
       } else {
         counters.errors++;
-        deps.emit({ type: "failed", job: job.name, slot, attempt, error: result.error, willRetry, thrown: result.thrown });
+        deps.emit({
+          type: "failed",
+          job: job.name,
+          slot,
+          attempt,
+          error: result.error,
+          willRetry,
+          thrown: result.thrown,
+        });
       }
-      if (!willRetry) return await finish(deps, claim, { status: result.status, finishedAt: now, leaseUntil: null, error: result.error });
+      if (!willRetry) {
+        return await finish(deps, claim, {
+          status: result.status,
+          finishedAt: now,
+          leaseUntil: null,
+          error: result.error,
+        });
+      }
       // Retry k waits backoff * 2^(k-1), at most MAX_BACKOFF_MS; the lease covers the wait and one lease more.
       const delay = Math.min(job.retries.backoffMs * 2 ** (attempt - 1), MAX_BACKOFF_MS);
       const wait = { from: now + delay, timeoutMs: job.timeoutMs, attempt: attempt + 1, error: result.error };
@@ -83,7 +103,9 @@ async function runAttempts(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim)
       await sleep(deps, delay);
       // A lease longer than one lease is not renewed during the backoff, so a
       // supersession may not have been heard yet: the row says.
-      if (!claim.lost && job.overlap === "cancelOther" && (await supersededOf(store, [claim])).size > 0) lease.supersede(claim);
+      if (!claim.lost && job.overlap === "cancelOther" && (await supersededOf(store, [claim])).size > 0) {
+        lease.supersede(claim);
+      }
       if (claim.superseded) return await cancel(deps, claim, clock.now());
       if (tracker.stopping || claim.lost) return leave(deps, claim);
       const restart = clock.now();
@@ -98,11 +120,19 @@ async function runAttempts(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim)
   }
 }
 
-async function finish(deps: RunnerDeps, claim: HeldClaim, patch: RunPatch & { status: Outcome }): Promise<Outcome | undefined> {
+async function finish(
+  deps: RunnerDeps,
+  claim: HeldClaim,
+  patch: RunPatch & { status: Outcome },
+): Promise<Outcome | undefined> {
   if (await deps.lease.end(claim, patch)) return patch.status;
-  return lost(deps, claim, claim.lost
-    ? "the lease ended before the outcome was recorded (the slot was reaped, and may have run elsewhere)"
-    : "the row was no longer this attempt's (reaped or taken by another node)");
+  return lost(
+    deps,
+    claim,
+    claim.lost
+      ? "the lease ended before the outcome was recorded (the slot was reaped, and may have run elsewhere)"
+      : "the row was no longer this attempt's (reaped or taken by another node)",
+  );
 }
 
 /**
@@ -111,7 +141,14 @@ async function finish(deps: RunnerDeps, claim: HeldClaim, patch: RunPatch & { st
  */
 export async function cancel(deps: RunnerDeps, claim: HeldClaim, now: number): Promise<Outcome | undefined> {
   deps.registry.counters(claim.job).cancelled++;
-  deps.emit({ type: "cancelled", job: claim.job, slot: claim.slot, attempt: claim.attempt, node: claim.node, reason: SUPERSEDED });
+  deps.emit({
+    type: "cancelled",
+    job: claim.job,
+    slot: claim.slot,
+    attempt: claim.attempt,
+    node: claim.node,
+    reason: SUPERSEDED,
+  });
   return await finish(deps, claim, { status: "cancelled", finishedAt: now, leaseUntil: null, error: SUPERSEDED });
 }
 
@@ -154,7 +191,15 @@ function attemptOnce(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim, start
   tracker.controllers.add(controller);
   lease.start(claim, startedAt, job.timeoutMs, controller);
   const log = safeLogger(deps.log, { job: job.name, slot, attempt });
-  const ctx: RunContext = { job: job.name, slot, attempt, signal: controller.signal, lease: leaseView(deps, claim), payload: job.payload, log };
+  const ctx: RunContext = {
+    job: job.name,
+    slot,
+    attempt,
+    signal: controller.signal,
+    lease: leaseView(deps, claim),
+    payload: job.payload,
+    log,
+  };
   const { clock } = deps;
   let settled = false;
   let timedOut = false;
@@ -165,7 +210,12 @@ function attemptOnce(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim, start
     (e: unknown): AttemptResult => {
       const aborted = controller.signal.aborted && !timedOut;
       const why = claim.lost ? "lease ended" : "scheduler stopped";
-      return { status: "error", error: aborted ? `aborted: ${why} (${errorText(e)})` : errorText(e), stopped: aborted, thrown: e };
+      return {
+        status: "error",
+        error: aborted ? `aborted: ${why} (${errorText(e)})` : errorText(e),
+        stopped: aborted,
+        thrown: e,
+      };
     },
   );
   let timer: unknown;

@@ -10,7 +10,11 @@ import type { Clock } from "../types.ts";
  * its `running` row, which any node records `abandoned` once its lease ends.
  * While stopping, no retry starts. Never rejects.
  */
-export async function stopRuns(tracker: RunTracker, clock: Clock, options: { graceMs: number; deadlineMs: number }): Promise<void> {
+export async function stopRuns(
+  tracker: RunTracker,
+  clock: Clock,
+  options: { graceMs: number; deadlineMs: number },
+): Promise<void> {
   const active = tracker.active();
   if (active.length === 0) return;
   tracker.stopping = true;

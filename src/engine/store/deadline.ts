@@ -16,9 +16,30 @@ import type { Clock } from "../types.ts";
 
 /** Every asynchronous method of the port. */
 export const STORE_METHODS = [
-  "init", "close", "snapshot", "read", "claim", "update", "updateMany", "renew", "reap", "reclaim", "getRun", "runs",
-  "lastOutcomes", "counts", "overview", "setPaused", "listDefs", "getDef", "putDef", "deleteDef", "prune", "pruneRows",
-  "getSetting", "putSetting",
+  "init",
+  "close",
+  "snapshot",
+  "read",
+  "claim",
+  "update",
+  "updateMany",
+  "renew",
+  "reap",
+  "reclaim",
+  "getRun",
+  "runs",
+  "lastOutcomes",
+  "counts",
+  "overview",
+  "setPaused",
+  "listDefs",
+  "getDef",
+  "putDef",
+  "deleteDef",
+  "prune",
+  "pruneRows",
+  "getSetting",
+  "putSetting",
 ] as const satisfies readonly (keyof Store)[];
 
 /**
@@ -28,7 +49,9 @@ export const STORE_METHODS = [
 export function asyncMethods(store: Store): string[] {
   const names = new Set<string>(STORE_METHODS);
   for (const key of Object.keys(store)) {
-    if (key !== "setCallTimeout" && typeof (store as unknown as Record<string, unknown>)[key] === "function") names.add(key);
+    if (key !== "setCallTimeout" && typeof (store as unknown as Record<string, unknown>)[key] === "function") {
+      names.add(key);
+    }
   }
   return [...names];
 }
@@ -43,7 +66,9 @@ export function withDeadline(store: Store, clock: Clock, ms: number): Store {
   if (ms === Infinity) return store;
   const guarded = {} as Record<string, unknown>;
   for (const name of asyncMethods(store)) {
-    const method = (store as unknown as Record<string, unknown>)[name] as ((...args: unknown[]) => Promise<unknown>) | undefined;
+    const method = (store as unknown as Record<string, unknown>)[name] as
+      | ((...args: unknown[]) => Promise<unknown>)
+      | undefined;
     // A store from before this port version lacks the newest methods; the engine checks for them.
     if (typeof method !== "function") continue;
     guarded[name] = (...args: unknown[]): Promise<unknown> =>

@@ -31,7 +31,9 @@ export function createStoreHealth(
   let lastError: string | undefined;
   const store = {} as Record<string, unknown>;
   for (const name of asyncMethods(raw)) {
-    const method = (deadlined as unknown as Record<string, unknown>)[name] as ((...args: unknown[]) => Promise<unknown>) | undefined;
+    const method = (deadlined as unknown as Record<string, unknown>)[name] as
+      | ((...args: unknown[]) => Promise<unknown>)
+      | undefined;
     if (typeof method !== "function") continue;
     store[name] = async (...args: unknown[]): Promise<unknown> => {
       try {

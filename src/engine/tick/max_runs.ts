@@ -18,7 +18,11 @@ export function countedRuns(counts: Readonly<Record<string, number>> | undefined
 }
 
 /** Slots a job with `maxRuns` may still start: the limit less counted rows and live rows, never below 0. */
-export function remainingRuns(maxRuns: number, counts: Readonly<Record<string, number>> | undefined, running: number): number {
+export function remainingRuns(
+  maxRuns: number,
+  counts: Readonly<Record<string, number>> | undefined,
+  running: number,
+): number {
   return Math.max(0, maxRuns - countedRuns(counts) - running);
 }
 

@@ -169,10 +169,31 @@ export function takeRound(due: readonly DueJob[], from: number, input: RoundInpu
     const leaseUntil = input.leaseUntil(job);
     // Request literals, not a spread of a shared base: a spread copies key by key per slot.
     for (const slot of missed) {
-      requests.push({ job: name, kind: "scheduled", node, batch, now, overlap, slot, status: "missed", leaseUntil: now });
+      requests.push({
+        job: name,
+        kind: "scheduled",
+        node,
+        batch,
+        now,
+        overlap,
+        slot,
+        status: "missed",
+        leaseUntil: now,
+      });
     }
     for (const slot of run) {
-      requests.push({ job: name, kind: "scheduled", node, batch, now, overlap, slot, status: "running", leaseUntil, bufferLimit });
+      requests.push({
+        job: name,
+        kind: "scheduled",
+        node,
+        batch,
+        now,
+        overlap,
+        slot,
+        status: "running",
+        leaseUntil,
+        bufferLimit,
+      });
     }
     jobs.push({ job, planned: ascending(missed, run) });
   }

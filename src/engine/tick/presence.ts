@@ -31,7 +31,9 @@ export function createPresence(deps: { store: Store; node: string; log: Logger }
       try {
         const seen = parse(await store.getSetting(PRESENCE_KEY));
         const live = new Map<string, number>();
-        for (const [name, at] of seen) if (at >= now - PRESENCE_TTL_MS && at <= now + PRESENCE_TTL_MS) live.set(name, at);
+        for (const [name, at] of seen) {
+          if (at >= now - PRESENCE_TTL_MS && at <= now + PRESENCE_TTL_MS) live.set(name, at);
+        }
         const mine = live.get(node);
         if (mine === undefined || now - Math.max(mine, wrote) >= REFRESH_MS) {
           live.set(node, now);

@@ -55,7 +55,11 @@ export function createReconciler(deps: {
     unknown(requests) {
       for (const r of requests) {
         if (r.status !== "running" || remembered.size >= MAX_REMEMBERED) continue;
-        remembered.set(keyOf(r.job, r.slot), { job: r.job, slot: r.slot, forgetAt: r.leaseUntil + FORGET_AFTER_LEASES * lease.policy.leaseMs });
+        remembered.set(keyOf(r.job, r.slot), {
+          job: r.job,
+          slot: r.slot,
+          forgetAt: r.leaseUntil + FORGET_AFTER_LEASES * lease.policy.leaseMs,
+        });
       }
     },
     async settle(snapshot, now) {
@@ -82,7 +86,11 @@ export function createReconciler(deps: {
   };
 
   /** Adopts one phantom row (re-leased from the clock) or records it `missed`. Rejects on store failure. */
-  async function settleOne(row: RunRecord, now: number, paused: boolean): Promise<{ job: ResolvedJob; claim: HeldClaim } | undefined> {
+  async function settleOne(
+    row: RunRecord,
+    now: number,
+    paused: boolean,
+  ): Promise<{ job: ResolvedJob; claim: HeldClaim } | undefined> {
     const job = registry.get(row.job);
     const key = { job: row.job, slot: row.slot, attempt: row.attempt, node };
     if (job !== undefined && stillDue(job, row.slot, now, paused)) {

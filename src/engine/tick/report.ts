@@ -8,7 +8,9 @@ export function mergeRounds(into: TickReport, round: TickReport): void {
       into.jobs[name] = r;
       continue;
     }
-    for (const key of ["planned", "won", "lost", "run", "skipped", "missed", "abandoned", "buffered"] as const) target[key].push(...r[key]);
+    for (const key of ["planned", "won", "lost", "run", "skipped", "missed", "abandoned", "buffered"] as const) {
+      target[key].push(...r[key]);
+    }
     Object.assign(target.outcomes, r.outcomes);
   }
 }

@@ -96,7 +96,12 @@ export function slotsAhead(schedules: Iterable<Schedule>, from: number, until: n
  * waited for. Ends early, leaving the remaining slots unclaimed for the next trigger
  * (which records them by each job's catch-up policy), when `signal` aborts.
  */
-export async function runAhead(deps: RunAheadDeps, from: number, until: number, claimed: Promise<unknown>): Promise<TickReport[]> {
+export async function runAhead(
+  deps: RunAheadDeps,
+  from: number,
+  until: number,
+  claimed: Promise<unknown>,
+): Promise<TickReport[]> {
   const settled: Promise<TickReport>[] = [];
   const start = deps.clock.now();
   const jobs = [...deps.jobs()];

@@ -28,7 +28,11 @@ export function spreadOrder<T>(items: readonly T[], name: (item: T) => string, i
 }
 
 /** {@link spreadOrder} and where this node's own share ends in it (the length when alone). */
-export function spread<T>(items: readonly T[], name: (item: T) => string, input: SpreadInput): { order: T[]; own: number } {
+export function spread<T>(
+  items: readonly T[],
+  name: (item: T) => string,
+  input: SpreadInput,
+): { order: T[]; own: number } {
   const nodes = [...new Set([input.node, ...input.nodes])].sort();
   if (items.length === 0) return { order: [], own: 0 };
   if (nodes.length === 1) {

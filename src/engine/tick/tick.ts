@@ -12,7 +12,7 @@ import { limitRuns } from "./max_runs.ts";
 import { createPresence } from "./presence.ts";
 import { sleep } from "../run/sleep.ts";
 import type { Reconciler } from "./reconcile.ts";
-import { cancel, runSlot, type RunnerDeps } from "../run/runner.ts";
+import { cancel, type RunnerDeps, runSlot } from "../run/runner.ts";
 import { buffers, type Promoter, startable } from "../run/overlap.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 import type { HeldClaim } from "../run/tracker.ts";
@@ -69,7 +69,15 @@ interface Pending {
 }
 
 const emptyJobReport = (): JobTickReport => ({
-  planned: [], won: [], lost: [], run: [], skipped: [], missed: [], abandoned: [], buffered: [], outcomes: {},
+  planned: [],
+  won: [],
+  lost: [],
+  run: [],
+  skipped: [],
+  missed: [],
+  abandoned: [],
+  buffered: [],
+  outcomes: {},
 });
 
 /** Creates the ticker. */
@@ -96,7 +104,10 @@ export function createTicker(deps: TickDeps): Ticker {
     const startAgain = (): Promise<unknown>[] =>
       again.map(({ job, claim }) => {
         jobReport(job.name).run.push(claim.slot);
-        return tracker.track(runSlot(deps, job, claim).then((o) => record(jobReport(job.name), claim.slot, o)), job.name)
+        return tracker.track(
+          runSlot(deps, job, claim).then((o) => record(jobReport(job.name), claim.slot, o)),
+          job.name,
+        )
           .then(() => drain(job, jobReport(job.name)));
       });
     const failed = (e: unknown): StartedTick => {
@@ -120,7 +131,14 @@ export function createTicker(deps: TickDeps): Ticker {
       for (const row of reaped) {
         if (row.status === "cancelled") {
           jobReport(row.job).outcomes[row.slot] = "cancelled";
-          emit({ type: "cancelled", job: row.job, slot: row.slot, attempt: row.attempt, node: row.node, reason: "superseded; the run did not settle before its lease ended" });
+          emit({
+            type: "cancelled",
+            job: row.job,
+            slot: row.slot,
+            attempt: row.attempt,
+            node: row.node,
+            reason: "superseded; the run did not settle before its lease ended",
+          });
           continue;
         }
         const willRetry = reclaimed.some((r) => r.row === row);
@@ -141,8 +159,9 @@ export function createTicker(deps: TickDeps): Ticker {
       return failed(e);
     }
     for (const w of plan.warnings) {
-      if (w.error !== undefined) log.error(`${jobLabel(w.job)}: its schedule failed; nothing planned`, { error: w.error });
-      else log.warn(`${jobLabel(w.job)}: ${w.dropped} slots too far behind to plan were not recorded`, { now });
+      if (w.error !== undefined) {
+        log.error(`${jobLabel(w.job)}: its schedule failed; nothing planned`, { error: w.error });
+      } else log.warn(`${jobLabel(w.job)}: ${w.dropped} slots too far behind to plan were not recorded`, { now });
     }
     // Only a minute larger than this node's free capacity needs to know who else ticks it;
     // the node's first tick notes it too, so that its first large minute finds the others.
@@ -152,7 +171,16 @@ export function createTicker(deps: TickDeps): Ticker {
     const { due, helpFrom } = large
       ? claimOrder(plan, snapshot, now, { node, nodes, offset: Math.floor(Math.random() * 0x7fffffff) })
       : { due: plan.idle.concat(plan.runnable), helpFrom: Infinity };
-    pending = { now, batch: crypto.randomUUID(), due, next: 0, deferred: slotsToRun(due, 0), helpFrom, checkedUntil: helpFrom, open: new Set() };
+    pending = {
+      now,
+      batch: crypto.randomUUID(),
+      due,
+      next: 0,
+      deferred: slotsToRun(due, 0),
+      helpFrom,
+      checkedUntil: helpFrom,
+      open: new Set(),
+    };
     return round(report, jobReport, failed, startAgain, now, snapshot);
   };
 
@@ -219,7 +247,11 @@ export function createTicker(deps: TickDeps): Ticker {
     const runs = again();
     for (const [name, claims] of won) {
       const job = registry.get(name);
-      if (job !== undefined) runs.push(tracker.track(runInOrder(job, claims, jobReport(name)), name).then(() => drain(job, jobReport(name))));
+      if (job !== undefined) {
+        runs.push(
+          tracker.track(runInOrder(job, claims, jobReport(name)), name).then(() => drain(job, jobReport(name))),
+        );
+      }
     }
     if (snapshot !== undefined) startOrphans(snapshot, now, jobReport, won, runs);
     return finish(report, runs);
@@ -374,7 +406,9 @@ export function createTicker(deps: TickDeps): Ticker {
     const longestWindow = Math.max(0, ...registry.all().map((j) => j.catchUp.windowMs));
     try {
       let removed = await store.prune(now - Math.max(deps.retentionMs, longestWindow));
-      for (const job of registry.all()) if (job.maxRows !== undefined) removed += await store.pruneRows(job.name, job.maxRows);
+      for (const job of registry.all()) {
+        if (job.maxRows !== undefined) removed += await store.pruneRows(job.name, job.maxRows);
+      }
       if (removed > 0) log.debug(`pruned ${removed} finished runs`);
     } catch (e) {
       log.warn("pruning run history failed; will retry in an hour", { error: errorText(e) });

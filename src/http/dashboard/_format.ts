@@ -15,7 +15,9 @@ export function scheduleInWords(spec: ScheduleSpec, zone: string): string {
   if ("every" in spec) {
     const ms = tryParseDuration(spec.every);
     const every = ms === undefined ? spec.every : formatDuration(ms);
-    const anchor = spec.anchor === undefined ? "" : typeof spec.anchor === "string"
+    const anchor = spec.anchor === undefined
+      ? ""
+      : typeof spec.anchor === "string"
       ? `, from ${spec.anchor} each day`
       : `, anchored at ${formatInstant(spec.anchor, "UTC")}`;
     return `Every ${every}${anchor}`;

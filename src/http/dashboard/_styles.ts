@@ -53,7 +53,21 @@ svg.timeline .grid{stroke:var(--line);stroke-width:1;fill:none}
 svg.timeline path.mark{fill:none;stroke-width:4}svg.timeline path.band{stroke:none;opacity:.9}
 svg.timeline .now{stroke:var(--ink);stroke-width:1.5;stroke-dasharray:3 2}
 svg.timeline .axis{fill:var(--muted);font-size:10px}
-${["ok", "error", "timeout", "abandoned", "cancelled", "cancelling", "skipped", "missed", "buffered", "running", "planned"].map((s) => `.s-${s}{color:var(--${s});fill:var(--${s});stroke:var(--${s});background:var(--${s})}`).join("")}
+${
+  [
+    "ok",
+    "error",
+    "timeout",
+    "abandoned",
+    "cancelled",
+    "cancelling",
+    "skipped",
+    "missed",
+    "buffered",
+    "running",
+    "planned",
+  ].map((s) => `.s-${s}{color:var(--${s});fill:var(--${s});stroke:var(--${s});background:var(--${s})}`).join("")
+}
 table.runs{width:100%;border-collapse:collapse;background:var(--card);border:1px solid var(--line);border-radius:10px;overflow:hidden}
 table.runs th,table.runs td{text-align:left;padding:7px 10px;border-bottom:1px solid var(--line);vertical-align:top}
 table.runs th{font-size:11px;text-transform:uppercase;letter-spacing:.05em;color:var(--muted);background:var(--bg)}

@@ -7,11 +7,11 @@
 import type { Context, Hono } from "hono";
 import type { JobInfo, Scheduler } from "../../engine/types.ts";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { SESSION_COOKIE, sameOrigin } from "../_auth.ts";
+import { sameOrigin, SESSION_COOKIE } from "../_auth.ts";
 import { readForm } from "../_body.ts";
 import { isHttps } from "../_headers.ts";
 import { clientKey } from "../_throttle.ts";
-import { basePath, homePath, type RouterContext, requireAuth } from "../_context.ts";
+import { basePath, homePath, requireAuth, type RouterContext } from "../_context.ts";
 import { validate } from "../_errors.ts";
 import { startBackfill } from "../_backfill.ts";
 import { SchedulerError } from "../../core/errors.ts";
@@ -31,16 +31,22 @@ const JOB_NEXT = 10;
 const HISTORY_LIMIT = 50;
 /** Seconds between the pages' meta refreshes. */
 const REFRESH = 30;
-const OUTCOME = /^(?:ok|error|timeout|skipped|missed|abandoned|cancelled|running|already-running|not-due|paused|lost|unknown-job|resumed|planned-\d{1,5}|invalid-spec|invalid-instant)$/;
+const OUTCOME =
+  /^(?:ok|error|timeout|skipped|missed|abandoned|cancelled|running|already-running|not-due|paused|lost|unknown-job|resumed|planned-\d{1,5}|invalid-spec|invalid-instant)$/;
 
 function noticeFrom(c: Context): Notice | undefined {
   const action = c.req.query("done");
   const job = c.req.query("job");
   const result = c.req.query("result");
-  if ((action !== "run" && action !== "pause" && action !== "resume" && action !== "backfill") || job === undefined || result === undefined) return undefined;
+  if (
+    (action !== "run" && action !== "pause" && action !== "resume" && action !== "backfill") || job === undefined ||
+    result === undefined
+  ) return undefined;
   if (!JOB_NAME.test(job) || !OUTCOME.test(result)) return undefined;
   const slot = c.req.query("slot");
-  return slot !== undefined && /^\d{1,16}$/.test(slot) ? { action, job, result, slot: Number(slot) } : { action, job, result };
+  return slot !== undefined && /^\d{1,16}$/.test(slot)
+    ? { action, job, result, slot: Number(slot) }
+    : { action, job, result };
 }
 
 /** A failed manual run's notice with its recorded error (looked up by slot in the store, so a crafted URL shows nothing new). */
@@ -56,7 +62,16 @@ function viewOf(info: JobInfo, past: JobView["past"], count: number, now: number
   return {
     info: quiet ? { ...info, next: [] } : info,
     past,
-    planned: quiet || count === 0 ? { count: 0, spans: [] } : { count, spans: plannedSpans(info.spec, now, now + DAY, undefined, info.jitter === undefined ? undefined : { name: info.name, ms: info.jitter }) },
+    planned: quiet || count === 0 ? { count: 0, spans: [] } : {
+      count,
+      spans: plannedSpans(
+        info.spec,
+        now,
+        now + DAY,
+        undefined,
+        info.jitter === undefined ? undefined : { name: info.name, ms: info.jitter },
+      ),
+    },
   };
 }
 
@@ -68,7 +83,10 @@ function refreshUrl(c: Context, keep: string): string {
 }
 
 function htmlHeaders(c: Context): void {
-  c.header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  c.header(
+    "Content-Security-Policy",
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  );
   c.header("X-Content-Type-Options", "nosniff");
   // Not "no-referrer": with it browsers send `Origin: null` on form posts, which the CSRF check refuses.
   c.header("Referrer-Policy", "same-origin");
@@ -89,7 +107,17 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
   const chrome = async (c: Context, base: string, now: number) => {
     const session = getCookie(c, SESSION_COOKIE);
     const csrf = await auth.csrf(session);
-    return { csrf, chrome: { title: rc.title, base, home: homePath(base), now, health: await scheduler.health(), ...(auth.required && session ? { csrf } : {}) } };
+    return {
+      csrf,
+      chrome: {
+        title: rc.title,
+        base,
+        home: homePath(base),
+        now,
+        health: await scheduler.health(),
+        ...(auth.required && session ? { csrf } : {}),
+      },
+    };
   };
 
   app.get("/", page("/"), rc.cache.middleware, async (c) => {
@@ -98,11 +126,31 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
     const now = rc.now();
     const afterText = c.req.query("after");
     const after = afterText !== undefined && JOB_NAME.test(afterText) ? afterText : undefined;
-    const { jobs, nextAfter } = await listJobs(scheduler, { next: OVERVIEW_NEXT, window: DAY, limit: JOBS_PAGE, ...(after === undefined ? {} : { after }) });
+    const { jobs, nextAfter } = await listJobs(scheduler, {
+      next: OVERVIEW_NEXT,
+      window: DAY,
+      limit: JOBS_PAGE,
+      ...(after === undefined ? {} : { after }),
+    });
     const views = jobs.map((info) => viewOf(info, info.recent ?? [], info.upcoming?.count ?? 0, now));
     const { csrf, chrome: ch } = await chrome(c, base, now);
-    const cc = { base, now, csrf, back: "home" as const, listNext: OVERVIEW_NEXT, nextAfter, paged: after !== undefined, formatterFor: formatterCache() };
-    return c.html(await layout({ ...ch, refreshSeconds: REFRESH, refreshUrl: refreshUrl(c, "after") }, "Jobs", overviewPage(views, cc, await withError(scheduler, noticeFrom(c)))));
+    const cc = {
+      base,
+      now,
+      csrf,
+      back: "home" as const,
+      listNext: OVERVIEW_NEXT,
+      nextAfter,
+      paged: after !== undefined,
+      formatterFor: formatterCache(),
+    };
+    return c.html(
+      await layout(
+        { ...ch, refreshSeconds: REFRESH, refreshUrl: refreshUrl(c, "after") },
+        "Jobs",
+        overviewPage(views, cc, await withError(scheduler, noticeFrom(c))),
+      ),
+    );
   });
 
   app.get("/ui/jobs/:name", page("/ui/jobs/:name"), rc.cache.middleware, async (c) => {
@@ -117,17 +165,37 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
     if (info === undefined) {
       return c.html(await layout(ch, "Not found", notFound(homePath(base), name)), 404);
     }
-    const history = await scheduler.runs(name, before === undefined ? { limit: HISTORY_LIMIT } : { limit: HISTORY_LIMIT, before });
+    const history = await scheduler.runs(
+      name,
+      before === undefined ? { limit: HISTORY_LIMIT } : { limit: HISTORY_LIMIT, before },
+    );
     const last = history.at(-1);
     const view = viewOf(info, info.recent ?? [], info.upcoming?.count ?? 0, now);
-    const cc = { base, now, csrf, back: "job" as const, listNext: JOB_NEXT, nextBefore: history.length === HISTORY_LIMIT && last ? last.slot : null, paged: before !== undefined, formatterFor: formatterCache() };
-    return c.html(await layout({ ...ch, refreshSeconds: REFRESH, refreshUrl: refreshUrl(c, "before") }, name, jobPage(view, history, cc, await withError(scheduler, noticeFrom(c)))));
+    const cc = {
+      base,
+      now,
+      csrf,
+      back: "job" as const,
+      listNext: JOB_NEXT,
+      nextBefore: history.length === HISTORY_LIMIT && last ? last.slot : null,
+      paged: before !== undefined,
+      formatterFor: formatterCache(),
+    };
+    return c.html(
+      await layout(
+        { ...ch, refreshSeconds: REFRESH, refreshUrl: refreshUrl(c, "before") },
+        name,
+        jobPage(view, history, cc, await withError(scheduler, noticeFrom(c))),
+      ),
+    );
   });
 
   app.post("/ui/login", async (c) => {
     htmlHeaders(c);
     const base = basePath(c, "/ui/login");
-    if (!sameOrigin(c.req.raw)) return c.html(await refusedPage(rc.title, homePath(base), "Refused: cross-site sign-in."), 403);
+    if (!sameOrigin(c.req.raw)) {
+      return c.html(await refusedPage(rc.title, homePath(base), "Refused: cross-site sign-in."), 403);
+    }
     const form = await readForm(c.req.raw, rc.maxBodyBytes);
     const client = clientKey(c.req.raw, rc.trustProxy);
     const wait = rc.throttle.wait(client, rc.now());
@@ -153,7 +221,9 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
 
   app.post("/ui/logout", async (c) => {
     const base = basePath(c, "/ui/logout");
-    if (!sameOrigin(c.req.raw)) return c.html(await refusedPage(rc.title, homePath(base), "Refused: cross-site request."), 403);
+    if (!sameOrigin(c.req.raw)) {
+      return c.html(await refusedPage(rc.title, homePath(base), "Refused: cross-site request."), 403);
+    }
     // Sessions are not tracked one by one: signing out ends every session, on every node,
     // so it takes the same CSRF token as the other forms (a same-origin link or a script
     // injected elsewhere on the origin must not sign everyone out).
@@ -162,7 +232,14 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
     if (await auth.session(session, rc.now())) {
       if (!await auth.checkCsrf(session, form.get("csrf"))) {
         htmlHeaders(c);
-        return c.html(await refusedPage(rc.title, homePath(base), "Refused: the form is stale or came from another site. Reload the page and try again."), 403);
+        return c.html(
+          await refusedPage(
+            rc.title,
+            homePath(base),
+            "Refused: the form is stale or came from another site. Reload the page and try again.",
+          ),
+          403,
+        );
       }
       await auth.revokeAll(rc.now());
     }
@@ -178,8 +255,17 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
       const name = validate(NameSchema, c.req.param("name"), "params.name");
       const form = await readForm(c.req.raw, rc.maxBodyBytes);
       const viaBearer = await auth.bearer(c.req.raw);
-      if (!sameOrigin(c.req.raw) || (!viaBearer && !await auth.checkCsrf(getCookie(c, SESSION_COOKIE), form.get("csrf")))) {
-        return c.html(await refusedPage(rc.title, homePath(base), "Refused: the form is stale or came from another site. Reload the page and try again."), 403);
+      if (
+        !sameOrigin(c.req.raw) || (!viaBearer && !await auth.checkCsrf(getCookie(c, SESSION_COOKIE), form.get("csrf")))
+      ) {
+        return c.html(
+          await refusedPage(
+            rc.title,
+            homePath(base),
+            "Refused: the form is stale or came from another site. Reload the page and try again.",
+          ),
+          403,
+        );
       }
       let result: string;
       let slot: number | undefined;
@@ -191,13 +277,22 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
         if (r.ok) slot = r.slot;
       } else {
         const note = verb === "pause" ? (form.get("note") ?? "").trim() : "";
-        if (verb === "pause") await scheduler.pause(name, note === "" ? { by: "dashboard" } : { note: note.slice(0, 500), by: "dashboard" });
-        else await scheduler.resume(name);
+        if (verb === "pause") {
+          await scheduler.pause(
+            name,
+            note === "" ? { by: "dashboard" } : { note: note.slice(0, 500), by: "dashboard" },
+          );
+        } else await scheduler.resume(name);
         result = verb === "pause" ? "paused" : "resumed";
       }
       rc.cache.clear();
       const back = form.get("back") === "job" ? jobHref(base, name) : homePath(base);
-      const q = new URLSearchParams({ done: verb, job: name, result, ...(slot === undefined ? {} : { slot: String(slot) }) });
+      const q = new URLSearchParams({
+        done: verb,
+        job: name,
+        result,
+        ...(slot === undefined ? {} : { slot: String(slot) }),
+      });
       return c.redirect(`${back}?${q}`, 303);
     });
   }
@@ -209,17 +304,32 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
     const name = validate(NameSchema, c.req.param("name"), "params.name");
     const form = await readForm(c.req.raw, rc.maxBodyBytes);
     const viaBearer = await auth.bearer(c.req.raw);
-    if (!sameOrigin(c.req.raw) || (!viaBearer && !await auth.checkCsrf(getCookie(c, SESSION_COOKIE), form.get("csrf")))) {
-      return c.html(await refusedPage(rc.title, homePath(base), "Refused: the form is stale or came from another site. Reload the page and try again."), 403);
+    if (
+      !sameOrigin(c.req.raw) || (!viaBearer && !await auth.checkCsrf(getCookie(c, SESSION_COOKIE), form.get("csrf")))
+    ) {
+      return c.html(
+        await refusedPage(
+          rc.title,
+          homePath(base),
+          "Refused: the form is stale or came from another site. Reload the page and try again.",
+        ),
+        403,
+      );
     }
     let result: string;
     if (await scheduler.get(name) === undefined) {
       result = "unknown-job";
     } else {
       // A form sends text: an all-digit value is epoch milliseconds, anything else an ISO instant.
-      const instant = (value: string | null): string | number => (value !== null && /^\d{1,16}$/.test(value.trim()) ? Number(value) : (value ?? "").trim());
+      const instant = (
+        value: string | null,
+      ): string | number => (value !== null && /^\d{1,16}$/.test(value.trim()) ? Number(value) : (value ?? "").trim());
       try {
-        const slots = await startBackfill(c, rc, name, { from: instant(form.get("from")), to: instant(form.get("to")), rerun: form.get("rerun") === "1" });
+        const slots = await startBackfill(c, rc, name, {
+          from: instant(form.get("from")),
+          to: instant(form.get("to")),
+          rerun: form.get("rerun") === "1",
+        });
         result = `planned-${slots.length}`;
       } catch (e) {
         if (!(e instanceof SchedulerError)) throw e;

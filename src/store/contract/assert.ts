@@ -57,7 +57,9 @@ export const assert = {
       await promise;
       settled = true;
     } catch (error) {
-      if (check !== undefined && check(error) !== true) fail(message, `the rejection was not the expected one: ${String(error)}`);
+      if (check !== undefined && check(error) !== true) {
+        fail(message, `the rejection was not the expected one: ${String(error)}`);
+      }
     }
     if (settled) fail(message, "expected a rejection, but it resolved");
   },

@@ -18,10 +18,22 @@ export function claimCases({ it, withStore }: ContractContext): void {
       const again = await store.claim([request("a", T0, { node: "node-b", batch: "other", overlap: "allow" })]);
       assert.deepEqual(outcomes(again), ["lost"]);
       const row = await store.getRun("a", T0);
-      assert.deepEqual(row, {
-        job: "a", slot: T0, kind: "scheduled", status: "running", attempt: 1, node: "node-a",
-        claimedAt: T0, startedAt: T0, finishedAt: null, leaseUntil: T0 + 10 * MIN, error: null,
-      } satisfies RunRecord);
+      assert.deepEqual(
+        row,
+        {
+          job: "a",
+          slot: T0,
+          kind: "scheduled",
+          status: "running",
+          attempt: 1,
+          node: "node-a",
+          claimedAt: T0,
+          startedAt: T0,
+          finishedAt: null,
+          leaseUntil: T0 + 10 * MIN,
+          error: null,
+        } satisfies RunRecord,
+      );
     }));
 
   it("claim() answers in request order and records missed slots as final rows", () =>
@@ -62,13 +74,49 @@ export function claimCases({ it, withStore }: ContractContext): void {
       assert.deepEqual(outcomes(atEnd), ["skipped"]);
       assert.deepEqual(await store.reap(T0 + MIN), []);
       await store.claim([request("b", T0, { batch: "t3", leaseUntil: T0 + MIN })]);
-      await store.update({ job: "b", slot: T0, attempt: 1, node: "node-a" }, { status: "error", finishedAt: T0, leaseUntil: null, error: "x" });
-      assert.equal(await store.reclaim({ job: "b", slot: T0, attempt: 1, node: "node-b", now: T0 + MIN, leaseUntil: T0 + 2 * MIN, overlap: "skip" }), true);
+      await store.update({ job: "b", slot: T0, attempt: 1, node: "node-a" }, {
+        status: "error",
+        finishedAt: T0,
+        leaseUntil: null,
+        error: "x",
+      });
+      assert.equal(
+        await store.reclaim({
+          job: "b",
+          slot: T0,
+          attempt: 1,
+          node: "node-b",
+          now: T0 + MIN,
+          leaseUntil: T0 + 2 * MIN,
+          overlap: "skip",
+        }),
+        true,
+      );
       await store.claim([request("c", T0, { batch: "t4", leaseUntil: T0 + MIN })]);
       await store.claim([request("c", T0 + 1, { batch: "t5", leaseUntil: T0 + MIN, overlap: "allow" })]);
-      await store.update({ job: "c", slot: T0 + 1, attempt: 1, node: "node-a" }, { status: "error", finishedAt: T0, leaseUntil: null, error: "x" });
-      assert.equal(await store.reclaim({ job: "c", slot: T0 + 1, attempt: 1, node: "node-b", now: T0 + MIN, leaseUntil: T0 + 2 * MIN, overlap: "skip" }), false, "reclaim is refused beside a lease that ends now");
-      assert.deepEqual(await store.renew([{ job: "a", slot: T0, attempt: 1, node: "node-a", leaseUntil: T0 + 2 * MIN }], T0 + MIN), [true]);
+      await store.update({ job: "c", slot: T0 + 1, attempt: 1, node: "node-a" }, {
+        status: "error",
+        finishedAt: T0,
+        leaseUntil: null,
+        error: "x",
+      });
+      assert.equal(
+        await store.reclaim({
+          job: "c",
+          slot: T0 + 1,
+          attempt: 1,
+          node: "node-b",
+          now: T0 + MIN,
+          leaseUntil: T0 + 2 * MIN,
+          overlap: "skip",
+        }),
+        false,
+        "reclaim is refused beside a lease that ends now",
+      );
+      assert.deepEqual(
+        await store.renew([{ job: "a", slot: T0, attempt: 1, node: "node-a", leaseUntil: T0 + 2 * MIN }], T0 + MIN),
+        [true],
+      );
       assert.deepEqual((await store.reap(T0 + 2 * MIN + 1)).map((r) => r.job).sort(), ["a", "b", "c"]);
     }));
 
@@ -97,7 +145,10 @@ export function claimCases({ it, withStore }: ContractContext): void {
 
   it("claim() applies requests in order: a repeated slot is lost, and an earlier batch blocks a later one", () =>
     withStore(async (store) => {
-      const dup = await store.claim([request("a", T0, { batch: "t" }), request("a", T0, { batch: "t", node: "node-b" })]);
+      const dup = await store.claim([
+        request("a", T0, { batch: "t" }),
+        request("a", T0, { batch: "t", node: "node-b" }),
+      ]);
       assert.deepEqual(outcomes(dup), ["won", "lost"]);
       assert.equal((await store.getRun("a", T0))?.node, "node-a");
       const mixed = await store.claim([
@@ -147,7 +198,11 @@ export function claimCases({ it, withStore }: ContractContext): void {
 
   it("snapshot() lists every running row, expired leases included, and every definition", () =>
     withStore(async (store) => {
-      await store.claim([request("a", T0, { leaseUntil: T0 + MIN }), request("x", T0), request("y", T0, { status: "missed" })]);
+      await store.claim([
+        request("a", T0, { leaseUntil: T0 + MIN }),
+        request("x", T0),
+        request("y", T0, { status: "missed" }),
+      ]);
       await store.putDef("hook", { schedule: "* * * * *" }, T0);
       const snap = await store.snapshot(["a"], T0 + 5 * MIN);
       assert.deepEqual(snap.running.map((r) => r.job).sort(), ["a", "x"]);
@@ -180,8 +235,16 @@ export function claimCases({ it, withStore }: ContractContext): void {
       assert.deepEqual((await store.getDef("hook"))?.version, 3);
       assert.equal(await store.deleteDef("hook"), true);
       assert.equal(await store.deleteDef("hook"), false);
-      assert.equal((await store.putDef("hook", { schedule: "* * * * *" }, T0 - MIN)).version, 4, "also when the writer's clock is behind");
-      assert.equal((await store.putDef("other", { schedule: "* * * * *" }, T0)).version, 1, "other names are unaffected");
+      assert.equal(
+        (await store.putDef("hook", { schedule: "* * * * *" }, T0 - MIN)).version,
+        4,
+        "also when the writer's clock is behind",
+      );
+      assert.equal(
+        (await store.putDef("other", { schedule: "* * * * *" }, T0)).version,
+        1,
+        "other names are unaffected",
+      );
     }));
 
   it("update() is a compare-and-set on the running attempt", () =>
@@ -192,9 +255,18 @@ export function claimCases({ it, withStore }: ContractContext): void {
       assert.equal(await store.update({ ...key, attempt: 2 }, { status: "ok" }), false);
       assert.equal(await store.update(key, { leaseUntil: T0 + 20 * MIN }), true);
       assert.equal((await store.getRun("a", T0))?.leaseUntil, T0 + 20 * MIN);
-      assert.equal(await store.update(key, { status: "error", finishedAt: T0 + 1000, error: "boom", leaseUntil: null }), true);
+      assert.equal(
+        await store.update(key, { status: "error", finishedAt: T0 + 1000, error: "boom", leaseUntil: null }),
+        true,
+      );
       const row = await store.getRun("a", T0);
-      assert.deepEqual([row?.status, row?.finishedAt, row?.error, row?.leaseUntil, row?.attempt], ["error", T0 + 1000, "boom", null, 1]);
+      assert.deepEqual([row?.status, row?.finishedAt, row?.error, row?.leaseUntil, row?.attempt], [
+        "error",
+        T0 + 1000,
+        "boom",
+        null,
+        1,
+      ]);
       // Finished: no longer a running attempt.
       assert.equal(await store.update(key, { status: "ok" }), false);
       assert.equal(await store.update({ ...key, job: "nope" }, { status: "ok" }), false);
@@ -228,10 +300,11 @@ export function claimCases({ it, withStore }: ContractContext): void {
   it("two concurrent reap() calls return each expired row in only one result", () =>
     withStore(async (store) => {
       const slots = Array.from({ length: 20 }, (_, i) => T0 + i * MIN);
-      await store.claim(slots.map((slot) => request("a", slot, { batch: "t", overlap: "allow", leaseUntil: slot + 1 })));
+      await store.claim(
+        slots.map((slot) => request("a", slot, { batch: "t", overlap: "allow", leaseUntil: slot + 1 })),
+      );
       const [x, y] = await Promise.all([store.reap(T0 + 30 * MIN), store.reap(T0 + 30 * MIN)]);
       const all = [...(x ?? []), ...(y ?? [])].map((r) => r.slot).sort((p, q) => p - q);
       assert.deepEqual(all, slots);
     }));
-
 }

@@ -11,7 +11,9 @@ export function concurrencyCases({ it, withStore }: ContractContext): void {
   it("concurrent claims of one job from different batches: with overlap skip only one runs", () =>
     withStore(async (store) => {
       const now = T0 + 5 * MIN;
-      const calls = [0, 1, 2, 3].map((i) => store.claim([request("a", T0 + i * MIN, { batch: `tick-${i}`, node: `node-${i}`, now })]));
+      const calls = [0, 1, 2, 3].map((i) =>
+        store.claim([request("a", T0 + i * MIN, { batch: `tick-${i}`, node: `node-${i}`, now })])
+      );
       const results = (await Promise.all(calls)).flat();
       assert.deepEqual(outcomes(results).sort(), ["skipped", "skipped", "skipped", "won"]);
       const running = (await store.snapshot(["a"], now)).running;
@@ -22,7 +24,11 @@ export function concurrencyCases({ it, withStore }: ContractContext): void {
     withStore(async (store) => {
       await store.claim([request("a", T0, { leaseUntil: T0 + MIN })]);
       const [updated, reaped] = await Promise.all([
-        store.update({ job: "a", slot: T0, attempt: 1, node: "node-a" }, { status: "ok", finishedAt: T0 + 2 * MIN, leaseUntil: null }),
+        store.update({ job: "a", slot: T0, attempt: 1, node: "node-a" }, {
+          status: "ok",
+          finishedAt: T0 + 2 * MIN,
+          leaseUntil: null,
+        }),
         store.reap(T0 + 2 * MIN),
       ]);
       assert.equal(updated, reaped.length === 0);
@@ -50,7 +56,18 @@ export function concurrencyCases({ it, withStore }: ContractContext): void {
       const results = await store.claim(batch);
       assert.deepEqual(results.map((r) => [r.job, r.slot]), batch.map((r) => [r.job, r.slot]));
       assert.deepEqual(outcomes(results), expected);
-      const zero = { running: 0, cancelling: 0, buffered: 0, ok: 0, error: 0, timeout: 0, skipped: 0, missed: 0, abandoned: 0, cancelled: 0 };
+      const zero = {
+        running: 0,
+        cancelling: 0,
+        buffered: 0,
+        ok: 0,
+        error: 0,
+        timeout: 0,
+        skipped: 0,
+        missed: 0,
+        abandoned: 0,
+        cancelled: 0,
+      };
       assert.deepEqual(await store.counts(["job-299", "wide"]), {
         "job-299": { ...zero, running: 2, skipped: 1 },
         wide: { ...zero, running: 125, missed: 125 },

@@ -28,7 +28,11 @@ export function portCases({ it, withStore }: ContractContext): void {
     withStore(async (store) => {
       if (lacks(store, "renew")) return;
       await store.claim([request("a", T0, { leaseUntil: T0 + MIN }), request("b", T0, { leaseUntil: T0 + 5 * MIN })]);
-      await store.update({ job: "b", slot: T0, attempt: 1, node: "node-a" }, { status: "ok", finishedAt: T0, leaseUntil: null });
+      await store.update({ job: "b", slot: T0, attempt: 1, node: "node-a" }, {
+        status: "ok",
+        finishedAt: T0,
+        leaseUntil: null,
+      });
       const late = T0 + MIN + 1;
       const renewals = [
         { job: "a", slot: T0, attempt: 1, node: "node-a", leaseUntil: late + MIN },
@@ -39,10 +43,16 @@ export function portCases({ it, withStore }: ContractContext): void {
       assert.equal((await store.getRun("b", T0))?.status, "ok");
       // At exactly the lease end it is still live.
       await store.claim([request("c", T0, { leaseUntil: T0 + MIN })]);
-      assert.deepEqual(await store.renew([{ job: "c", slot: T0, attempt: 1, node: "node-a", leaseUntil: T0 + 2 * MIN }], T0 + MIN), [true]);
+      assert.deepEqual(
+        await store.renew([{ job: "c", slot: T0, attempt: 1, node: "node-a", leaseUntil: T0 + 2 * MIN }], T0 + MIN),
+        [true],
+      );
       const reaped = await store.reap(T0 + 3 * MIN);
       assert.deepEqual(reaped.map((r) => r.job).sort(), ["a", "c"]);
-      assert.deepEqual(await store.renew([{ job: "c", slot: T0, attempt: 1, node: "node-a", leaseUntil: T0 + 9 * MIN }], T0), [false]);
+      assert.deepEqual(
+        await store.renew([{ job: "c", slot: T0, attempt: 1, node: "node-a", leaseUntil: T0 + 9 * MIN }], T0),
+        [false],
+      );
     }));
 
   it("updateMany() applies each compare-and-set as update() would, in one call", () =>
@@ -53,8 +63,14 @@ export function portCases({ it, withStore }: ContractContext): void {
       const results = await store.updateMany([
         { key: { job: "a", slot: T0, attempt: 1, node: "node-a" }, patch: done },
         { key: { job: "b", slot: T0, attempt: 2, node: "node-a" }, patch: done },
-        { key: { job: "c", slot: T0, attempt: 1, node: "node-a" }, patch: { status: "error", finishedAt: T0 + 2, leaseUntil: null, error: "boom" } },
-        { key: { job: "a", slot: T0, attempt: 1, node: "node-a" }, patch: { status: "error", finishedAt: T0 + 3, leaseUntil: null } },
+        {
+          key: { job: "c", slot: T0, attempt: 1, node: "node-a" },
+          patch: { status: "error", finishedAt: T0 + 2, leaseUntil: null, error: "boom" },
+        },
+        {
+          key: { job: "a", slot: T0, attempt: 1, node: "node-a" },
+          patch: { status: "error", finishedAt: T0 + 3, leaseUntil: null },
+        },
         { key: { job: "zz", slot: T0, attempt: 1, node: "node-a" }, patch: done },
       ]);
       assert.deepEqual(results, [true, false, true, false, false]);
@@ -110,7 +126,22 @@ export function portCases({ it, withStore }: ContractContext): void {
       assert.equal(a.counts.running, 1);
       assert.deepEqual(a.recent.map((r) => r.slot), [slots[4], slots[3]], "newest first, at most perJob");
       assert.equal(view["__proto__"]!.counts.missed, 1);
-      assert.deepEqual(view["none"], { last: undefined, counts: { running: 0, cancelling: 0, buffered: 0, ok: 0, error: 0, timeout: 0, skipped: 0, missed: 0, abandoned: 0, cancelled: 0 }, recent: [] });
+      assert.deepEqual(view["none"], {
+        last: undefined,
+        counts: {
+          running: 0,
+          cancelling: 0,
+          buffered: 0,
+          ok: 0,
+          error: 0,
+          timeout: 0,
+          skipped: 0,
+          missed: 0,
+          abandoned: 0,
+          cancelled: 0,
+        },
+        recent: [],
+      });
       const all = await store.overview(["a"], { since: T0 });
       assert.equal(all["a"]!.recent.length, 5, "perJob defaults to 50");
     }));

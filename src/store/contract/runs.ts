@@ -21,8 +21,15 @@ export function runCases({ it, withStore }: ContractContext): void {
         ["running", 2, p ? "node-b" : "node-c", now, now + 10 * MIN, null, null],
       );
       assert.equal(row?.claimedAt, T0);
-      assert.equal(await store.reclaim({ ...key, node: "node-d", now, leaseUntil: now + MIN }), false, "attempt 1 is gone");
-      assert.equal(await store.update({ ...key, attempt: 2, node: row?.node ?? "" }, { status: "ok", finishedAt: now }), true);
+      assert.equal(
+        await store.reclaim({ ...key, node: "node-d", now, leaseUntil: now + MIN }),
+        false,
+        "attempt 1 is gone",
+      );
+      assert.equal(
+        await store.update({ ...key, attempt: 2, node: row?.node ?? "" }, { status: "ok", finishedAt: now }),
+        true,
+      );
     }));
 
   it("reclaim() accepts error and timeout rows, never running, ok or missing ones", () =>
@@ -31,9 +38,14 @@ export function runCases({ it, withStore }: ContractContext): void {
       await store.update({ job: "e", slot: T0, attempt: 1, node: "node-a" }, { status: "error", finishedAt: T0 });
       await store.update({ job: "t", slot: T0, attempt: 1, node: "node-a" }, { status: "timeout", finishedAt: T0 });
       await store.update({ job: "o", slot: T0, attempt: 1, node: "node-a" }, { status: "ok", finishedAt: T0 });
-      const again = (job: string): Promise<boolean> => store.reclaim({ job, slot: T0, attempt: 1, node: "n", now: T0, leaseUntil: T0 + MIN });
+      const again = (job: string): Promise<boolean> =>
+        store.reclaim({ job, slot: T0, attempt: 1, node: "n", now: T0, leaseUntil: T0 + MIN });
       assert.deepEqual([await again("e"), await again("t"), await again("r"), await again("o"), await again("zz")], [
-        true, true, false, false, false,
+        true,
+        true,
+        false,
+        false,
+        false,
       ]);
     }));
 
@@ -41,7 +53,14 @@ export function runCases({ it, withStore }: ContractContext): void {
     withStore(async (store) => {
       await store.claim([request("a", T0, { leaseUntil: T0 + MIN })]);
       await store.reap(T0 + 2 * MIN);
-      await store.reclaim({ job: "a", slot: T0, attempt: 1, node: "node-b", now: T0 + 2 * MIN, leaseUntil: T0 + 12 * MIN });
+      await store.reclaim({
+        job: "a",
+        slot: T0,
+        attempt: 1,
+        node: "node-b",
+        now: T0 + 2 * MIN,
+        leaseUntil: T0 + 12 * MIN,
+      });
       const next = await store.claim([request("a", T0 + 3 * MIN, { batch: "t9", now: T0 + 3 * MIN })]);
       assert.deepEqual(outcomes(next), ["skipped"]);
     }));
@@ -57,9 +76,22 @@ export function runCases({ it, withStore }: ContractContext): void {
       assert.equal(await store.reclaim({ ...key, node: "node-b", now, leaseUntil: now + MIN, overlap: "skip" }), false);
       assert.equal((await store.getRun("a", T0))?.status, "abandoned", "a refused reclaim changes nothing");
       // Another job's live run never blocks; a lease that has ended no longer blocks.
-      assert.equal(await store.reclaim({ ...key, node: "node-b", now: T0 + 5 * MIN + 1, leaseUntil: T0 + 6 * MIN, overlap: "skip" }), true);
+      assert.equal(
+        await store.reclaim({
+          ...key,
+          node: "node-b",
+          now: T0 + 5 * MIN + 1,
+          leaseUntil: T0 + 6 * MIN,
+          overlap: "skip",
+        }),
+        true,
+      );
       assert.equal((await store.getRun("a", T0))?.attempt, 2);
-      await rejectsWith(store.reclaim({ ...key, node: "n", now, leaseUntil: now, overlap: "never" as "skip" }), "invalid-spec", /"never"/);
+      await rejectsWith(
+        store.reclaim({ ...key, node: "n", now, leaseUntil: now, overlap: "never" as "skip" }),
+        "invalid-spec",
+        /"never"/,
+      );
     }));
 
   it("reclaim() with overlap allow (the default) re-runs beside a live run", () =>
@@ -68,9 +100,27 @@ export function runCases({ it, withStore }: ContractContext): void {
       await store.reap(T0 + 2 * MIN);
       await store.claim([request("a", T0 + 2 * MIN, { batch: "t2", now: T0 + 2 * MIN, leaseUntil: T0 + 5 * MIN })]);
       const now = T0 + 3 * MIN;
-      assert.equal(await store.reclaim({ job: "a", slot: T0, attempt: 1, node: "node-b", now, leaseUntil: now + MIN, overlap: "allow" }), true);
-      await store.update({ job: "a", slot: T0, attempt: 2, node: "node-b" }, { status: "error", finishedAt: now, leaseUntil: null });
-      assert.equal(await store.reclaim({ job: "a", slot: T0, attempt: 2, node: "node-c", now, leaseUntil: now + MIN }), true);
+      assert.equal(
+        await store.reclaim({
+          job: "a",
+          slot: T0,
+          attempt: 1,
+          node: "node-b",
+          now,
+          leaseUntil: now + MIN,
+          overlap: "allow",
+        }),
+        true,
+      );
+      await store.update({ job: "a", slot: T0, attempt: 2, node: "node-b" }, {
+        status: "error",
+        finishedAt: now,
+        leaseUntil: null,
+      });
+      assert.equal(
+        await store.reclaim({ job: "a", slot: T0, attempt: 2, node: "node-c", now, leaseUntil: now + MIN }),
+        true,
+      );
     }));
 
   it("runs() pages newest first with limit and before", () =>
@@ -84,7 +134,10 @@ export function runCases({ it, withStore }: ContractContext): void {
       assert.ok(page1.every((r, i) => i === 0 || (page1[i - 1]?.slot ?? 0) > r.slot));
       const page2 = await store.runs("a", { limit: 50, before: page1[49]?.slot ?? 0 });
       assert.deepEqual(page2.map((r) => r.slot), slots.slice(0, 10).reverse());
-      assert.deepEqual((await store.runs("a", { limit: 2, before: T0 + 5 * MIN })).map((r) => r.slot), [T0 + 4 * MIN, T0 + 3 * MIN]);
+      assert.deepEqual((await store.runs("a", { limit: 2, before: T0 + 5 * MIN })).map((r) => r.slot), [
+        T0 + 4 * MIN,
+        T0 + 3 * MIN,
+      ]);
       assert.equal((await store.runs("a", { limit: 5000 })).length, 60);
       assert.deepEqual(await store.runs("none"), []);
       await rejectsWith(store.runs("a", { limit: 0 }), "invalid-spec", /limit/);
@@ -109,7 +162,18 @@ export function runCases({ it, withStore }: ContractContext): void {
         request("a", T0 + 2 * MIN, { batch: "t" }),
       ]);
       await store.claim([request("a", T0 + 3 * MIN, { batch: "u", now: T0 + 3 * MIN })]);
-      const zero = { running: 0, cancelling: 0, buffered: 0, ok: 0, error: 0, timeout: 0, skipped: 0, missed: 0, abandoned: 0, cancelled: 0 };
+      const zero = {
+        running: 0,
+        cancelling: 0,
+        buffered: 0,
+        ok: 0,
+        error: 0,
+        timeout: 0,
+        skipped: 0,
+        missed: 0,
+        abandoned: 0,
+        cancelled: 0,
+      };
       assert.deepEqual(await store.counts(["a", "b"]), {
         a: { ...zero, missed: 2, running: 1, skipped: 1 },
         b: zero,
@@ -122,8 +186,18 @@ export function runCases({ it, withStore }: ContractContext): void {
       await store.setPaused("a", true, T0 + MIN);
       await store.setPaused("b", true, T0 + 2 * MIN);
       const snap = await store.snapshot(["a", "b"], T0 + 3 * MIN);
-      assert.deepEqual(snap.jobs.a, { name: "a", firstSeen: T0, paused: true, pause: { note: null, at: T0 + MIN, by: "api" } });
-      assert.deepEqual(snap.jobs.b, { name: "b", firstSeen: T0 + 2 * MIN, paused: true, pause: { note: null, at: T0 + 2 * MIN, by: "api" } });
+      assert.deepEqual(snap.jobs.a, {
+        name: "a",
+        firstSeen: T0,
+        paused: true,
+        pause: { note: null, at: T0 + MIN, by: "api" },
+      });
+      assert.deepEqual(snap.jobs.b, {
+        name: "b",
+        firstSeen: T0 + 2 * MIN,
+        paused: true,
+        pause: { note: null, at: T0 + 2 * MIN, by: "api" },
+      });
       await store.setPaused("a", false, T0 + 4 * MIN);
       assert.equal((await store.snapshot(["a"], T0 + 5 * MIN)).jobs.a?.paused, false);
       await rejectsWith(store.setPaused("a", "yes" as unknown as boolean, T0), "invalid-spec", /paused/);
@@ -163,7 +237,11 @@ export function runCases({ it, withStore }: ContractContext): void {
       assert.equal(await store.deleteDef("hook"), true);
       assert.equal(await store.deleteDef("hook"), false);
       assert.deepEqual(await store.listDefs(), []);
-      assert.equal((await store.putDef("hook", { a: 1 }, T0, { ifVersion: 0 })).version, 2, "a re-created definition continues above the deleted version");
+      assert.equal(
+        (await store.putDef("hook", { a: 1 }, T0, { ifVersion: 0 })).version,
+        2,
+        "a re-created definition continues above the deleted version",
+      );
     }));
 
   it("pruneRows() keeps a job's newest finished rows, its running rows and its watermark row; other jobs untouched", () =>
@@ -172,11 +250,19 @@ export function runCases({ it, withStore }: ContractContext): void {
       await store.claim(slots.map((slot) => request("a", slot, { status: "missed", batch: "t" })));
       await store.claim([request("a", T0 + 10 * MIN, { kind: "manual", batch: "t", overlap: "allow" })]);
       // Two manual rows newer than the watermark (T0 + 5 min), which is beyond the newest two.
-      await store.claim([T0 + 11 * MIN, T0 + 12 * MIN].map((slot) => request("a", slot, { kind: "manual", status: "missed", batch: "m" })));
+      await store.claim(
+        [T0 + 11 * MIN, T0 + 12 * MIN].map((slot) =>
+          request("a", slot, { kind: "manual", status: "missed", batch: "m" })
+        ),
+      );
       await store.claim([request("b", T0, { status: "missed", batch: "t" })]);
       assert.equal(await store.pruneRows("a", 2), 5);
       assert.deepEqual((await store.runs("a")).map((r) => (r.slot - T0) / MIN), [12, 11, 10, 5]);
-      assert.equal((await store.snapshot(["a"], T0 + 20 * MIN)).watermarks["a"], T0 + 5 * MIN, "the watermark row stays");
+      assert.equal(
+        (await store.snapshot(["a"], T0 + 20 * MIN)).watermarks["a"],
+        T0 + 5 * MIN,
+        "the watermark row stays",
+      );
       assert.deepEqual((await store.runs("b")).map((r) => r.slot), [T0]);
       assert.equal(await store.pruneRows("a", 2), 0);
       assert.equal(await store.pruneRows("none", 1), 0);
@@ -217,7 +303,11 @@ export function runCases({ it, withStore }: ContractContext): void {
       await rejectsWith(store.snapshot([""], T0), "invalid-spec", /snapshot\.names\[0\]/);
       await rejectsWith(store.reap("soon" as unknown as number), "invalid-instant", /"soon"/);
       await rejectsWith(store.prune(Infinity), "invalid-instant", /prune\.before/);
-      await rejectsWith(store.update({ job: "a", slot: T0, attempt: 1, node: "n" }, { status: "done" as "ok" }), "invalid-spec", /"done"/);
+      await rejectsWith(
+        store.update({ job: "a", slot: T0, attempt: 1, node: "n" }, { status: "done" as "ok" }),
+        "invalid-spec",
+        /"done"/,
+      );
       await rejectsWith(store.getRun("a", -0.5), "invalid-instant");
     }));
 }

@@ -39,7 +39,8 @@ function storeError(operation: string, cause: unknown): SchedulerError {
 }
 
 /** A lock held by another connection: the batch (one transaction) wrote nothing. */
-const isBusy = (error: unknown): boolean => /SQLITE_BUSY|database is locked/i.test(String((error as Error | null)?.message ?? error));
+const isBusy = (error: unknown): boolean =>
+  /SQLITE_BUSY|database is locked/i.test(String((error as Error | null)?.message ?? error));
 
 /** How long one call retries a locked database in all, in ms (bounded by the call timeout). */
 const BUSY_BUDGET = 5_000;
@@ -109,7 +110,9 @@ function d1Executor(db: D1DatabaseLike): SqlExecutor {
  */
 export function d1Store(db: D1DatabaseLike): Store {
   if (!isD1Database(db)) {
-    throw new SchedulerError("invalid-spec", `d1Store: expected a D1 database binding (env.DB), got ${quote(db)}`, { path: "db" });
+    throw new SchedulerError("invalid-spec", `d1Store: expected a D1 database binding (env.DB), got ${quote(db)}`, {
+      path: "db",
+    });
   }
   return createSqlStore(d1Executor(db));
 }

@@ -81,7 +81,10 @@ export function createContext(source: KvLike | Promise<KvLike>, keys: Keys, isCl
       // Contending writers spread out; the first retries are immediate.
       if (round >= 2) await pause(Math.min(2 ** (round - 2), 50) * Math.random());
     }
-    throw new SchedulerError("store-error", `deno-kv: ${operation} failed: too much write contention, gave up retrying`);
+    throw new SchedulerError(
+      "store-error",
+      `deno-kv: ${operation} failed: too much write contention, gave up retrying`,
+    );
   };
 
   return {

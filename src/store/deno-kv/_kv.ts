@@ -43,7 +43,10 @@ export interface KvAtomic {
 export interface KvLike {
   get(key: KvKey): Promise<KvMaybe>;
   getMany(keys: KvKey[]): Promise<KvMaybe[]>;
-  list(selector: KvSelector, options?: { reverse?: boolean; limit?: number; batchSize?: number }): AsyncIterable<KvListed>;
+  list(
+    selector: KvSelector,
+    options?: { reverse?: boolean; limit?: number; batchSize?: number },
+  ): AsyncIterable<KvListed>;
   atomic(): KvAtomic;
   close(): void;
 }
@@ -121,7 +124,11 @@ export function keysUnder(prefix: KvKey): Keys {
 }
 
 /** Reads every entry of a selector. */
-export async function listAll(kv: KvLike, selector: KvSelector, options: { reverse?: boolean } = {}): Promise<KvListed[]> {
+export async function listAll(
+  kv: KvLike,
+  selector: KvSelector,
+  options: { reverse?: boolean } = {},
+): Promise<KvListed[]> {
   const out: KvListed[] = [];
   for await (const entry of kv.list(selector, { ...options, batchSize: 1000 })) out.push(entry);
   return out;

@@ -6,15 +6,7 @@
  */
 import { CONFLICT, type Conflict, type KvContext } from "./_context.ts";
 import { isOpenStatus } from "../_overlap.ts";
-import {
-  getAll,
-  type KvAtomic,
-  type KvKey,
-  type KvLike,
-  markValue,
-  MINUS_ONE,
-  type Row,
-} from "./_kv.ts";
+import { getAll, type KvAtomic, type KvKey, type KvLike, markValue, MINUS_ONE, type Row } from "./_kv.ts";
 
 /** Longest error text kept on a row: a KV value holds at most 64 KiB. */
 export const MAX_ERROR_CHARS = 2_000;
@@ -23,7 +15,9 @@ const ROWS_PER_COMMIT = 48;
 
 /** Cuts an error text to what a KV value can hold. */
 export const fitError = (error: string | null): string | null =>
-  error === null || error.length <= MAX_ERROR_CHARS ? error : `${error.slice(0, MAX_ERROR_CHARS - 20)}… (cut: KV value limit)`;
+  error === null || error.length <= MAX_ERROR_CHARS
+    ? error
+    : `${error.slice(0, MAX_ERROR_CHARS - 20)}… (cut: KV value limit)`;
 
 /**
  * Adds the mutations that turn `before` (undefined: a new row) into `after`: the row,
@@ -84,8 +78,13 @@ export async function applyRows(
   const groups: number[][][] = [];
   for (let i = 0; i < all.length; i += ROWS_PER_COMMIT) groups.push(all.slice(i, i + ROWS_PER_COMMIT));
   const results: (Row | undefined)[] = targets.map(() => undefined);
-  await ctx.op(operation, (kv) =>
-    Promise.all(groups.map((group) => ctx.retry(operation, () => applyGroup(kv, ctx, targets, group, decide, results)))));
+  await ctx.op(
+    operation,
+    (kv) =>
+      Promise.all(
+        groups.map((group) => ctx.retry(operation, () => applyGroup(kv, ctx, targets, group, decide, results))),
+      ),
+  );
   return results;
 }
 

@@ -43,7 +43,9 @@ export async function renewAll(ctx: KvContext, items: readonly LeaseRenewal[], n
   const rows = await applyRows(ctx, "renew", items, (row, i) => {
     const item = items[i]!;
     // A cancelling row is never renewed: that refusal is how its holder learns.
-    if (!holds(row, item) || row.status !== "running" || row.leaseUntil === null || row.leaseUntil < now) return undefined;
+    if (!holds(row, item) || row.status !== "running" || row.leaseUntil === null || row.leaseUntil < now) {
+      return undefined;
+    }
     return { ...row, leaseUntil: item.leaseUntil };
   });
   return rows.map((row) => row !== undefined);
@@ -52,9 +54,13 @@ export async function renewAll(ctx: KvContext, items: readonly LeaseRenewal[], n
 /** `reap()`: every running row with leaseUntil < now becomes `abandoned`; concurrent reapers split the rows. */
 export async function reapAll(ctx: KvContext, now: number): Promise<RunRecord[]> {
   const live = await ctx.op("reap", (kv) => listAll(kv, { prefix: ctx.keys.lives() }));
-  const expired = live.map((e) => e.value as Row).filter((row) => isLiveStatus(row.status) && row.leaseUntil !== null && row.leaseUntil < now);
+  const expired = live.map((e) => e.value as Row).filter((row) =>
+    isLiveStatus(row.status) && row.leaseUntil !== null && row.leaseUntil < now
+  );
   const rows = await applyRows(ctx, "reap", expired, (row) => {
-    if (row === undefined || !isLiveStatus(row.status) || row.leaseUntil === null || row.leaseUntil >= now) return undefined;
+    if (row === undefined || !isLiveStatus(row.status) || row.leaseUntil === null || row.leaseUntil >= now) {
+      return undefined;
+    }
     return row.status === "cancelling"
       ? { ...row, status: "cancelled", finishedAt: now, error: CANCELLED_SUPERSEDED }
       : { ...row, status: "abandoned", finishedAt: now, error: LEASE_EXPIRED };
@@ -78,7 +84,9 @@ export function reclaimOne(ctx: KvContext, request: ReclaimRequest, overlap: "sk
       if (row === undefined || !retryable || row.attempt !== attempt) return false;
       if (overlap === "skip" && counterValue(version!.value) > 0) {
         const live = await listAll(kv, { prefix: keys.lives(job) });
-        if (live.some((e) => isLiveStatus((e.value as Row).status) && ((e.value as Row).leaseUntil ?? -Infinity) >= now)) return false;
+        if (
+          live.some((e) => isLiveStatus((e.value as Row).status) && ((e.value as Row).leaseUntil ?? -Infinity) >= now)
+        ) return false;
       }
       const next: Row = {
         ...row,

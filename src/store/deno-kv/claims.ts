@@ -34,7 +34,9 @@ export async function claimAll(ctx: KvContext, requests: readonly ClaimRequest[]
     const cost = indexes.length + 1;
     if (cost > CHECKS_PER_COMMIT) {
       const slices: number[][] = [];
-      for (let i = 0; i < indexes.length; i += CHECKS_PER_COMMIT - 1) slices.push(indexes.slice(i, i + CHECKS_PER_COMMIT - 1));
+      for (let i = 0; i < indexes.length; i += CHECKS_PER_COMMIT - 1) {
+        slices.push(indexes.slice(i, i + CHECKS_PER_COMMIT - 1));
+      }
       lanes.push(slices);
       continue;
     }
@@ -68,7 +70,11 @@ async function claimChunk(
   round: number,
 ): Promise<true | Conflict> {
   const { keys } = ctx;
-  const overlapJobs = [...new Set(indexes.map((i) => requests[i]!).filter((r) => r.status === "running" && r.overlap !== "allow").map((r) => r.job))];
+  const overlapJobs = [
+    ...new Set(
+      indexes.map((i) => requests[i]!).filter((r) => r.status === "running" && r.overlap !== "allow").map((r) => r.job),
+    ),
+  ];
   // The versions first, the running rows after: a version unchanged at commit proves
   // no running row of that job changed since it was read, so the rows read after it are current.
   const versions = await getAll(kv, overlapJobs.map((job) => keys.ver(job)));
@@ -78,7 +84,9 @@ async function claimChunk(
   );
   const live = new Map<string, Row[]>(overlapJobs.map((job, k) => [job, listed[k]!.map((e) => e.value as Row)]));
   // The first attempt assumes every slot is free; a failed check reads which are taken.
-  const existing = round === 0 ? undefined : await getAll(kv, indexes.map((i) => keys.run(requests[i]!.job, requests[i]!.slot)));
+  const existing = round === 0
+    ? undefined
+    : await getAll(kv, indexes.map((i) => keys.run(requests[i]!.job, requests[i]!.slot)));
 
   const atomic = kv.atomic();
   // cancelOther: the job's live runs from other batches become cancelling, its older
@@ -86,8 +94,9 @@ async function claimChunk(
   const supersede = (rows: Row[], slot: number, now: number, batch: string): void => {
     rows.forEach((row, k) => {
       let next: Row | undefined;
-      if (row.status === "running" && row.batch !== batch && (row.leaseUntil ?? -Infinity) >= now) next = { ...row, status: "cancelling" };
-      else if (row.status === "buffered" && row.kind === "scheduled" && row.slot < slot) {
+      if (row.status === "running" && row.batch !== batch && (row.leaseUntil ?? -Infinity) >= now) {
+        next = { ...row, status: "cancelling" };
+      } else if (row.status === "buffered" && row.kind === "scheduled" && row.slot < slot) {
         next = { ...row, status: "skipped", finishedAt: now, error: SKIP_SUPERSEDED };
       }
       if (next === undefined) return;
@@ -114,7 +123,9 @@ async function claimChunk(
     if (status === "running" && r.overlap !== "allow") {
       checkedJobs.add(r.job);
       const rows = live.get(r.job) ?? [];
-      const blocking = rows.some((row) => isLiveStatus(row.status) && (row.leaseUntil ?? -Infinity) >= r.now && row.batch !== r.batch);
+      const blocking = rows.some((row) =>
+        isLiveStatus(row.status) && (row.leaseUntil ?? -Infinity) >= r.now && row.batch !== r.batch
+      );
       ({ status, error } = decideClaim(r, blocking, rows.filter((row) => row.status === "buffered").length));
       if (status === "buffered" && r.overlap === "cancelOther") supersede(rows, r.slot, r.now, r.batch);
     }
@@ -148,7 +159,7 @@ async function claimChunk(
     if (!open) {
       // The version key already counts open rows.
       let byStatus = counts.get(r.job);
-      if (byStatus === undefined) counts.set(r.job, (byStatus = new Map()));
+      if (byStatus === undefined) counts.set(r.job, byStatus = new Map());
       byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
     }
     decided.set(i, running ? "won" : status as "buffered" | "skipped" | "missed");

@@ -4,7 +4,15 @@
  */
 import { CONFLICT, type KvContext } from "./_context.ts";
 import { type KvLike, listAll } from "./_kv.ts";
-import { checkBoolean, checkInstant, checkText, checkVersion, pauseRecord, specText, versionConflict } from "../_validate.ts";
+import {
+  checkBoolean,
+  checkInstant,
+  checkText,
+  checkVersion,
+  pauseRecord,
+  specText,
+  versionConflict,
+} from "../_validate.ts";
 import { quote, SchedulerError } from "../../core/errors.ts";
 import type { JobDef, Store } from "../types.ts";
 
@@ -25,7 +33,9 @@ function toDef(name: string, stored: StoredDef): JobDef {
     if (typeof spec === "object" && spec !== null && !Array.isArray(spec)) def.spec = spec as Record<string, unknown>;
     else def.broken = `deno-kv: definition ${JSON.stringify(name)}: field spec is not a JSON object`;
   } catch (e) {
-    def.broken = `deno-kv: definition ${JSON.stringify(name)}: field spec is not valid JSON (${e instanceof Error ? e.message : String(e)})`;
+    def.broken = `deno-kv: definition ${JSON.stringify(name)}: field spec is not valid JSON (${
+      e instanceof Error ? e.message : String(e)
+    })`;
   }
   return def;
 }
@@ -55,11 +65,17 @@ export function kvDefs(
       checkInstant(now, "putDef.now");
       const text = specText(spec);
       if (new TextEncoder().encode(text).length > MAX_SPEC_BYTES) {
-        throw new SchedulerError("invalid-spec", `putDef.spec: ${quote(name)} is over ${MAX_SPEC_BYTES} bytes of JSON, more than one KV value holds`, {
-          path: "spec",
-        });
+        throw new SchedulerError(
+          "invalid-spec",
+          `putDef.spec: ${quote(name)} is over ${MAX_SPEC_BYTES} bytes of JSON, more than one KV value holds`,
+          {
+            path: "spec",
+          },
+        );
       }
-      const expected = options.ifVersion === undefined ? undefined : checkVersion(options.ifVersion, "putDef.ifVersion");
+      const expected = options.ifVersion === undefined
+        ? undefined
+        : checkVersion(options.ifVersion, "putDef.ifVersion");
       const version = await ctx.op("putDef", (kv) =>
         ctx.retry("putDef", async () => {
           const [def, state, tomb] = await kv.getMany([keys.def(name), keys.job(name), keys.tombstone(name)]);
@@ -97,7 +113,10 @@ export function kvDefs(
         ctx.retry("setPaused", async () => {
           const state = await kv.get(keys.job(name));
           const firstSeen = state.versionstamp === null ? now : (state.value as { firstSeen: number }).firstSeen;
-          const atomic = kv.atomic().check(state).set(keys.job(name), pause === undefined ? { firstSeen, paused } : { firstSeen, paused, pause });
+          const atomic = kv.atomic().check(state).set(
+            keys.job(name),
+            pause === undefined ? { firstSeen, paused } : { firstSeen, paused, pause },
+          );
           return (await atomic.commit()).ok ? undefined : CONFLICT;
         }));
     },
@@ -111,7 +130,9 @@ export function kvDefs(
     async putSetting(key, value): Promise<void> {
       checkText(key, "putSetting.key");
       if (typeof value !== "string") {
-        throw new SchedulerError("invalid-spec", `putSetting.value: expected a string, got ${quote(value)}`, { path: "putSetting.value" });
+        throw new SchedulerError("invalid-spec", `putSetting.value: expected a string, got ${quote(value)}`, {
+          path: "putSetting.value",
+        });
       }
       await ctx.op("putSetting", (kv) => kv.atomic().set(keys.setting(key), value).commit());
     },

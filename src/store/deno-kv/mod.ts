@@ -12,9 +12,28 @@ import { kvDefs } from "./defs.ts";
 import { pruneAll, pruneJobRows } from "./prune.ts";
 import { enqueueAll, promoteOne } from "./queue.ts";
 import { countsOf, define, lastFinished, newestRows, overviewOf, planningState } from "./reads.ts";
-import { checkClaims, checkEnqueue, checkInstant, checkKeep, checkNames, checkPromote, checkReclaim, checkText, checkUpdate, resolveRunQuery } from "../_validate.ts";
+import {
+  checkClaims,
+  checkEnqueue,
+  checkInstant,
+  checkKeep,
+  checkNames,
+  checkPromote,
+  checkReclaim,
+  checkText,
+  checkUpdate,
+  resolveRunQuery,
+} from "../_validate.ts";
 import { quote, SchedulerError } from "../../core/errors.ts";
-import type { ClaimResult, EnqueueOutcome, JobOverview, RunRecord, StatusCounts, Store, TickSnapshot } from "../types.ts";
+import type {
+  ClaimResult,
+  EnqueueOutcome,
+  JobOverview,
+  RunRecord,
+  StatusCounts,
+  Store,
+  TickSnapshot,
+} from "../types.ts";
 
 export type { KvAtomic, KvKey, KvKeyPart, KvLike, KvListed, KvMaybe, KvSelector } from "./_kv.ts";
 
@@ -57,7 +76,11 @@ export function denoKvStore(kv: KvLike | Promise<KvLike>, options: DenoKvStoreOp
   }
   const prefix = options.prefix ?? ["edgecron"];
   if (!Array.isArray(prefix)) {
-    throw new SchedulerError("invalid-spec", `denoKvStore.prefix: expected an array of key parts, got ${quote(prefix)}`, { path: "prefix" });
+    throw new SchedulerError(
+      "invalid-spec",
+      `denoKvStore.prefix: expected an array of key parts, got ${quote(prefix)}`,
+      { path: "prefix" },
+    );
   }
   let closed = false;
   const ctx = createContext(kv, keysUnder(prefix), () => closed);

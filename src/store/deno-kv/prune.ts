@@ -7,7 +7,17 @@
  */
 import { isOpenStatus } from "../_overlap.ts";
 import { CONFLICT, type KvContext } from "./_context.ts";
-import { CHECKS_PER_COMMIT, getAll, type KvLike, type KvListed, listAll, markSlot, markValue, MINUS_ONE, type Row } from "./_kv.ts";
+import {
+  CHECKS_PER_COMMIT,
+  getAll,
+  type KvLike,
+  type KvListed,
+  listAll,
+  markSlot,
+  markValue,
+  MINUS_ONE,
+  type Row,
+} from "./_kv.ts";
 
 // Jobs swept at once: bounds the rows held in memory and the reads in flight.
 const JOBS_PER_ROUND = 64;
@@ -19,7 +29,9 @@ export function pruneAll(ctx: KvContext, before: number): Promise<number> {
     const counters = await listAll(kv, { prefix: ctx.keys.counts() });
     const jobs = [...new Set(counters.map((e) => String(e.key[e.key.length - 2])))];
     let removed = 0;
-    for (let i = 0; i < jobs.length; i += JOBS_PER_ROUND) removed += await pruneJobs(kv, ctx, jobs.slice(i, i + JOBS_PER_ROUND), before);
+    for (let i = 0; i < jobs.length; i += JOBS_PER_ROUND) {
+      removed += await pruneJobs(kv, ctx, jobs.slice(i, i + JOBS_PER_ROUND), before);
+    }
     return removed;
   });
 }
@@ -29,7 +41,9 @@ const finished = (entry: { value: unknown; versionstamp: string | null }): boole
 
 async function pruneJobs(kv: KvLike, ctx: KvContext, jobs: string[], before: number): Promise<number> {
   const { keys } = ctx;
-  const listed = await Promise.all(jobs.map((job) => listAll(kv, { prefix: keys.runs(job), end: keys.run(job, before) })));
+  const listed = await Promise.all(
+    jobs.map((job) => listAll(kv, { prefix: keys.runs(job), end: keys.run(job, before) })),
+  );
   const old = listed.flat().filter(finished);
   const chunks: KvListed[][] = [];
   for (let i = 0; i < old.length; i += CHECKS_PER_COMMIT) chunks.push(old.slice(i, i + CHECKS_PER_COMMIT));
@@ -51,7 +65,9 @@ async function pruneJobs(kv: KvLike, ctx: KvContext, jobs: string[], before: num
   const marks = await getAll(kv, scheduled.map((job) => keys.mark(job)));
   const goneSlots = new Set(gone.map((row) => `${row.slot} ${row.job}`));
   // Only a job whose watermark row itself was deleted needs a new watermark.
-  const stale = scheduled.filter((job, i) => marks[i]!.versionstamp !== null && goneSlots.has(`${markSlot(marks[i]!.value)} ${job}`));
+  const stale = scheduled.filter((job, i) =>
+    marks[i]!.versionstamp !== null && goneSlots.has(`${markSlot(marks[i]!.value)} ${job}`)
+  );
   const groups: string[][] = [];
   for (let i = 0; i < stale.length; i += CHECKS_PER_COMMIT) groups.push(stale.slice(i, i + CHECKS_PER_COMMIT));
   await Promise.all(groups.map((group) => ctx.retry("prune", () => resetMarks(kv, ctx, group))));

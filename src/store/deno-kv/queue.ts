@@ -22,12 +22,25 @@ export function promoteOne(ctx: KvContext, request: PromoteRequest): Promise<Run
       if (open.some((row) => isLiveStatus(row.status) && (row.leaseUntil ?? -Infinity) >= now)) return undefined;
       let oldest: Row | undefined;
       for (const row of open) {
-        if (row.status === "buffered" && (kind === undefined || row.kind === kind) && (oldest === undefined || row.slot < oldest.slot)) oldest = row;
+        if (
+          row.status === "buffered" && (kind === undefined || row.kind === kind) &&
+          (oldest === undefined || row.slot < oldest.slot)
+        ) oldest = row;
       }
       if (oldest === undefined) return undefined;
-      const next: Row = { ...oldest, status: "running", node, batch: `promote:${node}:${now}`, startedAt: now, leaseUntil };
+      const next: Row = {
+        ...oldest,
+        status: "running",
+        node,
+        batch: `promote:${node}:${now}`,
+        startedAt: now,
+        leaseUntil,
+      };
       // The job key too: a pause committed meanwhile must win.
-      const atomic = kv.atomic().check({ key: keys.ver(job), versionstamp: version!.versionstamp }, { key: keys.job(job), versionstamp: state!.versionstamp });
+      const atomic = kv.atomic().check({ key: keys.ver(job), versionstamp: version!.versionstamp }, {
+        key: keys.job(job),
+        versionstamp: state!.versionstamp,
+      });
       stageRow(atomic, ctx, oldest, next);
       return (await atomic.commit()).ok ? publicRecord(next) : CONFLICT;
     }));
@@ -38,7 +51,16 @@ export async function enqueueAll(ctx: KvContext, requests: readonly EnqueueReque
   const outcomes: EnqueueOutcome[] = requests.map(() => "exists");
   await applyRows(ctx, "enqueue", requests, (row, i) => {
     const r = requests[i]!;
-    const base = { status: "buffered" as const, node: r.node, batch: `enqueue:${r.node}`, claimedAt: r.now, startedAt: r.now, finishedAt: null, leaseUntil: null, error: null };
+    const base = {
+      status: "buffered" as const,
+      node: r.node,
+      batch: `enqueue:${r.node}`,
+      claimedAt: r.now,
+      startedAt: r.now,
+      finishedAt: null,
+      leaseUntil: null,
+      error: null,
+    };
     // A retried group decides again from what it read: reset first.
     outcomes[i] = "exists";
     if (row === undefined) {

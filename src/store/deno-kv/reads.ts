@@ -22,7 +22,11 @@ interface StoredState {
 }
 
 /** `read()` when `insertAt` is undefined; `snapshot()` (missing states inserted with firstSeen = insertAt) otherwise. */
-export function planningState(ctx: KvContext, names: readonly string[], insertAt: number | undefined): Promise<TickSnapshot> {
+export function planningState(
+  ctx: KvContext,
+  names: readonly string[],
+  insertAt: number | undefined,
+): Promise<TickSnapshot> {
   const { keys } = ctx;
   return ctx.op(insertAt === undefined ? "read" : "snapshot", (kv) =>
     ctx.retry("snapshot", async () => {
@@ -47,12 +51,21 @@ export function planningState(ctx: KvContext, names: readonly string[], insertAt
         getAll(kv, known.map((name) => keys.mark(name))),
         listAll(kv, { prefix: keys.lives() }),
       ]);
-      const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs, running: running.map((e) => publicRecord(e.value as Row)) };
+      const snapshot: TickSnapshot = {
+        jobs: {},
+        watermarks: {},
+        defs,
+        running: running.map((e) => publicRecord(e.value as Row)),
+      };
       all.forEach((name, i) => {
         const state = states[i]!.value as StoredState | null;
         if (state === null) return;
         const { firstSeen, paused, pause } = state;
-        define(snapshot.jobs, name, pause === undefined ? { name, firstSeen, paused } : { name, firstSeen, paused, pause: { ...pause } });
+        define(
+          snapshot.jobs,
+          name,
+          pause === undefined ? { name, firstSeen, paused } : { name, firstSeen, paused, pause: { ...pause } },
+        );
       });
       known.forEach((name, i) => {
         if (marks[i]!.versionstamp !== null) define(snapshot.watermarks, name, markSlot(marks[i]!.value));
@@ -94,7 +107,10 @@ export async function lastFinished(kv: KvLike, ctx: KvContext, job: string): Pro
 /** A job's row counts by status (counters kept by every row write). */
 export async function countsOf(kv: KvLike, ctx: KvContext, job: string): Promise<StatusCounts> {
   const counts = zeroCounts();
-  const [finished, open] = await Promise.all([listAll(kv, { prefix: ctx.keys.count(job) }), listAll(kv, { prefix: ctx.keys.lives(job) })]);
+  const [finished, open] = await Promise.all([
+    listAll(kv, { prefix: ctx.keys.count(job) }),
+    listAll(kv, { prefix: ctx.keys.lives(job) }),
+  ]);
   for (const entry of finished) counts[lastString(entry.key) as RunStatus] = counterValue(entry.value);
   // Open rows (running, cancelling, buffered) are the job's live index.
   for (const entry of open) counts[(entry.value as Row).status] += 1;

@@ -49,9 +49,13 @@ export function resolveLibsqlOptions(options: LibsqlStoreOptions): ResolvedLibsq
   if ("client" in options) {
     const client = options.client;
     if (client === null || typeof client !== "object" || typeof client.batch !== "function") {
-      throw new SchedulerError("invalid-spec", `libsqlStore.client: expected an @libsql/client Client, got ${quote(client)}`, {
-        path: "client",
-      });
+      throw new SchedulerError(
+        "invalid-spec",
+        `libsqlStore.client: expected an @libsql/client Client, got ${quote(client)}`,
+        {
+          path: "client",
+        },
+      );
     }
     return { open: async () => client, owned: false, busyTimeout: 5_000 };
   }
@@ -59,15 +63,21 @@ export function resolveLibsqlOptions(options: LibsqlStoreOptions): ResolvedLibsq
   if (typeof url !== "string" || !SCHEMES.some((scheme) => url.toLowerCase().startsWith(scheme))) {
     throw new SchedulerError(
       "invalid-spec",
-      `libsqlStore.url: expected a file:, libsql:, https:, http:, wss: or ws: URL, got ${quote(typeof url === "string" ? redactUrl(url) : url)}`,
+      `libsqlStore.url: expected a file:, libsql:, https:, http:, wss: or ws: URL, got ${
+        quote(typeof url === "string" ? redactUrl(url) : url)
+      }`,
       { path: "url" },
     );
   }
   const busyTimeout = options.busyTimeout ?? 5_000;
   if (!Number.isSafeInteger(busyTimeout) || busyTimeout < 0) {
-    throw new SchedulerError("invalid-spec", `libsqlStore.busyTimeout: expected milliseconds >= 0, got ${quote(busyTimeout)}`, {
-      path: "busyTimeout",
-    });
+    throw new SchedulerError(
+      "invalid-spec",
+      `libsqlStore.busyTimeout: expected milliseconds >= 0, got ${quote(busyTimeout)}`,
+      {
+        path: "busyTimeout",
+      },
+    );
   }
   const authToken = options.authToken;
   return {
@@ -102,7 +112,8 @@ export function isBusy(error: unknown): boolean {
   const e = error as { code?: unknown; message?: unknown } | null;
   const code = typeof e?.code === "string" ? e.code : "";
   const message = typeof e?.message === "string" ? e.message : "";
-  return code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED") || /database is locked|SQLITE_BUSY/i.test(message);
+  return code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED") ||
+    /database is locked|SQLITE_BUSY/i.test(message);
 }
 
 /**
@@ -118,7 +129,11 @@ export function storeError(operation: string, cause: unknown, where?: string): S
   const inner = causeText(e?.cause);
   if (inner !== "" && !text.includes(inner)) text += ` (${inner})`;
   const at = where === undefined ? "" : ` on ${where}`;
-  return new SchedulerError("store-error", `libsql: ${operation} failed${at}: ${code}${scrub(text)}${folderHint(text, where)}`, { cause });
+  return new SchedulerError(
+    "store-error",
+    `libsql: ${operation} failed${at}: ${code}${scrub(text)}${folderHint(text, where)}`,
+    { cause },
+  );
 }
 
 /** The messages of an error's `cause` chain (undici puts the socket error there), at most 3 deep. */
@@ -141,5 +156,7 @@ function folderHint(text: string, where: string | undefined): string {
   const path = where.replace(/^file:(\/\/)?/i, "").replace(/\?.*$/, "");
   const slash = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
   const folder = slash > 0 ? path.slice(0, slash) : ".";
-  return `. The folder ${quote(folder)} does not exist or is not writable: create it first (the database file itself is created)`;
+  return `. The folder ${
+    quote(folder)
+  } does not exist or is not writable: create it first (the database file itself is created)`;
 }

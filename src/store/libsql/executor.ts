@@ -3,7 +3,10 @@ import type { Client, InStatement, ResultSet } from "@libsql/client";
 import type { SqlExecutor, SqlResult, SqlStatement } from "../sql/executor.ts";
 import type { LibsqlConnection } from "./connection.ts";
 
-const result = (set: ResultSet): SqlResult => ({ rows: set.rows as unknown as SqlResult["rows"], changes: set.rowsAffected });
+const result = (set: ResultSet): SqlResult => ({
+  rows: set.rows as unknown as SqlResult["rows"],
+  changes: set.rowsAffected,
+});
 const statement = (s: SqlStatement): InStatement => ({ sql: s.sql, args: s.args });
 
 /** Runs the SQL store's batches on `connection`: writes as `"write"` batches, reads without a write lock. */

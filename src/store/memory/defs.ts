@@ -42,7 +42,9 @@ export function createMemoryDefs(guard: (operation: string) => void): MemoryDefs
         checkText(name, "putDef.name");
         checkInstant(now, "putDef.now");
         const text = specText(spec);
-        const expected = options.ifVersion === undefined ? undefined : checkVersion(options.ifVersion, "putDef.ifVersion");
+        const expected = options.ifVersion === undefined
+          ? undefined
+          : checkVersion(options.ifVersion, "putDef.ifVersion");
         const current = defs.get(name)?.version ?? 0;
         if (expected !== undefined && expected !== current) throw versionConflict(name, current, expected);
         const base = defs.has(name) ? current : tombstones.get(name) ?? 0;

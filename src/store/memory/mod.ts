@@ -7,10 +7,10 @@ import {
   checkBoolean,
   checkClaims,
   checkEnqueue,
-  checkPromote,
   checkInstant,
   checkKeep,
   checkNames,
+  checkPromote,
   checkReclaim,
   checkText,
   checkUpdate,
@@ -25,7 +25,17 @@ import { createMemoryDefs } from "./defs.ts";
 import { createMemorySettings } from "./settings.ts";
 import { createRunTable, publicRecord, type Row } from "./runs.ts";
 import { createOverview } from "./overview.ts";
-import type { ClaimResult, EnqueueOutcome, JobDef, JobState, RunRecord, RunUpdate, StatusCounts, Store, TickSnapshot } from "../types.ts";
+import type {
+  ClaimResult,
+  EnqueueOutcome,
+  JobDef,
+  JobState,
+  RunRecord,
+  RunUpdate,
+  StatusCounts,
+  Store,
+  TickSnapshot,
+} from "../types.ts";
 
 /** Sets `record[key]` as an own property, so a job named `__proto__` is an ordinary key. */
 function ownKey<T>(record: Record<string, T>, key: string, value: T): void {
@@ -169,7 +179,9 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       return requests.map((r): ClaimResult => {
         if (table.get(r.job, r.slot) !== undefined) return { job: r.job, slot: r.slot, outcome: "lost" };
         const live = r.status === "running" && r.overlap !== "allow" && hasLiveRun(r.job, r.now, r.batch);
-        const buffered = r.status === "running" && r.overlap !== "allow" && r.overlap !== "skip" ? bufferedOf(r.job).length : 0;
+        const buffered = r.status === "running" && r.overlap !== "allow" && r.overlap !== "skip"
+          ? bufferedOf(r.job).length
+          : 0;
         const { status, error } = decideClaim(r, live, buffered);
         if (status === "buffered" && r.overlap === "cancelOther") supersede(r.job, r.slot, r.now, r.batch);
         table.put({
@@ -215,7 +227,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       });
       return items.map((item) => {
         const row = table.get(item.job, item.slot);
-        const held = row !== undefined && row.status === "running" && row.attempt === item.attempt && row.node === item.node;
+        const held = row !== undefined && row.status === "running" && row.attempt === item.attempt &&
+          row.node === item.node;
         // An ended lease belongs to the reaper: it is never revived.
         if (!held || row.leaseUntil === null || row.leaseUntil < now) return false;
         table.put({ ...row, leaseUntil: item.leaseUntil });
@@ -226,7 +239,9 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
     async reap(now): Promise<RunRecord[]> {
       guard("reap");
       checkInstant(now, "reap.now");
-      const expired = table.running().filter((row) => isLiveStatus(row.status) && row.leaseUntil !== null && row.leaseUntil < now);
+      const expired = table.running().filter((row) =>
+        isLiveStatus(row.status) && row.leaseUntil !== null && row.leaseUntil < now
+      );
       return expired.map((row) => {
         const next: Row = row.status === "cancelling"
           ? { ...row, status: "cancelled", finishedAt: now, error: CANCELLED_SUPERSEDED }
@@ -240,7 +255,13 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       guard("reclaim");
       const { node, now, leaseUntil } = request ?? {};
       const key = { job: request?.job, slot: request?.slot, attempt: request?.attempt };
-      const overlap = checkReclaim(key, node, now, leaseUntil, request?.overlap === undefined ? {} : { overlap: request.overlap });
+      const overlap = checkReclaim(
+        key,
+        node,
+        now,
+        leaseUntil,
+        request?.overlap === undefined ? {} : { overlap: request.overlap },
+      );
       const row = table.get(key.job, key.slot);
       const retryable = row?.status === "abandoned" || row?.status === "error" || row?.status === "timeout";
       if (row === undefined || !retryable || row.attempt !== key.attempt) return false;
@@ -270,7 +291,14 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
         if ((kind === undefined || row.kind === kind) && (oldest === undefined || row.slot < oldest.slot)) oldest = row;
       }
       if (oldest === undefined) return undefined;
-      const next: Row = { ...oldest, status: "running", node, batch: `promote:${node}:${oldest.slot}`, startedAt: now, leaseUntil };
+      const next: Row = {
+        ...oldest,
+        status: "running",
+        node,
+        batch: `promote:${node}:${oldest.slot}`,
+        startedAt: now,
+        leaseUntil,
+      };
       table.put(next);
       return publicRecord(next);
     },
@@ -280,7 +308,16 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       checkEnqueue(requests);
       return requests.map((r): EnqueueOutcome => {
         const row = table.get(r.job, r.slot);
-        const base = { kind: r.kind, status: "buffered" as const, node: r.node, claimedAt: r.now, startedAt: r.now, finishedAt: null, leaseUntil: null, error: null };
+        const base = {
+          kind: r.kind,
+          status: "buffered" as const,
+          node: r.node,
+          claimedAt: r.now,
+          startedAt: r.now,
+          finishedAt: null,
+          leaseUntil: null,
+          error: null,
+        };
         if (row === undefined) {
           table.put({ job: r.job, slot: r.slot, attempt: 1, batch: `enqueue:${r.node}`, ...base });
           return "queued";

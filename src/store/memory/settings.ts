@@ -15,7 +15,9 @@ export function createMemorySettings(guard: (operation: string) => void): Pick<S
     async putSetting(key, value): Promise<void> {
       guard("putSetting");
       checkText(key, "putSetting.key");
-      if (typeof value !== "string") throw new SchedulerError("invalid-spec", "putSetting.value: expected a string", { path: "putSetting.value" });
+      if (typeof value !== "string") {
+        throw new SchedulerError("invalid-spec", "putSetting.value: expected a string", { path: "putSetting.value" });
+      }
       settings.set(key, value);
     },
   };

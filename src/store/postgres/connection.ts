@@ -27,7 +27,11 @@ export interface PgConnection {
    * Runs statements in order in ONE transaction; a `null` entry gives no rows. Reads
    * share one snapshot (`REPEATABLE READ READ ONLY`).
    */
-  many(operation: string, statements: readonly (PgStatement | null)[], kind: "read" | "write"): Promise<(readonly PgRow[])[]>;
+  many(
+    operation: string,
+    statements: readonly (PgStatement | null)[],
+    kind: "read" | "write",
+  ): Promise<(readonly PgRow[])[]>;
   /** Runs `fn` in one transaction on the pool (migrations). */
   transaction<T>(operation: string, fn: (tx: PgTx) => Promise<T>): Promise<T>;
   /** Bounds every later call to `ms` in all, retries included (the scheduler's storeTimeout). */
@@ -79,7 +83,11 @@ export function pgConnection(resolved: ResolvedPostgresOptions): PgConnection {
     return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
   };
 
-  async function run<T>(operation: string, kind: "read" | "write", fn: (sql: PostgresSqlLike, cancels: (() => unknown)[]) => Promise<T>): Promise<T> {
+  async function run<T>(
+    operation: string,
+    kind: "read" | "write",
+    fn: (sql: PostgresSqlLike, cancels: (() => unknown)[]) => Promise<T>,
+  ): Promise<T> {
     const limit = Date.now() + callTimeout;
     for (let attempt = 0;; attempt += 1) {
       if (closed) throw new SchedulerError("store-error", CLOSED);
@@ -111,7 +119,8 @@ export function pgConnection(resolved: ResolvedPostgresOptions): PgConnection {
   return {
     label: "postgres",
 
-    one: (operation, statement, kind) => run(operation, kind, async (sql, cancels) => await query(sql, statement, cancels)),
+    one: (operation, statement, kind) =>
+      run(operation, kind, async (sql, cancels) => await query(sql, statement, cancels)),
 
     many(operation, statements, kind): Promise<(readonly PgRow[])[]> {
       const mode = kind === "read" ? "isolation level repeatable read read only" : "isolation level read committed";

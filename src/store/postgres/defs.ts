@@ -30,7 +30,9 @@ export function pgDefs(db: PgConnection, t: PgTables, ensureReady: () => Promise
       checkStorable([name], "putDef.name");
       const text = specText(spec);
       checkStorable([text], "putDef.spec");
-      const expected = options.ifVersion === undefined ? undefined : checkVersion(options.ifVersion, "putDef.ifVersion");
+      const expected = options.ifVersion === undefined
+        ? undefined
+        : checkVersion(options.ifVersion, "putDef.ifVersion");
       await ensureReady();
       const [written = [], , current = []] = await db.many("putDef", [
         putDefStatement(t, name, text, now, expected),
@@ -39,7 +41,9 @@ export function pgDefs(db: PgConnection, t: PgTables, ensureReady: () => Promise
         { text: `SELECT version FROM ${t.defs} WHERE name = $1`, args: [name] },
       ], "write");
       const version = written[0]?.version;
-      if (version === undefined || version === null) throw versionConflict(name, Number(current[0]?.version ?? 0), expected ?? 0);
+      if (version === undefined || version === null) {
+        throw versionConflict(name, Number(current[0]?.version ?? 0), expected ?? 0);
+      }
       return { name, spec: JSON.parse(text), version: Number(version), updatedAt: now };
     },
 

@@ -46,7 +46,9 @@ export function isRolledBack(error: unknown): boolean {
 export function isConnectionLost(error: unknown): boolean {
   const code = field(error, "code");
   return code.startsWith("08") || code === "57P01" || code === "57P02" || code === "57P03" ||
-    ["CONNECTION_CLOSED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "ECONNRESET", "ECONNREFUSED", "EPIPE"].includes(code);
+    ["CONNECTION_CLOSED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "ECONNRESET", "ECONNREFUSED", "EPIPE"].includes(
+      code,
+    );
 }
 
 /** Blanks every secret out of a text. */
@@ -65,7 +67,10 @@ export function redact(text: string, secrets: readonly string[]): string {
 export function storeError(operation: string, cause: unknown, secrets: readonly string[]): SchedulerError {
   const message = field(cause, "message") || String(cause);
   const code = field(cause, "code");
-  const text = redact(`postgres: ${operation} failed: ${code === "" || message.includes(code) ? "" : `${code}: `}${message}`, secrets);
+  const text = redact(
+    `postgres: ${operation} failed: ${code === "" || message.includes(code) ? "" : `${code}: `}${message}`,
+    secrets,
+  );
   if (cause instanceof Error && secrets.length > 0) {
     try {
       cause.message = redact(cause.message, secrets);

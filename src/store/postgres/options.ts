@@ -90,9 +90,13 @@ function allSecretsOf(url: string): string[] {
 
 function checkCount(value: unknown, field: string, min: number): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
-    throw new SchedulerError("invalid-spec", `postgresStore.${field}: expected an integer >= ${min}, got ${quote(value)}`, {
-      path: field,
-    });
+    throw new SchedulerError(
+      "invalid-spec",
+      `postgresStore.${field}: expected an integer >= ${min}, got ${quote(value)}`,
+      {
+        path: field,
+      },
+    );
   }
   return value;
 }
@@ -115,31 +119,45 @@ export function resolvePostgresOptions(
   if (typeof schema !== "string" || !SCHEMA.test(schema)) {
     throw new SchedulerError(
       "invalid-spec",
-      `postgresStore.schema: expected lower-case letters, digits and _ (at most 63, not starting with a digit), got ${quote(schema)}`,
+      `postgresStore.schema: expected lower-case letters, digits and _ (at most 63, not starting with a digit), got ${
+        quote(schema)
+      }`,
       { path: "schema" },
     );
   }
   const prepare = options.prepare ?? true;
   if (typeof prepare !== "boolean") {
-    throw new SchedulerError("invalid-spec", `postgresStore.prepare: expected true or false, got ${quote(prepare)}`, { path: "prepare" });
+    throw new SchedulerError("invalid-spec", `postgresStore.prepare: expected true or false, got ${quote(prepare)}`, {
+      path: "prepare",
+    });
   }
   if ("sql" in options) {
     const sql = options.sql;
     const candidate: unknown = sql;
     const methods = candidate as Partial<Record<"unsafe" | "begin", unknown>>;
-    if (typeof candidate !== "function" || typeof methods.unsafe !== "function" || typeof methods.begin !== "function") {
-      throw new SchedulerError("invalid-spec", `postgresStore.sql: expected a postgres.js sql instance, got ${quote(sql)}`, {
-        path: "sql",
-      });
+    if (
+      typeof candidate !== "function" || typeof methods.unsafe !== "function" || typeof methods.begin !== "function"
+    ) {
+      throw new SchedulerError(
+        "invalid-spec",
+        `postgresStore.sql: expected a postgres.js sql instance, got ${quote(sql)}`,
+        {
+          path: "sql",
+        },
+      );
     }
     return { open: async () => sql, owned: false, schema, secrets: [], prepare };
   }
   const url: unknown = options.url;
   if (typeof url !== "string" || !/^postgres(ql)?:\/\//i.test(url)) {
     const shown = typeof url === "string" ? redactUrl(url) : url;
-    throw new SchedulerError("invalid-spec", `postgresStore.url: expected a postgres:// or postgresql:// URL, got ${quote(shown)}`, {
-      path: "url",
-    });
+    throw new SchedulerError(
+      "invalid-spec",
+      `postgresStore.url: expected a postgres:// or postgresql:// URL, got ${quote(shown)}`,
+      {
+        path: "url",
+      },
+    );
   }
   const max = checkCount(options.max ?? 10, "max", 1);
   const connectTimeout = checkCount(options.connectTimeout ?? 10, "connectTimeout", 1);

@@ -1,11 +1,25 @@
 /** The read-only methods of the Postgres store: rows, history, counts and the one-snapshot `overview()`. */
-import { checkInstant, checkNames, checkText, resolveOverviewQuery, resolveRunQuery, setOwn, zeroCounts } from "../_validate.ts";
+import {
+  checkInstant,
+  checkNames,
+  checkText,
+  resolveOverviewQuery,
+  resolveRunQuery,
+  setOwn,
+  zeroCounts,
+} from "../_validate.ts";
 import { runRecord } from "../sql/statements.ts";
 import type { JobOverview, RunRecord, RunStatus, StatusCounts, Store } from "../types.ts";
 import type { PgConnection } from "./connection.ts";
 import type { PgRow } from "./driver.ts";
 import type { PgTables } from "./schema.ts";
-import { countsStatement, getRunStatement, lastOutcomesStatement, recentStatement, runsStatement } from "./statements.ts";
+import {
+  countsStatement,
+  getRunStatement,
+  lastOutcomesStatement,
+  recentStatement,
+  runsStatement,
+} from "./statements.ts";
 import { checkStorable } from "./text.ts";
 
 type Reads = Pick<Store, "getRun" | "runs" | "lastOutcomes" | "counts" | "overview">;

@@ -21,7 +21,14 @@ export interface PgTables {
 /** The qualified table names in `schema` (validated by the options). */
 export function pgTables(schema: string): PgTables {
   const q = (table: string): string => `"${schema}".${table}`;
-  return { schema, jobs: q("jobs"), runs: q("runs"), defs: q("defs"), settings: q("settings"), versions: q("schema_version") };
+  return {
+    schema,
+    jobs: q("jobs"),
+    runs: q("runs"),
+    defs: q("defs"),
+    settings: q("settings"),
+    versions: q("schema_version"),
+  };
 }
 
 interface Migration {
@@ -112,7 +119,10 @@ export async function migrate(db: PgConnection, t: PgTables): Promise<void> {
     if (current === 0) {
       const [schema] = await rows(tx, "SELECT 1 AS found FROM pg_namespace WHERE nspname = $1", [t.schema]);
       if (schema === undefined) await rows(tx, `CREATE SCHEMA "${t.schema}"`);
-      await rows(tx, `CREATE TABLE ${t.versions} (version integer PRIMARY KEY, applied_at bigint NOT NULL, applied_by integer NOT NULL)`);
+      await rows(
+        tx,
+        `CREATE TABLE ${t.versions} (version integer PRIMARY KEY, applied_at bigint NOT NULL, applied_by integer NOT NULL)`,
+      );
     }
     for (const step of MIGRATIONS.filter((m) => m.version > current)) {
       for (const statement of step.statements(t)) await rows(tx, statement);

@@ -10,7 +10,8 @@ import type { PgStatement } from "./connection.ts";
 import type { PgTables } from "./schema.ts";
 
 /** The run columns, in `RunRecord` order (the shared `runRecord` maps them). */
-export const PG_COLUMNS = "job, slot, kind, status, attempt, node, claimed_at, started_at, finished_at, lease_until, error";
+export const PG_COLUMNS =
+  "job, slot, kind, status, attempt, node, claimed_at, started_at, finished_at, lease_until, error";
 
 /** The statuses of a row not yet settled (never pruned, never a last outcome). */
 export const OPEN = "('running', 'cancelling', 'buffered')";
@@ -57,7 +58,9 @@ export function readStatements(t: PgTables, names: readonly string[]): PgStateme
 /** Every definition, by name (the spec as JSON text for the shared `jobDef`). */
 export function defsStatement(t: PgTables, name?: string): PgStatement {
   const select = `SELECT name, spec::text AS spec, version, updated_at FROM ${t.defs}`;
-  return name === undefined ? { text: `${select} ORDER BY name`, args: [] } : { text: `${select} WHERE name = $1`, args: [name] };
+  return name === undefined
+    ? { text: `${select} ORDER BY name`, args: [] }
+    : { text: `${select} WHERE name = $1`, args: [name] };
 }
 
 const KEY_WHERE = `job = $1 AND slot = $2 AND attempt = $3 AND node = $4 AND status IN ${LIVE}`;
@@ -83,7 +86,10 @@ export function updateStatement(t: PgTables, key: AttemptKey, patch: RunPatch): 
  * a typed array; a bit mask per write says which fields it sets, so a field a patch
  * leaves out keeps its column and a null sets NULL.
  */
-export function updateManyStatement(t: PgTables, writes: readonly { key: AttemptKey; patch: RunPatch }[]): PgStatement | undefined {
+export function updateManyStatement(
+  t: PgTables,
+  writes: readonly { key: AttemptKey; patch: RunPatch }[],
+): PgStatement | undefined {
   const seen = new Set<string>();
   const masks: number[] = [];
   for (const { key, patch } of writes) {
@@ -96,7 +102,9 @@ export function updateManyStatement(t: PgTables, writes: readonly { key: Attempt
     seen.add(row);
     masks.push(mask);
   }
-  const sets = PATCH.map(([, column], bit) => `${column} = CASE WHEN req.mask & ${1 << bit} <> 0 THEN req.new_${column} ELSE r.${column} END`);
+  const sets = PATCH.map(([, column], bit) =>
+    `${column} = CASE WHEN req.mask & ${1 << bit} <> 0 THEN req.new_${column} ELSE r.${column} END`
+  );
   const columns = PATCH.map(([, column]) => `new_${column}`).join(", ");
   const types = PATCH.map(([, , type], i) => `$${i + 6}::${type}[]`).join(", ");
   return {
@@ -124,7 +132,14 @@ export function renewStatement(t: PgTables, items: readonly LeaseRenewal[], now:
       WHERE r.job = req.job AND r.slot = req.slot AND r.attempt = req.attempt AND r.node = req.node
         AND r.status = 'running' AND r.lease_until >= $6::bigint
       RETURNING r.job, r.slot, r.attempt, r.node`,
-    args: [items.map((i) => i.job), items.map((i) => i.slot), items.map((i) => i.attempt), items.map((i) => i.node), items.map((i) => i.leaseUntil), now],
+    args: [
+      items.map((i) => i.job),
+      items.map((i) => i.slot),
+      items.map((i) => i.attempt),
+      items.map((i) => i.node),
+      items.map((i) => i.leaseUntil),
+      now,
+    ],
   };
 }
 
@@ -235,7 +250,10 @@ export function getRunStatement(t: PgTables, job: string, slot: number): PgState
 export function runsStatement(t: PgTables, job: string, limit: number, before: number | undefined): PgStatement {
   return before === undefined
     ? { text: `SELECT ${PG_COLUMNS} FROM ${t.runs} WHERE job = $1 ORDER BY slot DESC LIMIT $2`, args: [job, limit] }
-    : { text: `SELECT ${PG_COLUMNS} FROM ${t.runs} WHERE job = $1 AND slot < $2 ORDER BY slot DESC LIMIT $3`, args: [job, before, limit] };
+    : {
+      text: `SELECT ${PG_COLUMNS} FROM ${t.runs} WHERE job = $1 AND slot < $2 ORDER BY slot DESC LIMIT $3`,
+      args: [job, before, limit],
+    };
 }
 
 /** `lastOutcomes()`: per job, the newest settled row (one backward index walk each). */
@@ -277,10 +295,18 @@ const firstVersion = (t: PgTables): string =>
   `1 + COALESCE((SELECT s.value::integer FROM ${t.settings} s WHERE s.key = $4::text || $1::text), 0)`;
 
 /** `putDef()`'s write: upsert, insert-if-absent (`ifVersion: 0`) or compare-and-set on the version. */
-export function putDefStatement(t: PgTables, name: string, spec: string, now: number, expected: number | undefined): PgStatement {
+export function putDefStatement(
+  t: PgTables,
+  name: string,
+  spec: string,
+  now: number,
+  expected: number | undefined,
+): PgStatement {
   if (expected === undefined) {
     return {
-      text: `INSERT INTO ${t.defs} AS d (name, spec, version, updated_at) VALUES ($1, $2::text::jsonb, ${firstVersion(t)}, $3::bigint)
+      text: `INSERT INTO ${t.defs} AS d (name, spec, version, updated_at) VALUES ($1, $2::text::jsonb, ${
+        firstVersion(t)
+      }, $3::bigint)
         ON CONFLICT (name) DO UPDATE SET spec = excluded.spec, version = d.version + 1, updated_at = excluded.updated_at
         RETURNING version`,
       args: [name, spec, now, DEF_TOMBSTONE],
@@ -288,7 +314,9 @@ export function putDefStatement(t: PgTables, name: string, spec: string, now: nu
   }
   if (expected === 0) {
     return {
-      text: `INSERT INTO ${t.defs} (name, spec, version, updated_at) VALUES ($1, $2::text::jsonb, ${firstVersion(t)}, $3::bigint)
+      text: `INSERT INTO ${t.defs} (name, spec, version, updated_at) VALUES ($1, $2::text::jsonb, ${
+        firstVersion(t)
+      }, $3::bigint)
         ON CONFLICT (name) DO NOTHING RETURNING version`,
       args: [name, spec, now, DEF_TOMBSTONE],
     };
@@ -314,7 +342,8 @@ export function defJobStatement(t: PgTables, name: string, now: number): PgState
 export function deleteDefStatements(t: PgTables, name: string): [PgStatement, PgStatement] {
   return [
     {
-      text: `INSERT INTO ${t.settings} (key, value) SELECT $1::text || name, version::text FROM ${t.defs} WHERE name = $2
+      text:
+        `INSERT INTO ${t.settings} (key, value) SELECT $1::text || name, version::text FROM ${t.defs} WHERE name = $2
         ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
       args: [DEF_TOMBSTONE, name],
     },

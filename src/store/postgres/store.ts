@@ -112,7 +112,9 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
       await ensureReady();
       const locks = jobLocksStatement(t, jobsToLock(requests));
       // A cancelOther round's follow-up goes right after the insert that buffered it.
-      const writes = claimRounds(requests).flatMap((round) => [claimsStatement(t, round), ...supersedeStatements(t, round)]);
+      const writes = claimRounds(requests).flatMap((
+        round,
+      ) => [claimsStatement(t, round), ...supersedeStatements(t, round)]);
       // The follow-ups return no rows, so every returned row is an inserted claim.
       const results = locks === null && writes.length === 1
         ? [await db.one("claim", writes[0]!, "write")]
@@ -138,7 +140,11 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
         const changed = new Set(rows.map((row) => JSON.stringify([String(row.job), Number(row.slot)])));
         return writes.map(({ key }) => changed.has(JSON.stringify([key.job, key.slot])));
       }
-      const results = await db.many("updateMany", writes.map(({ key, patch }) => updateStatement(t, key, patch)), "write");
+      const results = await db.many(
+        "updateMany",
+        writes.map(({ key, patch }) => updateStatement(t, key, patch)),
+        "write",
+      );
       return results.map((rows) => rows.length > 0);
     },
 
@@ -163,7 +169,10 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
       await ensureReady();
       // Under the job's claim lock, so no claim inserts a running row between the
       // liveness check and this update.
-      const [, rows = []] = await db.many("promote", [jobLocksStatement(t, [request.job]), promoteStatement(t, request)], "write");
+      const [, rows = []] = await db.many("promote", [
+        jobLocksStatement(t, [request.job]),
+        promoteStatement(t, request),
+      ], "write");
       const row = rows[0];
       return row === undefined ? undefined : runRecord(row);
     },
@@ -232,7 +241,11 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
       checkText(key, "getSetting.key");
       checkStorable([key], "getSetting.key");
       await ensureReady();
-      const [row] = await db.one("getSetting", { text: `SELECT value FROM ${t.settings} WHERE key = $1`, args: [key] }, "read");
+      const [row] = await db.one(
+        "getSetting",
+        { text: `SELECT value FROM ${t.settings} WHERE key = $1`, args: [key] },
+        "read",
+      );
       return row === undefined || row.value === null ? undefined : String(row.value);
     },
 
@@ -242,7 +255,8 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
       checkStorable([key, value], "putSetting");
       await ensureReady();
       await db.one("putSetting", {
-        text: `INSERT INTO ${t.settings} (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+        text:
+          `INSERT INTO ${t.settings} (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
         args: [key, value],
       }, "write");
     },

@@ -12,7 +12,9 @@ const JSON_NUL = /(?<!\\)(?:\\\\)*\\u0000/;
 export function checkStorable(texts: readonly string[], field: string): void {
   for (const text of texts) {
     if (text.includes("\u0000") || JSON_NUL.test(text)) {
-      throw new SchedulerError("invalid-spec", `${field}: Postgres cannot store a NUL character, got ${quote(text)}`, { path: field });
+      throw new SchedulerError("invalid-spec", `${field}: Postgres cannot store a NUL character, got ${quote(text)}`, {
+        path: field,
+      });
     }
   }
 }

@@ -167,7 +167,11 @@ export function claimOutcomes(requests: readonly ClaimRequest[], inserted: reado
     const key = `${r.job}\u0000${r.slot}`;
     const status = statusOf.get(key);
     statusOf.delete(key);
-    const outcome: ClaimOutcome = status === undefined ? "lost" : status === "running" ? "won" : (status as ClaimOutcome);
+    const outcome: ClaimOutcome = status === undefined
+      ? "lost"
+      : status === "running"
+      ? "won"
+      : (status as ClaimOutcome);
     return { job: r.job, slot: r.slot, outcome };
   });
 }

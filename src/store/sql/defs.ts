@@ -14,7 +14,10 @@ const FIRST_VERSION = "1 + COALESCE((SELECT CAST(value AS INTEGER) FROM edgecron
  * `listDefs`, `getDef`, `putDef` (compare-and-set on `version`) and `deleteDef`;
  * `ready` runs before each call (init on first use).
  */
-export function sqlDefs(db: SqlExecutor, ready: () => Promise<void>): Pick<Store, "listDefs" | "getDef" | "putDef" | "deleteDef"> {
+export function sqlDefs(
+  db: SqlExecutor,
+  ready: () => Promise<void>,
+): Pick<Store, "listDefs" | "getDef" | "putDef" | "deleteDef"> {
   const toDef = (row: Record<string, unknown>): JobDef => jobDef(row, db.label);
   return {
     async listDefs(): Promise<JobDef[]> {
@@ -34,7 +37,9 @@ export function sqlDefs(db: SqlExecutor, ready: () => Promise<void>): Pick<Store
       checkText(name, "putDef.name");
       checkInstant(now, "putDef.now");
       const text = specText(spec);
-      const expected = options.ifVersion === undefined ? undefined : checkVersion(options.ifVersion, "putDef.ifVersion");
+      const expected = options.ifVersion === undefined
+        ? undefined
+        : checkVersion(options.ifVersion, "putDef.ifVersion");
       // Compare-and-set inside one statement; the SELECT after it explains a refusal.
       const write = expected === undefined
         ? `INSERT INTO edgecron_defs (name, spec, version, updated_at) VALUES (:name, :spec, ${FIRST_VERSION}, :now)

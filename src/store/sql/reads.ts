@@ -13,7 +13,15 @@ import {
 } from "../_validate.ts";
 import type { JobOverview, RunRecord, RunStatus, StatusCounts, Store } from "../types.ts";
 import type { SqlExecutor, SqlRow, SqlStatement } from "./executor.ts";
-import { COLUMNS, countsStatement, instantColumn, lastOutcomesStatement, recentStatement, runRecord, runsStatement } from "./statements.ts";
+import {
+  COLUMNS,
+  countsStatement,
+  instantColumn,
+  lastOutcomesStatement,
+  recentStatement,
+  runRecord,
+  runsStatement,
+} from "./statements.ts";
 
 // A row whose slot is not an instant (edited by hand) is left out of reads: its job is
 // marked broken by the snapshot, and no reader has to cope with a slot that is not a number.
@@ -44,7 +52,10 @@ export function sqlReads(db: SqlExecutor, ready: () => Promise<void>): Reads {
     async getRun(job, slot): Promise<RunRecord | undefined> {
       checkText(job, "getRun.job");
       checkInstant(slot, "getRun.slot");
-      const [row] = await rowsOf("getRun", { sql: `SELECT ${COLUMNS} FROM edgecron_runs WHERE job = ? AND slot = ?`, args: [job, slot] });
+      const [row] = await rowsOf("getRun", {
+        sql: `SELECT ${COLUMNS} FROM edgecron_runs WHERE job = ? AND slot = ?`,
+        args: [job, slot],
+      });
       return row;
     },
 

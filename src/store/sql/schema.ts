@@ -101,7 +101,8 @@ export async function migrate(db: SqlExecutor): Promise<void> {
     const batch: SqlStatement[] = [plain(CREATE_VERSION_TABLE)];
     for (const step of MIGRATIONS.filter((m) => m.version > current)) {
       batch.push({
-        sql: "INSERT INTO edgecron_schema_version (version, applied_at) VALUES (?, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))",
+        sql:
+          "INSERT INTO edgecron_schema_version (version, applied_at) VALUES (?, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))",
         args: [step.version],
       });
       batch.push(...step.statements.map(plain));

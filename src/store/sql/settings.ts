@@ -21,7 +21,10 @@ export function sqlSettings(db: SqlExecutor, ready: () => Promise<void>): SqlSet
     async getSetting(key): Promise<string | undefined> {
       checkText(key, "getSetting.key");
       await ready();
-      const [result] = await db.read("getSetting", [{ sql: "SELECT value FROM edgecron_settings WHERE key = ?", args: [key] }]);
+      const [result] = await db.read("getSetting", [{
+        sql: "SELECT value FROM edgecron_settings WHERE key = ?",
+        args: [key],
+      }]);
       const value = result?.rows[0]?.value;
       return value === undefined || value === null ? undefined : String(value);
     },
@@ -32,7 +35,8 @@ export function sqlSettings(db: SqlExecutor, ready: () => Promise<void>): SqlSet
       }
       await ready();
       await db.write("putSetting", [{
-        sql: "INSERT INTO edgecron_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        sql:
+          "INSERT INTO edgecron_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
         args: [key, value],
       }]);
     },

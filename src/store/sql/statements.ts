@@ -5,11 +5,20 @@
  * bound-parameter limit (D1 allows 100 per statement).
  */
 import { quote } from "../../core/errors.ts";
-import type { AttemptKey, EnqueueRequest, JobDef, LeaseRenewal, PromoteRequest, RunRecord, RunStatus } from "../types.ts";
+import type {
+  AttemptKey,
+  EnqueueRequest,
+  JobDef,
+  LeaseRenewal,
+  PromoteRequest,
+  RunRecord,
+  RunStatus,
+} from "../types.ts";
 import type { SqlRow, SqlStatement, SqlValue } from "./executor.ts";
 
 /** The run columns, in `RunRecord` order. */
-export const COLUMNS = "job, slot, kind, status, attempt, node, claimed_at, started_at, finished_at, lease_until, error";
+export const COLUMNS =
+  "job, slot, kind, status, attempt, node, claimed_at, started_at, finished_at, lease_until, error";
 
 /**
  * Turns `:name` placeholders into numbered `?N` ones with a positional argument list.
@@ -59,7 +68,9 @@ export function jobDef(row: SqlRow, label = "libsql"): JobDef {
     if (typeof spec === "object" && spec !== null && !Array.isArray(spec)) def.spec = spec as Record<string, unknown>;
     else def.broken = `${label}: edgecron_defs row ${quote(name)}: column spec is not a JSON object`;
   } catch (e) {
-    def.broken = `${label}: edgecron_defs row ${quote(name)}: column spec is not valid JSON (${e instanceof Error ? e.message : String(e)})`;
+    def.broken = `${label}: edgecron_defs row ${quote(name)}: column spec is not valid JSON (${
+      e instanceof Error ? e.message : String(e)
+    })`;
   }
   return def;
 }
@@ -117,7 +128,10 @@ const PATCH_COLUMNS = {
 } as const;
 
 /** The compare-and-set `UPDATE` of `update()`; null when the patch sets nothing. */
-export function updateStatement(key: AttemptKey, patch: Partial<Record<keyof typeof PATCH_COLUMNS, unknown>>): SqlStatement | null {
+export function updateStatement(
+  key: AttemptKey,
+  patch: Partial<Record<keyof typeof PATCH_COLUMNS, unknown>>,
+): SqlStatement | null {
   const sets: string[] = [];
   const args: Record<string, SqlValue> = {
     key_job: key.job,
@@ -148,13 +162,17 @@ export function updateStatement(key: AttemptKey, patch: Partial<Record<keyof typ
  * one). A field a patch leaves out keeps its value (`json_type` is NULL only for a
  * missing key; a JSON null sets NULL). Returns the `(job, slot)` of each row it changed.
  */
-export function updateManyStatement(writes: readonly { key: AttemptKey; patch: Partial<Record<keyof typeof PATCH_COLUMNS, unknown>> }[]): SqlStatement | undefined {
+export function updateManyStatement(
+  writes: readonly { key: AttemptKey; patch: Partial<Record<keyof typeof PATCH_COLUMNS, unknown>> }[],
+): SqlStatement | undefined {
   const rows = new Set<string>();
   const items: unknown[] = [];
   for (const { key, patch } of writes) {
     const row = JSON.stringify([key.job, key.slot]);
-    const set = Object.fromEntries(Object.keys(PATCH_COLUMNS).filter((f) => patch[f as keyof typeof PATCH_COLUMNS] !== undefined)
-      .map((f) => [f, patch[f as keyof typeof PATCH_COLUMNS]]));
+    const set = Object.fromEntries(
+      Object.keys(PATCH_COLUMNS).filter((f) => patch[f as keyof typeof PATCH_COLUMNS] !== undefined)
+        .map((f) => [f, patch[f as keyof typeof PATCH_COLUMNS]]),
+    );
     if (rows.has(row) || Object.keys(set).length === 0) return undefined;
     rows.add(row);
     items.push([key.job, key.slot, key.attempt, key.node, set]);
@@ -213,7 +231,14 @@ export function promoteStatement(r: PromoteRequest): SqlStatement {
         )
         AND NOT EXISTS (SELECT 1 FROM edgecron_jobs j WHERE j.name = :job AND j.paused = 1)
       RETURNING ${COLUMNS}`,
-    { job: r.job, node: r.node, batch: `promote:${r.node}:${r.now}`, now: r.now, lease: r.leaseUntil, kind: r.kind ?? null },
+    {
+      job: r.job,
+      node: r.node,
+      batch: `promote:${r.node}:${r.now}`,
+      now: r.now,
+      lease: r.leaseUntil,
+      kind: r.kind ?? null,
+    },
   );
 }
 

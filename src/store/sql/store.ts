@@ -2,7 +2,7 @@
  * The `Store` over any SQLite-family `SqlExecutor`: libSQL and D1 are this one store
  * with a different connection underneath, so both run the same statements.
  */
-import { claimOutcomes, claimStatement, claimsStatement, supersedeStatements } from "./claims.ts";
+import { claimOutcomes, claimsStatement, claimStatement, supersedeStatements } from "./claims.ts";
 import { sqlDefs } from "./defs.ts";
 import type { SqlExecutor, SqlStatement } from "./executor.ts";
 import { sqlReads } from "./reads.ts";
@@ -10,15 +10,15 @@ import { migrate } from "./schema.ts";
 import { sqlSettings } from "./settings.ts";
 import {
   attemptKeyText,
-  enqueueStatements,
   bind,
+  enqueueStatements,
   instantColumn,
   isRunningStatement,
   jobDef,
   promoteStatement,
+  readStatements,
   reapStatement,
   reclaimStatement,
-  readStatements,
   renewStatement,
   runRecord,
   snapshotStatements,
@@ -30,10 +30,10 @@ import {
   checkBoolean,
   checkClaims,
   checkEnqueue,
-  checkPromote,
   checkInstant,
   checkKeep,
   checkNames,
+  checkPromote,
   checkReclaimRequest,
   checkRenewals,
   checkText,
@@ -43,7 +43,16 @@ import {
   pauseRecord,
   setOwn,
 } from "../_validate.ts";
-import type { AttemptKey, ClaimResult, EnqueueOutcome, JobState, RunPatch, RunRecord, Store, TickSnapshot } from "../types.ts";
+import type {
+  AttemptKey,
+  ClaimResult,
+  EnqueueOutcome,
+  JobState,
+  RunPatch,
+  RunRecord,
+  Store,
+  TickSnapshot,
+} from "../types.ts";
 import { quote } from "../../core/errors.ts";
 import type { SqlResult } from "./executor.ts";
 
@@ -73,23 +82,35 @@ export function createSqlStore(db: SqlExecutor): Store {
     await ensureReady();
     return db.write(operation, statements);
   };
-  const planningState = (states: SqlResult | undefined, defs: SqlResult | undefined, running: SqlResult | undefined): TickSnapshot => {
+  const planningState = (
+    states: SqlResult | undefined,
+    defs: SqlResult | undefined,
+    running: SqlResult | undefined,
+  ): TickSnapshot => {
     const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs: [], running: [] };
     for (const row of states?.rows ?? []) {
       const name = String(row.name);
       const paused = Number(row.paused) === 1;
       const state: JobState = { name, firstSeen: instantColumn(row.first_seen) ?? 0, paused };
       if (paused && row.paused_at !== null && row.paused_at !== undefined) {
-        state.pause = { note: row.pause_note === null || row.pause_note === undefined ? null : String(row.pause_note), at: Number(row.paused_at), by: String(row.paused_by) };
+        state.pause = {
+          note: row.pause_note === null || row.pause_note === undefined ? null : String(row.pause_note),
+          at: Number(row.paused_at),
+          by: String(row.paused_by),
+        };
       }
       // One unreadable column disables its job alone, named so an operator can fix the row.
       if (instantColumn(row.first_seen) === undefined) {
-        state.broken = `${db.label}: edgecron_jobs row ${quote(name)}: column first_seen is not an integer (got ${quote(String(row.first_seen))})`;
+        state.broken = `${db.label}: edgecron_jobs row ${quote(name)}: column first_seen is not an integer (got ${
+          quote(String(row.first_seen))
+        })`;
       }
       if (row.watermark !== null && row.watermark !== undefined) {
         const watermark = instantColumn(row.watermark);
         if (watermark !== undefined) setOwn(snapshot.watermarks, name, watermark);
-        else state.broken ??= `${db.label}: edgecron_runs rows of ${quote(name)}: column slot is not an integer (got ${quote(String(row.watermark))})`;
+        else {state.broken ??= `${db.label}: edgecron_runs rows of ${quote(name)}: column slot is not an integer (got ${
+            quote(String(row.watermark))
+          })`;}
       }
       setOwn(snapshot.jobs, name, state);
     }
@@ -198,7 +219,9 @@ export function createSqlStore(db: SqlExecutor): Store {
     async reclaim(request): Promise<boolean> {
       const overlap = checkReclaimRequest(request);
       const { job, slot, attempt, node, now, leaseUntil } = request;
-      const [result] = await write("reclaim", [reclaimStatement({ job, slot, attempt }, node, now, leaseUntil, overlap)]);
+      const [result] = await write("reclaim", [
+        reclaimStatement({ job, slot, attempt }, node, now, leaseUntil, overlap),
+      ]);
       return (result?.rows.length ?? 0) > 0;
     },
 
@@ -210,7 +233,8 @@ export function createSqlStore(db: SqlExecutor): Store {
       checkInstant(now, "setPaused.now");
       const pause = pauseRecord(paused, now, info);
       await write("setPaused", [{
-        sql: `INSERT INTO edgecron_jobs (name, first_seen, paused, pause_note, paused_at, paused_by) VALUES (?, ?, ?, ?, ?, ?)
+        sql:
+          `INSERT INTO edgecron_jobs (name, first_seen, paused, pause_note, paused_at, paused_by) VALUES (?, ?, ?, ?, ?, ?)
           ON CONFLICT (name) DO UPDATE SET paused = excluded.paused, pause_note = excluded.pause_note,
             paused_at = excluded.paused_at, paused_by = excluded.paused_by`,
         args: [name, now, paused ? 1 : 0, pause?.note ?? null, pause?.at ?? null, pause?.by ?? null],
@@ -221,7 +245,10 @@ export function createSqlStore(db: SqlExecutor): Store {
 
     async prune(before): Promise<number> {
       checkInstant(before, "prune.before");
-      const [result] = await write("prune", [{ sql: "DELETE FROM edgecron_runs WHERE status NOT IN ('running', 'cancelling', 'buffered') AND slot < ?", args: [before] }]);
+      const [result] = await write("prune", [{
+        sql: "DELETE FROM edgecron_runs WHERE status NOT IN ('running', 'cancelling', 'buffered') AND slot < ?",
+        args: [before],
+      }]);
       return result?.changes ?? 0;
     },
 

@@ -27,7 +27,10 @@ function counting(): { make: (env: Env) => Scheduler; made: Env[]; runs: number[
     runs,
     make: (env) => {
       made.push(env);
-      return createScheduler({ logger: quiet }).job("minutely", { schedule: "* * * * *", run: ({ slot }) => void runs.push(slot) });
+      return createScheduler({ logger: quiet }).job("minutely", {
+        schedule: "* * * * *",
+        run: ({ slot }) => void runs.push(slot),
+      });
     },
   };
 }
@@ -63,9 +66,17 @@ describe("cloudflareWorker", () => {
     const worker = cloudflareWorker(make);
     const env: Env = { EDGECRON_TOKEN: "t" };
     await worker.scheduled(controller(T0), env, context());
-    const res = await worker.fetch(new Request("http://w/health", { headers: { authorization: "Bearer t" } }), env, context());
+    const res = await worker.fetch(
+      new Request("http://w/health", { headers: { authorization: "Bearer t" } }),
+      env,
+      context(),
+    );
     assert.equal(res.status, 200);
-    assert.equal(((await res.json()) as { lastTick: number }).lastTick, T0, "fetch sees the scheduler scheduled() ticked");
+    assert.equal(
+      ((await res.json()) as { lastTick: number }).lastTick,
+      T0,
+      "fetch sees the scheduler scheduled() ticked",
+    );
     assert.equal(made.length, 1);
     await worker.scheduled(controller(T0), { EDGECRON_TOKEN: "t" }, context());
     assert.equal(made.length, 2, "another env object gets its own scheduler");
@@ -73,7 +84,10 @@ describe("cloudflareWorker", () => {
 
   it("accepts a ready scheduler instead of a factory", async () => {
     const runs: number[] = [];
-    const scheduler = createScheduler({ logger: quiet }).job("j", { schedule: "* * * * *", run: ({ slot }) => void runs.push(slot) });
+    const scheduler = createScheduler({ logger: quiet }).job("j", {
+      schedule: "* * * * *",
+      run: ({ slot }) => void runs.push(slot),
+    });
     const worker = cloudflareWorker<Env>(scheduler);
     await worker.scheduled(controller(T0), {}, context());
     await worker.scheduled(controller(T0 + MINUTE), {}, context());
@@ -97,7 +111,9 @@ describe("cloudflareWorker", () => {
     const logged: string[] = [];
     const logger = { ...quiet, error: (m: string) => void logged.push(m) };
     const runs: number[] = [];
-    const worker = cloudflareWorker(() => createScheduler({ logger }).job("j", { schedule: "* * * * *", run: ({ slot }) => void runs.push(slot) }));
+    const worker = cloudflareWorker(() =>
+      createScheduler({ logger }).job("j", { schedule: "* * * * *", run: ({ slot }) => void runs.push(slot) })
+    );
     const env: Env = {};
     for (let i = 0; i < 2; i++) {
       const res = await worker.fetch(new Request("http://w/health"), env, context());
@@ -105,7 +121,9 @@ describe("cloudflareWorker", () => {
       const body = await res.json() as { error: { code: string; message: string } };
       assert.equal(body.error.code, "not-configured");
       assert.match(body.error.message, /^EDGECRON_TOKEN is not set/);
-      for (const how of [".dev.vars", "wrangler secret put EDGECRON_TOKEN", "--var EDGECRON_TOKEN:"]) assert.ok(body.error.message.includes(how), how);
+      for (const how of [".dev.vars", "wrangler secret put EDGECRON_TOKEN", "--var EDGECRON_TOKEN:"]) {
+        assert.ok(body.error.message.includes(how), how);
+      }
       assert.doesNotMatch(JSON.stringify(body), /\bat .*\.ts:\d+/);
     }
     assert.equal(logged.filter((l) => l.includes("EDGECRON_TOKEN")).length, 1, "logged once, at the first request");
@@ -122,8 +140,12 @@ describe("cloudflareWorker", () => {
 
 describe("libsqlFromEnv", () => {
   it("throws invalid-spec naming env.LIBSQL_URL when the binding is missing", () => {
-    assert.throws(() => libsqlFromEnv({}), (e: unknown) =>
-      e instanceof SchedulerError && e.code === "invalid-spec" && e.path === "env.LIBSQL_URL" && /LIBSQL_URL/.test(e.message));
+    assert.throws(
+      () => libsqlFromEnv({}),
+      (e: unknown) =>
+        e instanceof SchedulerError && e.code === "invalid-spec" && e.path === "env.LIBSQL_URL" &&
+        /LIBSQL_URL/.test(e.message),
+    );
   });
 
   it("builds a store over the web client from the bindings without connecting", () => {

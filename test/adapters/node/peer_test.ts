@@ -15,7 +15,11 @@ function signIn(port: number, from: string, token: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const body = `token=${token}`;
     const req = request({
-      host: "127.0.0.1", port, method: "POST", path: "/ui/login", localAddress: from,
+      host: "127.0.0.1",
+      port,
+      method: "POST",
+      path: "/ui/login",
+      localAddress: from,
       headers: { "content-type": "application/x-www-form-urlencoded", "content-length": String(body.length) },
     }, (res) => {
       res.resume();
@@ -26,18 +30,29 @@ function signIn(port: number, from: string, token: string): Promise<number> {
   });
 }
 
-describe("serveNode: the sign-in back-off per peer address", { skip: onNode ? false : "Node's http server only" }, () => {
-  it("one peer's wrong tokens lock out that peer only", async () => {
-    const { serveNode } = await import("../../../adapters/node/mod.ts");
-    const scheduler = createScheduler({ logger: { debug() {}, info() {}, warn() {}, error() {} } });
-    const server = await serveNode(scheduler, { token: TOKEN, hostname: "127.0.0.1", port: 0, timer: false, signals: [], exit: false });
-    try {
-      const statuses: number[] = [];
-      for (let i = 0; i < 6; i++) statuses.push(await signIn(server.port, "127.0.0.2", `guess${i}`));
-      assert.deepEqual(statuses, [401, 401, 401, 401, 401, 429]);
-      assert.equal(await signIn(server.port, "127.0.0.3", TOKEN), 303);
-    } finally {
-      await server.shutdown();
-    }
-  });
-});
+describe(
+  "serveNode: the sign-in back-off per peer address",
+  { skip: onNode ? false : "Node's http server only" },
+  () => {
+    it("one peer's wrong tokens lock out that peer only", async () => {
+      const { serveNode } = await import("../../../adapters/node/mod.ts");
+      const scheduler = createScheduler({ logger: { debug() {}, info() {}, warn() {}, error() {} } });
+      const server = await serveNode(scheduler, {
+        token: TOKEN,
+        hostname: "127.0.0.1",
+        port: 0,
+        timer: false,
+        signals: [],
+        exit: false,
+      });
+      try {
+        const statuses: number[] = [];
+        for (let i = 0; i < 6; i++) statuses.push(await signIn(server.port, "127.0.0.2", `guess${i}`));
+        assert.deepEqual(statuses, [401, 401, 401, 401, 401, 429]);
+        assert.equal(await signIn(server.port, "127.0.0.3", TOKEN), 303);
+      } finally {
+        await server.shutdown();
+      }
+    });
+  },
+);

@@ -12,34 +12,51 @@ const seen: { host: string | undefined; method: string | undefined; type: string
 let server: Server;
 let port = 0;
 
-describe("pinnedFetch", { skip: typeof Deno === "undefined" ? false : "node:http's lookup option is Node's and Bun's" }, () => {
-  before(async () => {
-    server = createServer((req, res) => {
-      let body = "";
-      req.on("data", (d: Buffer) => (body += d));
-      req.on("end", () => {
-        seen.push({ host: req.headers.host, method: req.method, type: req.headers["content-type"], body });
-        res.writeHead(418, "Teapot", { "x-answer": "pinned" }).end("short and stout");
+describe(
+  "pinnedFetch",
+  { skip: typeof Deno === "undefined" ? false : "node:http's lookup option is Node's and Bun's" },
+  () => {
+    before(async () => {
+      server = createServer((req, res) => {
+        let body = "";
+        req.on("data", (d: Buffer) => (body += d));
+        req.on("end", () => {
+          seen.push({ host: req.headers.host, method: req.method, type: req.headers["content-type"], body });
+          res.writeHead(418, "Teapot", { "x-answer": "pinned" }).end("short and stout");
+        });
       });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      port = (server.address() as AddressInfo).port;
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    port = (server.address() as AddressInfo).port;
-  });
-  after(() => server.close());
+    after(() => server.close());
 
-  it("sends to the address, with the name as Host, and answers a Response", async () => {
-    const url = new URL(`http://no-such-host.invalid:${port}/hook?x=1`);
-    const res = await pinnedFetch("127.0.0.1", url, { method: "POST", headers: { "content-type": "application/json" }, body: '{"a":1}', redirect: "manual" });
-    assert.equal(res.status, 418);
-    assert.equal(res.statusText, "Teapot");
-    assert.equal(res.headers.get("x-answer"), "pinned");
-    assert.equal(await res.text(), "short and stout");
-    assert.deepEqual(seen, [{ host: `no-such-host.invalid:${port}`, method: "POST", type: "application/json", body: '{"a":1}' }]);
-  });
+    it("sends to the address, with the name as Host, and answers a Response", async () => {
+      const url = new URL(`http://no-such-host.invalid:${port}/hook?x=1`);
+      const res = await pinnedFetch("127.0.0.1", url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: '{"a":1}',
+        redirect: "manual",
+      });
+      assert.equal(res.status, 418);
+      assert.equal(res.statusText, "Teapot");
+      assert.equal(res.headers.get("x-answer"), "pinned");
+      assert.equal(await res.text(), "short and stout");
+      assert.deepEqual(seen, [{
+        host: `no-such-host.invalid:${port}`,
+        method: "POST",
+        type: "application/json",
+        body: '{"a":1}',
+      }]);
+    });
 
-  it("rejects with the signal's reason when aborted", async () => {
-    const controller = new AbortController();
-    controller.abort(new Error("deadline"));
-    await assert.rejects(pinnedFetch("127.0.0.1", new URL(`http://x.invalid:${port}/`), { method: "GET", signal: controller.signal }), /deadline|abort/i);
-  });
-});
+    it("rejects with the signal's reason when aborted", async () => {
+      const controller = new AbortController();
+      controller.abort(new Error("deadline"));
+      await assert.rejects(
+        pinnedFetch("127.0.0.1", new URL(`http://x.invalid:${port}/`), { method: "GET", signal: controller.signal }),
+        /deadline|abort/i,
+      );
+    });
+  },
+);

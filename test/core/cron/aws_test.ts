@@ -14,14 +14,22 @@ describe("AWS form: values", () => {
   it("reads minute hour day-of-month month day-of-week year", () => {
     assert.deepEqual(runs("0 12 * * ? *", 2), ["2026-06-15T12:00:00.000Z", "2026-06-16T12:00:00.000Z"]);
     assert.deepEqual(runs("15 10 ? * MON-FRI 2026", 2), ["2026-06-15T10:15:00.000Z", "2026-06-16T10:15:00.000Z"]);
-    assert.deepEqual(runs("0/20 * * * ? *", 3), ["2026-06-15T00:20:00.000Z", "2026-06-15T00:40:00.000Z", "2026-06-15T01:00:00.000Z"]);
+    assert.deepEqual(runs("0/20 * * * ? *", 3), [
+      "2026-06-15T00:20:00.000Z",
+      "2026-06-15T00:40:00.000Z",
+      "2026-06-15T01:00:00.000Z",
+    ]);
   });
 
   it("numbers day-of-week 1-7 from Sunday, as EventBridge does", () => {
     assert.deepEqual(runs("0 9 ? * 1 *", 1), ["2026-06-21T09:00:00.000Z"]); // Sunday
     assert.deepEqual(runs("0 9 ? * 2 *", 1), ["2026-06-15T09:00:00.000Z"]); // Monday
     assert.deepEqual(runs("0 9 ? * 7 *", 1), ["2026-06-20T09:00:00.000Z"]); // Saturday
-    assert.deepEqual(runs("0 9 ? * 2-6/2 *", 3), ["2026-06-15T09:00:00.000Z", "2026-06-17T09:00:00.000Z", "2026-06-19T09:00:00.000Z"]);
+    assert.deepEqual(runs("0 9 ? * 2-6/2 *", 3), [
+      "2026-06-15T09:00:00.000Z",
+      "2026-06-17T09:00:00.000Z",
+      "2026-06-19T09:00:00.000Z",
+    ]);
     assert.deepEqual(runs("0 9 ? * 6#3 *", 1), ["2026-06-19T09:00:00.000Z"]); // third Friday
     assert.deepEqual(runs("0 9 ? * 6L *", 1), ["2026-06-26T09:00:00.000Z"]); // last Friday
   });
@@ -34,20 +42,42 @@ describe("AWS form: values", () => {
 });
 
 describe("AWS form: never guessed", () => {
-  it("without the option, AWS text is refused: its \"?\" lands in the hour or month of the seconds-first form", () => {
-    assertSchedulerError(() => cron("0 12 * * ? *"), "invalid-cron", 'invalid-cron: month cannot be "?" (only day-of-month and day-of-week can)');
-    assertSchedulerError(() => cron("0 12 ? * 2 *"), "invalid-cron", 'invalid-cron: hour cannot be "?" (only day-of-month and day-of-week can)');
+  it('without the option, AWS text is refused: its "?" lands in the hour or month of the seconds-first form', () => {
+    assertSchedulerError(
+      () => cron("0 12 * * ? *"),
+      "invalid-cron",
+      'invalid-cron: month cannot be "?" (only day-of-month and day-of-week can)',
+    );
+    assertSchedulerError(
+      () => cron("0 12 ? * 2 *"),
+      "invalid-cron",
+      'invalid-cron: hour cannot be "?" (only day-of-month and day-of-week can)',
+    );
   });
 
   it("refuses what EventBridge refuses", () => {
-    assertSchedulerError(() => cron("0 0 12 * * ? *", aws), "invalid-cron",
-      'invalid-cron: format "aws" expects 6 fields (minute hour day-of-month month day-of-week year), got 7 in "0 0 12 * * ? *"');
-    assertSchedulerError(() => cron("0 12 * * * *", aws), "invalid-cron",
-      'invalid-cron: format "aws" needs "?" in exactly one of day-of-month and day-of-week, got "*" and "*"');
+    assertSchedulerError(
+      () => cron("0 0 12 * * ? *", aws),
+      "invalid-cron",
+      'invalid-cron: format "aws" expects 6 fields (minute hour day-of-month month day-of-week year), got 7 in "0 0 12 * * ? *"',
+    );
+    assertSchedulerError(
+      () => cron("0 12 * * * *", aws),
+      "invalid-cron",
+      'invalid-cron: format "aws" needs "?" in exactly one of day-of-month and day-of-week, got "*" and "*"',
+    );
     assertSchedulerError(() => cron("0 12 ? * ? *", aws), "invalid-cron");
-    assertSchedulerError(() => cron("0 9 ? * 0 *", aws), "invalid-cron", 'invalid-cron: day-of-week must be 1-7 or SUN-SAT, got "0"');
+    assertSchedulerError(
+      () => cron("0 9 ? * 0 *", aws),
+      "invalid-cron",
+      'invalid-cron: day-of-week must be 1-7 or SUN-SAT, got "0"',
+    );
     assertSchedulerError(() => cron("@daily", aws), "invalid-cron");
-    assertSchedulerError(() => cron("0 12 * * ? *", { format: "quartz" as "aws" }), "invalid-cron", 'invalid-cron: format must be "cron" or "aws", got "quartz"');
+    assertSchedulerError(
+      () => cron("0 12 * * ? *", { format: "quartz" as "aws" }),
+      "invalid-cron",
+      'invalid-cron: format must be "cron" or "aws", got "quartz"',
+    );
   });
 });
 
@@ -59,7 +89,10 @@ describe("AWS form: text and round trips", () => {
     const want = s.nextRuns(AFTER, 10);
     assert.deepEqual(schedule(s.toString()).nextRuns(AFTER, 10), want);
     assert.deepEqual(schedule(s.toJSON()).nextRuns(AFTER, 10), want);
-    assert.deepEqual(schedule("0 9 ? * MON-FRI *", { format: "aws", timezone: "Europe/Berlin" }).nextRuns(AFTER, 10), want);
+    assert.deepEqual(
+      schedule("0 9 ? * MON-FRI *", { format: "aws", timezone: "Europe/Berlin" }).nextRuns(AFTER, 10),
+      want,
+    );
   });
 
   it("takes H with a hash key", () => {

@@ -33,12 +33,22 @@ describe("next60() and prev60()", () => {
       const { lo, hi } = words(has);
       for (let v = 0; v <= 60; v++) {
         let want = -1;
-        for (let u = v; u < 60; u++) if (has(u)) { want = u; break; }
+        for (let u = v; u < 60; u++) {
+          if (has(u)) {
+            want = u;
+            break;
+          }
+        }
         assert.equal(next60(lo, hi, v), want, `next60 at ${v}`);
       }
       for (let v = -1; v < 60; v++) {
         let want = -1;
-        for (let u = v; u >= 0; u--) if (has(u)) { want = u; break; }
+        for (let u = v; u >= 0; u--) {
+          if (has(u)) {
+            want = u;
+            break;
+          }
+        }
         assert.equal(prev60(lo, hi, v), want, `prev60 at ${v}`);
       }
     });
@@ -61,13 +71,19 @@ describe("compileCron()", () => {
   });
 
   it("monthDays() answers every month shape like dayMask(), computed or remembered", () => {
-    for (const [expr, dayMatch] of [["0 0 15W,L * 5L,1#2", "or"], ["0 0 1-7 * MON", "and"], ["0 0 LW * *", "or"]] as const) {
+    for (
+      const [expr, dayMatch] of [["0 0 15W,L * 5L,1#2", "or"], ["0 0 1-7 * MON", "and"], ["0 0 LW * *", "or"]] as const
+    ) {
       const fields = parseCron(expr);
       const c = compileCron(fields, dayMatch);
       for (let pass = 0; pass < 2; pass++) {
         for (let length = 28; length <= 31; length++) {
           for (let first = 0; first < 7; first++) {
-            assert.equal(monthDays(c, length, first), dayMask(fields.dom, fields.dow, dayMatch, length, first), `${expr} ${length}/${first}`);
+            assert.equal(
+              monthDays(c, length, first),
+              dayMask(fields.dom, fields.dow, dayMatch, length, first),
+              `${expr} ${length}/${first}`,
+            );
           }
         }
       }

@@ -53,11 +53,15 @@ describe("H: values", () => {
   it("H/S starts at hash % S and steps by S; H(A-B) is A + hash % (B-A+1); H(A-B)/S starts at A + hash % S", () => {
     for (const key of KEYS) {
       const h = reference(key, "minute");
-      const quarter = cron("H/15 * * * *", { hashKey: key }).nextRuns(AFTER - 1, 4).map((t) => new Date(t).getUTCMinutes());
+      const quarter = cron("H/15 * * * *", { hashKey: key }).nextRuns(AFTER - 1, 4).map((t) =>
+        new Date(t).getUTCMinutes()
+      );
       assert.deepEqual(quarter, [0, 1, 2, 3].map((i) => (h % 15) + 15 * i));
       const ranged = cron("H(10-19) 0 * * *", { hashKey: key }).next(AFTER)!;
       assert.equal(new Date(ranged).getUTCMinutes(), 10 + (h % 10));
-      const steps = cron("H(30-59)/10 0 * * *", { hashKey: key }).nextRuns(AFTER, 3).map((t) => new Date(t).getUTCMinutes());
+      const steps = cron("H(30-59)/10 0 * * *", { hashKey: key }).nextRuns(AFTER, 3).map((t) =>
+        new Date(t).getUTCMinutes()
+      );
       assert.deepEqual(steps, [0, 1, 2].map((i) => 30 + (h % 10) + 10 * i));
     }
   });
@@ -81,7 +85,9 @@ describe("H: values", () => {
 
   it("1 000 hourly jobs spread over the hour: no minute holds more than twice the mean", () => {
     const buckets = new Array<number>(60).fill(0);
-    for (let i = 0; i < 1000; i++) buckets[new Date(cron("H * * * *", { hashKey: `job-${i}` }).next(AFTER)!).getUTCMinutes()]!++;
+    for (let i = 0; i < 1000; i++) {
+      buckets[new Date(cron("H * * * *", { hashKey: `job-${i}` }).next(AFTER)!).getUTCMinutes()]!++;
+    }
     assert.ok(Math.max(...buckets) <= (2 * 1000) / 60, `largest bucket ${Math.max(...buckets)}`);
     assert.ok(Math.min(...buckets) > 0);
   });
@@ -89,19 +95,55 @@ describe("H: values", () => {
 
 describe("H: errors and round trips", () => {
   it("refuses H without a hash key, naming the field", () => {
-    assertSchedulerError(() => cron("H * * * *"), "invalid-cron", 'invalid-cron: H needs a hashKey (the job\'s name), got "H" in minute');
-    assertSchedulerError(() => cron("0 H/2 * * *"), "invalid-cron", 'invalid-cron: H needs a hashKey (the job\'s name), got "H/2" in hour');
+    assertSchedulerError(
+      () => cron("H * * * *"),
+      "invalid-cron",
+      'invalid-cron: H needs a hashKey (the job\'s name), got "H" in minute',
+    );
+    assertSchedulerError(
+      () => cron("0 H/2 * * *"),
+      "invalid-cron",
+      'invalid-cron: H needs a hashKey (the job\'s name), got "H/2" in hour',
+    );
   });
 
   it("refuses malformed H terms", () => {
     const key = { hashKey: "k" };
-    assertSchedulerError(() => cron("H(5) * * * *", key), "invalid-cron", 'invalid-cron: minute expected H(A-B), got "H(5)"');
-    assertSchedulerError(() => cron("H(9-3) * * * *", key), "invalid-cron", 'invalid-cron: minute range "9-3" in "H(9-3)" is reversed');
-    assertSchedulerError(() => cron("H(0-70) * * * *", key), "invalid-cron", 'invalid-cron: minute must be 0-59, got "70" in "H(0-70)"');
-    assertSchedulerError(() => cron("H(0-5)/7 * * * *", key), "invalid-cron", 'invalid-cron: minute step must be 1-6, got "7" in "H(0-5)/7"');
-    assertSchedulerError(() => cron("HX * * * *", key), "invalid-cron", 'invalid-cron: minute expected H, H/S, H(A-B) or H(A-B)/S, got "HX"');
-    assertSchedulerError(() => cron("H/0 * * * *", key), "invalid-cron", 'invalid-cron: minute step must be 1-60, got "0" in "H/0"');
-    assertSchedulerError(() => cron("H * * * *", { hashKey: 7 as unknown as string }), "invalid-cron", 'invalid-cron: hashKey must be a string, got "7"');
+    assertSchedulerError(
+      () => cron("H(5) * * * *", key),
+      "invalid-cron",
+      'invalid-cron: minute expected H(A-B), got "H(5)"',
+    );
+    assertSchedulerError(
+      () => cron("H(9-3) * * * *", key),
+      "invalid-cron",
+      'invalid-cron: minute range "9-3" in "H(9-3)" is reversed',
+    );
+    assertSchedulerError(
+      () => cron("H(0-70) * * * *", key),
+      "invalid-cron",
+      'invalid-cron: minute must be 0-59, got "70" in "H(0-70)"',
+    );
+    assertSchedulerError(
+      () => cron("H(0-5)/7 * * * *", key),
+      "invalid-cron",
+      'invalid-cron: minute step must be 1-6, got "7" in "H(0-5)/7"',
+    );
+    assertSchedulerError(
+      () => cron("HX * * * *", key),
+      "invalid-cron",
+      'invalid-cron: minute expected H, H/S, H(A-B) or H(A-B)/S, got "HX"',
+    );
+    assertSchedulerError(
+      () => cron("H/0 * * * *", key),
+      "invalid-cron",
+      'invalid-cron: minute step must be 1-60, got "0" in "H/0"',
+    );
+    assertSchedulerError(
+      () => cron("H * * * *", { hashKey: 7 as unknown as string }),
+      "invalid-cron",
+      'invalid-cron: hashKey must be a string, got "7"',
+    );
   });
 
   it("toString() keeps the H form; toJSON() carries the key; both read back to the same fires", () => {
@@ -114,16 +156,28 @@ describe("H: errors and round trips", () => {
   });
 
   it("a key given to an expression without H is not kept", () => {
-    assert.deepEqual(cron("0 THU * * *".replace("THU", "5"), { hashKey: "x" }).toJSON(), { cron: "0 5 * * *", timezone: "UTC" });
+    assert.deepEqual(cron("0 THU * * *".replace("THU", "5"), { hashKey: "x" }).toJSON(), {
+      cron: "0 5 * * *",
+      timezone: "UTC",
+    });
     assert.deepEqual(cron("0 5 * * THU", { hashKey: "x" }).toJSON(), { cron: "0 5 * * THU", timezone: "UTC" });
   });
 });
 
 describe("H: resolveCron()", () => {
   it("replaces H terms with the values they stand for, and the result fires the same", () => {
-    assert.equal(resolveCron("H H(1-4) * * *", { hashKey: "backup" }), `${reference("backup", "minute") % 60} ${1 + (reference("backup", "hour") % 4)} * * *`);
-    assert.equal(resolveCron("H/15  * * * THU", { hashKey: "backup" }), `${reference("backup", "minute") % 15}-59/15 * * * THU`);
-    assert.equal(resolveCron("0 0 0 * * +H 2027", { hashKey: "k" }), `0 0 0 * * +${reference("k", "day-of-week") % 7} 2027`);
+    assert.equal(
+      resolveCron("H H(1-4) * * *", { hashKey: "backup" }),
+      `${reference("backup", "minute") % 60} ${1 + (reference("backup", "hour") % 4)} * * *`,
+    );
+    assert.equal(
+      resolveCron("H/15  * * * THU", { hashKey: "backup" }),
+      `${reference("backup", "minute") % 15}-59/15 * * * THU`,
+    );
+    assert.equal(
+      resolveCron("0 0 0 * * +H 2027", { hashKey: "k" }),
+      `0 0 0 * * +${reference("k", "day-of-week") % 7} 2027`,
+    );
     assert.equal(resolveCron("@daily"), "@daily");
     for (const expr of ["H H * * *", "H/7 H(8-17)/3 * * 1-5", "H 0 H * *", "H 9 ? * 2 *"]) {
       for (const key of KEYS) {
@@ -131,7 +185,11 @@ describe("H: resolveCron()", () => {
         const resolved = resolveCron(expr, options);
         assert.ok(!resolved.includes("H"), resolved);
         const aws = "format" in options ? { format: "aws" as const } : {};
-        assert.deepEqual(cron(resolved, aws).nextRuns(AFTER, 6), cron(expr, options).nextRuns(AFTER, 6), `${expr} ${key}`);
+        assert.deepEqual(
+          cron(resolved, aws).nextRuns(AFTER, 6),
+          cron(expr, options).nextRuns(AFTER, 6),
+          `${expr} ${key}`,
+        );
       }
     }
   });

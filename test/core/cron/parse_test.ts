@@ -10,8 +10,18 @@ const AFTER = "2026-01-01T00:00:00Z";
 const valid: Array<[string, CronOptions, string[]]> = [
   ["* * * * *", {}, ["2026-01-01T00:01:00Z", "2026-01-01T00:02:00Z"]],
   ["*/15 * * * *", {}, ["2026-01-01T00:15:00Z", "2026-01-01T00:30:00Z"]],
-  ["5/20 * * * *", {}, ["2026-01-01T00:05:00Z", "2026-01-01T00:25:00Z", "2026-01-01T00:45:00Z", "2026-01-01T01:05:00Z"]],
-  ["10-20/5 3 * * *", {}, ["2026-01-01T03:10:00Z", "2026-01-01T03:15:00Z", "2026-01-01T03:20:00Z", "2026-01-02T03:10:00Z"]],
+  ["5/20 * * * *", {}, [
+    "2026-01-01T00:05:00Z",
+    "2026-01-01T00:25:00Z",
+    "2026-01-01T00:45:00Z",
+    "2026-01-01T01:05:00Z",
+  ]],
+  ["10-20/5 3 * * *", {}, [
+    "2026-01-01T03:10:00Z",
+    "2026-01-01T03:15:00Z",
+    "2026-01-01T03:20:00Z",
+    "2026-01-02T03:10:00Z",
+  ]],
   ["30 00 * * *", {}, ["2026-01-01T00:30:00Z", "2026-01-02T00:30:00Z"]],
   ["  0  9\t * *  MON-FRI  ", {}, ["2026-01-01T09:00:00Z", "2026-01-02T09:00:00Z", "2026-01-05T09:00:00Z"]],
   ["0 9 * * mon-fri", {}, ["2026-01-01T09:00:00Z", "2026-01-02T09:00:00Z", "2026-01-05T09:00:00Z"]],
@@ -35,7 +45,12 @@ const valid: Array<[string, CronOptions, string[]]> = [
   ["0 0 * * 5L", {}, ["2026-01-30T00:00:00Z", "2026-02-27T00:00:00Z", "2026-03-27T00:00:00Z"]],
   ["0 0 * * FRIL", {}, ["2026-01-30T00:00:00Z", "2026-02-27T00:00:00Z"]],
   ["0 0 * * 1#2", {}, ["2026-01-12T00:00:00Z", "2026-02-09T00:00:00Z", "2026-03-09T00:00:00Z"]],
-  ["0 0 * * MON#1,fri#3", {}, ["2026-01-05T00:00:00Z", "2026-01-16T00:00:00Z", "2026-02-02T00:00:00Z", "2026-02-20T00:00:00Z"]],
+  ["0 0 * * MON#1,fri#3", {}, [
+    "2026-01-05T00:00:00Z",
+    "2026-01-16T00:00:00Z",
+    "2026-02-02T00:00:00Z",
+    "2026-02-20T00:00:00Z",
+  ]],
   ["0 0 * * 0#5", {}, ["2026-03-29T00:00:00Z", "2026-05-31T00:00:00Z"]],
   ["0 0 * * 7", {}, ["2026-01-04T00:00:00Z", "2026-01-11T00:00:00Z"]],
   ["0 12 * * 0,7", {}, ["2026-01-04T12:00:00Z", "2026-01-11T12:00:00Z"]],
@@ -50,13 +65,24 @@ const valid: Array<[string, CronOptions, string[]]> = [
   ["30 0 12 ? * SUN", {}, ["2026-01-04T12:00:30Z", "2026-01-11T12:00:30Z"]],
   ["0 0 0 ? * ?", {}, ["2026-01-02T00:00:00Z"]],
   // Day-of-month OR day-of-week when both are restricted (classic cron).
-  ["0 0 13 * FRI", {}, ["2026-01-02T00:00:00Z", "2026-01-09T00:00:00Z", "2026-01-13T00:00:00Z", "2026-01-16T00:00:00Z"]],
+  ["0 0 13 * FRI", {}, [
+    "2026-01-02T00:00:00Z",
+    "2026-01-09T00:00:00Z",
+    "2026-01-13T00:00:00Z",
+    "2026-01-16T00:00:00Z",
+  ]],
   ["0 0 13 * FRI", { dayMatch: "and" }, ["2026-02-13T00:00:00Z", "2026-03-13T00:00:00Z", "2026-11-13T00:00:00Z"]],
   ["0 0 13 * +FRI", {}, ["2026-02-13T00:00:00Z", "2026-03-13T00:00:00Z"]],
   // `*/1` is not exactly `*`: the OR rule applies.
   ["0 0 */1 * MON", {}, ["2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z"]],
   ["0 0 29 2 *", {}, ["2028-02-29T00:00:00Z", "2032-02-29T00:00:00Z"]],
-  ["0 0 29 2 1", {}, ["2026-02-02T00:00:00Z", "2026-02-09T00:00:00Z", "2026-02-16T00:00:00Z", "2026-02-23T00:00:00Z", "2027-02-01T00:00:00Z"]],
+  ["0 0 29 2 1", {}, [
+    "2026-02-02T00:00:00Z",
+    "2026-02-09T00:00:00Z",
+    "2026-02-16T00:00:00Z",
+    "2026-02-23T00:00:00Z",
+    "2027-02-01T00:00:00Z",
+  ]],
   ["0 0 29 2 1", { dayMatch: "and" }, ["2044-02-29T00:00:00Z", "2072-02-29T00:00:00Z"]],
   ["0 0 31 2,3 *", {}, ["2026-03-31T00:00:00Z", "2027-03-31T00:00:00Z"]],
   ["*/60 * * * * *", {}, ["2026-01-01T00:01:00Z"]],
@@ -86,9 +112,24 @@ const invalid: Array<[string, CronOptions, string, string]> = [
   ["60 * * * * *", {}, "invalid-cron", 'invalid-cron: second must be 0-59, got "60"'],
   ["-1 * * * *", {}, "invalid-cron", 'invalid-cron: minute must be 0-59, got "" in "-1"'],
   ["1-2-3 * * * *", {}, "invalid-cron", 'invalid-cron: minute must be 0-59, got "2-3" in "1-2-3"'],
-  ["* * *", {}, "invalid-cron", 'invalid-cron: expected 5, 6 or 7 fields (second? minute hour day-of-month month day-of-week year?), got 3 in "* * *"'],
-  ["0 0 0 1 1 * 2030 1", {}, "invalid-cron", 'invalid-cron: expected 5, 6 or 7 fields (second? minute hour day-of-month month day-of-week year?), got 8 in "0 0 0 1 1 * 2030 1"'],
-  ["", {}, "invalid-cron", 'invalid-cron: expected 5, 6 or 7 fields (second? minute hour day-of-month month day-of-week year?), got 0 in ""'],
+  [
+    "* * *",
+    {},
+    "invalid-cron",
+    'invalid-cron: expected 5, 6 or 7 fields (second? minute hour day-of-month month day-of-week year?), got 3 in "* * *"',
+  ],
+  [
+    "0 0 0 1 1 * 2030 1",
+    {},
+    "invalid-cron",
+    'invalid-cron: expected 5, 6 or 7 fields (second? minute hour day-of-month month day-of-week year?), got 8 in "0 0 0 1 1 * 2030 1"',
+  ],
+  [
+    "",
+    {},
+    "invalid-cron",
+    'invalid-cron: expected 5, 6 or 7 fields (second? minute hour day-of-month month day-of-week year?), got 0 in ""',
+  ],
   ["5-2 * * * *", {}, "invalid-cron", 'invalid-cron: minute range "5-2" is reversed'],
   ["* * * * FRI-MON", {}, "invalid-cron", 'invalid-cron: day-of-week range "FRI-MON" is reversed'],
   ["*/0 * * * *", {}, "invalid-cron", 'invalid-cron: minute step must be 1-60, got "0" in "*/0"'],
@@ -124,10 +165,25 @@ const invalid: Array<[string, CronOptions, string, string]> = [
     "invalid-cron",
     'invalid-cron: unknown nickname "@every 30s", expected one of @yearly @annually @monthly @weekly @daily @midnight @hourly; for intervals use every() or schedule("@every 30s")',
   ],
-  ["@reboot", {}, "invalid-cron", 'invalid-cron: unknown nickname "@reboot", expected one of @yearly @annually @monthly @weekly @daily @midnight @hourly'],
+  [
+    "@reboot",
+    {},
+    "invalid-cron",
+    'invalid-cron: unknown nickname "@reboot", expected one of @yearly @annually @monthly @weekly @daily @midnight @hourly',
+  ],
   ["* * * * *", { dayMatch: "xor" as "or" }, "invalid-cron", 'invalid-cron: dayMatch must be "or" or "and", got "xor"'],
-  ["* * * * *", { timezone: "Mars/Olympus" }, "invalid-timezone", 'invalid-timezone: timezone: unknown time zone "Mars/Olympus"'],
-  ["* * * * *", { timezone: "" }, "invalid-timezone", 'invalid-timezone: timezone: expected an IANA time zone name, got ""'],
+  [
+    "* * * * *",
+    { timezone: "Mars/Olympus" },
+    "invalid-timezone",
+    'invalid-timezone: timezone: unknown time zone "Mars/Olympus"',
+  ],
+  [
+    "* * * * *",
+    { timezone: "" },
+    "invalid-timezone",
+    'invalid-timezone: timezone: expected an IANA time zone name, got ""',
+  ],
 ];
 
 describe("cron() grammar: invalid expressions", () => {
@@ -138,7 +194,11 @@ describe("cron() grammar: invalid expressions", () => {
   }
 
   it("rejects a non-string expression and an over-long one", () => {
-    assertSchedulerError(() => cron(42 as unknown as string), "invalid-cron", "invalid-cron: expression must be a string, got \"42\"");
+    assertSchedulerError(
+      () => cron(42 as unknown as string),
+      "invalid-cron",
+      'invalid-cron: expression must be a string, got "42"',
+    );
     assertSchedulerError(() => cron(`0 0 * * ${"1,".repeat(600)}1`), "invalid-cron");
   });
 });
@@ -176,7 +236,15 @@ describe("cron() field splitting", () => {
   }
 
   it("keeps characters that are not whitespace inside a field", () => {
-    assertSchedulerError(() => cron("0 9 * * MON\u180e"), "invalid-cron", 'invalid-cron: day-of-week must be 0-7 or SUN-SAT, got "MON\u180e"');
-    assertSchedulerError(() => cron("0 9 * * \u0000"), "invalid-cron", 'invalid-cron: day-of-week must be 0-7 or SUN-SAT, got "\\u0000"');
+    assertSchedulerError(
+      () => cron("0 9 * * MON\u180e"),
+      "invalid-cron",
+      'invalid-cron: day-of-week must be 0-7 or SUN-SAT, got "MON\u180e"',
+    );
+    assertSchedulerError(
+      () => cron("0 9 * * \u0000"),
+      "invalid-cron",
+      'invalid-cron: day-of-week must be 0-7 or SUN-SAT, got "\\u0000"',
+    );
   });
 });

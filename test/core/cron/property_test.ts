@@ -13,9 +13,20 @@ import { Temporal } from "../../../src/core/temporal.ts";
 const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
 const WIDE = env.EDGECRON_PROPERTY_WIDE === "1";
 const NAMED_ZONES = [
-  "UTC", "America/New_York", "Europe/London", "Australia/Sydney", "Australia/Lord_Howe", "Asia/Kathmandu",
-  "America/Santiago", "America/Havana", "Europe/Dublin", "Pacific/Chatham", "Antarctica/Troll", "America/Los_Angeles",
-  "Pacific/Kiritimati", "Pacific/Apia",
+  "UTC",
+  "America/New_York",
+  "Europe/London",
+  "Australia/Sydney",
+  "Australia/Lord_Howe",
+  "Asia/Kathmandu",
+  "America/Santiago",
+  "America/Havana",
+  "Europe/Dublin",
+  "Pacific/Chatham",
+  "Antarctica/Troll",
+  "America/Los_Angeles",
+  "Pacific/Kiritimati",
+  "Pacific/Apia",
 ];
 const ZONES = WIDE ? Intl.supportedValuesOf("timeZone") : NAMED_ZONES;
 const HOUR_MS = 3_600_000;
@@ -37,8 +48,9 @@ interface Fields {
 
 function transitions(zone: string): number[] {
   const out: number[] = [];
-  let z: ReturnType<typeof Temporal.Instant.prototype.toZonedDateTimeISO> | null =
-    Temporal.Instant.from(WIDE ? "1880-01-01T00:00:00Z" : "2024-01-01T00:00:00Z").toZonedDateTimeISO(zone);
+  let z: ReturnType<typeof Temporal.Instant.prototype.toZonedDateTimeISO> | null = Temporal.Instant.from(
+    WIDE ? "1880-01-01T00:00:00Z" : "2024-01-01T00:00:00Z",
+  ).toZonedDateTimeISO(zone);
   const until = WIDE ? Date.UTC(2040, 0, 1) : Date.UTC(2029, 0, 1);
   while ((z = z.getTimeZoneTransition("next")) !== null && z.epochMilliseconds < until) {
     out.push(z.epochMilliseconds);
@@ -51,12 +63,27 @@ const sortedSet = (max: number, min: number, size: number): fc.Arbitrary<number[
   fc.uniqueArray(fc.integer({ min, max }), { minLength: 1, maxLength: size }).map((a) => a.sort((x, y) => x - y));
 
 const fieldsArb: fc.Arbitrary<Fields> = fc.record({
-  seconds: fc.oneof({ weight: 4, arbitrary: fc.constant<number[]>([0]) }, { weight: 1, arbitrary: sortedSet(59, 0, 2) }),
+  seconds: fc.oneof({ weight: 4, arbitrary: fc.constant<number[]>([0]) }, {
+    weight: 1,
+    arbitrary: sortedSet(59, 0, 2),
+  }),
   minutes: fc.oneof(sortedSet(59, 0, 3), fc.constantFrom<number[]>([0, 15, 30, 45], [0, 30], [0, 20, 40])),
-  hours: fc.oneof({ weight: 2, arbitrary: fc.constant<number[]>(Array.from({ length: 24 }, (_, h) => h)) }, { weight: 3, arbitrary: sortedSet(23, 0, 6) }),
-  doms: fc.oneof({ weight: 3, arbitrary: fc.constant<number[] | null>(null) }, { weight: 1, arbitrary: sortedSet(31, 1, 8) }),
-  months: fc.oneof({ weight: 4, arbitrary: fc.constant<number[] | null>(null) }, { weight: 1, arbitrary: sortedSet(12, 1, 6) }),
-  dows: fc.oneof({ weight: 3, arbitrary: fc.constant<number[] | null>(null) }, { weight: 1, arbitrary: sortedSet(6, 0, 4) }),
+  hours: fc.oneof({ weight: 2, arbitrary: fc.constant<number[]>(Array.from({ length: 24 }, (_, h) => h)) }, {
+    weight: 3,
+    arbitrary: sortedSet(23, 0, 6),
+  }),
+  doms: fc.oneof({ weight: 3, arbitrary: fc.constant<number[] | null>(null) }, {
+    weight: 1,
+    arbitrary: sortedSet(31, 1, 8),
+  }),
+  months: fc.oneof({ weight: 4, arbitrary: fc.constant<number[] | null>(null) }, {
+    weight: 1,
+    arbitrary: sortedSet(12, 1, 6),
+  }),
+  dows: fc.oneof({ weight: 3, arbitrary: fc.constant<number[] | null>(null) }, {
+    weight: 1,
+    arbitrary: sortedSet(6, 0, 4),
+  }),
   dayMatch: fc.constantFrom<DayMatch>("or", "and"),
   sixFields: fc.boolean(),
 });
@@ -97,8 +124,12 @@ function oracle(f: Fields, zone: string, t: number): number[] {
     if (!matchesDay(f, w.getUTCFullYear(), w.getUTCMonth() + 1, w.getUTCDate())) continue;
     for (const s of seconds) {
       const pdt = Temporal.PlainDateTime.from({
-        year: w.getUTCFullYear(), month: w.getUTCMonth() + 1, day: w.getUTCDate(),
-        hour: w.getUTCHours(), minute: w.getUTCMinutes(), second: s,
+        year: w.getUTCFullYear(),
+        month: w.getUTCMonth() + 1,
+        day: w.getUTCDate(),
+        hour: w.getUTCHours(),
+        minute: w.getUTCMinutes(),
+        second: s,
       });
       const compatible = pdt.toZonedDateTime(zone, { disambiguation: "compatible" });
       fires.add(compatible.epochMilliseconds);
@@ -133,7 +164,10 @@ describe("cron() against a brute-force oracle", () => {
         const t = Math.floor(base / MIN_MS) * MIN_MS + c.ms;
         const expression = render(c.fields);
         if (!canFire(c.fields)) {
-          assert.throws(() => cron(expression, { timezone: c.zone, dayMatch: c.fields.dayMatch }), /invalid-cron: day-of-month/);
+          assert.throws(
+            () => cron(expression, { timezone: c.zone, dayMatch: c.fields.dayMatch }),
+            /invalid-cron: day-of-month/,
+          );
           return;
         }
         const s = cron(expression, { timezone: c.zone, dayMatch: c.fields.dayMatch });
@@ -142,12 +176,18 @@ describe("cron() against a brute-force oracle", () => {
         const high = t + TRUST_MS;
         const after = fires.filter((x) => x > t);
         const next = s.next(t);
-        if (after.length > 0) assert.equal(next, after[0], `next ${expression} in ${c.zone} after ${new Date(t).toISOString()}`);
-        else assert.ok(next === null || next > high, `next ${expression} in ${c.zone}: ${next} inside the window`);
+        if (after.length > 0) {
+          assert.equal(next, after[0], `next ${expression} in ${c.zone} after ${new Date(t).toISOString()}`);
+        } else assert.ok(next === null || next > high, `next ${expression} in ${c.zone}: ${next} inside the window`);
         const before = fires.filter((x) => x < t);
         const prev = s.prev(t);
-        if (before.length > 0) assert.equal(prev, before[before.length - 1], `prev ${expression} in ${c.zone} before ${new Date(t).toISOString()}`);
-        else assert.ok(prev === null || prev < low, `prev ${expression} in ${c.zone}: ${prev} inside the window`);
+        if (before.length > 0) {
+          assert.equal(
+            prev,
+            before[before.length - 1],
+            `prev ${expression} in ${c.zone} before ${new Date(t).toISOString()}`,
+          );
+        } else assert.ok(prev === null || prev < low, `prev ${expression} in ${c.zone}: ${prev} inside the window`);
         assert.deepEqual([...s.between(low, high)], fires.filter((x) => x > low), `between ${expression} in ${c.zone}`);
       }),
       { numRuns: NUM_RUNS },

@@ -45,7 +45,10 @@ describe("cron(): instants", () => {
     assert.equal(cron("0 0 1 1 *").prev(ms("0001-01-01T00:00:00Z")), null);
     const chatham = cron("0 0 1 1 *", { timezone: "Pacific/Chatham" });
     // Local mean time +12:13:48: wall 0001-01-01 00:00 is still in year 0 in UTC.
-    assert.equal(chatham.prev(ms("0001-01-02T00:00:00Z")), ms("0001-01-01T00:00:00Z") - (12 * 3600 + 13 * 60 + 48) * 1000);
+    assert.equal(
+      chatham.prev(ms("0001-01-02T00:00:00Z")),
+      ms("0001-01-01T00:00:00Z") - (12 * 3600 + 13 * 60 + 48) * 1000,
+    );
     assert.equal(chatham.prev(ms("0001-01-01T00:00:00Z") - 2 * 86_400_000), null);
   });
 

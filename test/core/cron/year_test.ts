@@ -20,7 +20,11 @@ describe("year field: values", () => {
   });
 
   it("lists, ranges and steps", () => {
-    assert.deepEqual(runs("0 0 0 1 1 * 2030-2040/5", 4), ["2030-01-01T00:00:00.000Z", "2035-01-01T00:00:00.000Z", "2040-01-01T00:00:00.000Z"]);
+    assert.deepEqual(runs("0 0 0 1 1 * 2030-2040/5", 4), [
+      "2030-01-01T00:00:00.000Z",
+      "2035-01-01T00:00:00.000Z",
+      "2040-01-01T00:00:00.000Z",
+    ]);
     assert.deepEqual(runs("0 0 0 1 1 * 2029,2027", 3), ["2027-01-01T00:00:00.000Z", "2029-01-01T00:00:00.000Z"]);
     assert.deepEqual(runs("0 0 0 1 1 * */4", 2), ["2030-01-01T00:00:00.000Z", "2034-01-01T00:00:00.000Z"]);
     assert.deepEqual(runs("0 0 0 1 1 * 2097/2", 3), ["2097-01-01T00:00:00.000Z", "2099-01-01T00:00:00.000Z"]);
@@ -44,11 +48,31 @@ describe("year field: values", () => {
 
 describe("year field: refusals", () => {
   it("refuses years outside 1970-2099 and steps wider than the range", () => {
-    assertSchedulerError(() => cron("0 0 12 * * ? 1969"), "invalid-cron", 'invalid-cron: year must be 1970-2099, got "1969"');
-    assertSchedulerError(() => cron("0 0 12 * * ? 2100"), "invalid-cron", 'invalid-cron: year must be 1970-2099, got "2100"');
-    assertSchedulerError(() => cron("0 0 12 * * ? 2030-2027"), "invalid-cron", 'invalid-cron: year range "2030-2027" is reversed');
-    assertSchedulerError(() => cron("0 0 12 * * ? */131"), "invalid-cron", 'invalid-cron: year step must be 1-130, got "131" in "*/131"');
-    assertSchedulerError(() => cron("0 0 12 * * * ?"), "invalid-cron", 'invalid-cron: year cannot be "?" (only day-of-month and day-of-week can)');
+    assertSchedulerError(
+      () => cron("0 0 12 * * ? 1969"),
+      "invalid-cron",
+      'invalid-cron: year must be 1970-2099, got "1969"',
+    );
+    assertSchedulerError(
+      () => cron("0 0 12 * * ? 2100"),
+      "invalid-cron",
+      'invalid-cron: year must be 1970-2099, got "2100"',
+    );
+    assertSchedulerError(
+      () => cron("0 0 12 * * ? 2030-2027"),
+      "invalid-cron",
+      'invalid-cron: year range "2030-2027" is reversed',
+    );
+    assertSchedulerError(
+      () => cron("0 0 12 * * ? */131"),
+      "invalid-cron",
+      'invalid-cron: year step must be 1-130, got "131" in "*/131"',
+    );
+    assertSchedulerError(
+      () => cron("0 0 12 * * * ?"),
+      "invalid-cron",
+      'invalid-cron: year cannot be "?" (only day-of-month and day-of-week can)',
+    );
   });
 
   it("refuses a combination that never fires in the years given", () => {

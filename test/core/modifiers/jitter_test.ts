@@ -26,7 +26,10 @@ describe("jitterDelay", () => {
   it("is a function of the key and the slot only", () => {
     const a = jitterDelay("nightly", Date.UTC(2027, 5, 1), 3_600_000, 86_400_000);
     assert.equal(jitterDelay("nightly", Date.UTC(2027, 5, 1), 3_600_000, 86_400_000), a);
-    const others = [jitterDelay("nightly2", Date.UTC(2027, 5, 1), 3_600_000, 86_400_000), jitterDelay("nightly", Date.UTC(2027, 5, 2), 3_600_000, 86_400_000)];
+    const others = [
+      jitterDelay("nightly2", Date.UTC(2027, 5, 1), 3_600_000, 86_400_000),
+      jitterDelay("nightly", Date.UTC(2027, 5, 2), 3_600_000, 86_400_000),
+    ];
     assert.ok(others.some((d) => d !== a), "another key or slot must move the delay");
   });
 

@@ -33,17 +33,30 @@ describe("schedule modifiers", () => {
   it("every() and at() take the same modifiers, judged in their zone", () => {
     const e = every("6h", { anchor: "00:00", timezone: "Asia/Tokyo", except: ["* 0-5 * * *"] });
     assert.equal(iso(e.next(Date.UTC(2027, 0, 1, 14))), "2027-01-01T21:00:00.000Z");
-    assert.throws(() => schedule({ at: Date.UTC(2027, 0, 1, 9) }, { except: "2027-01-01" }), /every fire time is excluded/);
+    assert.throws(
+      () => schedule({ at: Date.UTC(2027, 0, 1, 9) }, { except: "2027-01-01" }),
+      /every fire time is excluded/,
+    );
     const once = schedule({ at: Date.UTC(2027, 0, 1, 9) }, { endAt: Date.UTC(2027, 0, 1, 9) });
     assert.equal(once.next(0), null, "endAt is exclusive");
   });
 
   it("toJSON() carries the modifiers and schedule() reads them back", () => {
-    const s = cron("H 9 * * 1-5", { timezone: "Europe/Berlin", hashKey: "job", except: ["H 9 24 12 *", "2027-04-02"], startAt: "2027-01-01T00:00:00Z", endAt: new Date("2028-01-01T00:00:00Z") });
+    const s = cron("H 9 * * 1-5", {
+      timezone: "Europe/Berlin",
+      hashKey: "job",
+      except: ["H 9 24 12 *", "2027-04-02"],
+      startAt: "2027-01-01T00:00:00Z",
+      endAt: new Date("2028-01-01T00:00:00Z"),
+    });
     const spec = s.toJSON();
     assert.deepEqual(spec, {
-      cron: "H 9 * * 1-5", timezone: "Europe/Berlin", hashKey: "job", except: ["H 9 24 12 *", "2027-04-02"],
-      startAt: Date.UTC(2027, 0, 1), endAt: Date.UTC(2028, 0, 1),
+      cron: "H 9 * * 1-5",
+      timezone: "Europe/Berlin",
+      hashKey: "job",
+      except: ["H 9 24 12 *", "2027-04-02"],
+      startAt: Date.UTC(2027, 0, 1),
+      endAt: Date.UTC(2028, 0, 1),
     });
     const back = schedule(JSON.parse(JSON.stringify(spec)) as typeof spec);
     assert.deepEqual(back.nextRuns(0, 300), s.nextRuns(0, 300));
@@ -71,12 +84,21 @@ describe("schedule modifiers", () => {
       }
       return "no error";
     };
-    assert.match(code(() => cron("* * * * *", { except: [5 as unknown as string] })), /^invalid-spec except\[0\] .*got "5"/);
+    assert.match(
+      code(() => cron("* * * * *", { except: [5 as unknown as string] })),
+      /^invalid-spec except\[0\] .*got "5"/,
+    );
     assert.match(code(() => cron("* * * * *", { except: { a: 1 } as unknown as string })), /^invalid-spec except /);
     assert.match(code(() => cron("* * * * *", { except: "2027-13-01" })), /"2027-13-01" is not a calendar date/);
     assert.match(code(() => cron("* * * * *", { startAt: NaN })), /^invalid-instant startAt/);
-    assert.match(code(() => cron("* * * * *", { startAt: 10, endAt: 5 })), /^invalid-spec endAt .*must be after startAt/);
-    assert.match(code(() => cron("* * * * *", { except: Array.from({ length: 1001 }, () => "2027-01-01") })), /at most 1000/);
+    assert.match(
+      code(() => cron("* * * * *", { startAt: 10, endAt: 5 })),
+      /^invalid-spec endAt .*must be after startAt/,
+    );
+    assert.match(
+      code(() => cron("* * * * *", { except: Array.from({ length: 1001 }, () => "2027-01-01") })),
+      /at most 1000/,
+    );
     assert.match(code(() => cron("H * * * *", { hashKey: "a", except: "H * * * *" })), /every fire time is excluded/);
   });
 });

@@ -8,12 +8,30 @@ import fc from "fast-check";
 import { cron } from "../../../src/core/mod.ts";
 
 const ZONES = [
-  "UTC", "America/New_York", "Europe/Berlin", "Australia/Lord_Howe", "Europe/Dublin", "America/Havana",
-  "America/Santiago", "Antarctica/Troll", "Asia/Kolkata", "Pacific/Chatham", "Australia/Sydney",
+  "UTC",
+  "America/New_York",
+  "Europe/Berlin",
+  "Australia/Lord_Howe",
+  "Europe/Dublin",
+  "America/Havana",
+  "America/Santiago",
+  "Antarctica/Troll",
+  "Asia/Kolkata",
+  "Pacific/Chatham",
+  "Australia/Sydney",
 ];
 const BASES = [
-  "* * * * *", "*/15 * * * *", "0 * * * *", "30 2 * * *", "30 1 * * *", "0 9 * * 1-5", "*/20 * * * * *",
-  "0 0 * * *", "15 */3 * * *", "0 12 L * *", "0 8 1,15 * *",
+  "* * * * *",
+  "*/15 * * * *",
+  "0 * * * *",
+  "30 2 * * *",
+  "30 1 * * *",
+  "0 9 * * 1-5",
+  "*/20 * * * * *",
+  "0 0 * * *",
+  "15 */3 * * *",
+  "0 12 L * *",
+  "0 8 1,15 * *",
 ];
 
 type Field = { kind: "any" } | { kind: "list"; values: number[] };
@@ -69,7 +87,11 @@ const dowArb: fc.Arbitrary<Dow> = fc.oneof(
   { weight: 1, arbitrary: fc.integer({ min: 0, max: 6 }).map((weekday): Dow => ({ kind: "last", weekday })) },
   {
     weight: 1,
-    arbitrary: fc.tuple(fc.integer({ min: 0, max: 6 }), fc.integer({ min: 1, max: 5 })).map(([weekday, n]): Dow => ({ kind: "nth", weekday, n })),
+    arbitrary: fc.tuple(fc.integer({ min: 0, max: 6 }), fc.integer({ min: 1, max: 5 })).map(([weekday, n]): Dow => ({
+      kind: "nth",
+      weekday,
+      n,
+    })),
   },
 );
 const cronExArb: fc.Arbitrary<Ex> = fc.record({
@@ -132,8 +154,10 @@ function placeDates(exclusions: (Ex | AnchorEx)[], after: number, fires: number[
 }
 
 const fieldText = (f: Field): string => (f.kind === "any" ? "*" : f.values.join(","));
-const domText = (d: Dom): string => d.kind === "L" ? "L" : d.kind === "LW" ? "LW" : d.kind === "W" ? `${d.day}W` : fieldText(d);
-const dowText = (d: Dow): string => d.kind === "last" ? `${d.weekday}L` : d.kind === "nth" ? `${d.weekday}#${d.n}` : fieldText(d);
+const domText = (d: Dom): string =>
+  d.kind === "L" ? "L" : d.kind === "LW" ? "LW" : d.kind === "W" ? `${d.day}W` : fieldText(d);
+const dowText = (d: Dow): string =>
+  d.kind === "last" ? `${d.weekday}L` : d.kind === "nth" ? `${d.weekday}#${d.n}` : fieldText(d);
 function exText(x: Ex): string {
   if (x.type === "date") return `${x.y}-${String(x.m).padStart(2, "0")}-${String(x.d).padStart(2, "0")}`;
   const five = `${fieldText(x.minute)} ${fieldText(x.hour)} ${domText(x.dom)} ${fieldText(x.month)} ${dowText(x.dow)}`;
@@ -153,8 +177,14 @@ function wallOf(ms: number, zone: string): Wall {
   let f = formatters.get(zone);
   if (f === undefined) {
     f = new Intl.DateTimeFormat("en-US", {
-      timeZone: zone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric",
-      hour: "numeric", minute: "numeric", second: "numeric",
+      timeZone: zone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      second: "numeric",
     });
     formatters.set(zone, f);
   }
@@ -266,7 +296,12 @@ test("nextRuns and prev agree with a fire-by-fire oracle for except + startAt/en
         const startAt = startH === null ? undefined : after + 1 + startH * HOUR;
         const endAt = spanH === null ? undefined : (startAt ?? after) + spanH * HOUR;
         const texts = exclusions.map(exText);
-        const options = { timezone: zone, except: texts, ...(startAt === undefined ? {} : { startAt }), ...(endAt === undefined ? {} : { endAt }) };
+        const options = {
+          timezone: zone,
+          except: texts,
+          ...(startAt === undefined ? {} : { startAt }),
+          ...(endAt === undefined ? {} : { endAt }),
+        };
         let s;
         try {
           s = cron(base, options);
@@ -282,9 +317,15 @@ test("nextRuns and prev agree with a fire-by-fire oracle for except + startAt/en
         const o = oracle((t) => plain.next(t), zone, exclusions, after, startAt, endAt, 5);
         const got = s.nextRuns(after, 5);
         const expected = o.fires;
-        assert.deepEqual(got.slice(0, expected.length), expected, `${base} except ${JSON.stringify(texts)} in ${zone} after ${new Date(after).toISOString()}`);
+        assert.deepEqual(
+          got.slice(0, expected.length),
+          expected,
+          `${base} except ${JSON.stringify(texts)} in ${zone} after ${new Date(after).toISOString()}`,
+        );
         if (o.complete) assert.equal(got.length, expected.length);
-        for (let i = 1; i < got.length; i++) assert.equal(s.prev(got[i]!), got[i - 1], `prev(${new Date(got[i]!).toISOString()})`);
+        for (let i = 1; i < got.length; i++) {
+          assert.equal(s.prev(got[i]!), got[i - 1], `prev(${new Date(got[i]!).toISOString()})`);
+        }
         if (got.length > 0 && o.complete) {
           // Walking back from the first fire finds nothing in (after, first) that the oracle allows.
           const p = s.prev(got[0]!);

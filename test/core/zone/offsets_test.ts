@@ -14,7 +14,11 @@ describe("assertTimeZone()", () => {
   });
 
   it("refuses unknown zones and non-strings", () => {
-    assertSchedulerError(() => assertTimeZone("Mars/Olympus"), "invalid-timezone", 'invalid-timezone: timezone: unknown time zone "Mars/Olympus"');
+    assertSchedulerError(
+      () => assertTimeZone("Mars/Olympus"),
+      "invalid-timezone",
+      'invalid-timezone: timezone: unknown time zone "Mars/Olympus"',
+    );
     assertSchedulerError(() => assertTimeZone(5), "invalid-timezone");
     assertSchedulerError(() => assertTimeZone("x".repeat(65)), "invalid-timezone");
   });
@@ -36,12 +40,25 @@ describe("zoneOffsets()", () => {
   });
 
   it("agrees with Temporal on offsets at random instants in random zones", () => {
-    const zones = ["America/New_York", "Australia/Lord_Howe", "Pacific/Chatham", "Antarctica/Troll", "Europe/Dublin", "Asia/Kathmandu", "America/Santiago"];
+    const zones = [
+      "America/New_York",
+      "Australia/Lord_Howe",
+      "Pacific/Chatham",
+      "Antarctica/Troll",
+      "Europe/Dublin",
+      "Asia/Kathmandu",
+      "America/Santiago",
+    ];
     fc.assert(
-      fc.property(fc.constantFrom(...zones), fc.integer({ min: sec("1900-01-01T00:00:00Z"), max: sec("2060-01-01T00:00:00Z") }), (zone, t) => {
-        const want = Temporal.Instant.fromEpochMilliseconds(t * 1000).toZonedDateTimeISO(zone).offsetNanoseconds / 1e9;
-        assert.equal(zoneOffsets(zone).offsetAt(t), Math.round(want));
-      }),
+      fc.property(
+        fc.constantFrom(...zones),
+        fc.integer({ min: sec("1900-01-01T00:00:00Z"), max: sec("2060-01-01T00:00:00Z") }),
+        (zone, t) => {
+          const want = Temporal.Instant.fromEpochMilliseconds(t * 1000).toZonedDateTimeISO(zone).offsetNanoseconds /
+            1e9;
+          assert.equal(zoneOffsets(zone).offsetAt(t), Math.round(want));
+        },
+      ),
       { numRuns: 300 },
     );
   });

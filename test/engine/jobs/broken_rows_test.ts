@@ -22,7 +22,17 @@ async function brokenStore(damage: string[]): Promise<{ url: string }> {
   await store.init();
   await store.putDef("hook", { schedule: "* * * * *", target: { url: "https://example.com/hook" } }, T0 - 2 * MIN);
   await store.snapshot(["steady", "stamped", "slotted"], T0 - 2 * MIN);
-  await store.claim([{ job: "slotted", slot: T0 - 2 * MIN, kind: "scheduled", status: "missed", overlap: "allow", node: "n", batch: "b", now: T0 - 2 * MIN, leaseUntil: 0 }]);
+  await store.claim([{
+    job: "slotted",
+    slot: T0 - 2 * MIN,
+    kind: "scheduled",
+    status: "missed",
+    overlap: "allow",
+    node: "n",
+    batch: "b",
+    now: T0 - 2 * MIN,
+    leaseUntil: 0,
+  }]);
   await store.close();
   const raw = createClient({ url });
   for (const sql of damage) await raw.execute(sql);
@@ -41,7 +51,12 @@ describe("a bad row disables its job alone", () => {
     const logger = memoryLogger();
     const ran: string[] = [];
     const scheduler = createScheduler({ store: libsqlStore({ url }), clock, logger, webhookSecret: "s".repeat(32) });
-    for (const name of ["steady", "stamped", "slotted"]) scheduler.job(name, { schedule: "* * * * *", run: () => void ran.push(name) });
+    for (const name of ["steady", "stamped", "slotted"]) {
+      scheduler.job(name, {
+        schedule: "* * * * *",
+        run: () => void ran.push(name),
+      });
+    }
     for (let i = 0; i < 3; i++) {
       await clock.set(T0 + i * MIN);
       const report = await scheduler.tick();
@@ -51,13 +66,20 @@ describe("a bad row disables its job alone", () => {
     const list = await scheduler.list();
     const broken = Object.fromEntries(list.filter((j) => j.broken !== undefined).map((j) => [j.name, j.broken]));
     assert.match(broken["hook"]!, /edgecron_defs row "hook": column spec is not valid JSON/);
-    assert.match(broken["stamped"]!, /edgecron_jobs row "stamped": column first_seen is not an integer \(got "yesterday"\)/);
+    assert.match(
+      broken["stamped"]!,
+      /edgecron_jobs row "stamped": column first_seen is not an integer \(got "yesterday"\)/,
+    );
     assert.match(broken["slotted"]!, /edgecron_runs rows of "slotted": column slot is not an integer \(got "soon"\)/);
     assert.equal(list.find((j) => j.name === "steady")?.broken, undefined);
     assert.equal((await scheduler.get("hook"))?.broken, broken["hook"]);
     const lines = logger.lines.filter((l) => l.includes("is disabled"));
     assert.equal(lines.length, 3, `logged once per bad row over 3 ticks and a list:\n${lines.join("\n")}`);
-    assert.deepEqual(await scheduler.run("stamped", { mode: "force" }), { ok: false, job: "stamped", reason: "broken" });
+    assert.deepEqual(await scheduler.run("stamped", { mode: "force" }), {
+      ok: false,
+      job: "stamped",
+      reason: "broken",
+    });
     // The API and the dashboard show the same.
     const app = edgecronRouter(scheduler, { public: true, now: clock.now });
     const api = await (await app.request("/jobs")).json() as { jobs: { name: string; broken?: string }[] };

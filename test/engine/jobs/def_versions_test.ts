@@ -31,7 +31,11 @@ describe("data job versions across deletes", () => {
       await a.scheduler.undefine("hook");
       await a.scheduler.define("hook", spec("https://new.example.test/"));
       for (let i = 0; i < 3; i++) await tickAt(b, T0 + i * MIN);
-      assert.deepEqual(spy.urls, ["https://new.example.test/", "https://new.example.test/", "https://new.example.test/"]);
+      assert.deepEqual(spy.urls, [
+        "https://new.example.test/",
+        "https://new.example.test/",
+        "https://new.example.test/",
+      ]);
     });
   }
 });

@@ -17,13 +17,20 @@ describe("history caps: maxRows beside the time retention", () => {
     assert.deepEqual((await rows(s.store, "capped")).map((r) => (r.slot - T0) / MIN), [57, 58, 59]);
     // The registering tick runs its own slot (a new job plans [registered, now]): T0 - 1 min is kept too.
     const everyMinute = Array.from({ length: 61 }, (_, i) => i - 1);
-    assert.deepEqual((await rows(s.store, "free")).map((r) => (r.slot - T0) / MIN), everyMinute, "every slot from T0 - 1 min to T0 + 59 min");
+    assert.deepEqual(
+      (await rows(s.store, "free")).map((r) => (r.slot - T0) / MIN),
+      everyMinute,
+      "every slot from T0 - 1 min to T0 + 59 min",
+    );
   });
 
   it("defaults.maxRows caps every job; a bad maxRows is refused naming the field", () => {
     const s = setup({ defaults: { maxRows: 10 } });
     s.scheduler.job("a", { schedule: "* * * * *", run: () => {} });
-    assert.throws(() => s.scheduler.job("b", { schedule: "* * * * *", maxRows: 0, run: () => {} }), /jobs\.b\.maxRows: expected a whole number 1-1000000000, got "0"/);
+    assert.throws(
+      () => s.scheduler.job("b", { schedule: "* * * * *", maxRows: 0, run: () => {} }),
+      /jobs\.b\.maxRows: expected a whole number 1-1000000000, got "0"/,
+    );
     assert.throws(() => setup({ defaults: { maxRows: 1.5 } }), /defaults\.maxRows/);
   });
 
@@ -49,6 +56,9 @@ describe("history caps: maxRows beside the time retention", () => {
     quiet.scheduler.job("sec", { schedule: "* * * * * *", maxRows: 100_000, run: () => {} });
     await tickAt(quiet, T0);
     assert.equal(quiet.logger.lines.filter((l) => l.includes("run history")).length, 0);
-    assert.throws(() => setup({ historyWarnRows: -1 }), /invalid-spec: historyWarnRows: expected a number >= 0 \(or Infinity\), got "-1"/);
+    assert.throws(
+      () => setup({ historyWarnRows: -1 }),
+      /invalid-spec: historyWarnRows: expected a number >= 0 \(or Infinity\), got "-1"/,
+    );
   });
 });

@@ -37,7 +37,12 @@ describe("list()", () => {
       assert.ok([...calls.keys()].every((k) => READS.has(k)));
       const first = infos.find((i) => i.name === "job-0")!;
       assert.deepEqual(first.recent!.map((r) => [r.slot, r.status]), [[T0, "ok"]]);
-      assert.deepEqual(first.upcoming, { count: 4, first: T0 + 15 * MIN, last: T0 + HOUR, slots: [T0 + 15 * MIN, T0 + 30 * MIN, T0 + 45 * MIN, T0 + HOUR] });
+      assert.deepEqual(first.upcoming, {
+        count: 4,
+        first: T0 + 15 * MIN,
+        last: T0 + HOUR,
+        slots: [T0 + 15 * MIN, T0 + 30 * MIN, T0 + 45 * MIN, T0 + HOUR],
+      });
       assert.equal(first.lastOutcome?.slot, T0);
     });
   }
@@ -76,7 +81,12 @@ describe("list()", () => {
     let after: string | undefined;
     for (;;) {
       asked.length = 0;
-      const page = await s.scheduler.list({ next: 0, limit: 40, outcomes: false, ...(after === undefined ? {} : { after }) });
+      const page = await s.scheduler.list({
+        next: 0,
+        limit: 40,
+        outcomes: false,
+        ...(after === undefined ? {} : { after }),
+      });
       if (page.length === 0) break;
       assert.deepEqual(asked, [page.map((j) => j.name)], "one read, of the page's names");
       seen.push(...page.map((j) => j.name));
@@ -93,7 +103,8 @@ describe("list()", () => {
       timezone: "UTC",
       next: (after: number) => Math.floor(after / HOUR) * HOUR + HOUR,
       prev: (before: number) => Math.ceil(before / HOUR) * HOUR - HOUR,
-      nextRuns: (after: number, n: number) => Array.from({ length: n }, (_, i) => Math.floor(after / HOUR) * HOUR + (i + 1) * HOUR),
+      nextRuns: (after: number, n: number) =>
+        Array.from({ length: n }, (_, i) => Math.floor(after / HOUR) * HOUR + (i + 1) * HOUR),
       *between(from: number, to: number) {
         walks++;
         for (let t = Math.floor(from / HOUR) * HOUR + HOUR; t <= to; t += HOUR) yield t;

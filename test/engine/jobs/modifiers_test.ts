@@ -56,22 +56,50 @@ describe("job modifiers: except, startAt, endAt", () => {
   it("refuses bad modifiers with the field named and the text quoted", () => {
     const s = setup();
     const run = (): void => {};
-    assert.throws(() => s.scheduler.job("a", { schedule: "0 9 * * *", except: "61 * * * *", run }), /invalid-spec: jobs\.a\.except\[0\]: invalid-cron: minute/);
-    assert.throws(() => s.scheduler.job("b", { schedule: "0 9 * * *", except: ["2030-02-30"], run }), /jobs\.b\.except\[0\]: "2030-02-30" is not a calendar date/);
-    assert.throws(() => s.scheduler.job("c", { schedule: "0 9 * * 1-5", except: "* * * * 1-5", run }), /jobs\.c\.except: every fire time is excluded/);
+    assert.throws(
+      () => s.scheduler.job("a", { schedule: "0 9 * * *", except: "61 * * * *", run }),
+      /invalid-spec: jobs\.a\.except\[0\]: invalid-cron: minute/,
+    );
+    assert.throws(
+      () => s.scheduler.job("b", { schedule: "0 9 * * *", except: ["2030-02-30"], run }),
+      /jobs\.b\.except\[0\]: "2030-02-30" is not a calendar date/,
+    );
+    assert.throws(
+      () => s.scheduler.job("c", { schedule: "0 9 * * 1-5", except: "* * * * 1-5", run }),
+      /jobs\.c\.except: every fire time is excluded/,
+    );
     assert.throws(() => s.scheduler.job("d", { schedule: "0 9 * * *", startAt: "soon", run }), /jobs\.d\.startAt/);
-    assert.throws(() => s.scheduler.job("e", { schedule: "0 9 * * *", startAt: T0, endAt: T0, run }), /jobs\.e\.endAt: must be after startAt/);
-    assert.throws(() => s.scheduler.job("f", { schedule: "0 9 * * *", maxRuns: 0, run }), /jobs\.f\.maxRuns: expected a whole number of at least 1, got "0"/);
-    assert.throws(() => s.scheduler.job("g", { schedule: "0 9 * * *", jitter: "soon", run }), /jobs\.g\.jitter: expected a duration/);
-    assert.throws(() => s.scheduler.job("h", { schedule: "0 9 * * *", except: 5 as unknown as string, run }), /jobs\.h\.except: expected a cron expression/);
+    assert.throws(
+      () => s.scheduler.job("e", { schedule: "0 9 * * *", startAt: T0, endAt: T0, run }),
+      /jobs\.e\.endAt: must be after startAt/,
+    );
+    assert.throws(
+      () => s.scheduler.job("f", { schedule: "0 9 * * *", maxRuns: 0, run }),
+      /jobs\.f\.maxRuns: expected a whole number of at least 1, got "0"/,
+    );
+    assert.throws(
+      () => s.scheduler.job("g", { schedule: "0 9 * * *", jitter: "soon", run }),
+      /jobs\.g\.jitter: expected a duration/,
+    );
+    assert.throws(
+      () => s.scheduler.job("h", { schedule: "0 9 * * *", except: 5 as unknown as string, run }),
+      /jobs\.h\.except: expected a cron expression/,
+    );
   });
 
   it("H in an exclusion hashes the job's name, as in the schedule", async () => {
     const s = setup({ start: T0 - MIN });
     const slots: number[] = [];
     // "H" in the minute field of an hourly exclusion for "H * * * *" hashes the same key: every slot is excluded.
-    assert.throws(() => s.scheduler.job("hashed", { schedule: "H * * * *", except: "H * * * *", run: () => {} }), /every fire time is excluded/);
-    s.scheduler.job("hashed2", { schedule: "H * * * *", except: "H 0-11 * * *", run: (ctx) => void slots.push(ctx.slot) });
+    assert.throws(
+      () => s.scheduler.job("hashed", { schedule: "H * * * *", except: "H * * * *", run: () => {} }),
+      /every fire time is excluded/,
+    );
+    s.scheduler.job("hashed2", {
+      schedule: "H * * * *",
+      except: "H 0-11 * * *",
+      run: (ctx) => void slots.push(ctx.slot),
+    });
     const next = (await s.scheduler.get("hashed2"))!.next;
     assert.equal(new Date(next[0]!).getUTCHours(), 12);
   });
@@ -113,7 +141,11 @@ describe("job modifiers: maxRuns", () => {
     const b = setup({ store: store as unknown as MemoryStore, node: "b", start: T0 - MIN });
     const ran: string[] = [];
     for (const [node, s] of [["a", a], ["b", b]] as const) {
-      s.scheduler.job("limited", { schedule: "* * * * *", maxRuns: 3, run: (ctx) => void ran.push(`${node}@${(ctx.slot - T0) / MIN}`) });
+      s.scheduler.job("limited", {
+        schedule: "* * * * *",
+        maxRuns: 3,
+        run: (ctx) => void ran.push(`${node}@${(ctx.slot - T0) / MIN}`),
+      });
     }
     await tickAt(a, T0 - MIN);
     await tickAt(b, T0 - MIN);

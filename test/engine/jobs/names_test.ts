@@ -10,7 +10,15 @@ import { createMemoryStore } from "../../../src/store/memory/mod.ts";
 import type { Store } from "../../../src/store/types.ts";
 import { MIN, setup, T0 } from "../_helpers.ts";
 
-const PROTO_NAMES = ["hasOwnProperty", "toString", "valueOf", "__proto__", "constructor", "isPrototypeOf", "__defineGetter__"];
+const PROTO_NAMES = [
+  "hasOwnProperty",
+  "toString",
+  "valueOf",
+  "__proto__",
+  "constructor",
+  "isPrototypeOf",
+  "__defineGetter__",
+];
 const fetchOk = (() => Promise.resolve(new Response("ok"))) as typeof fetch;
 
 const stores: [string, () => Store][] = [
@@ -40,7 +48,10 @@ for (const [kind, make] of stores) {
       for (const name of [...PROTO_NAMES, "toLocaleString"]) {
         assert.equal(second.jobs[name]?.outcomes[T0 + 10 * MIN], "ok", name);
       }
-      assert.ok(!b.logger.lines.some((l) => l.includes("schedule failed") || l.includes("invalid")), b.logger.lines.join("\n"));
+      assert.ok(
+        !b.logger.lines.some((l) => l.includes("schedule failed") || l.includes("invalid")),
+        b.logger.lines.join("\n"),
+      );
       const listed = await b.scheduler.list();
       assert.deepEqual(listed.map((j) => j.name).sort(), [...PROTO_NAMES, "toLocaleString"].sort());
       for (const info of listed) {
@@ -60,7 +71,10 @@ describe("names URL normalisation would eat", () => {
     const { scheduler } = setup();
     for (const name of [".", ".."]) {
       assert.throws(() => scheduler.job(name, { schedule: "* * * * *", run: () => {} }), /invalid-name/);
-      await assert.rejects(scheduler.define(name, { schedule: "* * * * *", target: { url: "https://h.example/" } }), /invalid-name/);
+      await assert.rejects(
+        scheduler.define(name, { schedule: "* * * * *", target: { url: "https://h.example/" } }),
+        /invalid-name/,
+      );
     }
     scheduler.job("...", { schedule: "* * * * *", run: () => {} });
     scheduler.job(".hidden", { schedule: "* * * * *", run: () => {} });

@@ -22,8 +22,16 @@ describe("pause with a note", () => {
   it("refuses a note that is too long or has control characters, naming the field", async () => {
     const s = setup();
     s.scheduler.job("j", { schedule: "* * * * *", run: () => {} });
-    for (const [options, field] of [[{ note: "x".repeat(501) }, "note"], [{ note: "a\u0007b" }, "note"], [{ by: "" }, "by"]] as const) {
-      await assert.rejects(s.scheduler.pause("j", options), (e: unknown) => e instanceof SchedulerError && e.code === "invalid-spec" && e.path === field);
+    for (
+      const [options, field] of [[{ note: "x".repeat(501) }, "note"], [{ note: "a\u0007b" }, "note"], [
+        { by: "" },
+        "by",
+      ]] as const
+    ) {
+      await assert.rejects(
+        s.scheduler.pause("j", options),
+        (e: unknown) => e instanceof SchedulerError && e.code === "invalid-spec" && e.path === field,
+      );
     }
     assert.equal((await s.scheduler.get("j"))?.paused, false);
   });

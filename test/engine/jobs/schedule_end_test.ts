@@ -56,7 +56,10 @@ describe("engine: H in a data-defined job", () => {
     const store = createMemoryStore();
     const a = setup({ store, node: "a", webhookSecret: "k" });
     const b = setup({ store, node: "b", clock: a.clock });
-    const info = await a.scheduler.define("hashed-hook", { schedule: "H * * * *", target: { url: "https://example.test/h" } });
+    const info = await a.scheduler.define("hashed-hook", {
+      schedule: "H * * * *",
+      target: { url: "https://example.test/h" },
+    });
     const minute = fieldHash("hashed-hook", "minute") % 60;
     assert.equal(info.next[0], T0 + (minute === 0 ? 60 : minute) * MIN);
     await b.scheduler.tick();

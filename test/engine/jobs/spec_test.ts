@@ -19,17 +19,72 @@ function refused(fn: () => unknown, code: string, path: string, message: string)
 
 describe("job spec validation", () => {
   const cases: [string, Record<string, unknown>, string, string][] = [
-    ["a bad timeout", { timeout: "soon" }, "jobs.nightly.timeout", 'invalid-spec: jobs.nightly.timeout: expected a duration like "30s", got "soon"'],
-    ["an unknown field", { timeot: "5m" }, "jobs.nightly.timeot", 'invalid-spec: jobs.nightly.timeot: unknown field; did you mean "timeout"?'],
-    ["a bad overlap", { overlap: "never" }, "jobs.nightly.overlap", 'invalid-spec: jobs.nightly.overlap: expected "skip" or "allow" or "bufferOne" or "bufferAll" or "cancelOther", got "never"'],
-    ["a bad catch-up mode", { catchUp: { mode: "some" } }, "jobs.nightly.catchUp.mode", 'invalid-spec: jobs.nightly.catchUp.mode: expected "latest" or "all" or "none", got "some"'],
-    ["a bad catch-up window", { catchUp: { window: "-1h" } }, "jobs.nightly.catchUp.window", 'invalid-spec: jobs.nightly.catchUp.window: expected a duration like "30s", got "-1h"'],
-    ["fractional retry attempts", { retries: { attempts: 1.5 } }, "jobs.nightly.retries.attempts", 'invalid-spec: jobs.nightly.retries.attempts: expected a whole number 1-100 (every attempt, the first included: 1 = no retry), got "1.5"'],
-    ["zero retry attempts", { retries: { attempts: 0 } }, "jobs.nightly.retries.attempts", 'invalid-spec: jobs.nightly.retries.attempts: expected a whole number 1-100 (every attempt, the first included: 1 = no retry), got "0"'],
-    ["missing retry attempts", { retries: {} }, "jobs.nightly.retries.attempts", "invalid-spec: jobs.nightly.retries.attempts: required field is missing"],
-    ["a non-boolean enabled", { enabled: "yes" }, "jobs.nightly.enabled", 'invalid-spec: jobs.nightly.enabled: expected true or false, got "yes"'],
-    ["a missing run", { run: undefined }, "jobs.nightly.run", 'invalid-spec: jobs.nightly.run: expected a function, got "undefined"'],
-    ["a zero timeout", { timeout: 0 }, "jobs.nightly.timeout", 'invalid-spec: jobs.nightly.timeout: must be at least 1ms, got "0"'],
+    [
+      "a bad timeout",
+      { timeout: "soon" },
+      "jobs.nightly.timeout",
+      'invalid-spec: jobs.nightly.timeout: expected a duration like "30s", got "soon"',
+    ],
+    [
+      "an unknown field",
+      { timeot: "5m" },
+      "jobs.nightly.timeot",
+      'invalid-spec: jobs.nightly.timeot: unknown field; did you mean "timeout"?',
+    ],
+    [
+      "a bad overlap",
+      { overlap: "never" },
+      "jobs.nightly.overlap",
+      'invalid-spec: jobs.nightly.overlap: expected "skip" or "allow" or "bufferOne" or "bufferAll" or "cancelOther", got "never"',
+    ],
+    [
+      "a bad catch-up mode",
+      { catchUp: { mode: "some" } },
+      "jobs.nightly.catchUp.mode",
+      'invalid-spec: jobs.nightly.catchUp.mode: expected "latest" or "all" or "none", got "some"',
+    ],
+    [
+      "a bad catch-up window",
+      { catchUp: { window: "-1h" } },
+      "jobs.nightly.catchUp.window",
+      'invalid-spec: jobs.nightly.catchUp.window: expected a duration like "30s", got "-1h"',
+    ],
+    [
+      "fractional retry attempts",
+      { retries: { attempts: 1.5 } },
+      "jobs.nightly.retries.attempts",
+      'invalid-spec: jobs.nightly.retries.attempts: expected a whole number 1-100 (every attempt, the first included: 1 = no retry), got "1.5"',
+    ],
+    [
+      "zero retry attempts",
+      { retries: { attempts: 0 } },
+      "jobs.nightly.retries.attempts",
+      'invalid-spec: jobs.nightly.retries.attempts: expected a whole number 1-100 (every attempt, the first included: 1 = no retry), got "0"',
+    ],
+    [
+      "missing retry attempts",
+      { retries: {} },
+      "jobs.nightly.retries.attempts",
+      "invalid-spec: jobs.nightly.retries.attempts: required field is missing",
+    ],
+    [
+      "a non-boolean enabled",
+      { enabled: "yes" },
+      "jobs.nightly.enabled",
+      'invalid-spec: jobs.nightly.enabled: expected true or false, got "yes"',
+    ],
+    [
+      "a missing run",
+      { run: undefined },
+      "jobs.nightly.run",
+      'invalid-spec: jobs.nightly.run: expected a function, got "undefined"',
+    ],
+    [
+      "a zero timeout",
+      { timeout: 0 },
+      "jobs.nightly.timeout",
+      'invalid-spec: jobs.nightly.timeout: must be at least 1ms, got "0"',
+    ],
   ];
   for (const [label, patch, path, message] of cases) {
     it(`refuses ${label}, naming the field path`, () => {
@@ -51,20 +106,29 @@ describe("job spec validation", () => {
   });
 
   it("refuses an unknown zone under the timezone path", () => {
-    assert.throws(() => resolveJob("nightly", { schedule: "0 3 * * *", timezone: "Mars/Olympus", run }, {}), (e: unknown) => {
-      assert.ok(e instanceof SchedulerError);
-      assert.equal(e.path, "jobs.nightly.timezone");
-      assert.match(e.message, /Mars\/Olympus/);
-      return true;
-    });
+    assert.throws(
+      () => resolveJob("nightly", { schedule: "0 3 * * *", timezone: "Mars/Olympus", run }, {}),
+      (e: unknown) => {
+        assert.ok(e instanceof SchedulerError);
+        assert.equal(e.path, "jobs.nightly.timezone");
+        assert.match(e.message, /Mars\/Olympus/);
+        return true;
+      },
+    );
   });
 
   it("an unknown zone suggests the nearest valid names, once, under one code", () => {
-    assert.throws(() => resolveJob("nightly", { schedule: "0 3 * * *", timezone: "Europe/Pariss", run }, {}), (e: unknown) => {
-      assert.ok(e instanceof SchedulerError);
-      assert.equal(e.message, 'invalid-spec: jobs.nightly.timezone: unknown time zone "Europe/Pariss"; did you mean "Europe/Paris"?');
-      return true;
-    });
+    assert.throws(
+      () => resolveJob("nightly", { schedule: "0 3 * * *", timezone: "Europe/Pariss", run }, {}),
+      (e: unknown) => {
+        assert.ok(e instanceof SchedulerError);
+        assert.equal(
+          e.message,
+          'invalid-spec: jobs.nightly.timezone: unknown time zone "Europe/Pariss"; did you mean "Europe/Paris"?',
+        );
+        return true;
+      },
+    );
   });
 
   it("an unknown field suggests the name it probably meant (tz → timezone, timeot → timeout), and nothing far off", () => {
@@ -77,7 +141,10 @@ describe("job spec validation", () => {
       return "accepted";
     };
     assert.equal(message({ tz: "UTC" }), 'invalid-spec: jobs.j.tz: unknown field; did you mean "timezone"?');
-    assert.equal(message({ retry: { attempts: 2 } }), 'invalid-spec: jobs.j.retry: unknown field; did you mean "retries"?');
+    assert.equal(
+      message({ retry: { attempts: 2 } }),
+      'invalid-spec: jobs.j.retry: unknown field; did you mean "retries"?',
+    );
     assert.equal(message({ zzzzzz: 1 }), "invalid-spec: jobs.j.zzzzzz: unknown field");
   });
 
@@ -127,10 +194,20 @@ describe("job spec validation", () => {
   it("scheduler.job refuses a duplicate name", () => {
     const { scheduler } = setup();
     scheduler.job("once", { schedule: "* * * * *", run });
-    refused(() => scheduler.job("once", { schedule: "* * * * *", run }), "invalid-name", "name", 'invalid-name: job "once" is already registered');
+    refused(
+      () => scheduler.job("once", { schedule: "* * * * *", run }),
+      "invalid-name",
+      "name",
+      'invalid-name: job "once" is already registered',
+    );
   });
 
   it("createScheduler refuses bad defaults with a defaults.* path", () => {
-    refused(() => setup({ defaults: { timeout: "soon" } }), "invalid-spec", "defaults.timeout", 'invalid-spec: defaults.timeout: expected a duration like "30s", got "soon"');
+    refused(
+      () => setup({ defaults: { timeout: "soon" } }),
+      "invalid-spec",
+      "defaults.timeout",
+      'invalid-spec: defaults.timeout: expected a duration like "30s", got "soon"',
+    );
   });
 });

@@ -44,4 +44,3 @@ export async function register(s: { clock: ManualClock; scheduler: { tick(): Pro
   await s.scheduler.tick();
   await s.clock.set(T0);
 }
-

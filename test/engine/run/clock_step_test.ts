@@ -27,10 +27,12 @@ describe("a clock stepped forward", () => {
         run: (ctx) => {
           live.push(ctx.attempt);
           if (live.length > 1) concurrent++;
-          return new Promise<void>((resolve) => void clock.setTimeout(() => {
-            live.splice(live.indexOf(ctx.attempt), 1);
-            resolve();
-          }, 30 * SEC));
+          return new Promise<void>((resolve) =>
+            void clock.setTimeout(() => {
+              live.splice(live.indexOf(ctx.attempt), 1);
+              resolve();
+            }, 30 * SEC)
+          );
         },
       });
       await s.scheduler.tick(T0 - MIN);

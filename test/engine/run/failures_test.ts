@@ -14,9 +14,13 @@ describe("pauseOnFailure", () => {
     const outcomes = ["ok", "fail", "fail", "fail"];
     let call = 0;
     for (const s of [a, b]) {
-      s.scheduler.job("j", { schedule: "* * * * *", pauseOnFailure: 3, run: () => {
-        if (outcomes[call++] === "fail") throw new Error("boom");
-      } });
+      s.scheduler.job("j", {
+        schedule: "* * * * *",
+        pauseOnFailure: 3,
+        run: () => {
+          if (outcomes[call++] === "fail") throw new Error("boom");
+        },
+      });
     }
     await a.scheduler.tick();
     for (let k = 0; k < 4; k++) {
@@ -26,8 +30,17 @@ describe("pauseOnFailure", () => {
       assert.equal(paused, k === 3, `after run ${k + 1}`);
     }
     const info = await b.scheduler.get("j");
-    assert.deepEqual(info?.pause, { note: "paused after 3 consecutive failures", at: T0 + 3 * MIN, by: "pauseOnFailure" });
-    assert.deepEqual(ofType(b.events, "paused"), [{ type: "paused", job: "j", reason: "paused after 3 consecutive failures", by: "pauseOnFailure" }]);
+    assert.deepEqual(info?.pause, {
+      note: "paused after 3 consecutive failures",
+      at: T0 + 3 * MIN,
+      by: "pauseOnFailure",
+    });
+    assert.deepEqual(ofType(b.events, "paused"), [{
+      type: "paused",
+      job: "j",
+      reason: "paused after 3 consecutive failures",
+      by: "pauseOnFailure",
+    }]);
     // Paused: the next slot does not run.
     await a.clock.set(T0 + 4 * MIN);
     await a.scheduler.tick();
@@ -38,10 +51,15 @@ describe("pauseOnFailure", () => {
     const s = setup({ start: T0 - MIN + 1 }); // registered just after a minute: no slot of its own
     let calls = 0;
     let fail: (e: Error) => void = () => {};
-    s.scheduler.job("j", { schedule: "* * * * *", overlap: "bufferAll", pauseOnFailure: 1, run: () => {
-      calls++;
-      return calls === 1 ? new Promise<void>((_, reject) => (fail = reject)) : undefined;
-    } });
+    s.scheduler.job("j", {
+      schedule: "* * * * *",
+      overlap: "bufferAll",
+      pauseOnFailure: 1,
+      run: () => {
+        calls++;
+        return calls === 1 ? new Promise<void>((_, reject) => (fail = reject)) : undefined;
+      },
+    });
     await s.scheduler.tick();
     await s.clock.set(T0);
     const first = s.scheduler.tick();
@@ -61,7 +79,19 @@ describe("pauseOnFailure", () => {
   });
 
   it("a success, or fewer than n runs, never pauses; skipped and missed rows neither count nor break the streak", () => {
-    const row = (status: string): RunRecord => ({ job: "j", slot: 0, kind: "scheduled", status: status as RunRecord["status"], attempt: 1, node: "a", claimedAt: 0, startedAt: 0, finishedAt: 0, leaseUntil: null, error: null });
+    const row = (status: string): RunRecord => ({
+      job: "j",
+      slot: 0,
+      kind: "scheduled",
+      status: status as RunRecord["status"],
+      attempt: 1,
+      node: "a",
+      claimedAt: 0,
+      startedAt: 0,
+      finishedAt: 0,
+      leaseUntil: null,
+      error: null,
+    });
     assert.equal(failedInARow(["error", "skipped", "timeout", "missed", "error"].map(row), 3), true);
     assert.equal(failedInARow(["error", "ok", "error", "error"].map(row), 3), false);
     assert.equal(failedInARow(["error", "error"].map(row), 3), false);
@@ -70,6 +100,9 @@ describe("pauseOnFailure", () => {
 
   it("refuses a pauseOnFailure outside 1-1000 naming the field", () => {
     const s = setup();
-    assert.throws(() => s.scheduler.job("j", { schedule: "* * * * *", pauseOnFailure: 0, run: () => {} }), /jobs\.j\.pauseOnFailure: expected a whole number 1-1000/);
+    assert.throws(
+      () => s.scheduler.job("j", { schedule: "* * * * *", pauseOnFailure: 0, run: () => {} }),
+      /jobs\.j\.pauseOnFailure: expected a whole number 1-1000/,
+    );
   });
 });

@@ -103,9 +103,17 @@ async function scenario(options: { how: "hang" | "throw"; skewMs: number; graceM
 describe("fencing: held ends before any other node can see the lease end", () => {
   for (const how of ["hang", "throw"] as const) {
     it(`store ${how}s for the running node, the other node 1.5 s ahead: A aborts and reports held false before B starts`, async () => {
-      const { runA, runB, bothHeld, shared } = await scenario({ how, skewMs: 1_500, graceMs: 2_000, stopAfterAbortMs: 0 });
+      const { runA, runB, bothHeld, shared } = await scenario({
+        how,
+        skewMs: 1_500,
+        graceMs: 2_000,
+        stopAfterAbortMs: 0,
+      });
       assert.ok(runB !== undefined, "B re-ran the slot after A's lease ended");
-      assert.ok(runA.abortedAt !== undefined && runA.abortedAt < runB.start, `A aborted at ${runA.abortedAt}, B started at ${runB.start}`);
+      assert.ok(
+        runA.abortedAt !== undefined && runA.abortedAt < runB.start,
+        `A aborted at ${runA.abortedAt}, B started at ${runB.start}`,
+      );
       assert.equal(runA.ctx.lease.held, false);
       assert.equal(bothHeld, 0, "never both handlers live and both held");
       // The stored end is the fence + grace; B (1.5 s ahead) sees it end 0.5 s after A's fence.
@@ -116,7 +124,12 @@ describe("fencing: held ends before any other node can see the lease end", () =>
   }
 
   it("a handler that winds down within leaseGrace − skew of its abort never overlaps the re-run (grace 30 s, lease 3 s)", async () => {
-    const { runA, runB, bothHeld } = await scenario({ how: "hang", skewMs: 1_500, graceMs: 30_000, stopAfterAbortMs: 25_000 });
+    const { runA, runB, bothHeld } = await scenario({
+      how: "hang",
+      skewMs: 1_500,
+      graceMs: 30_000,
+      stopAfterAbortMs: 25_000,
+    });
     assert.ok(runB !== undefined);
     assert.equal(bothHeld, 0);
     assert.ok(runA.end !== undefined && runA.end <= runB.start, `A ended at ${runA.end}, B started at ${runB.start}`);

@@ -22,15 +22,27 @@ describe("lease: heartbeat renewals", () => {
   it("renews every running claim of the node in ONE store.renew per heartbeat: a 15 s fence, stored a grace (5 s) later", async () => {
     const { store, renewals } = renewSpy();
     const s = setup({ store, start: T0 - MIN + 1 });
-    for (const name of ["a", "b", "c"]) s.scheduler.job(name, { schedule: "* * * * *", run: () => new Promise(() => {}) });
+    for (const name of ["a", "b", "c"]) {
+      s.scheduler.job(name, {
+        schedule: "* * * * *",
+        run: () => new Promise(() => {}),
+      });
+    }
     await tickAt(s, T0 - MIN + 1);
     await s.clock.set(T0);
     void s.scheduler.tick();
     await s.clock.settle();
-    assert.equal((await store.getRun("a", T0))!.leaseUntil, T0 + 20 * SEC, "a claim's lease is 15 s + 5 s grace, not the 10 min timeout");
+    assert.equal(
+      (await store.getRun("a", T0))!.leaseUntil,
+      T0 + 20 * SEC,
+      "a claim's lease is 15 s + 5 s grace, not the 10 min timeout",
+    );
     await s.clock.advance(5 * SEC);
     assert.equal(renewals.length, 1);
-    assert.deepEqual(renewals[0]!.map((r) => [r.job, r.leaseUntil]), [["a", T0 + 25 * SEC], ["b", T0 + 25 * SEC], ["c", T0 + 25 * SEC]]);
+    assert.deepEqual(renewals[0]!.map((r) => [r.job, r.leaseUntil]), [["a", T0 + 25 * SEC], ["b", T0 + 25 * SEC], [
+      "c",
+      T0 + 25 * SEC,
+    ]]);
     await s.clock.advance(5 * MIN);
     assert.equal(renewals.length, 61, "one write per 5 s beat");
     assert.equal((await store.getRun("c", T0))!.leaseUntil, T0 + 5 * MIN + 25 * SEC);
@@ -60,10 +72,13 @@ describe("lease: heartbeat renewals", () => {
   it("ctx.lease carries the attempt and the live lease end; `held` turns false once the lease is lost", async () => {
     const s = setup({ start: T0 - MIN + 1 });
     let ctx: RunContext | undefined;
-    s.scheduler.job("j", { schedule: "* * * * *", run: (c) => {
-      ctx = c;
-      return new Promise((_, reject) => c.signal.addEventListener("abort", () => reject(c.signal.reason)));
-    } });
+    s.scheduler.job("j", {
+      schedule: "* * * * *",
+      run: (c) => {
+        ctx = c;
+        return new Promise((_, reject) => c.signal.addEventListener("abort", () => reject(c.signal.reason)));
+      },
+    });
     await tickAt(s, T0 - MIN + 1);
     await s.clock.set(T0);
     void s.scheduler.tick();
@@ -97,13 +112,19 @@ describe("lease: a paused node", () => {
     const { clock, pause } = pausable(T0 - MIN);
     const a = setup({ store, clock, node: "a" });
     const order: string[] = [];
-    a.scheduler.job("long", { schedule: "* * * * *", retries: { attempts: 2 }, run: (ctx) => {
-      clock.setTimeout(() => order.push("handler timer"), 12 * SEC);
-      return new Promise((_, reject) => ctx.signal.addEventListener("abort", () => {
-        order.push(`abort: ${(ctx.signal.reason as Error).message}`);
-        reject(ctx.signal.reason);
-      }));
-    } });
+    a.scheduler.job("long", {
+      schedule: "* * * * *",
+      retries: { attempts: 2 },
+      run: (ctx) => {
+        clock.setTimeout(() => order.push("handler timer"), 12 * SEC);
+        return new Promise((_, reject) =>
+          ctx.signal.addEventListener("abort", () => {
+            order.push(`abort: ${(ctx.signal.reason as Error).message}`);
+            reject(ctx.signal.reason);
+          })
+        );
+      },
+    });
     await a.scheduler.tick(T0 - MIN + 1);
     await clock.set(T0);
     const ticking = a.scheduler.tick();
@@ -129,7 +150,10 @@ describe("lease: a paused node", () => {
 
 describe("claims of unknown outcome (phantom claims)", () => {
   /** A memory store whose claim() commits at once but answers only after `lateMs` on `clock`. */
-  function lateClaims(clock: Clock, lateMs: number): { store: Store & ReturnType<typeof createMemoryStore>; late: { on: boolean } } {
+  function lateClaims(
+    clock: Clock,
+    lateMs: number,
+  ): { store: Store & ReturnType<typeof createMemoryStore>; late: { on: boolean } } {
     const store = createMemoryStore();
     const late = { on: false };
     const claim = store.claim.bind(store);

@@ -21,7 +21,11 @@ describe("outcome writes: group commit", () => {
     const s = setup({ store, start: T0 - MIN + 1 });
     const ran: string[] = [];
     for (let i = 0; i < 20; i++) {
-      s.scheduler.job(`j${i}`, { schedule: "* * * * *", retries: { attempts: 3 }, run: (ctx) => void ran.push(`${ctx.job}@${ctx.attempt}`) });
+      s.scheduler.job(`j${i}`, {
+        schedule: "* * * * *",
+        retries: { attempts: 3 },
+        run: (ctx) => void ran.push(`${ctx.job}@${ctx.attempt}`),
+      });
     }
     await tickAt(s, T0 - MIN + 1);
     store.failNext("updateMany", 5);

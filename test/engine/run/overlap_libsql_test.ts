@@ -48,7 +48,11 @@ describe("overlap policies on one libSQL file, two schedulers", () => {
     await h.until(() => h.state.started.length === 2, "the buffered slot starts");
     await h.release(T0 + MIN);
     await Promise.all(ticks);
-    assert.deepEqual((await rows(sa, "j")).map((r) => [(r.slot - T0) / MIN, r.status, r.error]), [[0, "ok", null], [1, "ok", null], [2, "skipped", "overlap"]]);
+    assert.deepEqual((await rows(sa, "j")).map((r) => [(r.slot - T0) / MIN, r.status, r.error]), [[0, "ok", null], [
+      1,
+      "ok",
+      null,
+    ], [2, "skipped", "overlap"]]);
     assert.equal(h.state.peak, 1);
   });
 
@@ -70,7 +74,11 @@ describe("overlap policies on one libSQL file, two schedulers", () => {
     assert.deepEqual(h.state.reasons, ["superseded"]);
     await h.release(T0 + MIN);
     await Promise.all(ticks);
-    assert.deepEqual((await rows(sb, "j")).map((r) => [(r.slot - T0) / MIN, r.status, r.error]), [[0, "cancelled", "superseded"], [1, "ok", null]]);
+    assert.deepEqual((await rows(sb, "j")).map((r) => [(r.slot - T0) / MIN, r.status, r.error]), [[
+      0,
+      "cancelled",
+      "superseded",
+    ], [1, "ok", null]]);
     assert.equal(h.state.peak, 1);
   });
 
@@ -81,22 +89,34 @@ describe("overlap policies on one libSQL file, two schedulers", () => {
     let live = 0;
     let peak = 0;
     for (const s of [a, b]) {
-      s.scheduler.job("j", { schedule: "*/10 * * * *", run: async () => {
-        peak = Math.max(peak, ++live);
-        await Promise.resolve();
-        live--;
-      } });
+      s.scheduler.job("j", {
+        schedule: "*/10 * * * *",
+        run: async () => {
+          peak = Math.max(peak, ++live);
+          await Promise.resolve();
+          live--;
+        },
+      });
     }
     const range = { from: T0 - HOUR, to: T0 };
     let settled = false;
-    const both = Promise.all([a.scheduler.backfill("j", range), b.scheduler.backfill("j", range)]).finally(() => (settled = true));
+    const both = Promise.all([a.scheduler.backfill("j", range), b.scheduler.backfill("j", range)]).finally(
+      () => (settled = true),
+    );
     // A node waiting on the other's run looks again each heartbeat.
     for (let i = 0; i < 200 && !settled; i++) await a.clock.advance(SEC);
     const [ra, rb] = await both;
     const all = await rows(sa, "j");
-    assert.deepEqual(all.map((r) => [(r.slot - T0) / MIN, r.status, r.attempt, r.kind]), [-60, -50, -40, -30, -20, -10].map((m) => [m, "ok", 1, "backfill"]));
+    assert.deepEqual(
+      all.map((r) => [(r.slot - T0) / MIN, r.status, r.attempt, r.kind]),
+      [-60, -50, -40, -30, -20, -10].map((m) => [m, "ok", 1, "backfill"]),
+    );
     assert.equal(ra.planned + rb.planned, 12);
-    assert.deepEqual([...ra.ran, ...rb.ran].sort((x, y) => x - y), all.map((r) => r.slot), "each slot is reported run by exactly one of the two");
+    assert.deepEqual(
+      [...ra.ran, ...rb.ran].sort((x, y) => x - y),
+      all.map((r) => r.slot),
+      "each slot is reported run by exactly one of the two",
+    );
     assert.equal(ra.ran.length + ra.skipped.length, 6);
     assert.equal(rb.ran.length + rb.skipped.length, 6);
     assert.equal(peak, 1);

@@ -42,7 +42,9 @@ describe("overlap policies", () => {
     const a = setup({ store, node: "a", start: T0 - MIN + 1 });
     const b = setup({ store, node: "b", clock: a.clock });
     const h = gate(a.clock);
-    for (const s of [a, b]) s.scheduler.job("j", { schedule: "* * * * *", overlap: "bufferAll", bufferLimit: 2, run: h.run });
+    for (const s of [a, b]) {
+      s.scheduler.job("j", { schedule: "* * * * *", overlap: "bufferAll", bufferLimit: 2, run: h.run });
+    }
     await register(a);
     const ticks = [a.scheduler.tick()];
     await a.clock.settle();
@@ -58,7 +60,11 @@ describe("overlap policies", () => {
     }
     await Promise.all(ticks);
     assert.deepEqual(h.state.started, [T0, T0 + MIN, T0 + 2 * MIN]);
-    assert.deepEqual(await statuses(store, "j"), [[0, "ok", null], [1, "ok", null], [2, "ok", null], [3, "skipped", "overlap: buffer full"]]);
+    assert.deepEqual(await statuses(store, "j"), [[0, "ok", null], [1, "ok", null], [2, "ok", null], [
+      3,
+      "skipped",
+      "overlap: buffer full",
+    ]]);
     assert.equal(h.state.peak, 1);
   });
 
@@ -68,7 +74,17 @@ describe("overlap policies", () => {
     const h = gate(b.clock);
     b.scheduler.job("j", { schedule: "* * * * *", overlap: "bufferAll", run: h.run });
     // A run on a node that then died: its lease is never renewed.
-    await store.claim([{ job: "j", slot: T0, kind: "scheduled", status: "running", overlap: "bufferAll", node: "dead", batch: "x", now: T0, leaseUntil: T0 + MIN + 30 * SEC }]);
+    await store.claim([{
+      job: "j",
+      slot: T0,
+      kind: "scheduled",
+      status: "running",
+      overlap: "bufferAll",
+      node: "dead",
+      batch: "x",
+      now: T0,
+      leaseUntil: T0 + MIN + 30 * SEC,
+    }]);
     await store.snapshot(["j"], T0);
     await b.clock.set(T0 + MIN);
     const t1 = b.scheduler.tick();
@@ -84,7 +100,11 @@ describe("overlap policies", () => {
     assert.deepEqual(h.state.started, [T0 + MIN, T0 + 2 * MIN]);
     await h.release(T0 + 2 * MIN);
     await Promise.all([t1, t2]);
-    assert.deepEqual(await statuses(store, "j"), [[0, "abandoned", "lease expired before the run finished (its node stopped or stalled)"], [1, "ok", null], [2, "ok", null]]);
+    assert.deepEqual(await statuses(store, "j"), [
+      [0, "abandoned", "lease expired before the run finished (its node stopped or stalled)"],
+      [1, "ok", null],
+      [2, "ok", null],
+    ]);
   });
 
   it("cancelOther: a slot on another node aborts the live run (reason superseded), which ends cancelled; the new one runs after it", async () => {
@@ -166,8 +186,14 @@ describe("overlap policies", () => {
 
   it("skip and allow keep their meaning; bufferLimit outside 1-10000 and an unknown policy are refused naming the field", () => {
     const s = setup();
-    assert.throws(() => s.scheduler.job("j", { schedule: "* * * * *", overlap: "queue" as never, run: () => {} }), /jobs\.j\.overlap/);
-    assert.throws(() => s.scheduler.job("k", { schedule: "* * * * *", overlap: "bufferAll", bufferLimit: 0, run: () => {} }), /jobs\.k\.bufferLimit: expected a whole number 1-10000, got "0"/);
+    assert.throws(
+      () => s.scheduler.job("j", { schedule: "* * * * *", overlap: "queue" as never, run: () => {} }),
+      /jobs\.j\.overlap/,
+    );
+    assert.throws(
+      () => s.scheduler.job("k", { schedule: "* * * * *", overlap: "bufferAll", bufferLimit: 0, run: () => {} }),
+      /jobs\.k\.bufferLimit: expected a whole number 1-10000, got "0"/,
+    );
   });
 
   it("a store failure while starting a buffered slot loses nothing: it stays buffered and the next tick starts it once", async () => {
@@ -202,10 +228,15 @@ describe("overlap policies", () => {
     const b = setup({ store, node: "b", clock: a.clock });
     const calls: string[] = [];
     for (const s of [a, b]) {
-      s.scheduler.job("j", { schedule: "* * * * *", overlap: "cancelOther", retries: { attempts: 3, backoff: "2m" }, run: (ctx) => {
-        calls.push(`${(ctx.slot - T0) / MIN}/${ctx.attempt}`);
-        if (calls.length === 1) throw new Error("flaky");
-      } });
+      s.scheduler.job("j", {
+        schedule: "* * * * *",
+        overlap: "cancelOther",
+        retries: { attempts: 3, backoff: "2m" },
+        run: (ctx) => {
+          calls.push(`${(ctx.slot - T0) / MIN}/${ctx.attempt}`);
+          if (calls.length === 1) throw new Error("flaky");
+        },
+      });
     }
     await register(a);
     const t0 = a.scheduler.tick();
@@ -222,7 +253,11 @@ describe("overlap policies", () => {
     await a.clock.set(T0 + 2 * MIN + 30 * SEC);
     await b.scheduler.tick();
     await t1;
-    assert.deepEqual(calls, ["0/1", "1/1", "2/1"], "the old slot was not retried; the superseding one ran, then the next");
+    assert.deepEqual(
+      calls,
+      ["0/1", "1/1", "2/1"],
+      "the old slot was not retried; the superseding one ran, then the next",
+    );
     assert.equal((await store.getRun("j", T0 + MIN))?.status, "ok");
   });
 });

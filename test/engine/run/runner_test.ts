@@ -67,15 +67,17 @@ describe("runs: timeouts", () => {
 });
 
 describe("runs: failures", () => {
-  for (const [label, run] of [
-    ["throwing", () => {
-      throw new Error("boom");
-    }],
-    ["rejecting", () => Promise.reject(new Error("boom"))],
-    ["throwing a non-Error", () => {
-      throw "boom";
-    }],
-  ] as const) {
+  for (
+    const [label, run] of [
+      ["throwing", () => {
+        throw new Error("boom");
+      }],
+      ["rejecting", () => Promise.reject(new Error("boom"))],
+      ["throwing a non-Error", () => {
+        throw "boom";
+      }],
+    ] as const
+  ) {
     it(`a ${label} handler is recorded error with its message and never escapes`, async () => {
       const s = setup();
       s.scheduler.job("bad", { schedule: "* * * * *", run });
@@ -139,17 +141,27 @@ describe("runs: retries", () => {
     assert.equal(calls, 2);
     assert.deepEqual(ofType(s.events, "timed-out").map((e) => [e.attempt, e.willRetry]), [[1, true], [2, false]]);
     // The log line names the limit it hit, and how to change it.
-    assert.ok(s.logger.lines.some((l) => /^error job "slow" timed out at .* \(attempt 2\) after 5s \(its timeout; raise it with the job's `timeout` option\)$/.test(l)), s.logger.lines.join("\n"));
+    assert.ok(
+      s.logger.lines.some((l) =>
+        /^error job "slow" timed out at .* \(attempt 2\) after 5s \(its timeout; raise it with the job's `timeout` option\)$/
+          .test(l)
+      ),
+      s.logger.lines.join("\n"),
+    );
   });
 
   it("attempts counts every attempt: attempts 2 calls an always-failing handler exactly twice, attempts 1 once", async () => {
     for (const [attempts, expected] of [[2, 2], [1, 1]] as const) {
       const s = setup({ start: T0 + 1 });
       let calls = 0;
-      s.scheduler.job("broken", { schedule: "* * * * *", retries: { attempts, backoff: "1s" }, run: () => {
-        calls++;
-        throw new Error("always");
-      } });
+      s.scheduler.job("broken", {
+        schedule: "* * * * *",
+        retries: { attempts, backoff: "1s" },
+        run: () => {
+          calls++;
+          throw new Error("always");
+        },
+      });
       await tickAt(s, T0 + 1);
       await s.clock.set(T0 + MIN);
       const pending = s.scheduler.tick();
@@ -165,15 +177,28 @@ describe("runs: retries", () => {
 describe("runs: a throwing handler's log record", () => {
   it("carries the error's class, message, stack and cause; run history keeps the one-line summary", async () => {
     const records: { message: string; fields: Record<string, unknown> | undefined }[] = [];
-    const logger = { debug() {}, info() {}, warn() {}, error: (message: string, fields?: Record<string, unknown>) => void records.push({ message, fields }) };
+    const logger = {
+      debug() {},
+      info() {},
+      warn() {},
+      error: (message: string, fields?: Record<string, unknown>) => void records.push({ message, fields }),
+    };
     const s = setup({ start: T0 + 1, logger });
-    s.scheduler.job("boom", { schedule: "* * * * *", run: () => {
-      throw new TypeError("Expected property name", { cause: new RangeError("offset 3") });
-    } });
+    s.scheduler.job("boom", {
+      schedule: "* * * * *",
+      run: () => {
+        throw new TypeError("Expected property name", { cause: new RangeError("offset 3") });
+      },
+    });
     await tickAt(s, T0 + MIN);
     const record = records.find((r) => r.message.startsWith('job "boom" failed'));
     assert.ok(record, JSON.stringify(records));
-    const detail = record.fields?.["error"] as { class: string; message: string; stack: string; cause: { class: string; message: string } };
+    const detail = record.fields?.["error"] as {
+      class: string;
+      message: string;
+      stack: string;
+      cause: { class: string; message: string };
+    };
     assert.equal(detail.class, "TypeError");
     assert.equal(detail.message, "Expected property name");
     assert.match(detail.stack, /TypeError: Expected property name\n\s+at /);
@@ -188,9 +213,12 @@ describe("runs: a throwing handler's log record", () => {
     console.error = (line: string) => void printed.push(line);
     try {
       const s = setup({ start: T0 + 1, logger: consoleLogger() });
-      s.scheduler.job("boom", { schedule: "* * * * *", run: () => {
-        throw new TypeError("bad input", { cause: new Error("root cause") });
-      } });
+      s.scheduler.job("boom", {
+        schedule: "* * * * *",
+        run: () => {
+          throw new TypeError("bad input", { cause: new Error("root cause") });
+        },
+      });
       await tickAt(s, T0 + MIN);
     } finally {
       console.error = original;
@@ -202,11 +230,19 @@ describe("runs: a throwing handler's log record", () => {
 
   it("a thrown non-Error is described by its type", async () => {
     const records: Record<string, unknown>[] = [];
-    const logger = { debug() {}, info() {}, warn() {}, error: (_m: string, fields?: Record<string, unknown>) => void records.push(fields ?? {}) };
+    const logger = {
+      debug() {},
+      info() {},
+      warn() {},
+      error: (_m: string, fields?: Record<string, unknown>) => void records.push(fields ?? {}),
+    };
     const s = setup({ start: T0 + 1, logger });
-    s.scheduler.job("str", { schedule: "* * * * *", run: () => {
-      throw "plain text";
-    } });
+    s.scheduler.job("str", {
+      schedule: "* * * * *",
+      run: () => {
+        throw "plain text";
+      },
+    });
     await tickAt(s, T0 + MIN);
     assert.deepEqual(records[0]!["error"], { class: "string", message: "plain text" });
   });
@@ -221,7 +257,13 @@ describe("runs: the run context", () => {
       payload: { to: "ops" },
       run: (ctx) => {
         ctx.log.info("hello");
-        seen = { job: ctx.job, slot: ctx.slot, attempt: ctx.attempt, payload: ctx.payload, aborted: ctx.signal.aborted };
+        seen = {
+          job: ctx.job,
+          slot: ctx.slot,
+          attempt: ctx.attempt,
+          payload: ctx.payload,
+          aborted: ctx.signal.aborted,
+        };
       },
     });
     await tickAt(s, T0 + 1);

@@ -73,7 +73,9 @@ describe("a store call that hangs", () => {
   });
 
   it("refuses a storeTimeout that is not a duration", () => {
-    assert.throws(() => setup({ storeTimeout: "soon" }), (e: unknown) =>
-      e instanceof SchedulerError && e.code === "invalid-spec" && e.path === "storeTimeout");
+    assert.throws(
+      () => setup({ storeTimeout: "soon" }),
+      (e: unknown) => e instanceof SchedulerError && e.code === "invalid-spec" && e.path === "storeTimeout",
+    );
   });
 });

@@ -21,7 +21,11 @@ describe("jitter in the tick", () => {
   it("timer mode sleeps until the jittered start; ctx.slot and the row keep the slot, the row records the start", async () => {
     const s = setup({ start: T0 - MIN });
     const seen: [number, number][] = [];
-    s.scheduler.job("spread", { schedule: "0 * * * *", jitter: "20m", run: (ctx) => void seen.push([ctx.slot, s.clock.now()]) });
+    s.scheduler.job("spread", {
+      schedule: "0 * * * *",
+      jitter: "20m",
+      run: (ctx) => void seen.push([ctx.slot, s.clock.now()]),
+    });
     s.scheduler.start();
     await s.clock.advance(1);
     for (let i = 0; i < 3 * 60; i++) await s.clock.advance(MIN);
@@ -31,7 +35,10 @@ describe("jitter in the tick", () => {
     // The clock steps a minute at a time after the first wake; the timer itself wakes at the start.
     const recorded = await rows(s.store, "spread");
     assert.deepEqual(recorded.map((r) => [r.slot, r.startedAt]), expected);
-    assert.ok(expected.some(([slot, start]) => start! - slot! > MIN), "some delay must exceed a minute for this test to mean anything");
+    assert.ok(
+      expected.some(([slot, start]) => start! - slot! > MIN),
+      "some delay must exceed a minute for this test to mean anything",
+    );
   });
 
   it("a tick at the slot leaves it for the tick at its start", async () => {

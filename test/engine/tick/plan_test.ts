@@ -44,7 +44,9 @@ describe("planSlots", () => {
   });
 
   it("all after a 3 h outage runs every slot of the window oldest first", () => {
-    const plan = planSlots(base({ watermark: T0 - 3 * 60 * MIN, catchUp: { mode: "all", windowMs: 60 * MIN, toleranceMs: MIN } }));
+    const plan = planSlots(
+      base({ watermark: T0 - 3 * 60 * MIN, catchUp: { mode: "all", windowMs: 60 * MIN, toleranceMs: MIN } }),
+    );
     assert.equal(plan.run.length, 60);
     assert.equal(plan.run[0], T0 - 59 * MIN);
     assert.equal(plan.run.at(-1), T0);
@@ -53,7 +55,9 @@ describe("planSlots", () => {
 
   it("none runs only slots at most tolerance late", () => {
     const now = T0 + 30_000;
-    const plan = planSlots(base({ now, watermark: T0 - 3 * 60 * MIN, catchUp: { mode: "none", windowMs: 60 * MIN, toleranceMs: MIN } }));
+    const plan = planSlots(
+      base({ now, watermark: T0 - 3 * 60 * MIN, catchUp: { mode: "none", windowMs: 60 * MIN, toleranceMs: MIN } }),
+    );
     assert.deepEqual(plan.run, [T0]);
     assert.equal(plan.missed.length, 59);
     const late = planSlots(base({
@@ -83,7 +87,9 @@ describe("planSlots", () => {
   });
 
   it("a paused job records every slot of the window missed and runs none", () => {
-    const plan = planSlots(base({ watermark: T0 - 10 * MIN, paused: true, catchUp: { mode: "all", windowMs: 60 * MIN, toleranceMs: MIN } }));
+    const plan = planSlots(
+      base({ watermark: T0 - 10 * MIN, paused: true, catchUp: { mode: "all", windowMs: 60 * MIN, toleranceMs: MIN } }),
+    );
     assert.deepEqual(plan.run, []);
     assert.equal(plan.missed.length, 10);
   });

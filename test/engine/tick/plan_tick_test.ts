@@ -23,10 +23,14 @@ describe("planTick() and takeRound()", () => {
   const names = ["a", "b", "c", "d", "e"];
   const jobs = names.map((n) => job(n));
   const input = { node: "n", nodes: [] as string[], offset: 0 };
-  const dueOf = (list: ResolvedJob[], snap: TickSnapshot, spread: { node: string; nodes: string[]; offset: number } = input) =>
-    claimOrder(planTick(list, snap, { now: T0 }), snap, T0, spread).due;
+  const dueOf = (
+    list: ResolvedJob[],
+    snap: TickSnapshot,
+    spread: { node: string; nodes: string[]; offset: number } = input,
+  ) => claimOrder(planTick(list, snap, { now: T0 }), snap, T0, spread).due;
   const round = { now: T0, node: "n", batch: "b", leaseUntil: () => T0 + 15_000 };
-  const running = (requests: ClaimRequest[]): string[] => requests.filter((r) => r.status === "running").map((r) => r.job);
+  const running = (requests: ClaimRequest[]): string[] =>
+    requests.filter((r) => r.status === "running").map((r) => r.job);
 
   it("with room for every job, one round claims them all in job order, one batch", () => {
     const r = takeRound(dueOf(jobs, snapshotOf(names)), 0, { ...round, capacity: 10 });
@@ -55,7 +59,10 @@ describe("planTick() and takeRound()", () => {
     const plan = { due: dueOf([...jobs, job("p")], paused, { ...input, offset: 2 }) };
     assert.equal(plan.due[0]!.job.name, "p");
     const r = takeRound(plan.due, 0, { ...round, capacity: 1 });
-    assert.deepEqual(r.requests.map((q) => `${q.job}:${q.status}`).slice(0, 10).filter((x) => x.startsWith("p")).length, 10);
+    assert.deepEqual(
+      r.requests.map((q) => `${q.job}:${q.status}`).slice(0, 10).filter((x) => x.startsWith("p")).length,
+      10,
+    );
     assert.deepEqual(running(r.requests), ["c"]);
   });
 
@@ -88,7 +95,19 @@ describe("planTick() and takeRound()", () => {
 });
 
 function runningRow(job: string, node: string): TickSnapshot["running"][number] {
-  return { job, slot: T0 - MIN, kind: "scheduled", status: "running", attempt: 1, node, claimedAt: T0 - MIN, startedAt: T0 - MIN, finishedAt: null, leaseUntil: T0 + 10_000, error: null };
+  return {
+    job,
+    slot: T0 - MIN,
+    kind: "scheduled",
+    status: "running",
+    attempt: 1,
+    node,
+    claimedAt: T0 - MIN,
+    startedAt: T0 - MIN,
+    finishedAt: null,
+    leaseUntil: T0 + 10_000,
+    error: null,
+  };
 }
 
 describe("concurrency", () => {
@@ -97,11 +116,14 @@ describe("concurrency", () => {
     let live = 0;
     let peak = 0;
     for (const name of ["a", "b", "c", "d", "e"]) {
-      s.scheduler.job(name, { schedule: "* * * * *", run: async () => {
-        peak = Math.max(peak, ++live);
-        await Promise.resolve();
-        live--;
-      } });
+      s.scheduler.job(name, {
+        schedule: "* * * * *",
+        run: async () => {
+          peak = Math.max(peak, ++live);
+          await Promise.resolve();
+          live--;
+        },
+      });
     }
     await tickAt(s, T0 - MIN + 1);
     const report = await tickAt(s, T0);
@@ -149,7 +171,14 @@ describe("concurrency", () => {
     const b = setup({ clock, store, node: "n2", concurrency: 5 });
     const names = Array.from({ length: 40 }, (_, i) => `job-${i}`);
     const ran: string[] = [];
-    for (const s of [a, b]) for (const name of names) s.scheduler.job(name, { schedule: "* * * * *", run: (ctx) => void ran.push(`${ctx.job}@${ctx.slot}`) });
+    for (const s of [a, b]) {
+      for (const name of names) {
+        s.scheduler.job(name, {
+          schedule: "* * * * *",
+          run: (ctx) => void ran.push(`${ctx.job}@${ctx.slot}`),
+        });
+      }
+    }
     await a.scheduler.tick(T0 - MIN + 1); // registers without a slot (a slot at registration runs)
     await b.scheduler.tick(T0 - MIN + 1);
     const mine = names.filter((n) => ownerOf(n, ["n1", "n2"]) === "n1").length;
@@ -214,10 +243,13 @@ describe("concurrency in timer mode", () => {
     const gates = new Map<string, () => void>();
     const ran: string[] = [];
     for (const name of ["a", "b", "c", "d"]) {
-      s.scheduler.job(name, { schedule: "* * * * *", run: (ctx) => {
-        ran.push(`${name}@${ctx.slot}`);
-        return new Promise<void>((resolve) => gates.set(name, resolve));
-      } });
+      s.scheduler.job(name, {
+        schedule: "* * * * *",
+        run: (ctx) => {
+          ran.push(`${name}@${ctx.slot}`);
+          return new Promise<void>((resolve) => gates.set(name, resolve));
+        },
+      });
     }
     s.scheduler.start();
     await s.clock.settle();

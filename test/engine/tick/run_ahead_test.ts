@@ -9,7 +9,10 @@ import { MIN, rows, SEC, setup, T0 } from "../_helpers.ts";
 const every10s = "*/10 * * * * *";
 
 /** Registers the jobs in the store 1 ms before T0 (a new job never runs slots from before it existed), then moves to T0. */
-async function prime(s: { clock: ReturnType<typeof createManualClock>; scheduler: { tick(now?: number): Promise<unknown> } }, at = T0): Promise<void> {
+async function prime(
+  s: { clock: ReturnType<typeof createManualClock>; scheduler: { tick(now?: number): Promise<unknown> } },
+  at = T0,
+): Promise<void> {
   await s.scheduler.tick(T0 - 1);
   await s.clock.set(at);
 }
@@ -82,7 +85,11 @@ describe("run-ahead", () => {
   it("a first trigger delivered late runs its own slot by the catch-up policy, never a slot from before it", async () => {
     const s = setup({ start: T0 + 25 * SEC });
     const seen: number[] = [];
-    s.scheduler.job("ten", { schedule: every10s, catchUp: { mode: "all" }, run: (ctx) => void seen.push((ctx.slot - T0) / SEC) });
+    s.scheduler.job("ten", {
+      schedule: every10s,
+      catchUp: { mode: "all" },
+      run: (ctx) => void seen.push((ctx.slot - T0) / SEC),
+    });
     // scheduledTime T0, delivered 25 s late: the job exists from T0, so 0, 10 and 20 are due now.
     const first = s.scheduler.tick(T0, { until: minuteEnd(T0) });
     await s.clock.advance(MIN - 25 * SEC - 1);
@@ -107,7 +114,10 @@ describe("run-ahead", () => {
     const calls = new Map<number, number>();
     const make = (node: string) => {
       const s = setup({ store, clock, node });
-      s.scheduler.job("ten", { schedule: every10s, run: (ctx) => void calls.set(ctx.slot, (calls.get(ctx.slot) ?? 0) + 1) });
+      s.scheduler.job("ten", {
+        schedule: every10s,
+        run: (ctx) => void calls.set(ctx.slot, (calls.get(ctx.slot) ?? 0) + 1),
+      });
       return s;
     };
     const a = make("a");
@@ -121,7 +131,14 @@ describe("run-ahead", () => {
     ];
     await clock.advance(MIN - 1);
     await Promise.all(runs);
-    assert.deepEqual([...calls.entries()].map(([slot, n]) => [(slot - T0) / SEC, n]), [[0, 1], [10, 1], [20, 1], [30, 1], [40, 1], [50, 1]]);
+    assert.deepEqual([...calls.entries()].map(([slot, n]) => [(slot - T0) / SEC, n]), [
+      [0, 1],
+      [10, 1],
+      [20, 1],
+      [30, 1],
+      [40, 1],
+      [50, 1],
+    ]);
     assert.deepEqual(await table(store, "ten"), ["0:ok", "10:ok", "20:ok", "30:ok", "40:ok", "50:ok"]);
   });
 
@@ -136,7 +153,15 @@ describe("run-ahead", () => {
     await s.clock.set(T0 + MIN);
     await s.scheduler.tick(T0 + MIN);
     // catch-up "latest": the newest due slot runs, the older unclaimed ones are missed.
-    assert.deepEqual(await table(s.store, "ten"), ["0:ok", "10:ok", "20:ok", "30:missed", "40:missed", "50:missed", "60:ok"]);
+    assert.deepEqual(await table(s.store, "ten"), [
+      "0:ok",
+      "10:ok",
+      "20:ok",
+      "30:missed",
+      "40:missed",
+      "50:missed",
+      "60:ok",
+    ]);
   });
 
   it("is off with runAhead: false", async () => {
@@ -161,7 +186,11 @@ describe("run-ahead", () => {
   it("a late delivery runs the slots already due at once, then the rest on time", async () => {
     const s = setup({ start: T0 - 1 });
     const started: number[] = [];
-    s.scheduler.job("ten", { schedule: every10s, catchUp: { mode: "all" }, run: () => void started.push((s.clock.now() - T0) / SEC) });
+    s.scheduler.job("ten", {
+      schedule: every10s,
+      catchUp: { mode: "all" },
+      run: () => void started.push((s.clock.now() - T0) / SEC),
+    });
     await prime(s, T0 + 25 * SEC);
     const done = s.scheduler.tick(T0, { until: minuteEnd(T0) });
     await s.clock.advance(35 * SEC - 1);
@@ -193,14 +222,21 @@ describe("run-ahead after a late trigger", () => {
   it("the catch-up tick does not wait for an unrelated long handler: all 60 per-second slots run", async () => {
     const s = setup({ start: T0 - 1 });
     s.scheduler.job("second", { schedule: "* * * * * *", run: () => {} });
-    s.scheduler.job("minute", { schedule: "* * * * *", run: () => new Promise<void>((resolve) => void s.clock.setTimeout(resolve, 50 * SEC)) });
+    s.scheduler.job("minute", {
+      schedule: "* * * * *",
+      run: () => new Promise<void>((resolve) => void s.clock.setTimeout(resolve, 50 * SEC)),
+    });
     await prime(s, T0 + 1_500);
     const done = s.scheduler.tick(T0, { until: minuteEnd(T0) });
     await s.clock.advance(MIN - 1_500 - 1);
     await done;
     const statuses = (await rows(s.store, "second")).map((r) => r.status);
     assert.equal(statuses.length, 60);
-    assert.deepEqual(statuses.filter((x) => x !== "ok"), [], `60 slots, ${statuses.filter((x) => x === "ok").length} ok`);
+    assert.deepEqual(
+      statuses.filter((x) => x !== "ok"),
+      [],
+      `60 slots, ${statuses.filter((x) => x === "ok").length} ok`,
+    );
     assert.equal((await s.store.getRun("minute", T0))!.status, "ok");
   });
 });

@@ -20,7 +20,10 @@ describe("spreadOrder()", () => {
       assert.equal(new Set(order).size, names.length, "every job once");
       const share = order.findIndex((n) => ownerOf(n, nodes) !== node);
       assert.ok(share > 0.2 * names.length && share < 0.3 * names.length, `${node}: share ${share}`);
-      assert.ok(order.slice(share).every((n) => ownerOf(n, nodes) !== node), `${node}: its share is contiguous at the front`);
+      assert.ok(
+        order.slice(share).every((n) => ownerOf(n, nodes) !== node),
+        `${node}: its share is contiguous at the front`,
+      );
       for (const n of order.slice(0, share)) firsts.add(n);
     }
     assert.equal(firsts.size, names.length, "the shares cover every job, none twice");
@@ -38,7 +41,9 @@ describe("spreadOrder()", () => {
 
 describe("ownerOf()", () => {
   it("is the same whatever the order the nodes are listed in", () => {
-    for (const name of names.slice(0, 200)) assert.equal(ownerOf(name, ["a", "b", "c"]), ownerOf(name, ["c", "a", "b"].sort()));
+    for (const name of names.slice(0, 200)) {
+      assert.equal(ownerOf(name, ["a", "b", "c"]), ownerOf(name, ["c", "a", "b"].sort()));
+    }
   });
 
   it("moves only the leaving node's jobs when a node leaves", () => {

@@ -9,7 +9,11 @@ const OUTAGE_END = T0 + MIN + 3 * HOUR;
 async function afterOutage(mode: "latest" | "all" | "none", now = OUTAGE_END, tolerance = "60s") {
   const s = setup();
   const ran: number[] = [];
-  s.scheduler.job("minutely", { schedule: "* * * * *", catchUp: { mode, tolerance }, run: (ctx) => void ran.push(ctx.slot) });
+  s.scheduler.job("minutely", {
+    schedule: "* * * * *",
+    catchUp: { mode, tolerance },
+    run: (ctx) => void ran.push(ctx.slot),
+  });
   await tickAt(s, T0 + 1);
   await tickAt(s, T0 + MIN);
   const report = await tickAt(s, now);
@@ -88,7 +92,11 @@ describe("the first tick of a job the store has never seen", () => {
   it("a catch-up window shorter than the time since registration still cuts the first window", async () => {
     const s = setup({ start: T0 });
     const ran: number[] = [];
-    s.scheduler.job("q", { schedule: "* * * * *", catchUp: { mode: "all", window: "2m" }, run: (ctx) => void ran.push(ctx.slot) });
+    s.scheduler.job("q", {
+      schedule: "* * * * *",
+      catchUp: { mode: "all", window: "2m" },
+      run: (ctx) => void ran.push(ctx.slot),
+    });
     await s.store.snapshot(["q"], T0); // the store sees the job at T0 (another node registered it)
     await tickAt(s, T0 + 5 * MIN);
     assert.deepEqual(ran, [T0 + 4 * MIN, T0 + 5 * MIN]);
@@ -143,7 +151,12 @@ describe("tick across schedulers", () => {
     const a = setup({ store, node: "a" });
     const b = setup({ store, node: "b", clock: a.clock });
     const ran: string[] = [];
-    for (const s of [a, b]) s.scheduler.job("shared", { schedule: "*/5 * * * *", run: (ctx) => void ran.push(`${ctx.slot}`) });
+    for (const s of [a, b]) {
+      s.scheduler.job("shared", {
+        schedule: "*/5 * * * *",
+        run: (ctx) => void ran.push(`${ctx.slot}`),
+      });
+    }
     await Promise.all([tickAt(a, T0 + 1), tickAt(b, T0 + 1)]);
     for (let i = 1; i <= 12; i++) {
       const now = T0 + i * 5 * MIN;

@@ -49,7 +49,9 @@ describe("timer mode", () => {
       timeout: "1h",
       run: (ctx) => {
         started.resolve();
-        return new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject((aborted = ctx.signal.reason))));
+        return new Promise((_, reject) =>
+          ctx.signal.addEventListener("abort", () => reject(aborted = ctx.signal.reason))
+        );
       },
     });
     s.scheduler.job("fast", { schedule: "* * * * *", run: (ctx) => void fast.push(ctx.slot) });

@@ -42,9 +42,29 @@ describe("dashboard: schedule modifiers", () => {
 
   it("draws a jittered job's past runs at their recorded start", () => {
     const slot = T0 - 6 * HOUR;
-    const row = { job: "spread", slot, kind: "scheduled" as const, status: "ok" as const, attempt: 1, node: "n", startedAt: slot + 2 * HOUR, leaseUntil: null, finishedAt: slot + 2 * HOUR, error: null };
+    const row = {
+      job: "spread",
+      slot,
+      kind: "scheduled" as const,
+      status: "ok" as const,
+      attempt: 1,
+      node: "n",
+      startedAt: slot + 2 * HOUR,
+      leaseUntil: null,
+      finishedAt: slot + 2 * HOUR,
+      error: null,
+    };
     const draw = (jittered: boolean): string =>
-      String(timeline({ now: T0, zone: "UTC", past: [row as never], planned: { count: 0, spans: [] }, detail: true, jittered }));
+      String(
+        timeline({
+          now: T0,
+          zone: "UTC",
+          past: [row as never],
+          planned: { count: 0, spans: [] },
+          detail: true,
+          jittered,
+        }),
+      );
     const xOf = (svg: string): number => Number(/<rect class="mark[^>]* x="([\d.]+)"/.exec(svg)![1]);
     assert.ok(xOf(draw(true)) > xOf(draw(false)) + 30, "two hours later on a 48-hour, 960-px axis is 40 px");
   });

@@ -8,7 +8,19 @@ const H = 3_600_000;
 const DAY = 24 * H;
 
 function run(slot: number, status: RunStatus): RunRecord {
-  return { job: "j", slot, kind: "scheduled", status, attempt: 1, node: "n", claimedAt: slot, startedAt: slot, finishedAt: slot, leaseUntil: null, error: null };
+  return {
+    job: "j",
+    slot,
+    kind: "scheduled",
+    status,
+    attempt: 1,
+    node: "n",
+    claimedAt: slot,
+    startedAt: slot,
+    finishedAt: slot,
+    leaseUntil: null,
+    error: null,
+  };
 }
 
 const none = { count: 0, spans: [] };
@@ -23,23 +35,43 @@ describe("timeline", () => {
 
   it("places past outcomes left of now and planned spans right, on a 48 h axis", async () => {
     const svg = String(await timeline(input));
-    assert.match(svg, /<path class="mark s-ok" data-status="ok" data-count="1" d="M240 8v18">/, "-12 h is a quarter of 960");
+    assert.match(
+      svg,
+      /<path class="mark s-ok" data-status="ok" data-count="1" d="M240 8v18">/,
+      "-12 h is a quarter of 960",
+    );
     assert.match(svg, /<path class="mark s-timeout" data-status="timeout" data-count="1" d="M360 8v18">/);
-    assert.match(svg, /<path class="band s-planned" data-planned="1" data-until="\d+" d="M720 12h2v10h-2z"><title>1 planned in the next 24 h<\/title>/, "+12 h is three quarters");
+    assert.match(
+      svg,
+      /<path class="band s-planned" data-planned="1" data-until="\d+" d="M720 12h2v10h-2z"><title>1 planned in the next 24 h<\/title>/,
+      "+12 h is three quarters",
+    );
     assert.ok(!svg.includes("s-error"), "slots older than 24 h are not drawn");
     assert.match(svg, /aria-label="Past 24 hours: 2 slots \(1 ok, 1 timeout\)\. Next 24 hours: 1 planned slots\."/);
     assert.match(svg, />now<\/text>/);
   });
 
   it("paints failures over successes where marks touch", async () => {
-    const svg = String(await timeline({ now: NOW, zone: "UTC", past: [run(NOW - H, "error"), run(NOW - 2 * H, "missed"), run(NOW - 3 * H, "ok")], planned: none }));
+    const svg = String(
+      await timeline({
+        now: NOW,
+        zone: "UTC",
+        past: [run(NOW - H, "error"), run(NOW - 2 * H, "missed"), run(NOW - 3 * H, "ok")],
+        planned: none,
+      }),
+    );
     const order = [...svg.matchAll(/data-status="(\w+)"/g)].map((m) => m[1]);
     assert.deepEqual(order, ["ok", "missed", "error"]);
   });
 
   it("draws one mark per past slot with a tooltip in detail mode", async () => {
-    const svg = String(await timeline({ ...input, detail: true, past: [...input.past, { ...run(NOW - H, "ok"), kind: "manual" }] }));
-    assert.match(svg, /<rect class="mark s-ok" data-status="ok" x="238" [^>]*><title>Mon 30 Nov, 00:00:00 UTC: ok<\/title>/);
+    const svg = String(
+      await timeline({ ...input, detail: true, past: [...input.past, { ...run(NOW - H, "ok"), kind: "manual" }] }),
+    );
+    assert.match(
+      svg,
+      /<rect class="mark s-ok" data-status="ok" x="238" [^>]*><title>Mon 30 Nov, 00:00:00 UTC: ok<\/title>/,
+    );
     assert.match(svg, /<title>Mon 30 Nov, 11:00:00 UTC: ok \(manual\)<\/title>/);
   });
 
@@ -59,7 +91,10 @@ describe("plannedSpans", () => {
     const spans = plannedSpans({ cron: "30 * * * *", timezone: "UTC" }, NOW, NOW + DAY);
     assert.equal(spans.length, 24);
     for (const [s, e] of spans) assert.equal(e - s, 360_000);
-    assert.ok(spans.every(([s, e], i) => NOW + i * H + 30 * 60_000 > s && NOW + i * H + 30 * 60_000 <= e), "buckets are (start, end], like the window");
+    assert.ok(
+      spans.every(([s, e], i) => NOW + i * H + 30 * 60_000 > s && NOW + i * H + 30 * 60_000 <= e),
+      "buckets are (start, end], like the window",
+    );
   });
 
   it("marks a slot that falls exactly on a bucket boundary", () => {
@@ -69,7 +104,11 @@ describe("plannedSpans", () => {
 
   it("follows a schedule with gaps: 09-17 every minute is one band per day", () => {
     const spans = plannedSpans({ cron: "* 9-16 * * *", timezone: "UTC" }, NOW, NOW + DAY);
-    assert.equal(spans.length, 2, JSON.stringify(spans.map(([s, e]) => [new Date(s).toISOString(), new Date(e).toISOString()])));
+    assert.equal(
+      spans.length,
+      2,
+      JSON.stringify(spans.map(([s, e]) => [new Date(s).toISOString(), new Date(e).toISOString()])),
+    );
   });
 });
 

@@ -2,7 +2,7 @@
 // its D1 binding, one case per request: GET /cases lists the case names, GET
 // /run?name=<case> runs one on an emptied database and answers { ok, error? }.
 import { storeContract } from "../../../src/store/contract/mod.ts";
-import { d1Store, type D1DatabaseLike } from "../../../src/store/d1/mod.ts";
+import { type D1DatabaseLike, d1Store } from "../../../src/store/d1/mod.ts";
 
 interface Env {
   DB: D1DatabaseLike;
@@ -38,7 +38,10 @@ export default {
       await run();
       return Response.json({ ok: true });
     } catch (error) {
-      return Response.json({ ok: false, error: error instanceof Error ? `${error.message}\n${error.stack ?? ""}` : String(error) });
+      return Response.json({
+        ok: false,
+        error: error instanceof Error ? `${error.message}\n${error.stack ?? ""}` : String(error),
+      });
     }
   },
 };

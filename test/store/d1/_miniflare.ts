@@ -72,7 +72,13 @@ export async function d1Worker(entry: URL, database: string): Promise<D1Worker> 
     target: "es2022",
     logLevel: "warning",
   });
-  const mf = new Miniflare({ modules: true, scriptPath: script, modulesRoot: dir, compatibilityDate: "2025-09-01", d1Databases: { DB: database } });
+  const mf = new Miniflare({
+    modules: true,
+    scriptPath: script,
+    modulesRoot: dir,
+    compatibilityDate: "2025-09-01",
+    d1Databases: { DB: database },
+  });
   return {
     mf,
     async dispose(): Promise<void> {
@@ -85,7 +91,8 @@ export async function d1Worker(entry: URL, database: string): Promise<D1Worker> 
 /** Bundles the contract worker for workerd and starts it with a D1 binding `DB`. */
 export async function contractWorker(): Promise<ContractWorker> {
   const { mf, dispose } = await d1Worker(new URL("./_contract_worker.ts", import.meta.url), "edgecron-contract");
-  const get = async <T>(path: string): Promise<T> => (await (await mf.dispatchFetch(`http://contract.test${path}`)).json()) as T;
+  const get = async <T>(path: string): Promise<T> =>
+    (await (await mf.dispatchFetch(`http://contract.test${path}`)).json()) as T;
   return {
     cases: await get<string[]>("/cases"),
     run: (name) => get(`/run?name=${encodeURIComponent(name)}`),

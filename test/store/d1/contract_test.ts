@@ -37,7 +37,10 @@ if (onNode) {
 
 describe("d1Store", () => {
   it("refuses something that is not a D1 binding, naming it", () => {
-    assert.throws(() => d1Store({} as never), (e: unknown) => e instanceof SchedulerError && e.code === "invalid-spec" && /D1/.test(e.message));
+    assert.throws(
+      () => d1Store({} as never),
+      (e: unknown) => e instanceof SchedulerError && e.code === "invalid-spec" && /D1/.test(e.message),
+    );
   });
 });
 
@@ -63,11 +66,21 @@ if (onNode) {
       await store.init();
       batches.length = 0;
       const T0 = Date.UTC(2026, 0, 1);
-      const results = await store.claim(Array.from({ length: 100 }, (_, i) => request(`j${i}`, T0, { batch: "tick-1" })));
+      const results = await store.claim(
+        Array.from({ length: 100 }, (_, i) => request(`j${i}`, T0, { batch: "tick-1" })),
+      );
       assert.equal(results.filter((r) => r.outcome === "won").length, 100);
       await store.snapshot(["j0"], T0);
-      await store.renew(results.map((r) => ({ job: r.job, slot: r.slot, attempt: 1, node: "node-a", leaseUntil: T0 + 1 })), T0);
-      await store.updateMany(results.map((r) => ({ key: { job: r.job, slot: r.slot, attempt: 1, node: "node-a" }, patch: { status: "ok" } })));
+      await store.renew(
+        results.map((r) => ({ job: r.job, slot: r.slot, attempt: 1, node: "node-a", leaseUntil: T0 + 1 })),
+        T0,
+      );
+      await store.updateMany(
+        results.map((r) => ({
+          key: { job: r.job, slot: r.slot, attempt: 1, node: "node-a" },
+          patch: { status: "ok" },
+        })),
+      );
       assert.deepEqual(batches, [1, 4, 1, 1]);
       await store.close();
       await assert.rejects(store.getRun("j0", T0), /closed/);
@@ -102,7 +115,10 @@ describe("d1Store on a locked database", () => {
     const { db } = locked(Infinity, async () => []);
     const store = d1Store(db);
     store.setCallTimeout?.(30);
-    await assert.rejects(store.init(), (e: unknown) => e instanceof SchedulerError && e.code === "store-error" && /SQLITE_BUSY/.test(e.message));
+    await assert.rejects(
+      store.init(),
+      (e: unknown) => e instanceof SchedulerError && e.code === "store-error" && /SQLITE_BUSY/.test(e.message),
+    );
   });
 
   it("other D1 errors are not retried", async () => {

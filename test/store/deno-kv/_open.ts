@@ -3,7 +3,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { kvStore, type KvLike } from "../../../src/store/deno-kv/mod.ts";
+import { type KvLike, kvStore } from "../../../src/store/deno-kv/mod.ts";
 import type { ReclaimRequest, Store } from "../../../src/store/types.ts";
 
 interface DenoKvRuntime {
@@ -45,8 +45,19 @@ export async function freshStore(): Promise<Store> {
   const reclaim = store.reclaim;
   const compatible = (first: ReclaimRequest, ...rest: unknown[]): Promise<boolean> => {
     if (rest.length === 0) return reclaim(first);
-    const [node, now, leaseUntil, options] = rest as [string, number, number, { overlap?: "skip" | "allow" } | undefined];
-    return reclaim({ ...first, node, now, leaseUntil, ...(options?.overlap === undefined ? {} : { overlap: options.overlap }) });
+    const [node, now, leaseUntil, options] = rest as [
+      string,
+      number,
+      number,
+      { overlap?: "skip" | "allow" } | undefined,
+    ];
+    return reclaim({
+      ...first,
+      node,
+      now,
+      leaseUntil,
+      ...(options?.overlap === undefined ? {} : { overlap: options.overlap }),
+    });
   };
   return { ...store, reclaim: compatible as Store["reclaim"] };
 }

@@ -80,7 +80,10 @@ describe("kvStore (Deno KV)", { skip: skipReason }, () => {
       const slots = Array.from({ length: 120 }, (_, i) => T0 + i * MIN);
       await store.claim(slots.map((slot) => request("a", slot, { batch: "t", overlap: "allow" })));
       const key = (slot: number) => ({ job: "a", slot, attempt: 1, node: "node-a" });
-      const writes: RunUpdate[] = slots.map((slot) => ({ key: key(slot), patch: { status: "ok", finishedAt: slot + 1, leaseUntil: null } }));
+      const writes: RunUpdate[] = slots.map((slot) => ({
+        key: key(slot),
+        patch: { status: "ok", finishedAt: slot + 1, leaseUntil: null },
+      }));
       writes.push({ key: key(T0), patch: { status: "error", finishedAt: T0, leaseUntil: null } });
       const results = await store.updateMany(writes);
       assert.deepEqual(results, [...slots.map(() => true), false], "the repeat sees the first write");
@@ -90,19 +93,38 @@ describe("kvStore (Deno KV)", { skip: skipReason }, () => {
 
   it("overview() gives last outcome, counts and recent rows newest first", () =>
     using(async (store) => {
-      await store.claim([0, 1, 2, 3].map((i) => request("a", T0 + i * MIN, { status: i === 3 ? "running" : "missed", batch: "t" })));
+      await store.claim(
+        [0, 1, 2, 3].map((i) => request("a", T0 + i * MIN, { status: i === 3 ? "running" : "missed", batch: "t" })),
+      );
       const view = await store.overview(["a", "none"], { since: T0 + MIN, perJob: 2 });
       assert.deepEqual(view.a?.recent.map((r) => r.slot), [T0 + 3 * MIN, T0 + 2 * MIN]);
       assert.equal(view.a?.last?.slot, T0 + 2 * MIN);
       assert.deepEqual([view.a?.counts.missed, view.a?.counts.running], [3, 1]);
-      assert.deepEqual(view.none, { last: undefined, counts: { running: 0, cancelling: 0, buffered: 0, ok: 0, error: 0, timeout: 0, skipped: 0, missed: 0, abandoned: 0, cancelled: 0 }, recent: [] });
+      assert.deepEqual(view.none, {
+        last: undefined,
+        counts: {
+          running: 0,
+          cancelling: 0,
+          buffered: 0,
+          ok: 0,
+          error: 0,
+          timeout: 0,
+          skipped: 0,
+          missed: 0,
+          abandoned: 0,
+          cancelled: 0,
+        },
+        recent: [],
+      });
     }));
 
   it("a tick of 1000 jobs with 128-character names fits KV's per-commit key and size limits", () =>
     using(async (store) => {
       const names = Array.from({ length: 1000 }, (_, i) => `${String(i).padStart(4, "0")}-${"x".repeat(123)}`);
       const now = T0;
-      const results = await store.claim(names.map((job) => request(job, T0, { batch: "tick", now, node: "n".repeat(128) })));
+      const results = await store.claim(
+        names.map((job) => request(job, T0, { batch: "tick", now, node: "n".repeat(128) })),
+      );
       assert.ok(results.every((r, i) => r.outcome === "won" && r.job === names[i]));
       const reaped = await store.reap(T0 + 11 * MIN);
       assert.equal(reaped.length, 1000);
@@ -122,7 +144,8 @@ describe("kvStore (Deno KV)", { skip: skipReason }, () => {
     const b = kvStore(await openKv(path), { closeKv: true });
     try {
       const slots = Array.from({ length: 50 }, (_, i) => T0 + i * 1000);
-      const claims = (node: string) => slots.map((slot) => request(`j${slot % 7}`, slot, { node, batch: `${node}-${slot}`, overlap: "allow" }));
+      const claims = (node: string) =>
+        slots.map((slot) => request(`j${slot % 7}`, slot, { node, batch: `${node}-${slot}`, overlap: "allow" }));
       const [x, y] = await Promise.all([a.claim(claims("a")), b.claim(claims("b"))]);
       x.forEach((r, i) => assert.deepEqual([r.outcome, y[i]?.outcome].sort(), ["lost", "won"]));
     } finally {
@@ -134,8 +157,10 @@ describe("kvStore (Deno KV)", { skip: skipReason }, () => {
   it("refuses a spec larger than one KV value, and a non-KV argument, with invalid-spec", () =>
     using(async (store) => {
       const big = { blob: "x".repeat(70_000) };
-      await assert.rejects(store.putDef("big", big, T0), (e: unknown) => e instanceof SchedulerError && e.code === "invalid-spec");
-      assert.throws(() => kvStore({} as never), (e: unknown) => e instanceof SchedulerError && e.code === "invalid-spec");
+      await assert.rejects(store.putDef("big", big, T0), (e: unknown) =>
+        e instanceof SchedulerError && e.code === "invalid-spec");
+      assert.throws(() =>
+        kvStore({} as never), (e: unknown) => e instanceof SchedulerError && e.code === "invalid-spec");
     }));
 
   it("stores under different prefixes on one KV do not see each other", async () => {

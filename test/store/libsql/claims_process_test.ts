@@ -16,12 +16,16 @@ const freshUrl = (): string => `file:${join(dir, `db-${++files}.db`)}`;
 
 describe("libsqlStore across processes", () => {
   // Process start-up is slow on a loaded machine (Bun gives a test 5 s by default).
-  it("three processes claiming the same 150 slots on one file: no busy errors, each slot won once", { timeout: 120_000 }, async () => {
+  it("three processes claiming the same 150 slots on one file: no busy errors, each slot won once", {
+    timeout: 120_000,
+  }, async () => {
     const url = freshUrl();
     const child = fileURLToPath(new URL("../_claim_child.ts", import.meta.url));
     const runtime = runtimeCommand(child);
     const outputs = await Promise.all(["p1", "p2", "p3"].map((node) => runChild(runtime, [url, node, "150"])));
-    const results = outputs.map((text) => JSON.parse(text.trim().split("\n").pop() ?? "{}") as { won: number[]; errors: string[] });
+    const results = outputs.map((text) =>
+      JSON.parse(text.trim().split("\n").pop() ?? "{}") as { won: number[]; errors: string[] }
+    );
     assert.deepEqual(results.flatMap((r) => r.errors), []);
     const won = results.flatMap((r) => r.won).sort((x, y) => x - y);
     assert.deepEqual(won, Array.from({ length: 150 }, (_, i) => Date.UTC(2026, 0, 1) + i * 1000));

@@ -1,4 +1,4 @@
-import { createServer, type AddressInfo } from "node:net";
+import { type AddressInfo, createServer } from "node:net";
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -38,7 +38,10 @@ describe("libsqlStore schema", () => {
 
     const raw = createClient({ url });
     const versions = await raw.execute("SELECT version FROM edgecron_schema_version ORDER BY version");
-    assert.deepEqual(versions.rows.map((r) => Number(r.version)), Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+    assert.deepEqual(
+      versions.rows.map((r) => Number(r.version)),
+      Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1),
+    );
     const mode = await raw.execute("PRAGMA journal_mode");
     assert.equal(String(mode.rows[0]?.journal_mode).toLowerCase(), "wal");
     raw.close();
@@ -64,7 +67,10 @@ describe("libsqlStore schema", () => {
     raw.close();
     await store.close();
     const newer = libsqlStore({ url });
-    await assert.rejects(newer.init(), (e: unknown) => isCode("store-error")(e) && /newer than this edgecron/.test(String(e)));
+    await assert.rejects(
+      newer.init(),
+      (e: unknown) => isCode("store-error")(e) && /newer than this edgecron/.test(String(e)),
+    );
     await newer.close();
   });
 
@@ -78,7 +84,7 @@ describe("libsqlStore schema", () => {
       const statement = bind(`EXPLAIN QUERY PLAN ${sql}`, args);
       return (await raw.execute(statement)).rows.map((r) => String(r.detail)).join("\n");
     };
-    const watermark = await plan(jobStatesSql, { names: "[\"a\"]" });
+    const watermark = await plan(jobStatesSql, { names: '["a"]' });
     assert.match(watermark, /SEARCH r USING COVERING INDEX edgecron_runs_watermark \(job=\? AND kind=\?\)/);
     const overlap = await plan(
       "SELECT 1 FROM edgecron_runs o WHERE o.job = :job AND o.status = 'running' AND o.lease_until > :now AND o.batch <> :batch",
@@ -97,7 +103,9 @@ describe("libsqlStore connections", () => {
     await Promise.all([a.init(), b.init()]);
     const slots = Array.from({ length: 200 }, (_, i) => T0 + i * 1000);
     const claimAll = (store: typeof a, node: string) =>
-      Promise.all(slots.map((slot, i) => store.claim([request("job", slot, { node, batch: `${node}-${i}`, overlap: "allow" })])));
+      Promise.all(
+        slots.map((slot, i) => store.claim([request("job", slot, { node, batch: `${node}-${i}`, overlap: "allow" })])),
+      );
     const [ra, rb] = await Promise.all([claimAll(a, "a"), claimAll(b, "b")]);
     slots.forEach((slot, i) => {
       const pair = [ra[i]?.[0]?.outcome, rb[i]?.[0]?.outcome].sort();
@@ -128,7 +136,10 @@ describe("libsqlStore connections", () => {
       assert.ok((e as Error).cause !== undefined);
       assert.match((e as Error).message, /^store-error: libsql: init failed on file:.*no-such-dir\/x\.db: /);
       // Says what is wrong, not only SQLite's "unable to open ... : 14".
-      assert.match((e as Error).message, /The folder ".*no-such-dir" does not exist or is not writable: create it first/);
+      assert.match(
+        (e as Error).message,
+        /The folder ".*no-such-dir" does not exist or is not writable: create it first/,
+      );
       return true;
     });
     await assert.rejects(store.claim([request("a", T0)]), isCode("store-error"));
@@ -139,7 +150,10 @@ describe("libsqlStore connections", () => {
   });
 
   it("bad options are refused at once with invalid-spec naming the field", () => {
-    assert.throws(() => libsqlStore({ url: "postgres://db/x" }), (e: unknown) => isCode("invalid-spec")(e) && /url.*"postgres:\/\/db\/x"/.test(String(e)));
+    assert.throws(
+      () => libsqlStore({ url: "postgres://db/x" }),
+      (e: unknown) => isCode("invalid-spec")(e) && /url.*"postgres:\/\/db\/x"/.test(String(e)),
+    );
     assert.throws(() => libsqlStore({ url: "file:x.db", busyTimeout: -1 }), isCode("invalid-spec"));
     assert.throws(() => libsqlStore({ client: {} as never }), isCode("invalid-spec"));
   });
@@ -150,7 +164,10 @@ describe("libsqlStore connections", () => {
     assert.equal(await remote.close(), undefined, "closing a store that never connected does nothing");
     await assert.rejects(remote.getRun("a", T0), (e: unknown) => isCode("store-error")(e) && /closed/.test(String(e)));
     const http = libsqlStore({ url: "http://127.0.0.1:9" });
-    await assert.rejects(http.getRun("a", T0), (e: unknown) => isCode("store-error")(e) && (e as Error).cause !== undefined);
+    await assert.rejects(
+      http.getRun("a", T0),
+      (e: unknown) => isCode("store-error")(e) && (e as Error).cause !== undefined,
+    );
     await http.close();
   });
 
@@ -168,7 +185,10 @@ describe("libsqlStore connections", () => {
     await down.close();
     // The driver quotes the URL in some errors: the user and password never get through.
     const withUser = libsqlStore({ url: "http://admin:hunter2@127.0.0.1:9/db" });
-    await assert.rejects(withUser.init(), (e: unknown) => !String(e).includes("hunter2") && /http:\/\/\*\*\*@127/.test(String(e)));
+    await assert.rejects(
+      withUser.init(),
+      (e: unknown) => !String(e).includes("hunter2") && /http:\/\/\*\*\*@127/.test(String(e)),
+    );
     await withUser.close();
   });
 
@@ -177,7 +197,10 @@ describe("libsqlStore connections", () => {
       const message = (e as Error).message;
       assert.ok(isCode("invalid-spec")(e));
       assert.ok(!message.includes("p4ssw0rd"), message);
-      assert.match(message, /expected a file:, libsql:, https:, http:, wss: or ws: URL, got "postgres:\/\/\*\*\*@localhost\/db"/);
+      assert.match(
+        message,
+        /expected a file:, libsql:, https:, http:, wss: or ws: URL, got "postgres:\/\/\*\*\*@localhost\/db"/,
+      );
       return true;
     });
   });

@@ -43,9 +43,14 @@ describe("libsqlStore: this round's port methods", () => {
     const { client, calls, raw } = countingClient();
     const store = libsqlStore({ client });
     await store.init();
-    await store.claim(Array.from({ length: 500 }, (_, i) => request(`j${i}`, T0, { batch: "t", leaseUntil: T0 + MIN })));
+    await store.claim(
+      Array.from({ length: 500 }, (_, i) => request(`j${i}`, T0, { batch: "t", leaseUntil: T0 + MIN })),
+    );
     calls.length = 0;
-    const items = Array.from({ length: 500 }, (_, i) => ({ job: `j${i}`, slot: T0, attempt: 1, node: i % 2 ? "node-a" : "other", leaseUntil: T0 + 2 * MIN }));
+    const items = Array.from(
+      { length: 500 },
+      (_, i) => ({ job: `j${i}`, slot: T0, attempt: 1, node: i % 2 ? "node-a" : "other", leaseUntil: T0 + 2 * MIN }),
+    );
     const results = await store.renew(items, T0 + 30_000);
     assert.deepEqual(calls, [{ kind: "batch", mode: "write", statements: 1 }]);
     assert.deepEqual(results, items.map((_, i) => i % 2 === 1));
@@ -93,7 +98,9 @@ describe("libsqlStore: this round's port methods", () => {
   it("updateMany() of distinct rows (a tick's outcomes) is one set-based statement, compare-and-set per row", async () => {
     const { client, calls, raw } = countingClient();
     const store = libsqlStore({ client });
-    await store.claim(Array.from({ length: 500 }, (_, i) => request(`j${i}`, T0, { batch: "t", leaseUntil: T0 + MIN })));
+    await store.claim(
+      Array.from({ length: 500 }, (_, i) => request(`j${i}`, T0, { batch: "t", leaseUntil: T0 + MIN })),
+    );
     calls.length = 0;
     const writes = Array.from({ length: 500 }, (_, i) => ({
       key: { job: `j${i}`, slot: T0, attempt: 1, node: i % 3 === 0 ? "thief" : "node-a" },
@@ -105,7 +112,13 @@ describe("libsqlStore: this round's port methods", () => {
     assert.deepEqual(calls, [{ kind: "batch", mode: "write", statements: 1 }]);
     assert.deepEqual(results, writes.map((_, i) => i % 3 !== 0));
     const [j1, j2, j3] = await Promise.all([1, 2, 3].map((i) => store.getRun(`j${i}`, T0)));
-    assert.deepEqual([j1?.status, j1?.finishedAt, j1?.leaseUntil, j1?.error, j1?.attempt], ["error", T0 + 1, null, "boom 1", 1]);
+    assert.deepEqual([j1?.status, j1?.finishedAt, j1?.leaseUntil, j1?.error, j1?.attempt], [
+      "error",
+      T0 + 1,
+      null,
+      "boom 1",
+      1,
+    ]);
     assert.deepEqual([j2?.status, j2?.finishedAt, j2?.leaseUntil, j2?.error], ["ok", T0 + 2, null, null]);
     assert.deepEqual([j3?.status, j3?.leaseUntil], ["running", T0 + MIN], "another node's key changes nothing");
     assert.equal((await store.getRun("j2", T0))?.startedAt, T0, "a field the patch leaves out keeps its value");
@@ -121,7 +134,11 @@ describe("libsqlStore: this round's port methods", () => {
     const tx = await holder.transaction("write");
     await tx.execute("INSERT INTO edgecron_jobs (name, first_seen, paused) VALUES ('held', 0, 0)");
     try {
-      await assert.rejects(store.snapshot(["a"], T0), /store-error/, "a write waits for the lock (busyTimeout 0: fails)");
+      await assert.rejects(
+        store.snapshot(["a"], T0),
+        /store-error/,
+        "a write waits for the lock (busyTimeout 0: fails)",
+      );
       const view = await store.read(["a", "__proto__", "new"]);
       assert.deepEqual(view.running.map((r) => r.job), ["a"]);
       assert.equal(Object.hasOwn(view.jobs, "new"), false);
@@ -143,7 +160,9 @@ describe("libsqlStore: this round's port methods", () => {
   it("overview() caps perJob at 1000 and returns every asked name, duplicates once", async () => {
     const { client, calls, raw } = countingClient();
     const store = libsqlStore({ client });
-    await store.claim(Array.from({ length: 1100 }, (_, i) => request("a", T0 + i * MIN, { status: "missed", batch: "t" })));
+    await store.claim(
+      Array.from({ length: 1100 }, (_, i) => request("a", T0 + i * MIN, { status: "missed", batch: "t" })),
+    );
     calls.length = 0;
     const view = await store.overview(["a", "a", "b"], { since: T0, perJob: 5000 });
     assert.equal(calls.length, 1, "one round trip");

@@ -16,7 +16,10 @@ describe("bind", () => {
 
 describe("updateStatement", () => {
   it("sets only the patched columns, all bound, and matches the running attempt", () => {
-    const statement = updateStatement({ job: "j'; DROP", slot: 5, attempt: 2, node: "n" }, { status: "ok", finishedAt: 9 });
+    const statement = updateStatement({ job: "j'; DROP", slot: 5, attempt: 2, node: "n" }, {
+      status: "ok",
+      finishedAt: 9,
+    });
     assert.ok(statement && typeof statement === "object");
     assert.match(statement.sql, /SET status = \?\d, finished_at = \?\d\s/);
     assert.doesNotMatch(statement.sql, /DROP/);
@@ -40,8 +43,21 @@ describe("jobDef", () => {
 describe("instantColumn", () => {
   it("reads integers, bigints and integer text (drivers that return BIGINT as text); anything else is unreadable", () => {
     assert.deepEqual(
-      [1_700_000_000_000, 5n, "1700000000000", "-3", "yesterday", "1.5", 1.5, null, undefined, "", "99999999999999999"].map(instantColumn),
-      [1_700_000_000_000, 5, 1_700_000_000_000, -3, undefined, undefined, undefined, undefined, undefined, undefined, undefined],
+      [1_700_000_000_000, 5n, "1700000000000", "-3", "yesterday", "1.5", 1.5, null, undefined, "", "99999999999999999"]
+        .map(instantColumn),
+      [
+        1_700_000_000_000,
+        5,
+        1_700_000_000_000,
+        -3,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+      ],
     );
   });
 });

@@ -19,7 +19,9 @@ function findBin(): string | undefined {
   if (fromEnv !== undefined && existsSync(join(fromEnv, "initdb"))) return fromEnv;
   const root = "/usr/lib/postgresql";
   if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "initdb"))).sort((a, b) =>
+    Number(b) - Number(a)
+  );
   return versions[0] === undefined ? undefined : join(root, versions[0], "bin");
 }
 
@@ -80,14 +82,30 @@ async function start(): Promise<PgServer> {
     chownSync(pwfile, uid, gid);
   }
   run(join(bin, "initdb"), [
-    "-D", dataDir, "-U", PG_USER, `--pwfile=${pwfile}`, "--auth-host=scram-sha-256", "--auth-local=trust", "-E", "UTF8",
-    "--no-sync", "--locale=C",
+    "-D",
+    dataDir,
+    "-U",
+    PG_USER,
+    `--pwfile=${pwfile}`,
+    "--auth-host=scram-sha-256",
+    "--auth-local=trust",
+    "-E",
+    "UTF8",
+    "--no-sync",
+    "--locale=C",
   ]);
   const port = await freePort();
   const ctl = (args: string[]): void => run(join(bin, "pg_ctl"), ["-D", dataDir, ...args]);
   // fsync off: a test server needs no durability across a machine crash, and fsync is
   // most of a commit's cost on a loaded machine.
-  ctl(["-w", "-l", join(dir, "server.log"), "-o", `-p ${port} -h 127.0.0.1 -k ${dir} -c fsync=off -c max_connections=300`, "start"]);
+  ctl([
+    "-w",
+    "-l",
+    join(dir, "server.log"),
+    "-o",
+    `-p ${port} -h 127.0.0.1 -k ${dir} -c fsync=off -c max_connections=300`,
+    "start",
+  ]);
   process.on("exit", () => {
     try {
       ctl(["-m", "immediate", "-w", "stop"]);
@@ -96,9 +114,20 @@ async function start(): Promise<PgServer> {
   });
   // A watchdog for a test process that dies without its exit handler (killed at a
   // timeout, SIGKILL, a runtime that skips it): stops the server once this pid is gone.
-  const stop = [...(asRoot ? ["runuser", "-u", "postgres", "--"] : []), join(bin, "pg_ctl"), "-D", dataDir, "-m", "immediate", "stop"];
+  const stop = [
+    ...(asRoot ? ["runuser", "-u", "postgres", "--"] : []),
+    join(bin, "pg_ctl"),
+    "-D",
+    dataDir,
+    "-m",
+    "immediate",
+    "stop",
+  ];
   const quoted = stop.map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
-  spawn("sh", ["-c", `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${quoted} >/dev/null 2>&1; rm -rf '${dir}'`], {
+  spawn("sh", [
+    "-c",
+    `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${quoted} >/dev/null 2>&1; rm -rf '${dir}'`,
+  ], {
     detached: true,
     stdio: "ignore",
   }).unref();

@@ -10,5 +10,6 @@ if (skipReason === false) {
   const { url } = await pgServer();
   storeContract("postgres", async () => postgresStore({ url, schema: freshSchema(), max: 4 }));
 } else {
-  describe("Store contract: postgres", () => it("is skipped without a Postgres server", { skip: skipReason }, () => {}));
+  describe("Store contract: postgres", () =>
+    it("is skipped without a Postgres server", { skip: skipReason }, () => {}));
 }

@@ -25,7 +25,9 @@ async function rejects(fn: () => Promise<unknown>, code: string, re: RegExp): Pr
     assert.match(error.message, re);
     assert.ok(!error.message.includes(PG_PASSWORD), `the password leaked: ${error.message}`);
     const cause = (error as { cause?: unknown }).cause;
-    if (cause instanceof Error) assert.ok(!`${cause.message}${cause.stack}`.includes(PG_PASSWORD), "the password leaked in the cause");
+    if (cause instanceof Error) {
+      assert.ok(!`${cause.message}${cause.stack}`.includes(PG_PASSWORD), "the password leaked in the cause");
+    }
     return error;
   }
   assert.fail("expected a rejection");
@@ -35,7 +37,10 @@ describe("postgresStore options", () => {
   it("refuses a URL that is not postgres:// with invalid-spec, its password blanked", () => {
     assert.throws(() => postgresStore({ url: `mysql://app:${PG_PASSWORD}@db/app` }), (e: unknown) => {
       assert.ok(e instanceof SchedulerError && e.code === "invalid-spec");
-      assert.match(e.message, /postgresStore\.url: expected a postgres:\/\/ or postgresql:\/\/ URL, got "mysql:\/\/app:\*\*\*@db\/app"/);
+      assert.match(
+        e.message,
+        /postgresStore\.url: expected a postgres:\/\/ or postgresql:\/\/ URL, got "mysql:\/\/app:\*\*\*@db\/app"/,
+      );
       return !e.message.includes(PG_PASSWORD);
     });
   });
@@ -51,12 +56,18 @@ describe("postgresStore options", () => {
       [null, /postgresStore: expected \{ url \} or \{ sql \}/],
     ];
     for (const [options, re] of cases) {
-      assert.throws(() => postgresStore(options as never), (e: unknown) => e instanceof SchedulerError && e.code === "invalid-spec" && re.test(e.message));
+      assert.throws(
+        () => postgresStore(options as never),
+        (e: unknown) => e instanceof SchedulerError && e.code === "invalid-spec" && re.test(e.message),
+      );
     }
   });
 
   it("redactUrl blanks the password in user info and in a password parameter", () => {
-    assert.equal(redactUrl("postgres://app:s3cr%40t@h:5432/db?sslmode=require"), "postgres://app:***@h:5432/db?sslmode=require");
+    assert.equal(
+      redactUrl("postgres://app:s3cr%40t@h:5432/db?sslmode=require"),
+      "postgres://app:***@h:5432/db?sslmode=require",
+    );
     assert.equal(redactUrl("postgresql://h/db?user=app&password=hunter2"), "postgresql://h/db?user=app&password=***");
     assert.equal(redactUrl("postgres://app@h/db"), "postgres://app@h/db");
   });
@@ -68,13 +79,21 @@ describe("postgresStore options", () => {
   });
 
   it("a missing postgres package is a store-error that says what to install", async () => {
-    const resolved = resolvePostgresOptions({ url: "postgres://h/db" }, () => Promise.reject(missingDriver(new Error("Cannot find package 'postgres'"))));
-    await rejects(() => resolved.open(), "store-error", /the "postgres" package \(postgres\.js 3\.x\) is not installed.*npm install postgres/);
+    const resolved = resolvePostgresOptions(
+      { url: "postgres://h/db" },
+      () => Promise.reject(missingDriver(new Error("Cannot find package 'postgres'"))),
+    );
+    await rejects(
+      () => resolved.open(),
+      "store-error",
+      /the "postgres" package \(postgres\.js 3\.x\) is not installed.*npm install postgres/,
+    );
   });
 });
 
 if (skipReason !== false) {
-  describe("postgresStore on a real server", () => it("is skipped without a Postgres server", { skip: skipReason }, () => {}));
+  describe("postgresStore on a real server", () =>
+    it("is skipped without a Postgres server", { skip: skipReason }, () => {}));
 } else {
   const server = await pgServer();
   const admin = postgres(server.url, { onnotice: () => {}, max: 2 });
@@ -92,7 +111,9 @@ if (skipReason !== false) {
         assert.equal(rows.length, PG_SCHEMA_VERSION, "one row per schema version");
         assert.equal(new Set(rows.map((r) => r.applied_by)).size, 1, "one backend applied every step");
         // Every store works on the schema the winner made.
-        const results = await Promise.all(stores.map((s, i) => s.claim([request("a", T0, { node: `n${i}`, batch: `b${i}`, overlap: "allow" })])));
+        const results = await Promise.all(
+          stores.map((s, i) => s.claim([request("a", T0, { node: `n${i}`, batch: `b${i}`, overlap: "allow" })])),
+        );
         assert.equal(results.flat().filter((r) => r.outcome === "won").length, 1);
       } finally {
         await Promise.all(stores.map((s) => s.close()));
@@ -103,7 +124,10 @@ if (skipReason !== false) {
       const schema = freshSchema("own");
       const store = postgresStore({ url: server.url, schema });
       await store.init();
-      const tables = await admin.unsafe("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1", [schema]);
+      const tables = await admin.unsafe(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1",
+        [schema],
+      );
       assert.deepEqual(tables.map((r) => r.table_name), ["defs", "jobs", "runs", "schema_version", "settings"]);
       await store.close();
       await admin.unsafe(`INSERT INTO "${schema}".schema_version VALUES (99, 0, 0)`);
@@ -125,7 +149,11 @@ if (skipReason !== false) {
 
     it("a wrong password is a store-error that never shows the password", async () => {
       const store = postgresStore({ url: wrongPassword, schema: freshSchema() });
-      await rejects(() => store.init(), "store-error", /^store-error: postgres: init failed: .*password authentication failed/);
+      await rejects(
+        () => store.init(),
+        "store-error",
+        /^store-error: postgres: init failed: .*password authentication failed/,
+      );
       await store.close();
     });
 
@@ -139,8 +167,16 @@ if (skipReason !== false) {
 
     it("refuses a NUL character as bad input, before the server sees it", async () => {
       const store = postgresStore({ url: server.url, schema: freshSchema() });
-      await rejects(() => store.claim([request("a\u0000b", T0)]), "invalid-spec", /claim: Postgres cannot store a NUL character/);
-      await rejects(() => store.putDef("d", { note: "x\u0000y" }, T0), "invalid-spec", /putDef\.spec: Postgres cannot store a NUL/);
+      await rejects(
+        () => store.claim([request("a\u0000b", T0)]),
+        "invalid-spec",
+        /claim: Postgres cannot store a NUL character/,
+      );
+      await rejects(
+        () => store.putDef("d", { note: "x\u0000y" }, T0),
+        "invalid-spec",
+        /putDef\.spec: Postgres cannot store a NUL/,
+      );
       // An escaped backslash before "u0000" is ordinary text.
       assert.equal((await store.putDef("d", { note: "\\u0000" }, T0)).version, 1);
       assert.deepEqual((await store.getDef("d"))?.spec, { note: "\\u0000" });
@@ -154,11 +190,24 @@ if (skipReason !== false) {
         await stores[0]!.init();
         for (let round = 0; round < 5; round++) {
           const now = T0 + round * 10 * MIN;
-          const results = await Promise.all(stores.map((s, i) =>
-            s.claim([request(`job-${round}`, now + i * 1_000, { node: `n${i}`, batch: `b${round}-${i}`, now, leaseUntil: now + 5 * MIN })])
-          ));
+          const results = await Promise.all(
+            stores.map((s, i) =>
+              s.claim([
+                request(`job-${round}`, now + i * 1_000, {
+                  node: `n${i}`,
+                  batch: `b${round}-${i}`,
+                  now,
+                  leaseUntil: now + 5 * MIN,
+                }),
+              ])
+            ),
+          );
           assert.equal(results.flat().filter((r) => r.outcome === "won").length, 1, `round ${round}: one run`);
-          assert.equal(results.flat().filter((r) => r.outcome === "skipped").length, 7, `round ${round}: the rest skipped`);
+          assert.equal(
+            results.flat().filter((r) => r.outcome === "skipped").length,
+            7,
+            `round ${round}: the rest skipped`,
+          );
         }
       } finally {
         await Promise.all(stores.map((s) => s.close()));
@@ -174,16 +223,33 @@ if (skipReason !== false) {
           const job = `job-${round}`;
           const now = T0 + round * 10 * MIN;
           const results = (await Promise.all(stores.map((s, i) =>
-            s.claim([request(job, now + i * 1_000, { overlap: "bufferOne", node: `n${i}`, batch: `b${round}-${i}`, now, leaseUntil: now + 5 * MIN })])
+            s.claim([
+              request(job, now + i * 1_000, {
+                overlap: "bufferOne",
+                node: `n${i}`,
+                batch: `b${round}-${i}`,
+                now,
+                leaseUntil: now + 5 * MIN,
+              }),
+            ])
           ))).flat();
           const count = (o: string): number => results.filter((r) => r.outcome === o).length;
-          assert.deepEqual([count("won"), count("buffered"), count("skipped")], [1, 1, 6], `round ${round}: one runs, one waits`);
+          assert.deepEqual(
+            [count("won"), count("buffered"), count("skipped")],
+            [1, 1, 6],
+            `round ${round}: one runs, one waits`,
+          );
           const winner = results.find((r) => r.outcome === "won")!;
           const held = (await stores[0]!.getRun(job, winner.slot))!;
           // While the run is live nothing starts; once it settles exactly one node starts the buffered slot.
-          assert.deepEqual(await Promise.all(stores.map((s) => s.promote({ job, node: "p", now, leaseUntil: now + MIN }))), Array(8).fill(undefined));
+          assert.deepEqual(
+            await Promise.all(stores.map((s) => s.promote({ job, node: "p", now, leaseUntil: now + MIN }))),
+            Array(8).fill(undefined),
+          );
           assert.equal(await stores[0]!.update(held, { status: "ok", finishedAt: now, leaseUntil: null }), true);
-          const started = (await Promise.all(stores.map((s, i) => s.promote({ job, node: `p${i}`, now, leaseUntil: now + MIN })))).filter((r) => r);
+          const started = (await Promise.all(stores.map((s, i) =>
+            s.promote({ job, node: `p${i}`, now, leaseUntil: now + MIN })
+          ))).filter((r) => r);
           assert.equal(started.length, 1, `round ${round}: the buffered slot starts once`);
           assert.equal(started[0]!.slot, results.find((r) => r.outcome === "buffered")!.slot);
         }
@@ -199,18 +265,27 @@ if (skipReason !== false) {
       await first.claim([request("old", T0)]);
       await first.close();
       // Back to what version 1 made: no pause columns, the running-only index.
-      await admin.unsafe(`ALTER TABLE "${schema}".jobs DROP COLUMN pause_note, DROP COLUMN paused_at, DROP COLUMN paused_by`);
+      await admin.unsafe(
+        `ALTER TABLE "${schema}".jobs DROP COLUMN pause_note, DROP COLUMN paused_at, DROP COLUMN paused_by`,
+      );
       await admin.unsafe(`DROP INDEX "${schema}".runs_open`);
       await admin.unsafe(`CREATE INDEX runs_running ON "${schema}".runs (job, lease_until) WHERE status = 'running'`);
       await admin.unsafe(`DELETE FROM "${schema}".schema_version WHERE version > 1`);
       const store = postgresStore({ url: server.url, schema });
       try {
         const before = await store.read(["old"]);
-        assert.deepEqual([before.jobs.old?.paused, before.jobs.old?.pause, before.running.length], [true, undefined, 1]);
+        assert.deepEqual([before.jobs.old?.paused, before.jobs.old?.pause, before.running.length], [
+          true,
+          undefined,
+          1,
+        ]);
         await store.setPaused("old", true, T0 + MIN, { note: "migrated", by: "ops" });
         assert.deepEqual((await store.read(["old"])).jobs.old?.pause, { note: "migrated", at: T0 + MIN, by: "ops" });
         const versions = await admin.unsafe(`SELECT version FROM "${schema}".schema_version ORDER BY 1`);
-        assert.deepEqual(versions.map((r) => Number(r.version)), Array.from({ length: PG_SCHEMA_VERSION }, (_, i) => i + 1));
+        assert.deepEqual(
+          versions.map((r) => Number(r.version)),
+          Array.from({ length: PG_SCHEMA_VERSION }, (_, i) => i + 1),
+        );
       } finally {
         await store.close();
       }
@@ -243,11 +318,17 @@ if (skipReason !== false) {
       const blocker = await admin.reserve();
       try {
         await blocker.unsafe(`BEGIN; LOCK TABLE "${schema}".runs IN ACCESS EXCLUSIVE MODE`);
-        await rejects(() => store.claim([request("a", T0)]), "store-error", /^store-error: postgres: claim failed: no answer within 500 ms$/);
+        await rejects(
+          () => store.claim([request("a", T0)]),
+          "store-error",
+          /^store-error: postgres: claim failed: no answer within 500 ms$/,
+        );
         // The cancel reaches the server: nothing of ours is left waiting on the lock.
         let waiting = 1;
         for (let i = 0; i < 50 && waiting > 0; i++) {
-          const [row] = await admin.unsafe("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'edgecron' AND wait_event_type = 'Lock'");
+          const [row] = await admin.unsafe(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'edgecron' AND wait_event_type = 'Lock'",
+          );
           waiting = Number(row?.n);
           if (waiting > 0) await new Promise((resolve) => setTimeout(resolve, 20));
         }
@@ -256,7 +337,11 @@ if (skipReason !== false) {
         await blocker.unsafe("ROLLBACK");
         blocker.release();
       }
-      assert.deepEqual((await store.claim([request("a", T0)])).map((r) => r.outcome), ["won"], "the cancelled claim wrote nothing");
+      assert.deepEqual(
+        (await store.claim([request("a", T0)])).map((r) => r.outcome),
+        ["won"],
+        "the cancelled claim wrote nothing",
+      );
       await store.close();
     });
 
@@ -278,11 +363,13 @@ if (skipReason !== false) {
       // fails as store-error (the engine settles it), and the pool heals for the next.
       const outcomes: string[] = [];
       for (let i = 0; i < 3 && outcomes.at(-1) !== "won"; i++) {
-        outcomes.push(await store.claim([request(`w${i}`, T0)]).then((r) => r[0]!.outcome, (e: unknown) => {
-          assert.ok(e instanceof SchedulerError && e.code === "store-error", String(e));
-          assert.match(e.message, /^store-error: postgres: claim failed: /);
-          return "store-error";
-        }));
+        outcomes.push(
+          await store.claim([request(`w${i}`, T0)]).then((r) => r[0]!.outcome, (e: unknown) => {
+            assert.ok(e instanceof SchedulerError && e.code === "store-error", String(e));
+            assert.match(e.message, /^store-error: postgres: claim failed: /);
+            return "store-error";
+          }),
+        );
       }
       assert.equal(outcomes.at(-1), "won", `the pool never healed: ${outcomes.join(", ")}`);
       await store.close();

@@ -1,3 +1,4 @@
+// deno-fmt-ignore-file -- deno fmt reformats the insides of html`` templates, which changes the page it renders.
 /** One job's card: identity, schedule, next slots, last outcome, counters, timeline, actions. */
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
@@ -46,38 +47,20 @@ export function timeTag(ms: number, format: (ms: number) => string): Html {
 
 function action(cc: CardContext, name: string, verb: "run" | "pause" | "resume", label: string, primary = false): Html {
   // On a job's page, a pause can say why.
-  const note = verb === "pause" && cc.back === "job"
-    ? html`<input name="note" maxlength="500" placeholder="note (optional)" aria-label="Pause note">`
-    : "";
-  return html`
-    <form method="post"
-      action="${jobHref(cc.base, name)}/${verb}"><input type="hidden" name="csrf" value="${cc
-        .csrf}"><input type="hidden" name="back" value="${cc
-        .back}">${note}<button type="submit" name="action" value="${verb}"${primary
-        ? html`
-          class="primary"
-        `
-        : ""}>${label}</button></form>
-  `;
+  const note = verb === "pause" && cc.back === "job" ? html`<input name="note" maxlength="500" placeholder="note (optional)" aria-label="Pause note">` : "";
+  return html`<form method="post" action="${jobHref(cc.base, name)}/${verb}"><input type="hidden" name="csrf" value="${cc.csrf}"><input type="hidden" name="back" value="${cc.back}">${note}<button type="submit" name="action" value="${verb}"${primary ? html` class="primary"` : ""}>${label}</button></form>`;
 }
 
 /** Why, when and by whom a paused job was paused. */
 function pauseNote(info: JobInfo, cc: CardContext, format: (ms: number) => string): Html | "" {
   if (!info.paused || info.pause === undefined) return "";
   const { note, at, by } = info.pause;
-  return html`
-    <p class="sub pause-note"
-      data-pause-by="${by}">Paused ${timeTag(at, format)} (${relative(at, cc.now)}) by <b>${by}</b>${note === null
-        ? ""
-        : html`: ${inertBidi(note)}`}</p>
-  `;
+  return html`<p class="sub pause-note" data-pause-by="${by}">Paused ${timeTag(at, format)} (${relative(at, cc.now)}) by <b>${by}</b>${note === null ? "" : html`: ${inertBidi(note)}`}</p>`;
 }
 
 /** The job's state as a pill: broken (a stored row is unreadable; the reason as its title), running, paused, disabled, completed (`maxRuns`), ended (`endAt`) or active. */
 function state(info: JobInfo): Html {
-  if (info.broken !== undefined) {
-    return html`<span class="pill bad" data-state="broken" title="${info.broken}">broken</span>`;
-  }
+  if (info.broken !== undefined) return html`<span class="pill bad" data-state="broken" title="${info.broken}">broken</span>`;
   if (info.runningSince !== undefined) return html`<span class="pill warn" data-state="running">running</span>`;
   if (info.paused) return html`<span class="pill idle" data-state="paused">paused</span>`;
   if (!info.enabled) return html`<span class="pill idle" data-state="disabled">disabled</span>`;
@@ -92,29 +75,17 @@ export function statusBadge(status: string): Html {
 }
 
 function nextList(info: JobInfo, cc: CardContext, format: (ms: number) => string): Html {
-  if (info.paused || !info.enabled) {
-    return html`<p class="sub" data-next="none">none: ${info.paused ? "paused" : "disabled"}</p>`;
-  }
+  if (info.paused || !info.enabled) return html`<p class="sub" data-next="none">none: ${info.paused ? "paused" : "disabled"}</p>`;
   const next = info.next.slice(0, cc.listNext);
   if (next.length === 0) return html`<p class="sub" data-next="none">none</p>`;
-  return html`<ol class="next">${
-    next.map((t) =>
-      html`<li data-slot="${t}">${timeTag(t, format)} <span class="sub">${relative(t, cc.now)}</span></li>`
-    )
-  }</ol>`;
+  return html`<ol class="next">${next.map((t) => html`<li data-slot="${t}">${timeTag(t, format)} <span class="sub">${relative(t, cc.now)}</span></li>`)}</ol>`;
 }
 
 function lastOutcome(last: RunRecord | undefined, cc: CardContext, format: (ms: number) => string): Html {
   if (last === undefined) return html`<span class="sub">never ran</span>`;
   // The overview shortens a long error (full text in the tooltip); a job's page shows it all.
-  const error = last.error === null
-    ? ""
-    : cc.back === "job" || last.error.length <= 90
-    ? last.error
-    : `${last.error.slice(0, 87)}...`;
-  return html`${statusBadge(last.status)} <span class="sub">${timeTag(last.slot, format)} · ${
-    relative(last.finishedAt ?? last.slot, cc.now)
-  }</span>${error ? html`<div class="sub err" title="${last.error}">${error}</div>` : ""}`;
+  const error = last.error === null ? "" : cc.back === "job" || last.error.length <= 90 ? last.error : `${last.error.slice(0, 87)}...`;
+  return html`${statusBadge(last.status)} <span class="sub">${timeTag(last.slot, format)} · ${relative(last.finishedAt ?? last.slot, cc.now)}</span>${error ? html`<div class="sub err" title="${last.error}">${error}</div>` : ""}`;
 }
 
 /** `1 run`, `2 runs`: one counter, its noun agreeing with the number. */
@@ -128,60 +99,19 @@ export function jobCard(view: JobView, cc: CardContext): Html {
   const words = scheduleInWords(info.spec, info.timezone);
   const c = info.counters;
   const format = cc.formatterFor(info.timezone);
-  return html`
-    <section class="job" data-job="${info.name}">
-      <div class="job-head">
-        <div class="job-title">
-    <h3>${cc.back === "home"
-      ? html`<a href="${jobHref(cc.base, info.name)}">${info.name}</a>`
-      : info.name} <span class="tag">${info.source}</span> ${state(info)}</h3>
-    ${info.description ? html`<p class="desc">${inertBidi(info.description)}</p>` : ""}
-    ${pauseNote(info, cc, cc.formatterFor(info.timezone))}
-        </div>
-        <div class="actions">${action(cc, info.name, "run", "Run now", true)}${info.paused
-          ? action(cc, info.name, "resume", "Resume")
-          : action(cc, info.name, "pause", "Pause")}</div>
-      </div>
-      <dl class="facts">
-        <div>
-          <dt>Schedule</dt>
-          <dd><code>${"cron" in info.spec ? info.spec.cron : info.schedule}</code>${words
-            ? html`<div class="sub" data-words>${words}</div>`
-            : ""}</dd>
-        </div>
-        <div>
-          <dt>Timezone</dt>
-          <dd>${info.timezone}</dd>
-        </div>
-        <div>
-          <dt>Next</dt>
-          <dd>${nextList(info, cc, format)}</dd>
-        </div>
-        <div>
-          <dt>Last outcome</dt>
-          <dd class="last-outcome">${lastOutcome(info.lastOutcome, cc, format)}</dd>
-        </div>
-        <div>
-          <dt>Counters (this node)</dt>
-          <dd class="counters">${counter(c.runs, "run", "runs")}${counter(c.ok, "ok", "ok")}${counter(
-            c.errors,
-            "error",
-            "errors",
-          )}${counter(c.timeouts, "timeout", "timeouts")}${counter(c.skipped, "skipped", "skipped")}${counter(
-            c.missed,
-            "missed",
-            "missed",
-          )}${counter(c.lost, "lost", "lost")}${counter(c.abandoned, "abandoned", "abandoned")}</dd>
-        </div>
-      </dl>
-      <div class="timeline-wrap">${timeline({
-        now: cc.now,
-        zone: info.timezone,
-        past: view.past,
-        planned: view.planned,
-        detail: cc.back === "job",
-        jittered: info.jitter !== undefined,
-      })}</div>
-    </section>
-  `;
+  return html`<section class="job" data-job="${info.name}">
+<div class="job-head"><div class="job-title">
+<h3>${cc.back === "home" ? html`<a href="${jobHref(cc.base, info.name)}">${info.name}</a>` : info.name} <span class="tag">${info.source}</span> ${state(info)}</h3>
+${info.description ? html`<p class="desc">${inertBidi(info.description)}</p>` : ""}
+${pauseNote(info, cc, cc.formatterFor(info.timezone))}
+</div><div class="actions">${action(cc, info.name, "run", "Run now", true)}${info.paused ? action(cc, info.name, "resume", "Resume") : action(cc, info.name, "pause", "Pause")}</div></div>
+<dl class="facts">
+<div><dt>Schedule</dt><dd><code>${"cron" in info.spec ? info.spec.cron : info.schedule}</code>${words ? html`<div class="sub" data-words>${words}</div>` : ""}</dd></div>
+<div><dt>Timezone</dt><dd>${info.timezone}</dd></div>
+<div><dt>Next</dt><dd>${nextList(info, cc, format)}</dd></div>
+<div><dt>Last outcome</dt><dd class="last-outcome">${lastOutcome(info.lastOutcome, cc, format)}</dd></div>
+<div><dt>Counters (this node)</dt><dd class="counters">${counter(c.runs, "run", "runs")}${counter(c.ok, "ok", "ok")}${counter(c.errors, "error", "errors")}${counter(c.timeouts, "timeout", "timeouts")}${counter(c.skipped, "skipped", "skipped")}${counter(c.missed, "missed", "missed")}${counter(c.lost, "lost", "lost")}${counter(c.abandoned, "abandoned", "abandoned")}</dd></div>
+</dl>
+<div class="timeline-wrap">${timeline({ now: cc.now, zone: info.timezone, past: view.past, planned: view.planned, detail: cc.back === "job", jittered: info.jitter !== undefined })}</div>
+</section>`;
 }

@@ -1,3 +1,4 @@
+// deno-fmt-ignore-file -- deno fmt reformats the insides of html`` templates, which changes the page it renders.
 /** The two dashboard pages: every job at a glance, and one job with its run history. */
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
@@ -29,48 +30,24 @@ function noticeBox(notice: Notice | undefined): Html | "" {
   let text: Html;
   if (action === "backfill") {
     const planned = /^planned-(\d+)$/.exec(result);
-    text = planned
-      ? html`Backfill of <b>${job}</b> started: ${planned[1]} slots; they show in the history as they run`
-      : html`Could not backfill <b>${job}</b>: ${why}`;
+    text = planned ? html`Backfill of <b>${job}</b> started: ${planned[1]} slots; they show in the history as they run` : html`Could not backfill <b>${job}</b>: ${why}`;
   } else if (action === "run") {
-    const error = notice.error === undefined ? "" : html`
-      <span class="err" data-notice-error>${notice.error}</span>
-    `;
-    text = /^[a-z]+$/.test(result)
-      ? html`Ran <b>${job}</b>: ${statusBadge(result)}${error}`
-      : html`Did not run <b>${job}</b>: ${why}`;
+    const error = notice.error === undefined ? "" : html` <span class="err" data-notice-error>${notice.error}</span>`;
+    text = /^[a-z]+$/.test(result) ? html`Ran <b>${job}</b>: ${statusBadge(result)}${error}` : html`Did not run <b>${job}</b>: ${why}`;
   } else {
-    text = result === "paused" || result === "resumed"
-      ? html`<b>${job}</b> ${result}`
-      : html`Could not ${action} <b>${job}</b>: ${why}`;
+    text = result === "paused" || result === "resumed" ? html`<b>${job}</b> ${result}` : html`Could not ${action} <b>${job}</b>: ${why}`;
   }
   const good = GOOD.has(result) || result.startsWith("planned-");
   return html`<div class="notice ${good ? "good" : "bad"}" role="status" data-notice="${result}">${text}</div>`;
 }
 
 /** A page of jobs with their timelines; `nextAfter` links the next page, `first` the first. */
-export function overviewPage(
-  views: readonly JobView[],
-  cc: CardContext & { nextAfter: string | null; paged: boolean },
-  notice?: Notice,
-): Html {
+export function overviewPage(views: readonly JobView[], cc: CardContext & { nextAfter: string | null; paged: boolean }, notice?: Notice): Html {
   const home = cc.base === "" ? "/" : cc.base;
   return html`${noticeBox(notice)}
 <div class="toolbar"><h2>Jobs</h2>${legend()}</div>
-${
-    views.length === 0
-      ? html`<div class="empty">No jobs yet. Register one with <code>scheduler.job()</code> or <code>POST /jobs</code>.</div>`
-      : views.map((v) => jobCard(v, cc))
-  }
-${
-    cc.paged || cc.nextAfter !== null
-      ? html`<nav class="pager">${cc.paged ? html`<a href="${home}" data-page="first">← First jobs</a>` : ""}${
-        cc.nextAfter === null
-          ? ""
-          : html`<a href="${home}?after=${encodeURIComponent(cc.nextAfter)}" data-page="next">More jobs →</a>`
-      }</nav>`
-      : ""
-  }`;
+${views.length === 0 ? html`<div class="empty">No jobs yet. Register one with <code>scheduler.job()</code> or <code>POST /jobs</code>.</div>` : views.map((v) => jobCard(v, cc))}
+${cc.paged || cc.nextAfter !== null ? html`<nav class="pager">${cc.paged ? html`<a href="${home}" data-page="first">← First jobs</a>` : ""}${cc.nextAfter === null ? "" : html`<a href="${home}?after=${encodeURIComponent(cc.nextAfter)}" data-page="next">More jobs →</a>`}</nav>` : ""}`;
 }
 
 /** Outcomes written without running anything: they took no time worth showing. */
@@ -82,26 +59,11 @@ function runRow(r: RunRecord, formatInstant: (ms: number) => string, now: number
     : r.finishedAt === null
     ? (r.status === "running" ? `running ${relative(r.startedAt, now).replace(" ago", "")}` : "—")
     : formatElapsed(r.finishedAt - r.startedAt);
-  return html`
-    <tr data-slot="${r.slot}" data-status="${r.status}">
-      <td data-label="Slot">${timeTag(r.slot, formatInstant)}</td>
-      <td data-label="Outcome">${statusBadge(r.status)}</td>
-      <td data-label="Kind">${r.kind}</td>
-      <td data-label="Attempt">${r.attempt}</td>
-      <td data-label="Node"><code>${r.node}</code></td>
-      <td data-label="Took" class="took">${took}</td>
-      <td data-label="Error" class="err">${r.error ?? ""}</td>
-    </tr>
-  `;
+  return html`<tr data-slot="${r.slot}" data-status="${r.status}"><td data-label="Slot">${timeTag(r.slot, formatInstant)}</td><td data-label="Outcome">${statusBadge(r.status)}</td><td data-label="Kind">${r.kind}</td><td data-label="Attempt">${r.attempt}</td><td data-label="Node"><code>${r.node}</code></td><td data-label="Took" class="took">${took}</td><td data-label="Error" class="err">${r.error ?? ""}</td></tr>`;
 }
 
 /** One job: its card, the next slots, its target when data-defined, its run history. */
-export function jobPage(
-  view: JobView,
-  history: readonly RunRecord[],
-  cc: CardContext & { nextBefore: number | null; paged: boolean },
-  notice?: Notice,
-): Html {
+export function jobPage(view: JobView, history: readonly RunRecord[], cc: CardContext & { nextBefore: number | null; paged: boolean }, notice?: Notice): Html {
   const { info } = view;
   const format = cc.formatterFor(info.timezone);
   const target = info.def?.spec.target as { url?: unknown; method?: unknown; headers?: unknown } | undefined;
@@ -111,53 +73,16 @@ export function jobPage(
     // Only the origin and path: query strings and credentials may hold secrets.
     where = `${typeof target.method === "string" ? target.method : "POST"} ${u.origin}${u.pathname}`;
   }
-  const headerNames = target && typeof target.headers === "object" && target.headers !== null
-    ? Object.keys(target.headers)
-    : [];
-  return html`
-    ${noticeBox(notice)}
-    <p><a href="${cc.base === "" ? "/" : cc.base}">← All jobs</a></p>
-    ${jobCard(view, cc)}
-    <div class="toolbar"><span></span>${legend()}</div>
-    ${where
-      ? html`
-        <h2 class="section">Webhook target</h2>
-        <p><code>${where}</code>${headerNames.length
-          ? html`
-            <span class="sub">headers: ${headerNames.join(", ")}</span>
-          `
-          : ""}</p>
-      `
-      : ""}
-    <h2 class="section">Backfill</h2>
-    <form method="post" action="${jobHref(cc.base, info.name)}/backfill"
-      class="backfill"><input type="hidden" name="csrf" value="${cc
-        .csrf}"><label>From <input name="from" required placeholder="2026-01-01T00:00:00Z" size="22"></label> <label>to (not included) <input name="to" required placeholder="2026-01-02T00:00:00Z" size="22"></label> <label><input type="checkbox" name="rerun" value="1"> re-run slots that already ran</label> <button type="submit">Backfill</button></form>
-    <h2 class="section">Run history</h2>
-    ${history.length === 0 ? html`<div class="empty">No runs recorded yet.</div>` : html`
-      <table class="runs">
-        <thead>
-          <tr>
-            <th>Slot (${info.timezone})</th>
-            <th>Outcome</th>
-            <th>Kind</th>
-            <th>Attempt</th>
-            <th>Node</th>
-            <th>Took</th>
-            <th>Error</th>
-          </tr>
-        </thead>
-        <tbody>${history.map((r) => runRow(r, format, cc.now))}</tbody>
-      </table>
-    `}
-    ${cc.nextBefore === null && !cc.paged
-      ? ""
-      : html`<nav class="pager">${
-        cc.paged ? html`<a href="${jobHref(cc.base, info.name)}" data-page="first">← Newest runs</a>` : ""
-      }${
-        cc.nextBefore === null
-          ? ""
-          : html`<a href="${jobHref(cc.base, info.name)}?before=${cc.nextBefore}" data-page="next">Older runs →</a>`
-      }</nav>`}
-  `;
+  const headerNames = target && typeof target.headers === "object" && target.headers !== null ? Object.keys(target.headers) : [];
+  return html`${noticeBox(notice)}
+<p><a href="${cc.base === "" ? "/" : cc.base}">← All jobs</a></p>
+${jobCard(view, cc)}
+<div class="toolbar"><span></span>${legend()}</div>
+${where ? html`<h2 class="section">Webhook target</h2><p><code>${where}</code>${headerNames.length ? html` <span class="sub">headers: ${headerNames.join(", ")}</span>` : ""}</p>` : ""}
+<h2 class="section">Backfill</h2>
+<form method="post" action="${jobHref(cc.base, info.name)}/backfill" class="backfill"><input type="hidden" name="csrf" value="${cc.csrf}"><label>From <input name="from" required placeholder="2026-01-01T00:00:00Z" size="22"></label> <label>to (not included) <input name="to" required placeholder="2026-01-02T00:00:00Z" size="22"></label> <label><input type="checkbox" name="rerun" value="1"> re-run slots that already ran</label> <button type="submit">Backfill</button></form>
+<h2 class="section">Run history</h2>
+${history.length === 0 ? html`<div class="empty">No runs recorded yet.</div>` : html`<table class="runs"><thead><tr><th>Slot (${info.timezone})</th><th>Outcome</th><th>Kind</th><th>Attempt</th><th>Node</th><th>Took</th><th>Error</th></tr></thead>
+<tbody>${history.map((r) => runRow(r, format, cc.now))}</tbody></table>`}
+${cc.nextBefore === null && !cc.paged ? "" : html`<nav class="pager">${cc.paged ? html`<a href="${jobHref(cc.base, info.name)}" data-page="first">← Newest runs</a>` : ""}${cc.nextBefore === null ? "" : html`<a href="${jobHref(cc.base, info.name)}?before=${cc.nextBefore}" data-page="next">Older runs →</a>`}</nav>`}`;
 }

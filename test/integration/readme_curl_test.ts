@@ -75,7 +75,7 @@ describe("docs/http.md curl examples against the demo server", () => {
 
   it("answers docs/http.md's error example for a bad cron, word for word", async () => {
     const page = readFileSync(`${root}docs/http.md`, "utf8");
-    const shown = /```json\n(\{"error":\{"code":"invalid-spec"[^\n]*)\n```/.exec(page)?.[1];
+    const shown = /```json\n(\{ *"error": *\{ *"code": *"invalid-spec"[^\n]*)\n```/.exec(page)?.[1];
     assert.ok(shown, "docs/http.md shows the bad-cron error");
     const res = await fetch(`http://127.0.0.1:${port}/jobs`, {
       method: "POST",

@@ -244,8 +244,10 @@ export function runCases({ it, withStore }: ContractContext): void {
       );
     }));
 
-  it("pruneRows() keeps a job's newest finished rows, its running rows and its watermark row; other jobs untouched", () =>
+  it("pruneRows() keeps a job's newest finished rows, its open rows and its watermark row; other jobs untouched", () =>
     withStore(async (store) => {
+      // A buffered (backfill) slot older than every other row: open, so never pruned.
+      await store.enqueue([{ job: "a", slot: T0 - 30 * MIN, kind: "backfill", node: "n", now: T0, rerun: false }]);
       const slots = [0, 1, 2, 3, 4, 5].map((i) => T0 + i * MIN);
       await store.claim(slots.map((slot) => request("a", slot, { status: "missed", batch: "t" })));
       await store.claim([request("a", T0 + 10 * MIN, { kind: "manual", batch: "t", overlap: "allow" })]);
@@ -257,7 +259,7 @@ export function runCases({ it, withStore }: ContractContext): void {
       );
       await store.claim([request("b", T0, { status: "missed", batch: "t" })]);
       assert.equal(await store.pruneRows("a", 2), 5);
-      assert.deepEqual((await store.runs("a")).map((r) => (r.slot - T0) / MIN), [12, 11, 10, 5]);
+      assert.deepEqual((await store.runs("a")).map((r) => (r.slot - T0) / MIN), [12, 11, 10, 5, -30]);
       assert.equal(
         (await store.snapshot(["a"], T0 + 20 * MIN)).watermarks["a"],
         T0 + 5 * MIN,

@@ -68,7 +68,8 @@ export function createRunTable(): RunTable {
     pruneRows(job, keep): number {
       const rows = byJob.get(job);
       if (rows === undefined) return 0;
-      const finished = [...rows.values()].filter((r) => r.status !== "running").sort((a, b) => b.slot - a.slot);
+      // Open rows (running, cancelling, buffered) are never pruned: they have no outcome yet.
+      const finished = [...rows.values()].filter((r) => !isOpenStatus(r.status)).sort((a, b) => b.slot - a.slot);
       const mark = watermarks.get(job);
       let removed = 0;
       for (const row of finished.slice(keep)) {

@@ -257,8 +257,9 @@ export function createSqlStore(db: SqlExecutor): Store {
       checkKeep(keep);
       // Plain SQL (LIMIT/OFFSET in a scalar subquery) that SQLite and Postgres both read.
       const [result] = await write("pruneRows", [bind(
-        `DELETE FROM edgecron_runs WHERE job = :job AND status <> 'running'
-          AND slot <= (SELECT f.slot FROM edgecron_runs f WHERE f.job = :job AND f.status <> 'running' ORDER BY f.slot DESC LIMIT 1 OFFSET :keep)
+        `DELETE FROM edgecron_runs WHERE job = :job AND status NOT IN ('running', 'cancelling', 'buffered')
+          AND slot <= (SELECT f.slot FROM edgecron_runs f WHERE f.job = :job AND f.status NOT IN ('running', 'cancelling', 'buffered')
+            ORDER BY f.slot DESC LIMIT 1 OFFSET :keep)
           AND slot <> COALESCE((SELECT MAX(w.slot) FROM edgecron_runs w WHERE w.job = :job AND w.kind = 'scheduled'), -1)`,
         { job, keep },
       )]);

@@ -150,7 +150,9 @@ const bunCounts = (out) => {
 
 const nodeTest = ["--import", "tsx", "--test"];
 const denoTest = ["test", "-A", "--no-check", "--unstable-cron", "--unstable-kv"];
-const bunTest = (list) => ["test", ...list.map((f) => `./${f}`)];
+// Bun stops a test after 5 s unless it sets its own timeout; Node and Deno have no such
+// default. 60 s, so a CPU-heavy test on a loaded machine fails on Bun only when it hangs.
+const bunTest = (list) => ["test", "--timeout", "60000", ...list.map((f) => `./${f}`)];
 
 /** deno.json's `fmt` / `lint` sections: the check runs `deno fmt --check` / `deno lint` once they exist. */
 function denoConfigured(key) {

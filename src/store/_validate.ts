@@ -284,6 +284,14 @@ export function checkBoolean(value: unknown, field: string): boolean {
   return value;
 }
 
+/** Returns `ms` when it is a number of milliseconds > 0 (a store's `setCallTimeout`); throws `invalid-spec` otherwise. */
+export function checkCallTimeout(ms: unknown): number {
+  if (typeof ms !== "number" || !(ms > 0)) {
+    throw new SchedulerError("invalid-spec", `setCallTimeout: expected milliseconds > 0, got ${String(ms)}`);
+  }
+  return ms;
+}
+
 /** Returns `value` when it is an integer >= 0 (an `ifVersion`); throws `invalid-spec` otherwise. */
 export function checkVersion(value: unknown, field: string): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {

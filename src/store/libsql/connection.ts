@@ -10,6 +10,7 @@
  */
 import type { Client } from "@libsql/client";
 import { SchedulerError } from "../../core/errors.ts";
+import { checkCallTimeout } from "../_validate.ts";
 import { isBusy, type ResolvedLibsqlOptions, storeError } from "./client.ts";
 
 /** Runs store operations on one lazily opened client. */
@@ -104,10 +105,7 @@ export function libsqlConnection(resolved: ResolvedLibsqlOptions): LibsqlConnect
     },
 
     setCallTimeout(ms: number): void {
-      if (typeof ms !== "number" || !(ms > 0)) {
-        throw new SchedulerError("invalid-spec", `setCallTimeout: expected milliseconds > 0, got ${String(ms)}`);
-      }
-      callTimeout = ms;
+      callTimeout = checkCallTimeout(ms);
     },
 
     async close(): Promise<void> {

@@ -8,6 +8,7 @@
  * of unknown outcome is reconciled on the next tick from the rows themselves).
  */
 import { SchedulerError } from "../../core/errors.ts";
+import { checkCallTimeout } from "../_validate.ts";
 import { isConnectionLost, isRolledBack, type PgRow, type PgTx, type PostgresSqlLike, storeError } from "./driver.ts";
 import type { ResolvedPostgresOptions } from "./options.ts";
 
@@ -140,10 +141,7 @@ export function pgConnection(resolved: ResolvedPostgresOptions): PgConnection {
       run(operation, "write", async (sql) => (await sql.begin("isolation level read committed", fn)) as T),
 
     setCallTimeout(ms: number): void {
-      if (typeof ms !== "number" || !(ms > 0)) {
-        throw new SchedulerError("invalid-spec", `setCallTimeout: expected milliseconds > 0, got ${String(ms)}`);
-      }
-      callTimeout = ms;
+      callTimeout = checkCallTimeout(ms);
     },
 
     async close(): Promise<void> {

@@ -96,6 +96,21 @@ function htmlHeaders(c: Context): void {
 /** Registers `GET /`, `GET /ui/jobs/:name`, `POST /ui/login`, `/ui/logout` and `/ui/jobs/:name/{run,pause,resume,backfill}`. */
 export function registerDashboard(app: Hono, rc: RouterContext): void {
   const { scheduler, auth } = rc;
+  /** The answer to a form that failed its CSRF check (logout, run, pause, resume, backfill). */
+  const staleForm = async (c: Context, base: string): Promise<Response> =>
+    c.html(
+      await refusedPage(
+        rc.title,
+        homePath(base),
+        "Refused: the form is stale or came from another site. Reload the page and try again.",
+      ),
+      403,
+    );
+  /** A job form is the dashboard's own: same origin, and a bearer token or the session's CSRF token. */
+  const formAllowed = async (c: Context, form: URLSearchParams): Promise<boolean> => {
+    const viaBearer = await auth.bearer(c.req.raw);
+    return sameOrigin(c.req.raw) && (viaBearer || await auth.checkCsrf(getCookie(c, SESSION_COOKIE), form.get("csrf")));
+  };
   const page = (route: string) =>
     requireAuth(rc, {
       cookie: true,
@@ -232,14 +247,7 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
     if (await auth.session(session, rc.now())) {
       if (!await auth.checkCsrf(session, form.get("csrf"))) {
         htmlHeaders(c);
-        return c.html(
-          await refusedPage(
-            rc.title,
-            homePath(base),
-            "Refused: the form is stale or came from another site. Reload the page and try again.",
-          ),
-          403,
-        );
+        return await staleForm(c, base);
       }
       await auth.revokeAll(rc.now());
     }
@@ -254,19 +262,7 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
       const base = basePath(c, route);
       const name = validate(NameSchema, c.req.param("name"), "params.name");
       const form = await readForm(c.req.raw, rc.maxBodyBytes);
-      const viaBearer = await auth.bearer(c.req.raw);
-      if (
-        !sameOrigin(c.req.raw) || (!viaBearer && !await auth.checkCsrf(getCookie(c, SESSION_COOKIE), form.get("csrf")))
-      ) {
-        return c.html(
-          await refusedPage(
-            rc.title,
-            homePath(base),
-            "Refused: the form is stale or came from another site. Reload the page and try again.",
-          ),
-          403,
-        );
-      }
+      if (!await formAllowed(c, form)) return await staleForm(c, base);
       let result: string;
       let slot: number | undefined;
       if (await scheduler.get(name) === undefined) {
@@ -303,19 +299,7 @@ export function registerDashboard(app: Hono, rc: RouterContext): void {
     const base = basePath(c, backfillRoute);
     const name = validate(NameSchema, c.req.param("name"), "params.name");
     const form = await readForm(c.req.raw, rc.maxBodyBytes);
-    const viaBearer = await auth.bearer(c.req.raw);
-    if (
-      !sameOrigin(c.req.raw) || (!viaBearer && !await auth.checkCsrf(getCookie(c, SESSION_COOKIE), form.get("csrf")))
-    ) {
-      return c.html(
-        await refusedPage(
-          rc.title,
-          homePath(base),
-          "Refused: the form is stale or came from another site. Reload the page and try again.",
-        ),
-        403,
-      );
-    }
+    if (!await formAllowed(c, form)) return await staleForm(c, base);
     let result: string;
     if (await scheduler.get(name) === undefined) {
       result = "unknown-job";

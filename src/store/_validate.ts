@@ -3,7 +3,7 @@
  * same bad input with the same `SchedulerError` before touching any state.
  */
 import { quote, SchedulerError } from "../core/errors.ts";
-import { RUN_STATUSES } from "./types.ts";
+import { COUNTED_STATUSES, RUN_STATUSES } from "./types.ts";
 import type {
   AttemptKey,
   ClaimRequest,
@@ -28,6 +28,12 @@ export const DEFAULT_BUFFER_LIMIT = 100;
 export const SKIP_OVERLAP = "overlap";
 /** The `error` text of a `bufferAll` slot past the buffer. */
 export const SKIP_BUFFER_FULL = "overlap: buffer full";
+/** The `error` text of a buffered slot that can never run: its job's `maxRuns` is reached. */
+export const SKIP_MAX_RUNS = "maxRuns reached";
+/** The `error` texts of slots a full buffer dropped (`bufferOne`, `bufferAll`): `JobOverview.bufferFull`. */
+export const BUFFER_FULL_ERRORS: readonly string[] = [SKIP_OVERLAP, SKIP_BUFFER_FULL];
+/** The counted statuses as an SQL list, `('ok', 'error', ...)`, for the SQL stores' maxRuns checks (fixed words, no input). */
+export const COUNTED_SQL_LIST = `(${COUNTED_STATUSES.map((s) => `'${s}'`).join(", ")})`;
 /** The `error` text of a buffered slot a newer `cancelOther` slot replaced. */
 export const SKIP_SUPERSEDED = "superseded by a newer slot";
 /** The `error` text of a run a `cancelOther` slot cancelled. */
@@ -84,6 +90,7 @@ export function checkClaims(requests: readonly ClaimRequest[]): void {
     checkOneOf(r.status, ["running", "missed"], `${at}.status`);
     checkOneOf(r.overlap, POLICIES, `${at}.overlap`);
     if (r.bufferLimit !== undefined) checkCount(r.bufferLimit, `${at}.bufferLimit`);
+    if (r.maxRuns !== undefined) checkCount(r.maxRuns, `${at}.maxRuns`);
     checkText(r.node, `${at}.node`);
     checkText(r.batch, `${at}.batch`);
     checkInstant(r.now, `${at}.now`);
@@ -112,6 +119,7 @@ export function checkPromote(request: PromoteRequest): void {
   checkInstant(request.now, "promote.now");
   checkInstant(request.leaseUntil, "promote.leaseUntil");
   if (request.kind !== undefined) checkOneOf(request.kind, KINDS, "promote.kind");
+  if (request.maxRuns !== undefined) checkCount(request.maxRuns, "promote.maxRuns");
 }
 
 /** Longest pause note a store keeps. */

@@ -38,6 +38,12 @@ export const RUN_STATUSES: readonly RunStatus[] = [
   "cancelled",
 ];
 
+/**
+ * The final statuses that count as a run toward a job's `maxRuns`: the slot ran (or was
+ * started and then superseded). `skipped`, `missed` and `abandoned` never count.
+ */
+export const COUNTED_STATUSES: readonly RunStatus[] = ["ok", "error", "timeout", "cancelled"];
+
 /** Final statuses. */
 export type Outcome = Exclude<RunStatus, "running" | "cancelling" | "buffered">;
 
@@ -97,6 +103,17 @@ export interface ClaimRequest {
   overlap: OverlapPolicy;
   /** `bufferAll`: the most `buffered` rows the job may have (default 100). */
   bufferLimit?: number;
+  /**
+   * The job's run limit (`maxRuns`). A `running` request is refused, outcome `limit` and
+   * nothing written, when the job's used runs already reach it, decided in the same
+   * statement (transaction, atomic commit) as the insert. Used runs: rows that reached a
+   * counted outcome ({@link COUNTED_STATUSES}), plus the counted rows pruned since
+   * ({@link JobState.prunedRuns}), plus the job's open rows (`running` and `cancelling`,
+   * a lease that ended included: it may still be retried; and `buffered`), plus the rows
+   * this call inserted before it. A request that would be `skipped` or `missed` is
+   * never refused: those rows do not count. Omitted: no limit.
+   */
+  maxRuns?: number | undefined;
   node: string;
   /** Claims sharing a batch id never block one another through the overlap check. */
   batch: string;
@@ -111,8 +128,10 @@ export interface ClaimRequest {
  * `buffered`: this request inserted a `buffered` row; `promote()` starts it later.
  * `skipped` / `missed`: this request inserted a row with that final status.
  * `lost`: a row for `(job, slot)` already existed; nothing was written.
+ * `limit`: the request's `maxRuns` is reached (see {@link ClaimRequest.maxRuns}); nothing
+ * was written, so the slot has no row.
  */
-export type ClaimOutcome = "won" | "buffered" | "skipped" | "missed" | "lost";
+export type ClaimOutcome = "won" | "buffered" | "skipped" | "missed" | "lost" | "limit";
 
 export interface ClaimResult {
   job: string;
@@ -165,6 +184,13 @@ export interface PromoteRequest {
   leaseUntil: number;
   /** Only a buffered row of this kind (backfill() promotes its own rows); default any. */
   kind?: RunKind;
+  /**
+   * The job's `maxRuns`, checked in the same statement: nothing starts while the job's
+   * counted rows, pruned counted rows and `running`/`cancelling` rows reach it. When the
+   * counted and pruned rows alone reach it and no row runs, the job's buffered rows can
+   * never run: they all become `skipped` (error `maxRuns reached`). Omitted: no limit.
+   */
+  maxRuns?: number | undefined;
 }
 
 /** One slot for enqueue() (backfill): inserted `buffered`, or re-buffered with `rerun`. */
@@ -210,6 +236,11 @@ export interface JobState {
    * planning; its other fields are then placeholders.
    */
   broken?: string;
+  /**
+   * Rows of this job with a counted status ({@link COUNTED_STATUSES}) that `prune()` or
+   * `pruneRows()` deleted, so `maxRuns` still counts them. Absent or 0 when none.
+   */
+  prunedRuns?: number;
 }
 
 /** A data-defined job as stored: its validated spec as plain JSON. */
@@ -263,6 +294,12 @@ export interface JobOverview {
   counts: StatusCounts;
   /** Rows with slot >= since, newest slot first, at most perJob. */
   recent: RunRecord[];
+  /**
+   * Of `counts.skipped`, the slots a full buffer dropped: `bufferOne` with a slot already
+   * waiting (error `overlap`), `bufferAll` past its `bufferLimit` (error `overlap: buffer
+   * full`). Absent (read as 0) from a store that does not tell them apart.
+   */
+  bufferFull?: number;
 }
 
 /**
@@ -372,13 +409,17 @@ export interface Store {
   /** Deletes a definition; false when there was none. */
   deleteDef(name: string): Promise<boolean>;
 
-  /** Deletes finished rows with slot < before; returns how many. */
+  /**
+   * Deletes finished rows with slot < before; returns how many. Each deleted row with a
+   * counted status adds one to its job's `prunedRuns`, in the same transaction.
+   */
   prune(before: number): Promise<number>;
 
   /**
    * Deletes the finished rows of `job` beyond its newest `keep` (by slot), never its
    * newest `scheduled` row (the watermark planning starts from) nor a running row;
-   * returns how many. `keep` is an integer >= 1.
+   * returns how many (counted ones add to `prunedRuns`, as prune() does). `keep` is an
+   * integer >= 1.
    */
   pruneRows(job: string, keep: number): Promise<number>;
 

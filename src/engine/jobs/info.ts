@@ -120,7 +120,7 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
       const pause = own(snapshot.jobs, job.name)?.pause;
       if (paused && pause !== undefined) info.pause = { ...pause };
       const counts = own(overview, job.name)?.counts;
-      Object.assign(info, lifeOf(job, now, counts, snapshot.running));
+      Object.assign(info, lifeOf(job, now, counts, snapshot.running, own(snapshot.jobs, job.name)?.prunedRuns));
       if (counts !== undefined) info.statusCounts = counts;
       if (window !== undefined) {
         info.recent = overview[job.name]?.recent ?? [];

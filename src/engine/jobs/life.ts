@@ -6,7 +6,7 @@ import type { ResolvedJob } from "./spec.ts";
 
 /**
  * `state` and, with `maxRuns`, `remainingRuns` of a job at `now`, from the store's status
- * counts and running rows (so every node reports the same).
+ * counts, running rows and pruned counted rows (so every node reports the same).
  *
  * @example lifeOf(job, now, counts, running) // { state: "completed", remainingRuns: 0 }
  */
@@ -15,10 +15,11 @@ export function lifeOf(
   now: number,
   counts: Readonly<Record<string, number>> | undefined,
   running: readonly RunRecord[],
+  pruned = 0,
 ): Pick<JobInfo, "state" | "remainingRuns"> {
   if (job.maxRuns !== undefined) {
     const live = running.filter((r) => r.job === job.name).length;
-    const remaining = remainingRuns(job.maxRuns, counts, live);
+    const remaining = remainingRuns(job.maxRuns, counts, live, pruned);
     if (remaining === 0 && live === 0) return { state: "completed", remainingRuns: 0 };
     if (remaining === 0) return { state: "active", remainingRuns: 0 };
     return { state: ended(job, now) ? "ended" : "active", remainingRuns: remaining };

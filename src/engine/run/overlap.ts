@@ -38,7 +38,8 @@ export function createPromoter(deps: RunnerDeps & { node: string }): Promoter {
   const promoteOne = async (job: ResolvedJob): Promise<RunRecord | undefined> => {
     const now = clock.now();
     try {
-      return await store.promote({ job: job.name, node, now, leaseUntil: lease.until(now, job) });
+      // maxRuns: the store starts nothing past the limit (a backfill's slots, enqueued unchecked, included).
+      return await store.promote({ job: job.name, node, now, leaseUntil: lease.until(now, job), maxRuns: job.maxRuns });
     } catch (e) {
       // The slot stays buffered; the next tick on any node tries again.
       log.warn(`${jobLabel(job.name)}: starting a buffered slot failed; the next tick retries`, {

@@ -1,29 +1,37 @@
 /**
  * `maxRuns`: a job runs at most that many slots that reached an outcome. The count is
- * the store's (every node's rows; a slot's retries share its row), so all nodes stop
- * together; slots still running anywhere count too, so a tick never plans past the limit.
+ * the store's (every node's rows; a slot's retries share its row; pruned rows stay
+ * counted through `JobState.prunedRuns`), so all nodes stop together; slots still open
+ * anywhere count too, so a tick never plans past the limit. This read only trims the
+ * plan: the limit itself holds in the store, whose claim refuses (`limit`) a request
+ * past `maxRuns` in the statement that inserts it, so two nodes that read the count at
+ * different instants cannot together run one slot too many.
  */
-import type { Store, TickSnapshot } from "../../store/types.ts";
+import { own } from "../../core/own.ts";
+import { COUNTED_STATUSES, type Store, type TickSnapshot } from "../../store/types.ts";
 import type { DueJob, TickPlan } from "./plan_tick.ts";
 
-/** The statuses that count as a run toward `maxRuns`. */
-export const COUNTED_STATUSES: readonly string[] = ["ok", "error", "timeout", "cancelled"];
+export { COUNTED_STATUSES };
 
-/** Rows that count toward `maxRuns` among a job's status counts. */
-export function countedRuns(counts: Readonly<Record<string, number>> | undefined): number {
-  if (counts === undefined) return 0;
-  let n = 0;
+/** Rows that count toward `maxRuns`: a job's counted status counts plus its pruned counted rows. */
+export function countedRuns(counts: Readonly<Record<string, number>> | undefined, pruned = 0): number {
+  let n = pruned;
+  if (counts === undefined) return n;
   for (const status of COUNTED_STATUSES) n += counts[status] ?? 0;
   return n;
 }
 
-/** Slots a job with `maxRuns` may still start: the limit less counted rows and live rows, never below 0. */
+/**
+ * Slots a job with `maxRuns` may still start: the limit less counted rows (`pruned`
+ * ones included) and open rows, never below 0. The store's claim counts the same.
+ */
 export function remainingRuns(
   maxRuns: number,
   counts: Readonly<Record<string, number>> | undefined,
   running: number,
+  pruned = 0,
 ): number {
-  return Math.max(0, maxRuns - countedRuns(counts) - running);
+  return Math.max(0, maxRuns - countedRuns(counts, pruned) - running);
 }
 
 /**
@@ -40,7 +48,10 @@ export async function limitRuns(plan: TickPlan, snapshot: TickSnapshot, store: P
   const left = new Map<string, number>();
   for (const { job } of limited) {
     const running = snapshot.running.filter((r) => r.job === job.name).length;
-    left.set(job.name, remainingRuns(job.maxRuns!, counts[job.name], running));
+    left.set(
+      job.name,
+      remainingRuns(job.maxRuns!, counts[job.name], running, own(snapshot.jobs, job.name)?.prunedRuns),
+    );
   }
   const trim = (due: DueJob): DueJob | undefined => {
     const n = left.get(due.job.name);

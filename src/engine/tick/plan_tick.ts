@@ -165,7 +165,7 @@ export function takeRound(due: readonly DueJob[], from: number, input: RoundInpu
       if (input.current !== undefined && !input.current(job)) continue;
       free--;
     }
-    const { name, overlap, bufferLimit } = job;
+    const { name, overlap, bufferLimit, maxRuns } = job;
     const leaseUntil = input.leaseUntil(job);
     // Request literals, not a spread of a shared base: a spread copies key by key per slot.
     for (const slot of missed) {
@@ -193,6 +193,7 @@ export function takeRound(due: readonly DueJob[], from: number, input: RoundInpu
         status: "running",
         leaseUntil,
         bufferLimit,
+        maxRuns,
       });
     }
     jobs.push({ job, planned: ascending(missed, run) });

@@ -308,6 +308,8 @@ export function createTicker(deps: TickDeps): Ticker {
     }
     const superseding = new Set<string>();
     results.forEach(({ job, slot, outcome }, i) => {
+      // The store refused it: the job's maxRuns is reached (no row; the job is complete).
+      if (outcome === "limit") return;
       const r = jobReport(job);
       const counters = registry.counters(job);
       if (outcome === "won") {

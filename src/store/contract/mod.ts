@@ -8,6 +8,7 @@
 import type { Store } from "../types.ts";
 import { claimCases } from "./claims.ts";
 import { concurrencyCases } from "./concurrency.ts";
+import { maxRunsCases } from "./max_runs.ts";
 import { overlapCases } from "./overlap.ts";
 import { portCases } from "./ports.ts";
 import { runCases } from "./runs.ts";
@@ -62,4 +63,5 @@ export function storeContract(options: StoreContractOptions): void {
   });
   describe(`Store contract (lease renewal, group commit, read-only reads): ${name}`, () => portCases(context));
   describe(`Store contract (overlap policies, promote, enqueue): ${name}`, () => overlapCases(context));
+  describe(`Store contract (maxRuns, pruned runs, buffer-full skips): ${name}`, () => maxRunsCases(context));
 }

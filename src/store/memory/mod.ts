@@ -17,6 +17,7 @@ import {
   LEASE_EXPIRED,
   pauseRecord,
   resolveRunQuery,
+  SKIP_MAX_RUNS,
   SKIP_SUPERSEDED,
   zeroCounts,
 } from "../_validate.ts";
@@ -25,6 +26,7 @@ import { createMemoryDefs } from "./defs.ts";
 import { createMemorySettings } from "./settings.ts";
 import { createRunTable, publicRecord, type Row } from "./runs.ts";
 import { createOverview } from "./overview.ts";
+import { COUNTED_STATUSES } from "../types.ts";
 import type {
   ClaimResult,
   EnqueueOutcome,
@@ -109,6 +111,18 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
     }
     return false;
   };
+  // maxRuns: counted rows (the pruned ones too), plus the open ones when `open`.
+  const usedRuns = (job: string, open: (row: Row) => boolean): number => {
+    let used = jobs.get(job)?.prunedRuns ?? 0;
+    for (const row of table.rows(job)) if (COUNTED_STATUSES.includes(row.status) || open(row)) used += 1;
+    return used;
+  };
+  const countPruned = (row: Row): void => {
+    const state = jobs.get(row.job);
+    if (state !== undefined && COUNTED_STATUSES.includes(row.status)) {
+      jobs.set(row.job, { ...state, prunedRuns: (state.prunedRuns ?? 0) + 1 });
+    }
+  };
   const bufferedOf = (job: string): Row[] => [...table.runningOf(job)].filter((row) => row.status === "buffered");
   // cancelOther: the job's live runs from other batches are told to stop, and older
   // buffered scheduled slots give way to the new one.
@@ -183,6 +197,10 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
           ? bufferedOf(r.job).length
           : 0;
         const { status, error } = decideClaim(r, live, buffered);
+        if (
+          r.maxRuns !== undefined && (status === "running" || status === "buffered") &&
+          usedRuns(r.job, (row) => isOpenStatus(row.status)) >= r.maxRuns
+        ) return { job: r.job, slot: r.slot, outcome: "limit" };
         if (status === "buffered" && r.overlap === "cancelOther") supersede(r.job, r.slot, r.now, r.batch);
         table.put({
           job: r.job,
@@ -284,8 +302,18 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
     async promote(request): Promise<RunRecord | undefined> {
       guard("promote");
       checkPromote(request);
-      const { job, node, now, leaseUntil, kind } = request;
+      const { job, node, now, leaseUntil, kind, maxRuns } = request;
       if (jobs.get(job)?.paused === true || hasLiveRun(job, now, "")) return undefined;
+      if (maxRuns !== undefined) {
+        if (usedRuns(job, () => false) >= maxRuns && ![...table.runningOf(job)].some((r) => isLiveStatus(r.status))) {
+          // Nothing can lower the count any more: the waiting slots will never run.
+          for (const row of bufferedOf(job)) {
+            table.put({ ...row, status: "skipped", finishedAt: now, error: SKIP_MAX_RUNS });
+          }
+          return undefined;
+        }
+        if (usedRuns(job, (row) => isLiveStatus(row.status)) >= maxRuns) return undefined;
+      }
       let oldest: Row | undefined;
       for (const row of bufferedOf(job)) {
         if ((kind === undefined || row.kind === kind) && (oldest === undefined || row.slot < oldest.slot)) oldest = row;
@@ -394,14 +422,14 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
     async prune(before): Promise<number> {
       guard("prune");
       checkInstant(before, "prune.before");
-      return table.prune(before);
+      return table.prune(before, countPruned);
     },
 
     async pruneRows(job, keep): Promise<number> {
       guard("pruneRows");
       checkText(job, "pruneRows.job");
       checkKeep(keep);
-      return table.pruneRows(job, keep);
+      return table.pruneRows(job, keep, countPruned);
     },
   };
 }

@@ -1,6 +1,6 @@
 /** The memory store's `overview()`: last outcome, counts and recent rows per job, read-only. */
 import { SchedulerError } from "../../core/errors.ts";
-import { checkInstant, checkNames, MAX_RUNS_LIMIT, zeroCounts } from "../_validate.ts";
+import { BUFFER_FULL_ERRORS, checkInstant, checkNames, MAX_RUNS_LIMIT, zeroCounts } from "../_validate.ts";
 import { isOpenStatus } from "../_overlap.ts";
 import type { JobOverview, Store } from "../types.ts";
 import { publicRecord, type RunTable } from "./runs.ts";
@@ -25,10 +25,12 @@ export function createOverview(table: RunTable, guard: (operation: string) => vo
     const result: Record<string, JobOverview> = Object.create(null);
     for (const name of names) {
       const counts = zeroCounts();
+      let bufferFull = 0;
       let last;
       const recent = [];
       for (const row of table.rows(name)) {
         counts[row.status] += 1;
+        if (row.status === "skipped" && row.error !== null && BUFFER_FULL_ERRORS.includes(row.error)) bufferFull += 1;
         if (!isOpenStatus(row.status) && (last === undefined || row.slot > last.slot)) last = row;
         if (row.slot >= since) recent.push(row);
       }
@@ -37,6 +39,7 @@ export function createOverview(table: RunTable, guard: (operation: string) => vo
         last: last === undefined ? undefined : publicRecord(last),
         counts,
         recent: recent.slice(0, limit).map(publicRecord),
+        bufferFull,
       };
     }
     return result;

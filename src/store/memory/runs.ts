@@ -25,10 +25,10 @@ export interface RunTable {
   runningOf(job: string): Iterable<Row>;
   /** The newest `scheduled` slot of a job, or undefined. */
   watermark(job: string): number | undefined;
-  /** Deletes finished rows with slot < before; returns how many. */
-  prune(before: number): number;
+  /** Deletes finished rows with slot < before; returns how many. `gone` sees each deleted row. */
+  prune(before: number, gone?: (row: Row) => void): number;
   /** Deletes a job's finished rows beyond its newest `keep`, never its watermark row; returns how many. */
-  pruneRows(job: string, keep: number): number;
+  pruneRows(job: string, keep: number, gone?: (row: Row) => void): number;
 }
 
 /** Creates an empty table. */
@@ -65,7 +65,7 @@ export function createRunTable(): RunTable {
 
     watermark: (job) => watermarks.get(job),
 
-    pruneRows(job, keep): number {
+    pruneRows(job, keep, gone): number {
       const rows = byJob.get(job);
       if (rows === undefined) return 0;
       // Open rows (running, cancelling, buffered) are never pruned: they have no outcome yet.
@@ -75,18 +75,20 @@ export function createRunTable(): RunTable {
       for (const row of finished.slice(keep)) {
         if (row.slot === mark && row.kind === "scheduled") continue;
         rows.delete(row.slot);
+        gone?.(row);
         removed++;
       }
       return removed;
     },
 
-    prune(before): number {
+    prune(before, gone): number {
       let removed = 0;
       for (const [job, rows] of byJob) {
         let touched = false;
         for (const row of [...rows.values()]) {
           if (!isOpenStatus(row.status) && row.slot < before) {
             rows.delete(row.slot);
+            gone?.(row);
             removed += 1;
             touched = true;
           }

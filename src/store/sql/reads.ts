@@ -14,6 +14,7 @@ import {
 import type { JobOverview, RunRecord, RunStatus, StatusCounts, Store } from "../types.ts";
 import type { SqlExecutor, SqlRow, SqlStatement } from "./executor.ts";
 import {
+  bufferFullStatement,
   COLUMNS,
   countsStatement,
   instantColumn,
@@ -83,14 +84,21 @@ export function sqlReads(db: SqlExecutor, ready: () => Promise<void>): Reads {
       checkNames(names, "overview.names");
       const { since, perJob } = resolveOverviewQuery(query);
       await ready();
-      const [last, counts, recent] = await db.read("overview", [
+      const [last, counts, recent, full] = await db.read("overview", [
         lastOutcomesStatement(names),
         countsStatement(names),
         recentStatement(names, since, perJob),
+        bufferFullStatement(names),
       ]);
       const countsOf = tally(names, counts?.rows ?? []);
       const result: Record<string, JobOverview> = Object.create(null);
-      for (const name of names) result[name] = { last: undefined, counts: countsOf[name] ?? zeroCounts(), recent: [] };
+      for (const name of names) {
+        result[name] = { last: undefined, counts: countsOf[name] ?? zeroCounts(), recent: [], bufferFull: 0 };
+      }
+      for (const row of full?.rows ?? []) {
+        const view = Object.hasOwn(result, String(row.job)) ? result[String(row.job)] : undefined;
+        if (view) view.bufferFull = Number(row.n);
+      }
       for (const row of last?.rows ?? []) {
         const view = result[String(row.job)];
         if (view && readable(row)) view.last = runRecord(row);

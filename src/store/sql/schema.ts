@@ -61,6 +61,11 @@ const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE edgecron_jobs ADD COLUMN paused_by TEXT`,
     ],
   },
+  {
+    version: 4,
+    // maxRuns: counted runs whose rows were pruned, so the limit survives retention.
+    statements: [`ALTER TABLE edgecron_jobs ADD COLUMN pruned_runs INTEGER NOT NULL DEFAULT 0`],
+  },
 ];
 
 /** The schema version this code writes and reads. */

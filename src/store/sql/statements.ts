@@ -15,6 +15,7 @@ import type {
   RunStatus,
 } from "../types.ts";
 import type { SqlRow, SqlStatement, SqlValue } from "./executor.ts";
+import { BUFFER_FULL_ERRORS, COUNTED_SQL_LIST } from "../_validate.ts";
 
 /** The run columns, in `RunRecord` order. */
 export const COLUMNS =
@@ -113,7 +114,8 @@ export function readStatements(names: readonly string[]): SqlStatement[] {
 }
 
 /** Job states with their watermark; exported so a test can show the plan uses the index. */
-export const jobStatesSql = `SELECT j.name, j.first_seen, j.paused, j.pause_note, j.paused_at, j.paused_by,
+export const jobStatesSql =
+  `SELECT j.name, j.first_seen, j.paused, j.pause_note, j.paused_at, j.paused_by, j.pruned_runs,
     (SELECT MAX(r.slot) FROM edgecron_runs r WHERE r.job = j.name AND r.kind = 'scheduled') AS watermark
   FROM edgecron_jobs j
   WHERE j.name IN (SELECT value FROM json_each(:names) UNION SELECT name FROM edgecron_defs)`;
@@ -218,8 +220,30 @@ export function reapStatement(now: number, error: string, cancelled: string): Sq
   );
 }
 
-/** `promote()`: the job's oldest buffered row starts, in the statement that checks no run of the job is live. */
-export function promoteStatement(r: PromoteRequest): SqlStatement {
+/**
+ * `promote()`: the job's oldest buffered row starts, in the statement that checks no run
+ * of the job is live (and, with `maxRuns`, that its counted, pruned and running rows are
+ * below it). With `maxRuns`, a statement before it first turns the job's buffered rows
+ * `skipped` when its counted and pruned rows alone reach the limit and nothing runs.
+ * The last statement's rows are the started row.
+ */
+export function promoteStatements(r: PromoteRequest, maxRunsText: string): SqlStatement[] {
+  if (r.maxRuns === undefined) return [promoteStatement(r)];
+  const counted = `(SELECT COUNT(*) FROM edgecron_runs c WHERE c.job = :job AND c.status IN ${COUNTED_SQL_LIST})
+    + COALESCE((SELECT j.pruned_runs FROM edgecron_jobs j WHERE j.name = :job), 0)`;
+  return [
+    bind(
+      `UPDATE edgecron_runs SET status = 'skipped', finished_at = :now, error = :text
+        WHERE job = :job AND status = 'buffered'
+          AND NOT EXISTS (SELECT 1 FROM edgecron_runs o WHERE o.job = :job AND o.status IN ('running', 'cancelling'))
+          AND ${counted} >= :lim`,
+      { job: r.job, now: r.now, text: maxRunsText, lim: r.maxRuns },
+    ),
+    promoteStatement(r),
+  ];
+}
+
+function promoteStatement(r: PromoteRequest): SqlStatement {
   return bind(
     `UPDATE edgecron_runs SET status = 'running', node = :node, batch = :batch, started_at = :now, lease_until = :lease
       WHERE job = :job AND status = 'buffered' AND slot = (
@@ -230,8 +254,12 @@ export function promoteStatement(r: PromoteRequest): SqlStatement {
           SELECT 1 FROM edgecron_runs o WHERE o.job = :job AND o.status IN ('running', 'cancelling') AND o.lease_until >= :now
         )
         AND NOT EXISTS (SELECT 1 FROM edgecron_jobs j WHERE j.name = :job AND j.paused = 1)
+        AND (:lim IS NULL OR (SELECT COUNT(*) FROM edgecron_runs c WHERE c.job = :job
+            AND (c.status IN ${COUNTED_SQL_LIST} OR c.status IN ('running', 'cancelling')))
+          + COALESCE((SELECT j.pruned_runs FROM edgecron_jobs j WHERE j.name = :job), 0) < :lim)
       RETURNING ${COLUMNS}`,
     {
+      lim: r.maxRuns ?? null,
       job: r.job,
       node: r.node,
       batch: `promote:${r.node}:${r.now}`,
@@ -327,6 +355,56 @@ export function lastOutcomesStatement(names: readonly string[]): SqlStatement {
       )`,
     args: [JSON.stringify(names)],
   };
+}
+
+/** `overview()`'s `bufferFull`: per job, the skipped rows a full buffer dropped. */
+export function bufferFullStatement(names: readonly string[]): SqlStatement {
+  return bind(
+    `SELECT job, COUNT(*) AS n FROM edgecron_runs
+      WHERE job IN (SELECT value FROM json_each(:names)) AND status = 'skipped'
+        AND error IN (SELECT value FROM json_each(:errors))
+      GROUP BY job`,
+    { names: JSON.stringify(names), errors: JSON.stringify(BUFFER_FULL_ERRORS) },
+  );
+}
+
+/**
+ * `prune()`: counted rows about to go add to their job's `pruned_runs`, then the finished
+ * rows before the cutoff go; one transaction, so maxRuns never sees them twice or never.
+ */
+export function pruneStatements(before: number): SqlStatement[] {
+  return [
+    bind(
+      `UPDATE edgecron_jobs SET pruned_runs = pruned_runs + (SELECT COUNT(*) FROM edgecron_runs r
+          WHERE r.job = edgecron_jobs.name AND r.status IN ${COUNTED_SQL_LIST} AND r.slot < :before)
+        WHERE name IN (SELECT DISTINCT job FROM edgecron_runs WHERE status IN ${COUNTED_SQL_LIST} AND slot < :before)`,
+      { before },
+    ),
+    bind("DELETE FROM edgecron_runs WHERE status NOT IN ('running', 'cancelling', 'buffered') AND slot < :before", {
+      before,
+    }),
+  ];
+}
+
+/**
+ * `pruneRows()`: the job's finished rows beyond its newest `keep`, never its watermark
+ * row; the counted ones first add to its `pruned_runs`, in the same transaction.
+ * Plain SQL (LIMIT/OFFSET in a scalar subquery) that SQLite and Postgres both read.
+ */
+export function pruneRowsStatements(job: string, keep: number): SqlStatement[] {
+  const doomed = `job = :job AND status NOT IN ('running', 'cancelling', 'buffered')
+    AND slot <= (SELECT f.slot FROM edgecron_runs f WHERE f.job = :job AND f.status NOT IN ('running', 'cancelling', 'buffered')
+      ORDER BY f.slot DESC LIMIT 1 OFFSET :keep)
+    AND slot <> COALESCE((SELECT MAX(w.slot) FROM edgecron_runs w WHERE w.job = :job AND w.kind = 'scheduled'), -1)`;
+  return [
+    bind(
+      `UPDATE edgecron_jobs SET pruned_runs = pruned_runs
+          + (SELECT COUNT(*) FROM edgecron_runs WHERE ${doomed} AND status IN ${COUNTED_SQL_LIST})
+        WHERE name = :job`,
+      { job, keep },
+    ),
+    bind(`DELETE FROM edgecron_runs WHERE ${doomed}`, { job, keep }),
+  ];
 }
 
 /** `counts()`: rows per job and status. */

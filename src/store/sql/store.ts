@@ -2,7 +2,7 @@
  * The `Store` over any SQLite-family `SqlExecutor`: libSQL and D1 are this one store
  * with a different connection underneath, so both run the same statements.
  */
-import { claimOutcomes, claimsStatement, claimStatement, supersedeStatements } from "./claims.ts";
+import { claimOutcomes, claimsStatement, claimStatement, refusedStatement, supersedeStatements } from "./claims.ts";
 import { sqlDefs } from "./defs.ts";
 import type { SqlExecutor, SqlStatement } from "./executor.ts";
 import { sqlReads } from "./reads.ts";
@@ -15,7 +15,9 @@ import {
   instantColumn,
   isRunningStatement,
   jobDef,
-  promoteStatement,
+  promoteStatements,
+  pruneRowsStatements,
+  pruneStatements,
   readStatements,
   reapStatement,
   reclaimStatement,
@@ -42,6 +44,7 @@ import {
   LEASE_EXPIRED,
   pauseRecord,
   setOwn,
+  SKIP_MAX_RUNS,
 } from "../_validate.ts";
 import type {
   AttemptKey,
@@ -92,6 +95,8 @@ export function createSqlStore(db: SqlExecutor): Store {
       const name = String(row.name);
       const paused = Number(row.paused) === 1;
       const state: JobState = { name, firstSeen: instantColumn(row.first_seen) ?? 0, paused };
+      const pruned = Number(row.pruned_runs ?? 0);
+      if (Number.isSafeInteger(pruned) && pruned > 0) state.prunedRuns = pruned;
       if (paused && row.paused_at !== null && row.paused_at !== undefined) {
         state.pause = {
           note: row.pause_note === null || row.pause_note === undefined ? null : String(row.pause_note),
@@ -153,8 +158,11 @@ export function createSqlStore(db: SqlExecutor): Store {
       const statements = single
         ? [claimsStatement(requests), ...supersedeStatements(requests)]
         : requests.flatMap((r) => [claimStatement(r), ...supersedeStatements([r])]);
-      const results = await write("claim", statements);
-      return claimOutcomes(requests, results.flatMap((result) => result.rows));
+      // maxRuns: which limited requests found no row, read in the same transaction.
+      const refused = refusedStatement(requests);
+      const results = await write("claim", refused === undefined ? statements : [...statements, refused]);
+      const limited = refused === undefined ? [] : results.pop()?.rows ?? [];
+      return claimOutcomes(requests, results.flatMap((result) => result.rows), limited);
     },
 
     async update(key, patch): Promise<boolean> {
@@ -195,8 +203,8 @@ export function createSqlStore(db: SqlExecutor): Store {
 
     async promote(request): Promise<RunRecord | undefined> {
       checkPromote(request);
-      const [result] = await write("promote", [promoteStatement(request)]);
-      const row = result?.rows[0];
+      const results = await write("promote", promoteStatements(request, SKIP_MAX_RUNS));
+      const row = results.at(-1)?.rows[0];
       return row === undefined ? undefined : runRecord(row);
     },
 
@@ -245,24 +253,14 @@ export function createSqlStore(db: SqlExecutor): Store {
 
     async prune(before): Promise<number> {
       checkInstant(before, "prune.before");
-      const [result] = await write("prune", [{
-        sql: "DELETE FROM edgecron_runs WHERE status NOT IN ('running', 'cancelling', 'buffered') AND slot < ?",
-        args: [before],
-      }]);
+      const [, result] = await write("prune", pruneStatements(before));
       return result?.changes ?? 0;
     },
 
     async pruneRows(job, keep): Promise<number> {
       checkText(job, "pruneRows.job");
       checkKeep(keep);
-      // Plain SQL (LIMIT/OFFSET in a scalar subquery) that SQLite and Postgres both read.
-      const [result] = await write("pruneRows", [bind(
-        `DELETE FROM edgecron_runs WHERE job = :job AND status NOT IN ('running', 'cancelling', 'buffered')
-          AND slot <= (SELECT f.slot FROM edgecron_runs f WHERE f.job = :job AND f.status NOT IN ('running', 'cancelling', 'buffered')
-            ORDER BY f.slot DESC LIMIT 1 OFFSET :keep)
-          AND slot <> COALESCE((SELECT MAX(w.slot) FROM edgecron_runs w WHERE w.job = :job AND w.kind = 'scheduled'), -1)`,
-        { job, keep },
-      )]);
+      const [, result] = await write("pruneRows", pruneRowsStatements(job, keep));
       return result?.changes ?? 0;
     },
   };

@@ -10,7 +10,6 @@ import { migrate } from "./schema.ts";
 import { sqlSettings } from "./settings.ts";
 import {
   attemptKeyText,
-  bind,
   enqueueStatements,
   instantColumn,
   isRunningStatement,

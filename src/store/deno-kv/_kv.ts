@@ -97,6 +97,10 @@ export interface Keys {
   /** Rows of a job per final status (running rows are counted by `ver`). */
   count(job: string, status?: RunStatus): KvKey;
   counts(): KvKey;
+  /** Counted rows of a job (`COUNTED_STATUSES`) that pruning deleted: `JobState.prunedRuns`. */
+  pruned(job: string): KvKey;
+  /** Skipped rows of a job a full buffer dropped: `JobOverview.bufferFull`. */
+  full(job: string): KvKey;
   job(name?: string): KvKey;
   def(name?: string): KvKey;
   /** The last version of a deleted definition, so a re-created one continues above it. */
@@ -116,6 +120,8 @@ export function keysUnder(prefix: KvKey): Keys {
     mark: (job) => (job === undefined ? k("mark") : k("mark", job)),
     count: (job, status) => (status === undefined ? k("count", job) : k("count", job, status)),
     counts: () => k("count"),
+    pruned: (job) => k("pruned", job),
+    full: (job) => k("full", job),
     job: (name) => (name === undefined ? k("job") : k("job", name)),
     def: (name) => (name === undefined ? k("def") : k("def", name)),
     tombstone: (name) => k("tombstone", name),

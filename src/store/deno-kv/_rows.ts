@@ -6,6 +6,7 @@
  */
 import { CONFLICT, type Conflict, type KvContext } from "./_context.ts";
 import { isOpenStatus } from "../_overlap.ts";
+import { BUFFER_FULL_ERRORS } from "../_validate.ts";
 import { getAll, type KvAtomic, type KvKey, type KvLike, markValue, MINUS_ONE, type Row } from "./_kv.ts";
 
 /** Longest error text kept on a row: a KV value holds at most 64 KiB. */
@@ -43,7 +44,13 @@ export function stageRow(atomic: KvAtomic, ctx: KvContext, before: Row | undefin
     if (before !== undefined && !wasRunning) atomic.sum(keys.count(after.job, before.status), MINUS_ONE);
     if (!isRunning) atomic.sum(keys.count(after.job, after.status), 1n);
   }
+  const wasFull = before !== undefined && isBufferFull(before);
+  if (wasFull !== isBufferFull(after)) atomic.sum(keys.full(after.job), wasFull ? MINUS_ONE : 1n);
 }
+
+/** A skipped row a full buffer dropped (counted by the job's `full` key). */
+export const isBufferFull = (row: Row): boolean =>
+  row.status === "skipped" && row.error !== null && BUFFER_FULL_ERRORS.includes(row.error);
 
 /** One row to read and maybe change. */
 export interface RowTarget {

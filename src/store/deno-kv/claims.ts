@@ -6,10 +6,19 @@
  * changes those rows bumps in the same atomic operation.
  */
 import { CONFLICT, type Conflict, type KvContext } from "./_context.ts";
-import { CHECKS_PER_COMMIT, counterValue, getAll, type KvLike, listAll, markValue, type Row } from "./_kv.ts";
-import type { ClaimOutcome, ClaimRequest, ClaimResult, RunStatus } from "../types.ts";
+import {
+  CHECKS_PER_COMMIT,
+  counterValue,
+  getAll,
+  type KvLike,
+  type KvMaybe,
+  listAll,
+  markValue,
+  type Row,
+} from "./_kv.ts";
+import { type ClaimOutcome, type ClaimRequest, type ClaimResult, COUNTED_STATUSES, type RunStatus } from "../types.ts";
 import { decideClaim, isLiveStatus } from "../_overlap.ts";
-import { stageRow } from "./_rows.ts";
+import { isBufferFull, stageRow } from "./_rows.ts";
 import { SKIP_SUPERSEDED } from "../_validate.ts";
 
 /**
@@ -70,14 +79,32 @@ async function claimChunk(
   round: number,
 ): Promise<true | Conflict> {
   const { keys } = ctx;
-  const overlapJobs = [
-    ...new Set(
-      indexes.map((i) => requests[i]!).filter((r) => r.status === "running" && r.overlap !== "allow").map((r) => r.job),
-    ),
-  ];
+  const toRun = indexes.map((i) => requests[i]!).filter((r) => r.status === "running");
+  const overlapJobs = [...new Set(toRun.filter((r) => r.overlap !== "allow").map((r) => r.job))];
+  // maxRuns: a job's version, counted-status counters and pruned count in ONE getMany
+  // (one consistent read). Every change to the counters but pruning's also changes the
+  // version, which the commit checks; pruning moves a count into `pruned`, keeping the sum.
+  const limitJobs = [...new Set(toRun.filter((r) => r.maxRuns !== undefined).map((r) => r.job))];
+  const usage = new Map(
+    await Promise.all(limitJobs.map(async (job): Promise<[string, { ver: KvMaybe; used: number }]> => {
+      const [ver, ...counters] = await kv.getMany([
+        keys.ver(job),
+        ...COUNTED_STATUSES.map((status) => keys.count(job, status)),
+        keys.pruned(job),
+      ]);
+      // The version's value is the job's count of open rows.
+      const used = [ver!, ...counters].reduce((n, entry) => n + counterValue(entry.value), 0);
+      return [job, { ver: ver!, used }];
+    })),
+  );
   // The versions first, the running rows after: a version unchanged at commit proves
   // no running row of that job changed since it was read, so the rows read after it are current.
-  const versions = await getAll(kv, overlapJobs.map((job) => keys.ver(job)));
+  const read = await getAll(kv, overlapJobs.filter((job) => !usage.has(job)).map((job) => keys.ver(job)));
+  const versionOf = new Map<string, KvMaybe>(
+    [...usage].map(([job, { ver }]) => [job, ver]),
+  );
+  overlapJobs.filter((job) => !usage.has(job)).forEach((job, k) => versionOf.set(job, read[k]!));
+  const versions = overlapJobs.map((job) => versionOf.get(job)!);
   // A job whose count of running rows is zero has none to list.
   const listed = await Promise.all(
     overlapJobs.map((job, k) => (counterValue(versions[k]!.value) > 0 ? listAll(kv, { prefix: keys.lives(job) }) : [])),
@@ -110,6 +137,7 @@ async function claimChunk(
   const started = new Map<string, number>();
   const marks = new Map<string, number>();
   const counts = new Map<string, Map<RunStatus, number>>();
+  const full = new Map<string, number>();
   indexes.forEach((i, k) => {
     const r = requests[i]!;
     const id = `${r.slot} ${r.job}`;
@@ -120,15 +148,24 @@ async function claimChunk(
     taken.add(id);
     let status: RunStatus = r.status === "missed" ? "missed" : "running";
     let error: string | null = null;
+    const rows = live.get(r.job) ?? [];
     if (status === "running" && r.overlap !== "allow") {
       checkedJobs.add(r.job);
-      const rows = live.get(r.job) ?? [];
       const blocking = rows.some((row) =>
         isLiveStatus(row.status) && (row.leaseUntil ?? -Infinity) >= r.now && row.batch !== r.batch
       );
       ({ status, error } = decideClaim(r, blocking, rows.filter((row) => row.status === "buffered").length));
-      if (status === "buffered" && r.overlap === "cancelOther") supersede(rows, r.slot, r.now, r.batch);
     }
+    if (r.maxRuns !== undefined && (status === "running" || status === "buffered")) {
+      checkedJobs.add(r.job);
+      // Open rows this chunk inserted before count too.
+      if (usage.get(r.job)!.used + (started.get(r.job) ?? 0) >= r.maxRuns) {
+        taken.delete(id);
+        decided.set(i, "limit");
+        return;
+      }
+    }
+    if (status === "buffered" && r.overlap === "cancelOther") supersede(rows, r.slot, r.now, r.batch);
     const running = status === "running";
     const open = running || status === "buffered";
     const row: Row = {
@@ -161,20 +198,26 @@ async function claimChunk(
       let byStatus = counts.get(r.job);
       if (byStatus === undefined) counts.set(r.job, byStatus = new Map());
       byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+      if (isBufferFull(row)) full.set(r.job, (full.get(r.job) ?? 0) + 1);
     }
     decided.set(i, running ? "won" : status as "buffered" | "skipped" | "missed");
   });
   if (taken.size > 0) {
-    overlapJobs.forEach((job, k) => {
-      if (checkedJobs.has(job)) atomic.check({ key: keys.ver(job), versionstamp: versions[k]!.versionstamp });
-    });
+    for (const job of checkedJobs) atomic.check({ key: keys.ver(job), versionstamp: versionOf.get(job)!.versionstamp });
     for (const [job, n] of started) atomic.sum(keys.ver(job), BigInt(n));
     for (const [job, slot] of marks) atomic.max(keys.mark(job), markValue(slot));
     for (const [job, byStatus] of counts) {
       for (const [status, n] of byStatus) atomic.sum(keys.count(job, status), BigInt(n));
     }
+    for (const [job, n] of full) atomic.sum(keys.full(job), BigInt(n));
     if (!(await atomic.commit()).ok) return CONFLICT;
   }
+  // A refused request whose slot another claimer holds lost it: the refusal wrote nothing.
+  const refused = [...decided].filter(([, outcome]) => outcome === "limit").map(([i]) => i);
+  const rows = await getAll(kv, refused.map((i) => keys.run(requests[i]!.job, requests[i]!.slot)));
+  refused.forEach((i, k) => {
+    if (rows[k]!.versionstamp !== null) decided.set(i, "lost");
+  });
   for (const [i, outcome] of decided) outcomes[i] = outcome;
   return true;
 }

@@ -6,6 +6,8 @@
  * give in SQL.
  */
 import { isOpenStatus } from "../_overlap.ts";
+import { COUNTED_STATUSES } from "../types.ts";
+import { isBufferFull } from "./_rows.ts";
 import { CONFLICT, type KvContext } from "./_context.ts";
 import {
   CHECKS_PER_COMMIT,
@@ -56,6 +58,9 @@ async function pruneJobs(kv: KvLike, ctx: KvContext, jobs: string[], before: num
       for (const entry of rows) {
         const row = entry.value as Row;
         atomic.check(entry).delete(entry.key).sum(keys.count(row.job, row.status), MINUS_ONE);
+        // maxRuns keeps counting a pruned run; the sum counted + pruned never changes.
+        if (COUNTED_STATUSES.includes(row.status)) atomic.sum(keys.pruned(row.job), 1n);
+        if (isBufferFull(row)) atomic.sum(keys.full(row.job), MINUS_ONE);
       }
       return (await atomic.commit()).ok ? rows.map((e) => e.value as Row) : CONFLICT;
     })

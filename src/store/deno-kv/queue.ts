@@ -5,21 +5,39 @@
  */
 import { CONFLICT, type KvContext } from "./_context.ts";
 import { applyRows, stageRow } from "./_rows.ts";
-import { listAll, publicRecord, type Row } from "./_kv.ts";
+import { counterValue, type KvLike, type KvMaybe, listAll, publicRecord, type Row } from "./_kv.ts";
+import { SKIP_MAX_RUNS } from "../_validate.ts";
 import { isLiveStatus, isOpenStatus } from "../_overlap.ts";
-import type { EnqueueOutcome, EnqueueRequest, PromoteRequest, RunRecord } from "../types.ts";
+import {
+  COUNTED_STATUSES,
+  type EnqueueOutcome,
+  type EnqueueRequest,
+  type PromoteRequest,
+  type RunRecord,
+} from "../types.ts";
 
 /** `promote()`. */
 export function promoteOne(ctx: KvContext, request: PromoteRequest): Promise<RunRecord | undefined> {
   const { keys } = ctx;
-  const { job, node, now, leaseUntil, kind } = request;
+  const { job, node, now, leaseUntil, kind, maxRuns } = request;
   return ctx.op("promote", (kv) =>
     ctx.retry("promote", async () => {
       // The version first, the rows after: an unchanged version at commit proves the rows current.
-      const [version, state] = await kv.getMany([keys.ver(job), keys.job(job)]);
+      // With it, in the same read, the counters maxRuns adds up (see claims.ts).
+      const [version, state, ...counters] = await kv.getMany([
+        keys.ver(job),
+        keys.job(job),
+        ...(maxRuns === undefined ? [] : [...COUNTED_STATUSES.map((s) => keys.count(job, s)), keys.pruned(job)]),
+      ]);
       if ((state!.value as { paused?: boolean } | null)?.paused === true) return undefined;
       const open = (await listAll(kv, { prefix: keys.lives(job) })).map((e) => e.value as Row);
       if (open.some((row) => isLiveStatus(row.status) && (row.leaseUntil ?? -Infinity) >= now)) return undefined;
+      if (maxRuns !== undefined) {
+        const counted = counters.reduce((n, entry) => n + counterValue(entry.value), 0);
+        const running = open.filter((row) => isLiveStatus(row.status)).length;
+        if (counted >= maxRuns && running === 0) return await skipAll(kv, ctx, version!, open, now);
+        if (counted + running >= maxRuns) return undefined;
+      }
       let oldest: Row | undefined;
       for (const row of open) {
         if (
@@ -44,6 +62,27 @@ export function promoteOne(ctx: KvContext, request: PromoteRequest): Promise<Run
       stageRow(atomic, ctx, oldest, next);
       return (await atomic.commit()).ok ? publicRecord(next) : CONFLICT;
     }));
+}
+
+/**
+ * maxRuns reached with nothing running: nothing can lower the count any more, so the
+ * job's buffered rows will never run and become `skipped`, checked against `version`.
+ */
+async function skipAll(
+  kv: KvLike,
+  ctx: KvContext,
+  version: KvMaybe,
+  open: readonly Row[],
+  now: number,
+): Promise<undefined | typeof CONFLICT> {
+  const waiting = open.filter((row) => row.status === "buffered");
+  if (waiting.length === 0) return undefined;
+  // One commit holds ~48 rows; the rest go on the next promote (each commit is checked).
+  const atomic = kv.atomic().check(version);
+  for (const row of waiting.slice(0, 48)) {
+    stageRow(atomic, ctx, row, { ...row, status: "skipped", finishedAt: now, error: SKIP_MAX_RUNS });
+  }
+  return (await atomic.commit()).ok ? undefined : CONFLICT;
 }
 
 /** `enqueue()`: each slot's row read and written with a versionstamp check (absent: inserted). */

@@ -47,8 +47,9 @@ export function planningState(
         return CONFLICT;
       }
       const known = all.filter((_, i) => states[i]!.versionstamp !== null);
-      const [marks, running] = await Promise.all([
+      const [marks, pruned, running] = await Promise.all([
         getAll(kv, known.map((name) => keys.mark(name))),
+        getAll(kv, known.map((name) => keys.pruned(name))),
         listAll(kv, { prefix: keys.lives() }),
       ]);
       const snapshot: TickSnapshot = {
@@ -69,6 +70,9 @@ export function planningState(
       });
       known.forEach((name, i) => {
         if (marks[i]!.versionstamp !== null) define(snapshot.watermarks, name, markSlot(marks[i]!.value));
+        const count = counterValue(pruned[i]!.value);
+        const state = Object.hasOwn(snapshot.jobs, name) ? snapshot.jobs[name] : undefined;
+        if (count > 0 && state !== undefined) state.prunedRuns = count;
       });
       return snapshot;
     }));
@@ -134,12 +138,13 @@ export function overviewOf(
   return ctx.op("overview", async (kv) => {
     const unique = [...new Set(names)];
     const parts = await Promise.all(unique.map(async (name): Promise<JobOverview> => {
-      const [last, counts, recent] = await Promise.all([
+      const [last, counts, recent, full] = await Promise.all([
         lastFinished(kv, ctx, name),
         countsOf(kv, ctx, name),
         newestRows(kv, ctx, name, limit, { from: since }),
+        kv.get(ctx.keys.full(name)),
       ]);
-      return { last, counts, recent };
+      return { last, counts, recent, bufferFull: counterValue(full.value) };
     }));
     const result: Record<string, JobOverview> = {};
     unique.forEach((name, i) => define(result, name, parts[i]!));

@@ -3,11 +3,17 @@
  * overlap checks across pools, the split of a call into rounds, the one-statement
  * insert with its overlap decision, and the `cancelOther` follow-ups.
  */
-import { DEFAULT_BUFFER_LIMIT, SKIP_BUFFER_FULL, SKIP_OVERLAP, SKIP_SUPERSEDED } from "../_validate.ts";
+import {
+  COUNTED_SQL_LIST,
+  DEFAULT_BUFFER_LIMIT,
+  SKIP_BUFFER_FULL,
+  SKIP_OVERLAP,
+  SKIP_SUPERSEDED,
+} from "../_validate.ts";
 import type { ClaimRequest } from "../types.ts";
 import type { PgStatement } from "./connection.ts";
 import type { PgTables } from "./schema.ts";
-import { LIVE, PG_COLUMNS } from "./statements.ts";
+import { LIVE, OPEN, PG_COLUMNS } from "./statements.ts";
 
 /**
  * Serialises claims of the jobs given against one another: a transaction-scoped
@@ -25,9 +31,17 @@ export function jobLocksStatement(t: PgTables, jobs: readonly string[]): PgState
   };
 }
 
-/** The jobs of a claim batch whose overlap check must be serialised (every policy but `allow`, to run). */
+/**
+ * The jobs of a claim batch whose check must be serialised: the overlap check (every
+ * policy but `allow`) and the `maxRuns` count, of requests to run.
+ */
 export function jobsToLock(requests: readonly ClaimRequest[]): string[] {
-  return [...new Set(requests.filter((r) => r.overlap !== "allow" && r.status === "running").map((r) => r.job))];
+  return [
+    ...new Set(
+      requests.filter((r) => r.status === "running" && (r.overlap !== "allow" || r.maxRuns !== undefined))
+        .map((r) => r.job),
+    ),
+  ];
 }
 
 /**
@@ -56,14 +70,17 @@ export function claimRounds(requests: readonly ClaimRequest[]): ClaimRequest[][]
  * a taken slot a no-op. `rn` is a request's place among its job's running requests of
  * the batch, so the buffer counts the slots buffered before it in this statement.
  * `RETURNING` lists the rows inserted; a request without one lost its slot. Repeated
- * `(job, slot)`: the first request (ordinality) wins.
+ * `(job, slot)`: the first request (ordinality) wins. A request with `maxRuns` is
+ * refused (no row) when the job's used runs plus the requests of the statement admitted
+ * before it reach the limit, counted under the job's claim lock.
  */
 export function claimsStatement(t: PgTables, requests: readonly ClaimRequest[]): PgStatement {
   const col = <T>(f: (r: ClaimRequest) => T): T[] => requests.map(f);
   return {
     text: `WITH req AS MATERIALIZED (
         SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-          $8::bigint[], $9::bigint[], $10::integer[]) WITH ORDINALITY AS r(job, slot, kind, want, overlap, node, batch, now, lease, cap, k)
+          $8::bigint[], $9::bigint[], $10::integer[], $13::bigint[])
+          WITH ORDINALITY AS r(job, slot, kind, want, overlap, node, batch, now, lease, cap, lim, k)
       ),
       ranked AS MATERIALIZED (
         SELECT req.*, SUM(CASE WHEN want = 'running' THEN 1 ELSE 0 END)
@@ -77,7 +94,16 @@ export function claimsStatement(t: PgTables, requests: readonly ClaimRequest[]):
             WHERE o.job = ranked.job AND o.status IN ${LIVE} AND o.lease_until >= ranked.now AND o.batch <> ranked.batch
           ) THEN 1 ELSE 0 END AS live,
           CASE WHEN want = 'running' AND overlap IN ('bufferOne', 'bufferAll', 'cancelOther')
-            THEN (SELECT COUNT(*) FROM ${t.runs} q WHERE q.job = ranked.job AND q.status = 'buffered') ELSE 0 END AS queued
+            THEN (SELECT COUNT(*) FROM ${t.runs} q WHERE q.job = ranked.job AND q.status = 'buffered') ELSE 0 END AS queued,
+          CASE WHEN want = 'running' AND lim IS NOT NULL THEN
+            (SELECT COUNT(*) FROM ${t.runs} c
+              WHERE c.job = ranked.job AND (c.status IN ${COUNTED_SQL_LIST} OR c.status IN ${OPEN}))
+            + COALESCE((SELECT j.pruned_runs FROM ${t.jobs} j WHERE j.name = ranked.job), 0)
+            ELSE 0 END AS used,
+          -- A request that will lose its slot takes nothing from the limit.
+          CASE WHEN want = 'running' AND lim IS NOT NULL AND EXISTS (
+            SELECT 1 FROM ${t.runs} x WHERE x.job = ranked.job AND x.slot = ranked.slot
+          ) THEN 1 ELSE 0 END AS taken
         FROM ranked
       ),
       decided AS MATERIALIZED (
@@ -90,6 +116,13 @@ export function claimsStatement(t: PgTables, requests: readonly ClaimRequest[]):
           WHEN overlap = 'bufferAll' THEN CASE WHEN queued + rn - 1 < cap THEN 'buffered' ELSE 'skipped' END
           ELSE 'buffered' END AS status
         FROM facts
+      ),
+      limited AS MATERIALIZED (
+        SELECT decided.*, CASE WHEN lim IS NOT NULL AND taken = 0 AND status IN ('running', 'buffered')
+            AND used + SUM(CASE WHEN lim IS NOT NULL AND taken = 0 AND status IN ('running', 'buffered') THEN 1 ELSE 0 END)
+              OVER (PARTITION BY job ORDER BY k ROWS UNBOUNDED PRECEDING) > lim
+          THEN 1 ELSE 0 END AS refused
+        FROM decided
       )
       INSERT INTO ${t.runs} (${PG_COLUMNS}, batch)
       SELECT job, slot, kind, status, 1, node, now, now,
@@ -98,7 +131,7 @@ export function claimsStatement(t: PgTables, requests: readonly ClaimRequest[]):
         CASE WHEN status = 'skipped' AND overlap = 'bufferOne' THEN $11::text
           WHEN status = 'skipped' AND overlap = 'bufferAll' THEN $12::text ELSE NULL END,
         batch
-      FROM decided ORDER BY k
+      FROM limited WHERE refused = 0 ORDER BY k
       ON CONFLICT (job, slot) DO NOTHING
       RETURNING job, slot, status`,
     args: [
@@ -114,7 +147,23 @@ export function claimsStatement(t: PgTables, requests: readonly ClaimRequest[]):
       col((r) => r.bufferLimit ?? DEFAULT_BUFFER_LIMIT),
       SKIP_OVERLAP,
       SKIP_BUFFER_FULL,
+      col((r) => r.maxRuns ?? null),
     ],
+  };
+}
+
+/**
+ * After a call's inserts, in the same transaction: the `(job, slot)` of each `running`
+ * request with `maxRuns` that has no row (it inserted nothing and found no row to lose
+ * to: the limit refused it). Null when no request has `maxRuns`.
+ */
+export function refusedStatement(t: PgTables, requests: readonly ClaimRequest[]): PgStatement | null {
+  const limited = requests.filter((r) => r.maxRuns !== undefined && r.status === "running");
+  if (limited.length === 0) return null;
+  return {
+    text: `SELECT q.job, q.slot FROM unnest($1::text[], $2::bigint[]) AS q(job, slot)
+      WHERE NOT EXISTS (SELECT 1 FROM ${t.runs} r WHERE r.job = q.job AND r.slot = q.slot)`,
+    args: [limited.map((r) => r.job), limited.map((r) => r.slot)],
   };
 }
 

@@ -14,6 +14,7 @@ import type { PgConnection } from "./connection.ts";
 import type { PgRow } from "./driver.ts";
 import type { PgTables } from "./schema.ts";
 import {
+  bufferFullStatement,
   countsStatement,
   getRunStatement,
   lastOutcomesStatement,
@@ -77,14 +78,21 @@ export function pgReads(db: PgConnection, t: PgTables, ensureReady: () => Promis
       checkStorable(names, "overview.names");
       const { since, perJob } = resolveOverviewQuery(query);
       await ensureReady();
-      const [last = [], counts = [], recent = []] = await db.many("overview", [
+      const [last = [], counts = [], recent = [], full = []] = await db.many("overview", [
         lastOutcomesStatement(t, names),
         countsStatement(t, names),
         recentStatement(t, names, since, perJob),
+        bufferFullStatement(t, names),
       ], "read");
       const countsOf = tally(names, counts);
       const result: Record<string, JobOverview> = Object.create(null);
-      for (const name of names) result[name] = { last: undefined, counts: countsOf[name] ?? zeroCounts(), recent: [] };
+      for (const name of names) {
+        result[name] = { last: undefined, counts: countsOf[name] ?? zeroCounts(), recent: [], bufferFull: 0 };
+      }
+      for (const row of full) {
+        const view = Object.hasOwn(result, String(row.job)) ? result[String(row.job)] : undefined;
+        if (view) view.bufferFull = Number(row.n);
+      }
       for (const row of last) {
         const view = result[String(row.job)];
         if (view) view.last = runRecord(row);

@@ -85,6 +85,11 @@ const MIGRATIONS: readonly Migration[] = [
       `DROP INDEX IF EXISTS "${t.schema}".runs_running`,
     ],
   },
+  {
+    version: 3,
+    // maxRuns: counted runs whose rows were pruned, so the limit survives retention.
+    statements: (t) => [`ALTER TABLE ${t.jobs} ADD COLUMN pruned_runs bigint NOT NULL DEFAULT 0`],
+  },
 ];
 
 /** The schema version this code writes and reads. */

@@ -7,6 +7,7 @@
  */
 import type { AttemptKey, EnqueueRequest, LeaseRenewal, PromoteRequest, RunPatch } from "../types.ts";
 import type { PgStatement } from "./connection.ts";
+import { BUFFER_FULL_ERRORS, COUNTED_SQL_LIST } from "../_validate.ts";
 import type { PgTables } from "./schema.ts";
 
 /** The run columns, in `RunRecord` order (the shared `runRecord` maps them). */
@@ -44,7 +45,7 @@ export function ensureJobsStatement(t: PgTables, names: readonly string[], now: 
 export function readStatements(t: PgTables, names: readonly string[]): PgStatement[] {
   return [
     {
-      text: `SELECT j.name, j.first_seen, j.paused, j.pause_note, j.paused_at, j.paused_by,
+      text: `SELECT j.name, j.first_seen, j.paused, j.pause_note, j.paused_at, j.paused_by, j.pruned_runs,
           (SELECT MAX(r.slot) FROM ${t.runs} r WHERE r.job = j.name AND r.kind = 'scheduled') AS watermark
         FROM ${t.jobs} j
         WHERE j.name = ANY($1::text[]) OR j.name IN (SELECT name FROM ${t.defs})`,
@@ -161,10 +162,28 @@ export function reapStatement(t: PgTables, now: number, error: string, cancelled
 }
 
 /**
- * `promote()`: the job's oldest buffered row (of the kind asked) starts, in the
- * statement that checks no run of the job is live and the job is not paused.
+ * `promote()`, under the job's claim lock: the job's oldest buffered row (of the kind
+ * asked) starts, in the statement that checks no run of the job is live, the job is not
+ * paused and, with `maxRuns`, its counted, pruned and running rows are below it. With
+ * `maxRuns`, a statement before it turns the buffered rows `skipped` when the counted
+ * and pruned rows alone reach the limit and nothing runs. The last one returns the row.
  */
-export function promoteStatement(t: PgTables, r: PromoteRequest): PgStatement {
+export function promoteStatements(t: PgTables, r: PromoteRequest, maxRunsText: string): PgStatement[] {
+  if (r.maxRuns === undefined) return [promoteStatement(t, r)];
+  return [
+    {
+      text: `UPDATE ${t.runs} AS r SET status = 'skipped', finished_at = $2::bigint, error = $3::text
+        WHERE r.job = $1::text AND r.status = 'buffered'
+          AND NOT EXISTS (SELECT 1 FROM ${t.runs} o WHERE o.job = $1::text AND o.status IN ${LIVE})
+          AND (SELECT COUNT(*) FROM ${t.runs} c WHERE c.job = $1::text AND c.status IN ${COUNTED_SQL_LIST})
+            + COALESCE((SELECT j.pruned_runs FROM ${t.jobs} j WHERE j.name = $1::text), 0) >= $4::bigint`,
+      args: [r.job, r.now, maxRunsText, r.maxRuns],
+    },
+    promoteStatement(t, r),
+  ];
+}
+
+function promoteStatement(t: PgTables, r: PromoteRequest): PgStatement {
   return {
     text: `UPDATE ${t.runs} AS r SET status = 'running', node = $2::text, batch = $3::text, started_at = $4::bigint,
         lease_until = $5::bigint
@@ -176,8 +195,11 @@ export function promoteStatement(t: PgTables, r: PromoteRequest): PgStatement {
           SELECT 1 FROM ${t.runs} o WHERE o.job = $1::text AND o.status IN ${LIVE} AND o.lease_until >= $4::bigint
         )
         AND NOT EXISTS (SELECT 1 FROM ${t.jobs} j WHERE j.name = $1::text AND j.paused)
+        AND ($7::bigint IS NULL OR (SELECT COUNT(*) FROM ${t.runs} c WHERE c.job = $1::text
+            AND (c.status IN ${COUNTED_SQL_LIST} OR c.status IN ${LIVE}))
+          + COALESCE((SELECT j.pruned_runs FROM ${t.jobs} j WHERE j.name = $1::text), 0) < $7::bigint)
       RETURNING ${prefixed("r")}`,
-    args: [r.job, r.node, `promote:${r.node}:${r.now}`, r.now, r.leaseUntil, r.kind ?? null],
+    args: [r.job, r.node, `promote:${r.node}:${r.now}`, r.now, r.leaseUntil, r.kind ?? null, r.maxRuns ?? null],
   };
 }
 
@@ -275,6 +297,15 @@ export function countsStatement(t: PgTables, names: readonly string[]): PgStatem
   };
 }
 
+/** `overview()`'s `bufferFull`: per job, the skipped rows a full buffer dropped. */
+export function bufferFullStatement(t: PgTables, names: readonly string[]): PgStatement {
+  return {
+    text: `SELECT job, COUNT(*) AS n FROM ${t.runs}
+      WHERE job = ANY($1::text[]) AND status = 'skipped' AND error = ANY($2::text[]) GROUP BY job`,
+    args: [names, [...BUFFER_FULL_ERRORS]],
+  };
+}
+
 /** `overview()`'s recent rows: per job, slots >= since, newest first, at most perJob. */
 export function recentStatement(t: PgTables, names: readonly string[], since: number, perJob: number): PgStatement {
   return {
@@ -354,11 +385,23 @@ export function deleteDefStatements(t: PgTables, name: string): [PgStatement, Pg
 /** `prune()`: settled rows before `before`. */
 export function pruneStatement(t: PgTables, before: number): PgStatement {
   return {
-    text: `WITH gone AS (DELETE FROM ${t.runs} WHERE status NOT IN ${OPEN} AND slot < $1::bigint RETURNING 1)
+    text: `WITH gone AS (DELETE FROM ${t.runs} WHERE status NOT IN ${OPEN} AND slot < $1::bigint RETURNING job, status),
+      ${BUMP_PRUNED(t)}
       SELECT count(*) AS n FROM gone`,
     args: [before],
   };
 }
+
+/**
+ * maxRuns: the counted rows a `gone` CTE deleted add to their job's `pruned_runs`, in
+ * the same statement as the delete.
+ */
+const BUMP_PRUNED = (t: PgTables): string =>
+  `bump AS (
+    UPDATE ${t.jobs} AS j SET pruned_runs = j.pruned_runs + g.n
+    FROM (SELECT job, count(*) AS n FROM gone WHERE status IN ${COUNTED_SQL_LIST} GROUP BY job) g
+    WHERE j.name = g.job
+  )`;
 
 /**
  * `pruneRows()`: the job's settled rows beyond its newest `keep`, never its newest
@@ -371,8 +414,9 @@ export function pruneRowsStatement(t: PgTables, job: string, keep: number): PgSt
           AND slot <= (SELECT f.slot FROM ${t.runs} f WHERE f.job = $1 AND f.status NOT IN ${OPEN}
             ORDER BY f.slot DESC LIMIT 1 OFFSET $2::bigint)
           AND slot <> COALESCE((SELECT MAX(w.slot) FROM ${t.runs} w WHERE w.job = $1 AND w.kind = 'scheduled'), -1)
-        RETURNING 1
-      )
+        RETURNING job, status
+      ),
+      ${BUMP_PRUNED(t)}
       SELECT count(*) AS n FROM gone`,
     args: [job, keep],
   };

@@ -24,18 +24,26 @@ import {
   LEASE_EXPIRED,
   pauseRecord,
   setOwn,
+  SKIP_MAX_RUNS,
 } from "../_validate.ts";
 import type { ClaimResult, EnqueueOutcome, JobState, RunRecord, Store, TickSnapshot } from "../types.ts";
 import type { PgConnection } from "./connection.ts";
 import type { PgRow } from "./driver.ts";
-import { claimRounds, claimsStatement, jobLocksStatement, jobsToLock, supersedeStatements } from "./claims.ts";
+import {
+  claimRounds,
+  claimsStatement,
+  jobLocksStatement,
+  jobsToLock,
+  refusedStatement,
+  supersedeStatements,
+} from "./claims.ts";
 import { pgDefs } from "./defs.ts";
 import { pgReads } from "./reads.ts";
 import { migrate, type PgTables } from "./schema.ts";
 import {
   enqueueStatements,
   ensureJobsStatement,
-  promoteStatement,
+  promoteStatements,
   pruneRowsStatement,
   pruneStatement,
   readStatements,
@@ -54,6 +62,8 @@ function planningState(t: readonly (readonly PgRow[])[]): TickSnapshot {
   for (const row of states) {
     const name = String(row.name);
     const state: JobState = { name, firstSeen: Number(row.first_seen), paused: row.paused === true };
+    const pruned = Number(row.pruned_runs ?? 0);
+    if (Number.isSafeInteger(pruned) && pruned > 0) state.prunedRuns = pruned;
     if (state.paused && row.paused_at !== null && row.paused_at !== undefined) {
       state.pause = {
         note: row.pause_note === null || row.pause_note === undefined ? null : String(row.pause_note),
@@ -115,11 +125,15 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
       const writes = claimRounds(requests).flatMap((
         round,
       ) => [claimsStatement(t, round), ...supersedeStatements(t, round)]);
+      // maxRuns: which limited requests found no row, read last in the same transaction.
+      const refused = refusedStatement(t, requests);
+      if (refused !== null) writes.push(refused);
       // The follow-ups return no rows, so every returned row is an inserted claim.
       const results = locks === null && writes.length === 1
         ? [await db.one("claim", writes[0]!, "write")]
         : (await db.many("claim", [locks, ...writes], "write")).slice(1);
-      return claimOutcomes(requests, results.flat());
+      const limited = refused === null ? [] : results.pop() ?? [];
+      return claimOutcomes(requests, results.flat(), limited);
     },
 
     async update(key, patch): Promise<boolean> {
@@ -169,11 +183,11 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
       await ensureReady();
       // Under the job's claim lock, so no claim inserts a running row between the
       // liveness check and this update.
-      const [, rows = []] = await db.many("promote", [
+      const results = await db.many("promote", [
         jobLocksStatement(t, [request.job]),
-        promoteStatement(t, request),
+        ...promoteStatements(t, request, SKIP_MAX_RUNS),
       ], "write");
-      const row = rows[0];
+      const row = results.at(-1)?.[0];
       return row === undefined ? undefined : runRecord(row);
     },
 

@@ -200,6 +200,12 @@ export interface JobInfo {
   jitter?: number;
   /** Rows by status in the store's retained history (every node's). */
   statusCounts?: Readonly<Record<string, number>>;
+  /**
+   * Of `statusCounts.skipped`, the slots a full buffer dropped: `bufferOne` with a slot
+   * already waiting, `bufferAll` past its `bufferLimit` (0 from a store that does not
+   * tell them apart). Set with `statusCounts`.
+   */
+  bufferFull?: number;
   /** For data-defined jobs: the stored definition. */
   def?: JobDef;
   /**

@@ -1,7 +1,8 @@
 /**
  * Staleness gauges for `GET /metrics`, read from the store through the job list so
  * every node reports the same: `edgecron_last_success_timestamp_seconds{job}`,
- * `edgecron_next_run_timestamp_seconds{job}` and `edgecron_skipped_total{job,reason}`.
+ * `edgecron_next_run_timestamp_seconds{job}` and `edgecron_skipped_total{job,reason}`
+ * (reason `overlap`, `buffer-full` or `catch-up`).
  */
 import type { JobInfo, Scheduler } from "../engine/types.ts";
 import { labels } from "./metrics_format.ts";
@@ -9,8 +10,18 @@ import { labels } from "./metrics_format.ts";
 /** Rows a scrape reads back for a job whose newest outcome is not `ok`, looking for its last success. */
 const SUCCESS_LOOKBACK = 1000;
 
-/** Row statuses that are skips, by the reason label they get (an excluded slot has no row: not a skip). */
-const SKIP_REASONS: readonly (readonly [string, string])[] = [["skipped", "overlap"], ["missed", "catch-up"]];
+/**
+ * The skips of a job by reason label, from its store counts (an excluded slot has no
+ * row: not a skip): `skipped` rows a full buffer dropped are `buffer-full`, the other
+ * `skipped` rows `overlap`, `missed` rows `catch-up`. Undefined without counts.
+ */
+function skipsByReason(job: JobInfo): [string, number][] | undefined {
+  const counts = job.statusCounts;
+  if (counts === undefined) return undefined;
+  const skipped = counts["skipped"] ?? 0;
+  const full = Math.min(job.bufferFull ?? 0, skipped);
+  return [["overlap", skipped - full], ["buffer-full", full], ["catch-up", counts["missed"] ?? 0]];
+}
 
 /** Collects the jobs of one scrape's pages, then renders the staleness series. */
 export interface StalenessCollector {
@@ -23,8 +34,9 @@ export interface StalenessCollector {
  * Creates a collector for one scrape. The last success is the newest `ok` row's finish
  * (the job list's last outcome, or a read of up to 1 000 rows when that one failed);
  * the next run is the job's next slot (absent while paused, disabled, ended or
- * completed); skips count `skipped` rows as `overlap` and `missed` rows as `catch-up`
- * over the retained history.
+ * completed); skips count `skipped` rows a full buffer dropped as `buffer-full`, the
+ * other `skipped` rows as `overlap` and `missed` rows as `catch-up`, over the retained
+ * history.
  */
 export function createStalenessCollector(scheduler: Scheduler): StalenessCollector {
   const jobs: JobInfo[] = [];
@@ -43,9 +55,8 @@ export function createStalenessCollector(scheduler: Scheduler): StalenessCollect
         if (slot !== undefined) {
           next.push(`edgecron_next_run_timestamp_seconds${labels({ job: job.name })} ${slot / 1000}`);
         }
-        for (const [status, reason] of SKIP_REASONS) {
-          const n = job.statusCounts?.[status];
-          if (n !== undefined) skipped.push(`edgecron_skipped_total${labels({ job: job.name, reason })} ${n}`);
+        for (const [reason, n] of skipsByReason(job) ?? []) {
+          skipped.push(`edgecron_skipped_total${labels({ job: job.name, reason })} ${n}`);
         }
       }
       return [

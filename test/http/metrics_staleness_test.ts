@@ -81,11 +81,51 @@ describe("GET /metrics staleness series", () => {
     assert.equal(skipped["hold/overlap"], 2);
     assert.equal(skipped["hold/catch-up"], 2);
     assert.equal(skipped["ok/overlap"], 0);
+    assert.equal(skipped["hold/buffer-full"], 0, "a skip policy never fills a buffer");
 
     const staleness = (text: string): string =>
       text.split("\n").filter((l) => /^edgecron_(last_success|next_run|skipped)/.test(l)).join("\n");
     assert.equal(staleness(fromB), staleness(fromA));
     assert.ok(staleness(fromA).length > 0);
+    release();
+  });
+
+  it("skips a full buffer dropped are counted as buffer-full, apart from overlap, on every node alike", async () => {
+    const clock = createManualClock(T0 - MIN + 1);
+    const store = createMemoryStore();
+    let release = (): void => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const held = { schedule: "* * * * *", timeout: "1h", catchUp: { mode: "all" }, run: () => gate } as const;
+    const node = (id: string) => {
+      const metrics = createMetrics({ now: clock.now });
+      const scheduler = createScheduler({ clock, store, node: id, logger: quietLogger(), onEvent: metrics.onEvent })
+        .job("all", { ...held, overlap: "bufferAll", bufferLimit: 1 })
+        .job("one", { ...held, overlap: "bufferOne" })
+        .job("skip", { ...held, overlap: "skip" });
+      return {
+        scheduler,
+        app: edgecronRouter(scheduler, { token: TOKEN, now: clock.now, metrics, logger: quietLogger() }),
+      };
+    };
+    const a = node("a"), b = node("b");
+    await a.scheduler.tick();
+    // T0 runs and holds; T0 + 1 min waits in each buffer; T0 + 2 and + 3 min find them full.
+    for (const at of [T0, T0 + MIN, T0 + 3 * MIN]) {
+      await clock.set(at);
+      void (at === T0 + MIN ? b : a).scheduler.tick();
+      await clock.advance(100);
+    }
+    const scrape = async (app: typeof a.app): Promise<string> =>
+      await (await app.request("/metrics", { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+    const fromA = await scrape(a.app), fromB = await scrape(b.app);
+    const skipped = series(fromA, "edgecron_skipped_total");
+    assert.deepEqual(
+      ["all", "one", "skip"].map((job) => [job, skipped[`${job}/overlap`], skipped[`${job}/buffer-full`]]),
+      [["all", 0, 2], ["one", 0, 2], ["skip", 3, 0]],
+    );
+    assert.equal(series(fromB, "edgecron_skipped_total")["all/buffer-full"], 2);
+    const lines = (text: string): string => text.split("\n").filter((l) => l.startsWith("edgecron_skipped")).join("\n");
+    assert.equal(lines(fromB), lines(fromA));
     release();
   });
 });

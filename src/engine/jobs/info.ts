@@ -121,7 +121,10 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
       if (paused && pause !== undefined) info.pause = { ...pause };
       const counts = own(overview, job.name)?.counts;
       Object.assign(info, lifeOf(job, now, counts, snapshot.running, own(snapshot.jobs, job.name)?.prunedRuns));
-      if (counts !== undefined) info.statusCounts = counts;
+      if (counts !== undefined) {
+        info.statusCounts = counts;
+        info.bufferFull = own(overview, job.name)?.bufferFull ?? 0;
+      }
       if (window !== undefined) {
         info.recent = overview[job.name]?.recent ?? [];
         info.upcoming = fires ? upcoming(job, now, window) : { count: 0, first: undefined, last: undefined, slots: [] };

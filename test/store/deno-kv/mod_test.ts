@@ -101,6 +101,7 @@ describe("kvStore (Deno KV)", { skip: skipReason }, () => {
       assert.equal(view.a?.last?.slot, T0 + 2 * MIN);
       assert.deepEqual([view.a?.counts.missed, view.a?.counts.running], [3, 1]);
       assert.deepEqual(view.none, {
+        bufferFull: 0,
         last: undefined,
         counts: {
           running: 0,

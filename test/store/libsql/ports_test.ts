@@ -180,10 +180,11 @@ describe("libsqlStore: this round's port methods", () => {
     const first = libsqlStore({ url });
     await first.init();
     await first.close();
-    // Make it a database written before migration 2 (and so before 3, the pause columns).
+    // Make it a database written before migration 2 (and so before 3, the pause columns, and 4, pruned_runs).
     const raw = createClient({ url });
     await raw.batch([
       "DROP TABLE edgecron_settings",
+      "ALTER TABLE edgecron_jobs DROP COLUMN pruned_runs",
       "ALTER TABLE edgecron_jobs DROP COLUMN pause_note",
       "ALTER TABLE edgecron_jobs DROP COLUMN paused_at",
       "ALTER TABLE edgecron_jobs DROP COLUMN paused_by",

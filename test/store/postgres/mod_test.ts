@@ -264,9 +264,10 @@ if (skipReason !== false) {
       await first.setPaused("old", true, T0);
       await first.claim([request("old", T0)]);
       await first.close();
-      // Back to what version 1 made: no pause columns, the running-only index.
+      // Back to what version 1 made: no pause columns (nor version 3's pruned_runs), the running-only index.
       await admin.unsafe(
-        `ALTER TABLE "${schema}".jobs DROP COLUMN pause_note, DROP COLUMN paused_at, DROP COLUMN paused_by`,
+        `ALTER TABLE "${schema}".jobs DROP COLUMN pause_note, DROP COLUMN paused_at, DROP COLUMN paused_by,
+          DROP COLUMN pruned_runs`,
       );
       await admin.unsafe(`DROP INDEX "${schema}".runs_open`);
       await admin.unsafe(`CREATE INDEX runs_running ON "${schema}".runs (job, lease_until) WHERE status = 'running'`);

@@ -212,9 +212,14 @@ async function claimed(
     batch,
     now,
     leaseUntil,
+    maxRuns: job.maxRuns,
   }]);
   if (result?.outcome === "lost") {
     report.skipped.push({ slot, reason: "exists" });
+    return undefined;
+  }
+  if (result?.outcome === "limit") {
+    report.skipped.push({ slot, reason: "maxRuns" });
     return undefined;
   }
   if (result?.outcome !== "won") {

@@ -399,8 +399,12 @@ export interface BackfillReport {
   planned: number;
   /** Slots that ran for this backfill (here or on another node), in order. */
   ran: number[];
-  /** Slots not run: `exists` (a row was there and `rerun` was off, or another node took it), `overlap` (with `overlap: "skip"`). */
-  skipped: { slot: number; reason: "exists" | "overlap" }[];
+  /**
+   * Slots not run: `exists` (a row was there and `rerun` was off, or another node took
+   * it), `overlap` (with `overlap: "skip"`), `maxRuns` (with `skip` or `allow`: the job's
+   * limit is reached; no row. Buffered slots past it end `skipped` instead).
+   */
+  skipped: { slot: number; reason: "exists" | "overlap" | "maxRuns" }[];
   /** The final outcome of each slot that ran (or was skipped for overlap). */
   outcomes: Record<number, Outcome>;
   /** True when `signal` (or `stop()`) ended it before the last slot. */

@@ -204,9 +204,10 @@ export function checkReclaim(
   node: string,
   now: number,
   leaseUntil: number,
-  options: { overlap?: "skip" | "allow" } = {},
+  options: { overlap?: "skip" | "allow"; maxRuns?: number | undefined } = {},
 ): "skip" | "allow" {
   checkText(key?.job, "reclaim.key.job");
+  if (options?.maxRuns !== undefined) checkCount(options.maxRuns, "reclaim.maxRuns");
   checkInstant(key.slot, "reclaim.key.slot");
   checkInstant(key.attempt, "reclaim.key.attempt");
   checkText(node, "reclaim.node");
@@ -224,8 +225,11 @@ export function checkReclaimRequest(request: ReclaimRequest): "skip" | "allow" {
       path: "reclaim",
     });
   }
-  const { job, slot, attempt, node, now, leaseUntil, overlap } = request;
-  return checkReclaim({ job, slot, attempt }, node, now, leaseUntil, overlap === undefined ? {} : { overlap });
+  const { job, slot, attempt, node, now, leaseUntil, overlap, maxRuns } = request;
+  return checkReclaim({ job, slot, attempt }, node, now, leaseUntil, {
+    ...(overlap === undefined ? {} : { overlap }),
+    ...(maxRuns === undefined ? {} : { maxRuns }),
+  });
 }
 
 /** Checks every item of `renew()` (and `now`) before any is applied. */

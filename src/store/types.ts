@@ -174,6 +174,14 @@ export interface ReclaimRequest {
   leaseUntil: number;
   /** Default "allow". */
   overlap?: "skip" | "allow";
+  /**
+   * The job's `maxRuns`: the reclaim also returns false, changing nothing, while the
+   * job's used runs other than this slot's row (as {@link ClaimRequest.maxRuns} counts
+   * them) reach it, decided in the same statement. An `abandoned` row does not count,
+   * so between its reap and its reclaim another slot may take the last run; then this
+   * one stays `abandoned`. Omitted: no limit.
+   */
+  maxRuns?: number | undefined;
 }
 
 /** What promote() needs: the job, the node that will run the slot, and its lease. */

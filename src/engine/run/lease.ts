@@ -133,7 +133,16 @@ export function createLease(deps: {
       const stored = until(now, job);
       // The overlap check rides with the reclaim: a re-run must not start beside a live run of the job.
       const overlap = job.overlap === "allow" ? "allow" : "skip";
-      const won = await store.reclaim({ job: job.name, slot, attempt, node, now, leaseUntil: stored, overlap });
+      const won = await store.reclaim({
+        job: job.name,
+        slot,
+        attempt,
+        node,
+        now,
+        leaseUntil: stored,
+        overlap,
+        maxRuns: job.maxRuns,
+      });
       return won ? writes.hold({ job: job.name, slot, attempt: attempt + 1, node }, stored) : undefined;
     },
     beat: heart.beat,

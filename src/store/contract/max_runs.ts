@@ -75,6 +75,31 @@ export function maxRunsCases({ it, withStore }: ContractContext): void {
       assert.equal(started, 3, `outcomes ${JSON.stringify([outcomes(ra), outcomes(rb)])}`);
     }));
 
+  it("reclaim() with maxRuns refuses an abandoned slot once other slots took the last run; a counted row retries", () =>
+    withStore(async (store) => {
+      await store.claim([request("a", T0, { maxRuns: 2 })]);
+      await finish(store, "a", T0, "ok");
+      await store.claim([request("a", T0 + MIN, { maxRuns: 2, leaseUntil: T0 + MIN + 1 })]);
+      assert.equal((await store.reap(T0 + MIN + 2)).length, 1);
+      // Between the reap and its reclaim, another node claims the last run.
+      assert.deepEqual(outcomes(await store.claim([request("a", T0 + 2 * MIN, { maxRuns: 2 })])), ["won"]);
+      const retry = {
+        job: "a",
+        slot: T0 + MIN,
+        attempt: 1,
+        node: "node-b",
+        now: T0 + 2 * MIN,
+        leaseUntil: T0 + 9 * MIN,
+      };
+      assert.equal(await store.reclaim({ ...retry, maxRuns: 2 }), false);
+      assert.equal((await store.getRun("a", T0 + MIN))?.status, "abandoned", "refused: nothing changed");
+      // An error row is already one of the counted runs: its retry takes no other slot's place.
+      await finish(store, "a", T0 + 2 * MIN, "error");
+      const again = { job: "a", slot: T0 + 2 * MIN, attempt: 1, node: "node-b", now: T0 + 3 * MIN };
+      assert.equal(await store.reclaim({ ...again, leaseUntil: T0 + 9 * MIN, maxRuns: 2 }), true);
+      assert.equal(await store.reclaim({ ...retry, now: T0 + 3 * MIN, maxRuns: 3 }), true, "a higher limit admits it");
+    }));
+
   it("prune() and pruneRows() keep counted rows in prunedRuns, so a pruned job stays at its limit", () =>
     withStore(async (store) => {
       await store.snapshot(["a"], T0);

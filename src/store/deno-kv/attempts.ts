@@ -7,7 +7,15 @@ import { applyRows, fitError, stageRow } from "./_rows.ts";
 import { counterValue, listAll, publicRecord, type Row } from "./_kv.ts";
 import { CANCELLED_SUPERSEDED, LEASE_EXPIRED } from "../_validate.ts";
 import { isLiveStatus } from "../_overlap.ts";
-import type { AttemptKey, LeaseRenewal, ReclaimRequest, RunPatch, RunRecord, RunUpdate } from "../types.ts";
+import {
+  type AttemptKey,
+  COUNTED_STATUSES,
+  type LeaseRenewal,
+  type ReclaimRequest,
+  type RunPatch,
+  type RunRecord,
+  type RunUpdate,
+} from "../types.ts";
 
 // A cancelling row is still its holder's to settle.
 const holds = (row: Row | undefined, key: AttemptKey): row is Row =>
@@ -75,13 +83,24 @@ export async function reapAll(ctx: KvContext, now: number): Promise<RunRecord[]>
  */
 export function reclaimOne(ctx: KvContext, request: ReclaimRequest, overlap: "skip" | "allow"): Promise<boolean> {
   const { keys } = ctx;
-  const { job, slot, attempt, node, now, leaseUntil } = request;
+  const { job, slot, attempt, node, now, leaseUntil, maxRuns } = request;
   return ctx.op("reclaim", (kv) =>
     ctx.retry("reclaim", async () => {
-      const [version, current] = await kv.getMany([keys.ver(job), keys.run(job, slot)]);
+      // With maxRuns, the job's counters in the same read (see claims.ts).
+      const [version, current, ...counters] = await kv.getMany([
+        keys.ver(job),
+        keys.run(job, slot),
+        ...(maxRuns === undefined ? [] : [...COUNTED_STATUSES.map((s) => keys.count(job, s)), keys.pruned(job)]),
+      ]);
       const row = (current?.value ?? undefined) as Row | undefined;
       const retryable = row?.status === "abandoned" || row?.status === "error" || row?.status === "timeout";
       if (row === undefined || !retryable || row.attempt !== attempt) return false;
+      if (maxRuns !== undefined) {
+        // The version's value counts the open rows; this row, when counted, is not another run.
+        const used = [version!, ...counters].reduce((n, entry) => n + counterValue(entry.value), 0) -
+          (COUNTED_STATUSES.includes(row.status) ? 1 : 0);
+        if (used >= maxRuns) return false;
+      }
       if (overlap === "skip" && counterValue(version!.value) > 0) {
         const live = await listAll(kv, { prefix: keys.lives(job) });
         if (
@@ -100,7 +119,9 @@ export function reclaimOne(ctx: KvContext, request: ReclaimRequest, overlap: "sk
         error: null,
       };
       const atomic = kv.atomic().check({ key: keys.run(job, slot), versionstamp: current!.versionstamp });
-      if (overlap === "skip") atomic.check({ key: keys.ver(job), versionstamp: version!.versionstamp });
+      if (overlap === "skip" || maxRuns !== undefined) {
+        atomic.check({ key: keys.ver(job), versionstamp: version!.versionstamp });
+      }
       stageRow(atomic, ctx, row, next);
       return (await atomic.commit()).ok ? true : CONFLICT;
     }));

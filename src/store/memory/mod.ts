@@ -112,9 +112,11 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
     return false;
   };
   // maxRuns: counted rows (the pruned ones too), plus the open ones when `open`.
-  const usedRuns = (job: string, open: (row: Row) => boolean): number => {
+  const usedRuns = (job: string, open: (row: Row) => boolean, among: (row: Row) => boolean = () => true): number => {
     let used = jobs.get(job)?.prunedRuns ?? 0;
-    for (const row of table.rows(job)) if (COUNTED_STATUSES.includes(row.status) || open(row)) used += 1;
+    for (const row of table.rows(job)) {
+      if (among(row) && (COUNTED_STATUSES.includes(row.status) || open(row))) used += 1;
+    }
     return used;
   };
   const countPruned = (row: Row): void => {
@@ -278,12 +280,18 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
         node,
         now,
         leaseUntil,
-        request?.overlap === undefined ? {} : { overlap: request.overlap },
+        {
+          ...(request?.overlap === undefined ? {} : { overlap: request.overlap }),
+          ...(request?.maxRuns === undefined ? {} : { maxRuns: request.maxRuns }),
+        },
       );
       const row = table.get(key.job, key.slot);
       const retryable = row?.status === "abandoned" || row?.status === "error" || row?.status === "timeout";
       if (row === undefined || !retryable || row.attempt !== key.attempt) return false;
       if (overlap === "skip" && hasLiveRun(key.job, now, "")) return false;
+      const { maxRuns } = request;
+      const others = (r: Row): boolean => r.slot !== key.slot;
+      if (maxRuns !== undefined && usedRuns(key.job, (r) => isOpenStatus(r.status), others) >= maxRuns) return false;
       const attempt = key.attempt + 1;
       table.put({
         ...row,

@@ -249,6 +249,7 @@ export function reclaimStatement(
   now: number,
   leaseUntil: number,
   overlap: "skip" | "allow",
+  maxRuns?: number,
 ): PgStatement {
   return {
     text: `UPDATE ${t.runs}
@@ -258,8 +259,21 @@ export function reclaimStatement(
         AND NOT ($8::text = 'skip' AND EXISTS (
           SELECT 1 FROM ${t.runs} o WHERE o.job = $5::text AND o.status IN ${LIVE} AND o.lease_until >= $3::bigint
         ))
+        AND ($9::bigint IS NULL OR (SELECT COUNT(*) FROM ${t.runs} c WHERE c.job = $5::text AND c.slot <> $6::bigint
+            AND (c.status IN ${COUNTED_SQL_LIST} OR c.status IN ${OPEN}))
+          + COALESCE((SELECT j.pruned_runs FROM ${t.jobs} j WHERE j.name = $5::text), 0) < $9::bigint)
       RETURNING attempt`,
-    args: [node, `reclaim:${node}:${key.attempt + 1}`, now, leaseUntil, key.job, key.slot, key.attempt, overlap],
+    args: [
+      node,
+      `reclaim:${node}:${key.attempt + 1}`,
+      now,
+      leaseUntil,
+      key.job,
+      key.slot,
+      key.attempt,
+      overlap,
+      maxRuns ?? null,
+    ],
   };
 }
 

@@ -211,11 +211,12 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
 
     async reclaim(request): Promise<boolean> {
       const overlap = checkReclaimRequest(request);
-      const { job, slot, attempt, node, now, leaseUntil } = request;
+      const { job, slot, attempt, node, now, leaseUntil, maxRuns } = request;
       checkStorable([job, node], "reclaim");
       await ensureReady();
-      const update = reclaimStatement(t, { job, slot, attempt }, node, now, leaseUntil, overlap);
-      const rows = overlap === "skip"
+      const update = reclaimStatement(t, { job, slot, attempt }, node, now, leaseUntil, overlap, maxRuns);
+      // Under the job's claim lock when it checks the job's other rows (overlap, maxRuns).
+      const rows = overlap === "skip" || maxRuns !== undefined
         ? (await db.many("reclaim", [jobLocksStatement(t, [job]), update], "write"))[1] ?? []
         : await db.one("reclaim", update, "write");
       return rows.length > 0;

@@ -310,6 +310,7 @@ export function reclaimStatement(
   now: number,
   leaseUntil: number,
   overlap: "skip" | "allow" = "allow",
+  maxRuns?: number,
 ): SqlStatement {
   return bind(
     `UPDATE edgecron_runs
@@ -319,8 +320,12 @@ export function reclaimStatement(
         AND NOT (:overlap = 'skip' AND EXISTS (
           SELECT 1 FROM edgecron_runs o WHERE o.job = :job AND o.status IN ('running', 'cancelling') AND o.lease_until >= :now
         ))
+        AND (:lim IS NULL OR (SELECT COUNT(*) FROM edgecron_runs c WHERE c.job = :job AND c.slot <> :slot
+            AND (c.status IN ${COUNTED_SQL_LIST} OR c.status IN ('running', 'cancelling', 'buffered')))
+          + COALESCE((SELECT j.pruned_runs FROM edgecron_jobs j WHERE j.name = :job), 0) < :lim)
       RETURNING attempt`,
     {
+      lim: maxRuns ?? null,
       overlap,
       node,
       batch: `reclaim:${node}:${key.attempt + 1}`,

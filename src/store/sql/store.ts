@@ -225,9 +225,9 @@ export function createSqlStore(db: SqlExecutor): Store {
 
     async reclaim(request): Promise<boolean> {
       const overlap = checkReclaimRequest(request);
-      const { job, slot, attempt, node, now, leaseUntil } = request;
+      const { job, slot, attempt, node, now, leaseUntil, maxRuns } = request;
       const [result] = await write("reclaim", [
-        reclaimStatement({ job, slot, attempt }, node, now, leaseUntil, overlap),
+        reclaimStatement({ job, slot, attempt }, node, now, leaseUntil, overlap, maxRuns),
       ]);
       return (result?.rows.length ?? 0) > 0;
     },

@@ -3,7 +3,7 @@
  * kept across pruning (`JobState.prunedRuns`), and `overview().bufferFull`.
  */
 import { assert } from "./assert.ts";
-import { type ContractContext, MIN, outcomes, request, T0 } from "./_shared.ts";
+import { type ContractContext, MIN, outcomes, rejectsWith, request, T0 } from "./_shared.ts";
 import type { Store } from "../types.ts";
 
 /** Finishes the running attempt 1 of `job` at `slot` with `status`. */
@@ -31,6 +31,33 @@ export function maxRunsCases({ it, withStore }: ContractContext): void {
       // Without maxRuns the same job claims as before; another job is not limited.
       assert.deepEqual(outcomes(await store.claim([request("a", T0 + 4 * MIN, { overlap: "allow" })])), ["won"]);
       assert.deepEqual(outcomes(await store.claim([request("b", T0 + 2 * MIN, limit)])), ["won"]);
+    }));
+
+  it("a maxRuns that is not a positive integer is refused with invalid-spec, naming the field, before any write", () =>
+    withStore(async (store) => {
+      for (const bad of [0, -1, 1.5, Number.NaN, "3"]) {
+        const r = request("a", T0, { maxRuns: bad as number });
+        await rejectsWith(store.claim([request("a", T0 - MIN), r]), "invalid-spec", /claim\[1\]\.maxRuns/);
+        await rejectsWith(
+          store.promote({ job: "a", node: "n", now: T0, leaseUntil: T0 + MIN, maxRuns: bad as number }),
+          "invalid-spec",
+          /promote\.maxRuns/,
+        );
+        await rejectsWith(
+          store.reclaim({
+            job: "a",
+            slot: T0,
+            attempt: 1,
+            node: "n",
+            now: T0,
+            leaseUntil: T0 + MIN,
+            maxRuns: bad as number,
+          }),
+          "invalid-spec",
+          /reclaim\.maxRuns/,
+        );
+      }
+      assert.equal(await store.getRun("a", T0 - MIN), undefined, "the valid request before it was not written");
     }));
 
   it("claim() with maxRuns counts the requests of its own batch, and skipped, missed or abandoned rows not at all", () =>

@@ -19,7 +19,7 @@ import {
   checkKeep,
   checkNames,
   checkPromote,
-  checkReclaim,
+  checkReclaimRequest,
   checkText,
   checkUpdate,
   resolveRunQuery,
@@ -150,8 +150,7 @@ export function denoKvStore(kv: KvLike | Promise<KvLike>, options: DenoKvStoreOp
     },
 
     async reclaim(request): Promise<boolean> {
-      const options = request?.overlap === undefined ? {} : { overlap: request.overlap };
-      const overlap = checkReclaim(request, request?.node, request?.now, request?.leaseUntil, options);
+      const overlap = checkReclaimRequest(request);
       return reclaimOne(ctx, request, overlap);
     },
 

@@ -98,7 +98,7 @@ export interface Keys {
   count(job: string, status?: RunStatus): KvKey;
   counts(): KvKey;
   /** Counted rows of a job (`COUNTED_STATUSES`) that pruning deleted: `JobState.prunedRuns`. */
-  pruned(job: string): KvKey;
+  pruned(job?: string): KvKey;
   /** Skipped rows of a job a full buffer dropped: `JobOverview.bufferFull`. */
   full(job: string): KvKey;
   job(name?: string): KvKey;
@@ -120,7 +120,7 @@ export function keysUnder(prefix: KvKey): Keys {
     mark: (job) => (job === undefined ? k("mark") : k("mark", job)),
     count: (job, status) => (status === undefined ? k("count", job) : k("count", job, status)),
     counts: () => k("count"),
-    pruned: (job) => k("pruned", job),
+    pruned: (job) => (job === undefined ? k("pruned") : k("pruned", job)),
     full: (job) => k("full", job),
     job: (name) => (name === undefined ? k("job") : k("job", name)),
     def: (name) => (name === undefined ? k("def") : k("def", name)),

@@ -49,7 +49,7 @@ export function planningState(
       const known = all.filter((_, i) => states[i]!.versionstamp !== null);
       const [marks, pruned, running] = await Promise.all([
         getAll(kv, known.map((name) => keys.mark(name))),
-        getAll(kv, known.map((name) => keys.pruned(name))),
+        prunedOf(kv, ctx, known),
         listAll(kv, { prefix: keys.lives() }),
       ]);
       const snapshot: TickSnapshot = {
@@ -70,12 +70,29 @@ export function planningState(
       });
       known.forEach((name, i) => {
         if (marks[i]!.versionstamp !== null) define(snapshot.watermarks, name, markSlot(marks[i]!.value));
-        const count = counterValue(pruned[i]!.value);
+        const count = pruned.get(name) ?? 0;
         const state = Object.hasOwn(snapshot.jobs, name) ? snapshot.jobs[name] : undefined;
         if (count > 0 && state !== undefined) state.prunedRuns = count;
       });
       return snapshot;
     }));
+}
+
+/** Jobs that `prunedOf` reads one by one; more are listed (one list call per 1000 counters, not one read per 10 jobs). */
+const PRUNED_GETS = 100;
+
+/** The pruned-run counters of `names` (maxRuns), by name; a job without one is absent. */
+async function prunedOf(kv: KvLike, ctx: KvContext, names: readonly string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (names.length <= PRUNED_GETS) {
+    const entries = await getAll(kv, names.map((name) => ctx.keys.pruned(name)));
+    names.forEach((name, i) => out.set(name, counterValue(entries[i]!.value)));
+    return out;
+  }
+  for (const entry of await listAll(kv, { prefix: ctx.keys.pruned() })) {
+    out.set(lastString(entry.key), counterValue(entry.value));
+  }
+  return out;
 }
 
 /** A job's rows newest first, from `from` (inclusive) or before `before` (exclusive). */

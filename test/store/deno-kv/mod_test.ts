@@ -176,4 +176,31 @@ describe("kvStore (Deno KV)", { skip: skipReason }, () => {
       (kv as unknown as { close(): void }).close();
     }
   });
+
+  it("a snapshot of many jobs lists their pruned-run counters and gives each its own", () =>
+    using(async (store) => {
+      // Over 100 jobs the counters are listed, not read one by one; both paths agree.
+      const names = Array.from({ length: 130 }, (_, i) => `job-${i}`);
+      await store.snapshot(names, T0);
+      await store.claim(names.map((job) => request(job, T0, { batch: "t1", maxRuns: 3 })));
+      const done: RunUpdate[] = names.map((job) => ({
+        key: { job, slot: T0, attempt: 1, node: "node-a" },
+        patch: { status: "ok", finishedAt: T0 + 1, leaseUntil: null },
+      }));
+      await store.updateMany(done);
+      // Every other job runs a second slot, then everything before T0 + 2 min is pruned.
+      const twice = names.filter((_, i) => i % 2 === 0);
+      await store.claim(twice.map((job) => request(job, T0 + MIN, { batch: "t2", maxRuns: 3 })));
+      await store.updateMany(
+        done.filter((_, i) => i % 2 === 0).map(({ key, patch }) => ({
+          key: { ...key, slot: T0 + MIN },
+          patch,
+        })),
+      );
+      assert.equal(await store.prune(T0 + 2 * MIN), 130 + 65);
+      const many = await store.snapshot(names, T0 + 2 * MIN);
+      assert.deepEqual(names.map((n) => many.jobs[n]?.prunedRuns), names.map((_, i) => (i % 2 === 0 ? 2 : 1)));
+      const few = await store.read(["job-0", "job-1"]);
+      assert.deepEqual([few.jobs["job-0"]?.prunedRuns, few.jobs["job-1"]?.prunedRuns], [2, 1]);
+    }));
 });

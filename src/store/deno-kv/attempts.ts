@@ -5,6 +5,7 @@
 import { CONFLICT, type KvContext } from "./_context.ts";
 import { applyRows, fitError, stageRow } from "./_rows.ts";
 import { counterValue, listAll, publicRecord, type Row } from "./_kv.ts";
+import { countedKeys, sumCounters } from "./_usage.ts";
 import { CANCELLED_SUPERSEDED, LEASE_EXPIRED } from "../_validate.ts";
 import { isLiveStatus } from "../_overlap.ts";
 import {
@@ -90,15 +91,14 @@ export function reclaimOne(ctx: KvContext, request: ReclaimRequest, overlap: "sk
       const [version, current, ...counters] = await kv.getMany([
         keys.ver(job),
         keys.run(job, slot),
-        ...(maxRuns === undefined ? [] : [...COUNTED_STATUSES.map((s) => keys.count(job, s)), keys.pruned(job)]),
+        ...(maxRuns === undefined ? [] : countedKeys(keys, job)),
       ]);
       const row = (current?.value ?? undefined) as Row | undefined;
       const retryable = row?.status === "abandoned" || row?.status === "error" || row?.status === "timeout";
       if (row === undefined || !retryable || row.attempt !== attempt) return false;
       if (maxRuns !== undefined) {
         // The version's value counts the open rows; this row, when counted, is not another run.
-        const used = [version!, ...counters].reduce((n, entry) => n + counterValue(entry.value), 0) -
-          (COUNTED_STATUSES.includes(row.status) ? 1 : 0);
+        const used = sumCounters([version!, ...counters]) - (COUNTED_STATUSES.includes(row.status) ? 1 : 0);
         if (used >= maxRuns) return false;
       }
       if (overlap === "skip" && counterValue(version!.value) > 0) {

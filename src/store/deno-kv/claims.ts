@@ -6,17 +6,9 @@
  * changes those rows bumps in the same atomic operation.
  */
 import { CONFLICT, type Conflict, type KvContext } from "./_context.ts";
-import {
-  CHECKS_PER_COMMIT,
-  counterValue,
-  getAll,
-  type KvLike,
-  type KvMaybe,
-  listAll,
-  markValue,
-  type Row,
-} from "./_kv.ts";
-import { type ClaimOutcome, type ClaimRequest, type ClaimResult, COUNTED_STATUSES, type RunStatus } from "../types.ts";
+import { CHECKS_PER_COMMIT, counterValue, getAll, type KvLike, listAll, markValue, type Row } from "./_kv.ts";
+import type { ClaimOutcome, ClaimRequest, ClaimResult, RunStatus } from "../types.ts";
+import { readVersions } from "./_usage.ts";
 import { decideClaim, isLiveStatus } from "../_overlap.ts";
 import { isBufferFull, stageRow } from "./_rows.ts";
 import { SKIP_SUPERSEDED } from "../_validate.ts";
@@ -81,29 +73,11 @@ async function claimChunk(
   const { keys } = ctx;
   const toRun = indexes.map((i) => requests[i]!).filter((r) => r.status === "running");
   const overlapJobs = [...new Set(toRun.filter((r) => r.overlap !== "allow").map((r) => r.job))];
-  // maxRuns: a job's version, counted-status counters and pruned count in ONE getMany
-  // (one consistent read). Every change to the counters but pruning's also changes the
-  // version, which the commit checks; pruning moves a count into `pruned`, keeping the sum.
   const limitJobs = [...new Set(toRun.filter((r) => r.maxRuns !== undefined).map((r) => r.job))];
-  const usage = new Map(
-    await Promise.all(limitJobs.map(async (job): Promise<[string, { ver: KvMaybe; used: number }]> => {
-      const [ver, ...counters] = await kv.getMany([
-        keys.ver(job),
-        ...COUNTED_STATUSES.map((status) => keys.count(job, status)),
-        keys.pruned(job),
-      ]);
-      // The version's value is the job's count of open rows.
-      const used = [ver!, ...counters].reduce((n, entry) => n + counterValue(entry.value), 0);
-      return [job, { ver: ver!, used }];
-    })),
-  );
   // The versions first, the running rows after: a version unchanged at commit proves
-  // no running row of that job changed since it was read, so the rows read after it are current.
-  const read = await getAll(kv, overlapJobs.filter((job) => !usage.has(job)).map((job) => keys.ver(job)));
-  const versionOf = new Map<string, KvMaybe>(
-    [...usage].map(([job, { ver }]) => [job, ver]),
-  );
-  overlapJobs.filter((job) => !usage.has(job)).forEach((job, k) => versionOf.set(job, read[k]!));
+  // no running row of that job changed since it was read, so the rows read after it are
+  // current; with maxRuns, the job's used runs come in the version's read (_usage.ts).
+  const { versionOf, used } = await readVersions(kv, keys, overlapJobs, limitJobs);
   const versions = overlapJobs.map((job) => versionOf.get(job)!);
   // A job whose count of running rows is zero has none to list.
   const listed = await Promise.all(
@@ -159,7 +133,7 @@ async function claimChunk(
     if (r.maxRuns !== undefined && (status === "running" || status === "buffered")) {
       checkedJobs.add(r.job);
       // Open rows this chunk inserted before count too.
-      if (usage.get(r.job)!.used + (started.get(r.job) ?? 0) >= r.maxRuns) {
+      if (used.get(r.job)! + (started.get(r.job) ?? 0) >= r.maxRuns) {
         taken.delete(id);
         decided.set(i, "limit");
         return;

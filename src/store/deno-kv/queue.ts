@@ -5,16 +5,11 @@
  */
 import { CONFLICT, type KvContext } from "./_context.ts";
 import { applyRows, stageRow } from "./_rows.ts";
-import { counterValue, type KvLike, type KvMaybe, listAll, publicRecord, type Row } from "./_kv.ts";
+import { type KvLike, type KvMaybe, listAll, publicRecord, type Row } from "./_kv.ts";
+import { countedKeys, sumCounters } from "./_usage.ts";
 import { SKIP_MAX_RUNS } from "../_validate.ts";
 import { isLiveStatus, isOpenStatus } from "../_overlap.ts";
-import {
-  COUNTED_STATUSES,
-  type EnqueueOutcome,
-  type EnqueueRequest,
-  type PromoteRequest,
-  type RunRecord,
-} from "../types.ts";
+import type { EnqueueOutcome, EnqueueRequest, PromoteRequest, RunRecord } from "../types.ts";
 
 /** `promote()`. */
 export function promoteOne(ctx: KvContext, request: PromoteRequest): Promise<RunRecord | undefined> {
@@ -27,13 +22,13 @@ export function promoteOne(ctx: KvContext, request: PromoteRequest): Promise<Run
       const [version, state, ...counters] = await kv.getMany([
         keys.ver(job),
         keys.job(job),
-        ...(maxRuns === undefined ? [] : [...COUNTED_STATUSES.map((s) => keys.count(job, s)), keys.pruned(job)]),
+        ...(maxRuns === undefined ? [] : countedKeys(keys, job)),
       ]);
       if ((state!.value as { paused?: boolean } | null)?.paused === true) return undefined;
       const open = (await listAll(kv, { prefix: keys.lives(job) })).map((e) => e.value as Row);
       if (open.some((row) => isLiveStatus(row.status) && (row.leaseUntil ?? -Infinity) >= now)) return undefined;
       if (maxRuns !== undefined) {
-        const counted = counters.reduce((n, entry) => n + counterValue(entry.value), 0);
+        const counted = sumCounters(counters);
         const running = open.filter((row) => isLiveStatus(row.status)).length;
         if (counted >= maxRuns && running === 0) return await skipAll(kv, ctx, version!, open, now);
         if (counted + running >= maxRuns) return undefined;

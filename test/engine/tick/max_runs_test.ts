@@ -59,3 +59,22 @@ describe("maxRuns refused by the store", () => {
     assert.deepEqual((await rows(inner, "once")).map((r) => [(r.slot - T0) / MIN, r.status]), [[0, "ok"]]);
   });
 });
+
+describe("maxRuns and backfill", () => {
+  it("a backfill stops at the limit: buffered slots past it end skipped, direct claims are listed, nothing hangs", async () => {
+    const s = setup({ start: T0 + HOUR });
+    const ran: number[] = [];
+    s.scheduler.job("j", { schedule: "0 * * * *", maxRuns: 2, run: (ctx) => void ran.push(ctx.slot) });
+    // bufferAll (the default): each slot is enqueued, then started by promote(), which checks the limit.
+    const buffered = await s.scheduler.backfill("j", { from: T0 - 4 * HOUR, to: T0 - HOUR });
+    assert.deepEqual(ran, [T0 - 4 * HOUR, T0 - 3 * HOUR]);
+    assert.deepEqual(Object.values(buffered.outcomes), ["ok", "ok", "skipped"]);
+    const third = await s.store.getRun("j", T0 - 2 * HOUR);
+    assert.deepEqual([third?.status, third?.error], ["skipped", "maxRuns reached"]);
+    // skip: claimed directly, refused by the store with no row.
+    const direct = await s.scheduler.backfill("j", { from: T0 - HOUR, to: T0 + 1, overlap: "skip" });
+    assert.deepEqual(direct.skipped, [{ slot: T0 - HOUR, reason: "maxRuns" }, { slot: T0, reason: "maxRuns" }]);
+    assert.equal(await s.store.getRun("j", T0), undefined);
+    assert.equal(ran.length, 2);
+  });
+});

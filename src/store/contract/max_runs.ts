@@ -73,6 +73,14 @@ export function maxRunsCases({ it, withStore }: ContractContext): void {
       assert.deepEqual(outcomes(await store.claim(batch)), ["won", "lost", "won", "limit"]);
     }));
 
+  it("claim() with maxRuns applies a call that mixes batch ids in order: a later batch sees the earlier insert", () =>
+    withStore(async (store) => {
+      const opts = { overlap: "allow" as const, maxRuns: 2 };
+      const call = [0, 1, 2].map((k) => request("a", T0 + k * MIN, { ...opts, batch: `b${k}` }));
+      assert.deepEqual(outcomes(await store.claim(call)), ["won", "won", "limit"]);
+      assert.equal(await store.getRun("a", T0 + 2 * MIN), undefined);
+    }));
+
   it("claim() with maxRuns counts buffered rows, and a skipped request is recorded, not refused", () =>
     withStore(async (store) => {
       const opts = { overlap: "bufferOne" as const, maxRuns: 2 };

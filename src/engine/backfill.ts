@@ -11,7 +11,7 @@
  */
 import { quote, SchedulerError } from "../core/errors.ts";
 import { toEpochMs } from "../core/instant.ts";
-import type { Outcome } from "../store/types.ts";
+import { type Outcome, SKIP_MAX_RUNS } from "../store/types.ts";
 import type { ResolvedJob } from "./jobs/spec.ts";
 import type { Promoter } from "./run/overlap.ts";
 import { type RunnerDeps, runSlot } from "./run/runner.ts";
@@ -182,7 +182,10 @@ async function awaitSlot(
     }
     const row = await deps.store.getRun(job.name, slot);
     if (row !== undefined && row.status !== "buffered" && row.status !== "running" && row.status !== "cancelling") {
-      if (!ours) report.ran.push(slot);
+      // A buffered slot another node ended without running it (superseded, or past `maxRuns`) did not run.
+      if (!ours && row.status === "skipped") {
+        report.skipped.push({ slot, reason: row.error === SKIP_MAX_RUNS ? "maxRuns" : "overlap" });
+      } else if (!ours) report.ran.push(slot);
       return row.status as Outcome;
     }
     // A run of the job is live elsewhere (or ours ended without a recorded outcome): look again after a heartbeat.

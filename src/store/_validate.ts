@@ -28,8 +28,7 @@ export const DEFAULT_BUFFER_LIMIT = 100;
 export const SKIP_OVERLAP = "overlap";
 /** The `error` text of a `bufferAll` slot past the buffer. */
 export const SKIP_BUFFER_FULL = "overlap: buffer full";
-/** The `error` text of a buffered slot that can never run: its job's `maxRuns` is reached. */
-export const SKIP_MAX_RUNS = "maxRuns reached";
+export { SKIP_MAX_RUNS } from "./types.ts";
 /** The `error` texts of slots a full buffer dropped (`bufferOne`, `bufferAll`): `JobOverview.bufferFull`. */
 export const BUFFER_FULL_ERRORS: readonly string[] = [SKIP_OVERLAP, SKIP_BUFFER_FULL];
 /** The counted statuses as an SQL list, `('ok', 'error', ...)`, for the SQL stores' maxRuns checks (fixed words, no input). */

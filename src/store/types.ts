@@ -43,6 +43,8 @@ export const RUN_STATUSES: readonly RunStatus[] = [
  * started and then superseded). `skipped`, `missed` and `abandoned` never count.
  */
 export const COUNTED_STATUSES: readonly RunStatus[] = ["ok", "error", "timeout", "cancelled"];
+/** The `error` text of a buffered slot that can never run: its job's `maxRuns` is reached. */
+export const SKIP_MAX_RUNS = "maxRuns reached";
 
 /** Final statuses. */
 export type Outcome = Exclude<RunStatus, "running" | "cancelling" | "buffered">;

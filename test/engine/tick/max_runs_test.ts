@@ -69,6 +69,9 @@ describe("maxRuns and backfill", () => {
     const buffered = await s.scheduler.backfill("j", { from: T0 - 4 * HOUR, to: T0 - HOUR });
     assert.deepEqual(ran, [T0 - 4 * HOUR, T0 - 3 * HOUR]);
     assert.deepEqual(Object.values(buffered.outcomes), ["ok", "ok", "skipped"]);
+    // The third slot did not run: the report says so instead of listing it under `ran`.
+    assert.deepEqual(buffered.ran, [T0 - 4 * HOUR, T0 - 3 * HOUR]);
+    assert.deepEqual(buffered.skipped, [{ slot: T0 - 2 * HOUR, reason: "maxRuns" }]);
     const third = await s.store.getRun("j", T0 - 2 * HOUR);
     assert.deepEqual([third?.status, third?.error], ["skipped", "maxRuns reached"]);
     // skip: claimed directly, refused by the store with no row.

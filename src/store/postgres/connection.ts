@@ -10,7 +10,7 @@
 import { SchedulerError } from "../../core/errors.ts";
 import { checkCallTimeout } from "../_validate.ts";
 import { isConnectionLost, isRolledBack, type PgRow, type PgTx, type PostgresSqlLike, storeError } from "./driver.ts";
-import type { ResolvedPostgresOptions } from "./options.ts";
+import type { PostgresLease, ResolvedPostgresOptions } from "./options.ts";
 
 /** One statement: `$n` parameters, bound in order. */
 export interface PgStatement {
@@ -18,7 +18,7 @@ export interface PgStatement {
   args: unknown[];
 }
 
-/** Runs the store's statements on one lazily opened pool. */
+/** Runs the store's statements on one lazily opened pool, or on a connection lent per call. */
 export interface PgConnection {
   /** Names the backend in messages. */
   readonly label: "postgres";
@@ -50,13 +50,17 @@ export function pgConnection(resolved: ResolvedPostgresOptions): PgConnection {
   let callTimeout = Infinity;
   const waits = new Set<() => void>();
 
-  const connect = (): Promise<PostgresSqlLike> => {
-    pool ??= resolved.open().catch((error: unknown) => {
+  const connect = (open: () => Promise<PostgresSqlLike>): Promise<PostgresSqlLike> => {
+    pool ??= open().catch((error: unknown) => {
       pool = undefined;
       throw error;
     });
     return pool;
   };
+  const borrow = (): Promise<PostgresLease> =>
+    "lend" in resolved ? resolved.lend() : connect(resolved.open).then((sql) => ({ sql, release: () => {} }));
+  const giveBack = (lease: PostgresLease): Promise<void> =>
+    Promise.resolve().then(() => lease.release()).catch(() => undefined);
 
   const pause = (ms: number): Promise<void> =>
     new Promise((resolve) => {
@@ -93,8 +97,9 @@ export function pgConnection(resolved: ResolvedPostgresOptions): PgConnection {
     for (let attempt = 0;; attempt += 1) {
       if (closed) throw new SchedulerError("store-error", CLOSED);
       const cancels: (() => unknown)[] = [];
+      const lent = borrow();
       try {
-        const sql = await bounded(connect(), limit - Date.now(), operation, () => {});
+        const { sql } = await bounded(lent, limit - Date.now(), operation, () => {});
         return await bounded(fn(sql, cancels), limit - Date.now(), operation, () => {
           for (const cancel of cancels) void Promise.resolve().then(cancel).catch(() => undefined);
         });
@@ -105,6 +110,9 @@ export function pgConnection(resolved: ResolvedPostgresOptions): PgConnection {
         const delay = Math.min(2 ** attempt * 5, 200) * (0.5 + Math.random());
         if (!retry || Date.now() + delay > limit) throw storeError(operation, error, resolved.secrets);
         await pause(delay);
+      } finally {
+        // Every lease goes back once, also one that came after the deadline gave up on it.
+        void lent.then(giveBack, () => undefined);
       }
     }
   }
@@ -150,7 +158,7 @@ export function pgConnection(resolved: ResolvedPostgresOptions): PgConnection {
       for (const done of [...waits]) done();
       const opened = await pool?.catch(() => undefined);
       pool = undefined;
-      if (resolved.owned) await opened?.end({ timeout: 5 });
+      if ("owned" in resolved && resolved.owned) await opened?.end({ timeout: 5 });
     },
   };
 }

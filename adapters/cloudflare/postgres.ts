@@ -118,6 +118,8 @@ function urlOf(env: PostgresEnv & Record<string, unknown>, binding: string): str
  * `options.binding`) when bound, else `DATABASE_URL`, with one connection per event.
  * Inside `cloudflareWorker` each event opens its connection on its first query and ends
  * it when done; a call made outside an event (your own handler) opens one for itself.
+ * Pass the worker's `env` itself: the events are found by that object, and a copy
+ * gets a connection per call.
  * Needs `compatibility_flags = ["nodejs_compat"]` and the `postgres` package.
  *
  * @throws {SchedulerError} `invalid-spec` when neither binding is set, or the URL or an

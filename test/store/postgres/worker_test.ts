@@ -2,7 +2,8 @@
 // workerd through Miniflare, reaching the test server through `cloudflare:sockets`: each
 // event opens its own connection (workerd refuses a socket from another event) and ends
 // it, a Cron Trigger's run is recorded in Postgres, and a repeated or concurrent delivery
-// of the same minute runs it once. Bundled as wrangler does with nodejs_compat.
+// of the same minute runs it once; a Hyperdrive binding is read before DATABASE_URL.
+// Bundled as wrangler does with nodejs_compat.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -66,13 +67,25 @@ describe("a Worker on Postgres (Miniflare, cloudflare:sockets, one connection pe
     dir = mkdtempSync(join(tmpdir(), "edgecron-pg-worker-"));
     const script = await bundle(dir);
     const { Miniflare } = await import("miniflare");
-    mf = new Miniflare({
+    const worker = {
       modules: true,
       scriptPath: script,
       modulesRoot: dir,
       compatibilityDate: "2025-09-01",
       compatibilityFlags: ["nodejs_compat"],
-      bindings: { DATABASE_URL: server.url, EDGECRON_TOKEN: TOKEN },
+    };
+    // Two workers in one workerd: the same script on DATABASE_URL, and on a Hyperdrive
+    // binding beside a DATABASE_URL that leads nowhere (so only the binding can work).
+    mf = new Miniflare({
+      workers: [
+        { ...worker, name: "url", bindings: { DATABASE_URL: server.url, EDGECRON_TOKEN: TOKEN } },
+        {
+          ...worker,
+          name: "hyperdrive",
+          hyperdrives: { HYPERDRIVE: server.url },
+          bindings: { DATABASE_URL: "postgres://nobody:nothing@127.0.0.1:9/none", EDGECRON_TOKEN: TOKEN },
+        },
+      ],
     });
     sql = postgres(server.url, { onnotice: () => {}, max: 1 });
   });
@@ -82,8 +95,8 @@ describe("a Worker on Postgres (Miniflare, cloudflare:sockets, one connection pe
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
-  const scheduled = async (at: number): Promise<void> => {
-    const worker = await mf.getWorker() as unknown as ScheduledFetcher;
+  const scheduled = async (at: number, name = "url"): Promise<void> => {
+    const worker = await mf.getWorker(name) as unknown as ScheduledFetcher;
     const result = await worker.scheduled({ scheduledTime: new Date(at), cron: "* * * * *" });
     assert.equal(result.outcome, "ok", new Date(at).toISOString());
   };
@@ -134,5 +147,13 @@ describe("a Worker on Postgres (Miniflare, cloudflare:sockets, one connection pe
     }
     assert.equal(open, 0, "no edgecron connection left open after the events");
     assert.equal((await rows()).filter((r) => Number(r.slot) === T(3)).length, 1);
+  });
+
+  it("reaches the database through a Hyperdrive binding's connectionString, preferred over DATABASE_URL", async () => {
+    await scheduled(T(5), "hyperdrive");
+    const bySlot = new Map((await rows()).map((r) => [Number(r.slot), r]));
+    assert.equal(bySlot.get(T(5))?.status, "ok");
+    assert.equal(bySlot.get(T(4))?.status, "missed", "the minute both workers' triggers skipped is recorded");
+    assert.notEqual(bySlot.get(T(5))?.node, bySlot.get(T(1))?.node, "another scheduler, the same claims");
   });
 });

@@ -103,7 +103,12 @@ export function storeFromEnv(env: object, options: { binding?: string } = {}): S
   const db = bindings[options.binding ?? "DB"];
   if (isD1Database(db)) return d1Store(db);
   if (typeof bindings.LIBSQL_URL === "string" && bindings.LIBSQL_URL !== "") return libsqlFromEnv(bindings);
-  const postgresBinding = ["DATABASE_URL", "HYPERDRIVE"].find((name) => bindings[name] !== undefined);
+  const hyperdrive = bindings.HYPERDRIVE;
+  const postgresBinding = typeof bindings.DATABASE_URL === "string" && bindings.DATABASE_URL !== ""
+    ? "DATABASE_URL"
+    : typeof hyperdrive === "object" && hyperdrive !== null
+    ? "HYPERDRIVE"
+    : undefined;
   if (postgresBinding !== undefined) {
     throw new SchedulerError(
       "invalid-spec",

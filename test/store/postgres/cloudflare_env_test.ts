@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import postgres from "postgres";
 import { SchedulerError } from "../../../src/core/errors.ts";
 import { createScheduler } from "../../../src/mod.ts";
-import { cloudflareWorker, storeFromEnv } from "../../../adapters/cloudflare/mod.ts";
+import { cloudflareWorker } from "../../../adapters/cloudflare/mod.ts";
 import { type PostgresEnv, postgresFromEnv } from "../../../adapters/cloudflare/postgres.ts";
 import { freshSchema, pgServer, skipReason } from "./_server.ts";
 
@@ -28,11 +28,6 @@ describe("postgresFromEnv: bindings", () => {
       (e: unknown) => invalid("postgresStore.url")(e) && !String((e as Error).message).includes("hunter2"),
     );
     assert.throws(() => postgresFromEnv({ DATABASE_URL: "postgres://h/db" }, { max: 0 }), invalid("max"));
-  });
-
-  it("storeFromEnv names postgresFromEnv when only a Postgres binding is set, instead of a memory store", () => {
-    assert.throws(() => storeFromEnv({ DATABASE_URL: "postgres://h/db" }), invalid("edgecron/cloudflare/postgres"));
-    assert.throws(() => storeFromEnv({ HYPERDRIVE: { connectionString: "postgres://h/db" } }), invalid("HYPERDRIVE"));
   });
 });
 

@@ -141,8 +141,10 @@ interface Built {
 /**
  * Builds a module worker from a scheduler, or from a function of `env` that makes one
  * (for stores and secrets that live in bindings). The scheduler is built once per
- * isolate and env object, and its store initialised before the first tick or request.
- * A failed build is not cached: the next event tries again.
+ * isolate and env object, and its store initialised before the first tick or request,
+ * inside the event (so a store with per-event connections has one). A factory that
+ * throws is not cached, and a store that failed to initialise is tried again: the next
+ * event retries either.
  *
  * @throws Nothing itself; a factory's error rejects that event's promise.
  * @example

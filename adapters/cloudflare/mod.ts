@@ -13,6 +13,7 @@ import { libsqlStore } from "../../src/store/libsql/mod.ts";
 import { d1Store, isD1Database } from "../../src/store/d1/mod.ts";
 import type { Store } from "../../src/store/types.ts";
 import { appFor, type FetchHandler, setClientAddress } from "../_app.ts";
+import { inEvent } from "./_events.ts";
 
 /** The parts of the Workers runtime's `ScheduledController` used here. */
 export interface ScheduledController {
@@ -80,7 +81,12 @@ export function libsqlFromEnv(env: LibsqlEnv): Store {
  * The shared store a Worker's bindings offer: D1 when the binding named `binding`
  * (default `DB`) is a D1 database, otherwise libSQL from `LIBSQL_URL`; undefined when
  * there is neither (each isolate then keeps its own memory store: not exactly-once).
+ * Postgres is not picked here (its driver needs `nodejs_compat`, and every worker calling
+ * this would carry it): use `postgresFromEnv` from `edgecron/cloudflare/postgres`.
  *
+ * @throws {SchedulerError} `invalid-spec` when neither D1 nor libSQL is bound but
+ * `DATABASE_URL` or a `HYPERDRIVE` binding is: a memory store would silently give up
+ * exactly-once, so the error names `postgresFromEnv` instead.
  * @example
  * ```ts
  * import { createScheduler } from "edgecron";
@@ -96,7 +102,22 @@ export function storeFromEnv(env: object, options: { binding?: string } = {}): S
   const bindings = env as LibsqlEnv & Record<string, unknown>;
   const db = bindings[options.binding ?? "DB"];
   if (isD1Database(db)) return d1Store(db);
-  return typeof bindings.LIBSQL_URL === "string" && bindings.LIBSQL_URL !== "" ? libsqlFromEnv(bindings) : undefined;
+  if (typeof bindings.LIBSQL_URL === "string" && bindings.LIBSQL_URL !== "") return libsqlFromEnv(bindings);
+  const hyperdrive = bindings.HYPERDRIVE;
+  const postgresBinding = typeof bindings.DATABASE_URL === "string" && bindings.DATABASE_URL !== ""
+    ? "DATABASE_URL"
+    : typeof hyperdrive === "object" && hyperdrive !== null
+    ? "HYPERDRIVE"
+    : undefined;
+  if (postgresBinding !== undefined) {
+    throw new SchedulerError(
+      "invalid-spec",
+      `env.${postgresBinding}: a Postgres binding is set, but storeFromEnv picks only D1 and libSQL; use ` +
+        'postgresFromEnv(env) from "edgecron/cloudflare/postgres" (with compatibility_flags = ["nodejs_compat"])',
+      { path: `env.${postgresBinding}` },
+    );
+  }
+  return undefined;
 }
 
 /** What a Worker without its token answers (503) and logs once. */
@@ -120,8 +141,10 @@ interface Built {
 /**
  * Builds a module worker from a scheduler, or from a function of `env` that makes one
  * (for stores and secrets that live in bindings). The scheduler is built once per
- * isolate and env object, and its store initialised before the first tick or request.
- * A failed build is not cached: the next event tries again.
+ * isolate and env object, and its store initialised before the first tick or request,
+ * inside the event (so a store with per-event connections has one). A factory that
+ * throws is not cached, and a store that failed to initialise is tried again: the next
+ * event retries either.
  *
  * @throws Nothing itself; a factory's error rejects that event's promise.
  * @example
@@ -149,34 +172,41 @@ export function cloudflareWorker<Env extends object = EdgecronEnv>(
   // Workers hand every event of an isolate the same env object; a new object (another
   // binding set, as in tests) gets its own scheduler.
   const built = new WeakMap<Env, Promise<Built>>();
-  const build = (env: Env): Promise<Built> => {
+  const make = (env: Env): Promise<Built> => {
     let pending = built.get(env);
     if (pending === undefined) {
-      pending = (async () => {
-        const scheduler = typeof source === "function" ? await source(env) : source;
-        await scheduler.ready();
-        return { scheduler, app: undefined };
-      })();
+      pending =
+        (async () => ({ scheduler: typeof source === "function" ? await source(env) : source, app: undefined }))();
       built.set(env, pending);
       pending.catch(() => built.delete(env));
     }
     return pending;
   };
+  // The scheduler is made first (its store may ask for a per-event hook, such as one
+  // Postgres connection per event), then the store is initialised inside the event.
+  const during = <T>(env: Env, ctx: ExecutionContext, work: (b: Built) => Promise<T>): Promise<T> =>
+    make(env).then((b) =>
+      inEvent(env, ctx, async () => {
+        await b.scheduler.ready();
+        return await work(b);
+      })
+    );
   return {
-    async fetch(request, env) {
+    async fetch(request, env, ctx) {
       try {
-        const b = await build(env);
-        if (tokenMissing(env)) {
-          if (!toldMissingToken) b.scheduler.log.error(MISSING_TOKEN);
-          toldMissingToken = true;
-          return Response.json({ error: { code: "not-configured", message: MISSING_TOKEN } }, {
-            status: 503,
-            headers: { "Cache-Control": "no-store" },
-          });
-        }
-        b.app ??= options.app ? options.app(b.scheduler, env) : appFor(b.scheduler, { router: routerOf(env) });
-        // Cloudflare sets CF-Connecting-IP itself (a client cannot forge it on Workers).
-        return await b.app.fetch(setClientAddress(request, request.headers.get("cf-connecting-ip") ?? undefined));
+        return await during(env, ctx, async (b) => {
+          if (tokenMissing(env)) {
+            if (!toldMissingToken) b.scheduler.log.error(MISSING_TOKEN);
+            toldMissingToken = true;
+            return Response.json({ error: { code: "not-configured", message: MISSING_TOKEN } }, {
+              status: 503,
+              headers: { "Cache-Control": "no-store" },
+            });
+          }
+          b.app ??= options.app ? options.app(b.scheduler, env) : appFor(b.scheduler, { router: routerOf(env) });
+          // Cloudflare sets CF-Connecting-IP itself (a client cannot forge it on Workers).
+          return await b.app.fetch(setClientAddress(request, request.headers.get("cf-connecting-ip") ?? undefined));
+        });
       } catch (error) {
         // A missing binding (no EDGECRON_TOKEN, no LIBSQL_URL) is a deployment error:
         // say which, without a stack trace.
@@ -195,7 +225,7 @@ export function cloudflareWorker<Env extends object = EdgecronEnv>(
       // trigger's latest fire (a real Cron Trigger's scheduledTime already is one).
       const now = triggerSlot(controller.cron, controller.scheduledTime);
       const until = runAheadUntil(controller.cron, now);
-      const done = build(env).then(({ scheduler }) => scheduler.tick(now, { until })).then(() => {});
+      const done = during(env, ctx, ({ scheduler }) => scheduler.tick(now, { until })).then(() => {});
       ctx.waitUntil(done);
       return done;
     },

@@ -73,7 +73,8 @@ export function docSpecifiers(base = root, files = docFiles(base)) {
   for (const file of files) {
     readFileSync(join(base, file), "utf8").split("\n").forEach((line, i) => {
       // Not part of a longer name: `@edgecron/edgecron/hono`, `node_modules/edgecron/…`, `.edgecron/`.
-      for (const m of line.matchAll(/(?<![\w@./-])edgecron\/([a-z][\w-]*)/g)) {
+      // Nested subpaths too (`edgecron/cloudflare/postgres`), but not a file under one (`…/mod.ts`).
+      for (const m of line.matchAll(/(?<![\w@./-])edgecron\/([a-z][\w-]*(?:\/[a-z][\w-]*)*)(?![\w/-]|\.\w)/g)) {
         found.push({ specifier: `edgecron/${m[1]}`, file, line: i + 1 });
       }
       for (const m of line.matchAll(/(?:from |import\(|require\()["']edgecron["']/g)) {

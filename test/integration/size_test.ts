@@ -27,4 +27,10 @@ test("the edge bundles stay within their gzipped budgets (Workers 128 KB with th
   // The D1 worker carries no libSQL client at all.
   const d1 = results.find((r) => r.file === "dist/worker-d1.mjs") as Measured & { inputs: { path: string }[] };
   assert.deepEqual(d1.inputs.filter((i) => i.path.includes("@libsql")), []);
+  // Neither Workers bundle carries postgres.js or the Postgres store: only a worker that
+  // imports edgecron/cloudflare/postgres does (and it needs nodejs_compat).
+  for (const file of ["dist/worker.mjs", "dist/worker-d1.mjs"]) {
+    const r = results.find((m) => m.file === file) as Measured & { inputs: { path: string }[] };
+    assert.deepEqual(r.inputs.filter((i) => i.path.includes("postgres")).map((i) => i.path), [], file);
+  }
 });

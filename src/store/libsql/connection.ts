@@ -10,7 +10,7 @@
  */
 import type { Client } from "@libsql/client";
 import { SchedulerError } from "../../core/errors.ts";
-import { checkCallTimeout } from "../_validate.ts";
+import { backoff, connectionLife } from "../_connection.ts";
 import { isBusy, type ResolvedLibsqlOptions, storeError } from "./client.ts";
 
 /** Runs store operations on one lazily opened client. */
@@ -30,48 +30,22 @@ export interface LibsqlConnection {
   readonly reopened: number;
 }
 
-const CLOSED = "libsql: the store is closed";
-
 /** Opens the connection manager for resolved options. */
 export function libsqlConnection(resolved: ResolvedLibsqlOptions): LibsqlConnection {
-  let client: Promise<Client> | undefined;
-  let closed = false;
-  let callTimeout = Infinity;
+  const life = connectionLife<Client>("libsql", resolved.open);
   let reopened = 0;
-  // Pending backoff waits, so close() can end them at once.
-  const waits = new Set<() => void>();
-
-  const connect = (): Promise<Client> => {
-    client ??= resolved.open().catch((error: unknown) => {
-      client = undefined;
-      throw error;
-    });
-    return client;
-  };
 
   // Drops the client that just failed with a lock error, once (later failures on the
   // same client find it already replaced).
   const recover = (failed: Client): void => {
-    if (!resolved.owned || client === undefined) return;
-    const current = client;
+    const current = life.current;
+    if (!resolved.owned || current === undefined) return;
     void current.then((c) => {
-      if (c !== failed || client !== current) return;
-      client = undefined;
+      if (c !== failed || !life.forget(current)) return;
       reopened += 1;
       c.close();
     }, () => undefined);
   };
-
-  const pause = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        waits.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      waits.add(done);
-    });
 
   return {
     get reopened(): number {
@@ -80,40 +54,34 @@ export function libsqlConnection(resolved: ResolvedLibsqlOptions): LibsqlConnect
 
     async run<T>(operation: string, fn: (client: Client) => Promise<T>): Promise<T> {
       const started = Date.now();
-      const limit = started + Math.min(resolved.busyTimeout, callTimeout);
+      const limit = started + Math.min(resolved.busyTimeout, life.callTimeout);
       for (let attempt = 0;; attempt += 1) {
-        if (closed) throw new SchedulerError("store-error", CLOSED);
+        life.checkOpen();
         let used: Client | undefined;
         try {
-          used = await connect();
+          used = await life.get();
           return await fn(used);
         } catch (error) {
           if (error instanceof SchedulerError) throw error;
-          if (closed) throw new SchedulerError("store-error", CLOSED, { cause: error });
+          life.checkOpen(error);
           const busy = isBusy(error);
           // A client closed under this call by a recovery elsewhere: try the fresh one.
           if (!busy && !(used?.closed === true && resolved.owned)) throw storeError(operation, error, resolved.where);
           if (busy && used !== undefined) recover(used);
           // Jittered, capped backoff so contending processes spread out.
-          const delay = Math.min(2 ** attempt, 50) * (0.5 + Math.random());
+          const delay = backoff(attempt, 1, 50);
           if (Date.now() + delay > limit) {
             throw storeError(`${operation} (still locked after ${Date.now() - started} ms)`, error, resolved.where);
           }
-          await pause(delay);
+          await life.pause(delay);
         }
       }
     },
 
-    setCallTimeout(ms: number): void {
-      callTimeout = checkCallTimeout(ms);
-    },
+    setCallTimeout: (ms: number): void => life.setCallTimeout(ms),
 
     async close(): Promise<void> {
-      if (closed) return;
-      closed = true;
-      for (const done of [...waits]) done();
-      const opened = await client?.catch(() => undefined);
-      client = undefined;
+      const opened = await life.close();
       if (resolved.owned) opened?.close();
     },
   };

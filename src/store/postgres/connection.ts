@@ -8,9 +8,9 @@
  * of unknown outcome is reconciled on the next tick from the rows themselves).
  */
 import { SchedulerError } from "../../core/errors.ts";
-import { checkCallTimeout } from "../_validate.ts";
+import { backoff, connectionLife } from "../_connection.ts";
 import { isConnectionLost, isRolledBack, type PgRow, type PgTx, type PostgresSqlLike, storeError } from "./driver.ts";
-import type { ResolvedPostgresOptions } from "./options.ts";
+import type { PostgresLease, ResolvedPostgresOptions } from "./options.ts";
 
 /** One statement: `$n` parameters, bound in order. */
 export interface PgStatement {
@@ -18,7 +18,7 @@ export interface PgStatement {
   args: unknown[];
 }
 
-/** Runs the store's statements on one lazily opened pool. */
+/** Runs the store's statements on one lazily opened pool, or on a connection lent per call. */
 export interface PgConnection {
   /** Names the backend in messages. */
   readonly label: "postgres";
@@ -41,33 +41,17 @@ export interface PgConnection {
   close(): Promise<void>;
 }
 
-const CLOSED = "postgres: the store is closed";
-
 /** Opens the connection manager for resolved options. */
 export function pgConnection(resolved: ResolvedPostgresOptions): PgConnection {
-  let pool: Promise<PostgresSqlLike> | undefined;
-  let closed = false;
-  let callTimeout = Infinity;
-  const waits = new Set<() => void>();
-
-  const connect = (): Promise<PostgresSqlLike> => {
-    pool ??= resolved.open().catch((error: unknown) => {
-      pool = undefined;
-      throw error;
-    });
-    return pool;
-  };
-
-  const pause = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        waits.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      waits.add(done);
-    });
+  // The pool (for `{ url }` and `{ sql }`); a lease form never opens one.
+  const life = connectionLife<PostgresSqlLike>(
+    "postgres",
+    "open" in resolved ? resolved.open : () => Promise.reject(new Error("postgres: a lease store has no pool")),
+  );
+  const borrow = (): Promise<PostgresLease> =>
+    "lend" in resolved ? resolved.lend() : life.get().then((sql) => ({ sql, release: () => {} }));
+  const giveBack = (lease: PostgresLease): Promise<void> =>
+    Promise.resolve().then(() => lease.release()).catch(() => undefined);
 
   // Rejects at the deadline; the query itself is cancelled where the driver can.
   const bounded = <T>(work: Promise<T>, ms: number, operation: string, cancel: () => void): Promise<T> => {
@@ -77,7 +61,9 @@ export function pgConnection(resolved: ResolvedPostgresOptions): PgConnection {
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         cancel();
-        reject(new SchedulerError("store-error", `postgres: ${operation} failed: no answer within ${callTimeout} ms`));
+        reject(
+          new SchedulerError("store-error", `postgres: ${operation} failed: no answer within ${life.callTimeout} ms`),
+        );
       }, Math.max(0, ms));
     });
     work.catch(() => undefined);
@@ -89,22 +75,26 @@ export function pgConnection(resolved: ResolvedPostgresOptions): PgConnection {
     kind: "read" | "write",
     fn: (sql: PostgresSqlLike, cancels: (() => unknown)[]) => Promise<T>,
   ): Promise<T> {
-    const limit = Date.now() + callTimeout;
+    const limit = Date.now() + life.callTimeout;
     for (let attempt = 0;; attempt += 1) {
-      if (closed) throw new SchedulerError("store-error", CLOSED);
+      life.checkOpen();
       const cancels: (() => unknown)[] = [];
+      const lent = borrow();
       try {
-        const sql = await bounded(connect(), limit - Date.now(), operation, () => {});
+        const { sql } = await bounded(lent, limit - Date.now(), operation, () => {});
         return await bounded(fn(sql, cancels), limit - Date.now(), operation, () => {
           for (const cancel of cancels) void Promise.resolve().then(cancel).catch(() => undefined);
         });
       } catch (error) {
         if (error instanceof SchedulerError) throw error;
-        if (closed) throw new SchedulerError("store-error", CLOSED, { cause: error });
+        life.checkOpen(error);
         const retry = isRolledBack(error) || (kind === "read" && isConnectionLost(error) && attempt < 2);
-        const delay = Math.min(2 ** attempt * 5, 200) * (0.5 + Math.random());
+        const delay = backoff(attempt, 5, 200);
         if (!retry || Date.now() + delay > limit) throw storeError(operation, error, resolved.secrets);
-        await pause(delay);
+        await life.pause(delay);
+      } finally {
+        // Every lease goes back once, also one that came after the deadline gave up on it.
+        void lent.then(giveBack, () => undefined);
       }
     }
   }
@@ -140,17 +130,11 @@ export function pgConnection(resolved: ResolvedPostgresOptions): PgConnection {
     transaction: <T>(operation: string, fn: (tx: PgTx) => Promise<T>): Promise<T> =>
       run(operation, "write", async (sql) => (await sql.begin("isolation level read committed", fn)) as T),
 
-    setCallTimeout(ms: number): void {
-      callTimeout = checkCallTimeout(ms);
-    },
+    setCallTimeout: (ms: number): void => life.setCallTimeout(ms),
 
     async close(): Promise<void> {
-      if (closed) return;
-      closed = true;
-      for (const done of [...waits]) done();
-      const opened = await pool?.catch(() => undefined);
-      pool = undefined;
-      if (resolved.owned) await opened?.end({ timeout: 5 });
+      const opened = await life.close();
+      if ("owned" in resolved && resolved.owned) await opened?.end({ timeout: 5 });
     },
   };
 }

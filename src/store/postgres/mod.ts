@@ -10,7 +10,7 @@ import { pgTables } from "./schema.ts";
 import { createPostgresStore } from "./store.ts";
 import type { Store } from "../types.ts";
 
-export type { PostgresStoreOptions } from "./options.ts";
+export type { PostgresLease, PostgresStoreOptions } from "./options.ts";
 export type { PostgresSqlLike } from "./driver.ts";
 
 /**
@@ -23,7 +23,9 @@ export type { PostgresSqlLike } from "./driver.ts";
  * Options: `{ url, schema?, max?, prepare?, connectTimeout? }` — the store owns a
  * pool of at most `max` (default 10) connections and ends it on `close()` — or
  * `{ sql, schema? }`, a postgres.js instance you own and share (never ended by the
- * store). The `postgres` package is loaded on first use.
+ * store). Or `{ url, lease, schema? }`: no pool, a connection lent for each call and
+ * given back after it (for Workers, where `edgecron/cloudflare/postgres` does this).
+ * The `postgres` package is loaded on first use.
  *
  * @throws {SchedulerError} `invalid-spec` at once for a bad URL or option (the URL's
  * password is never shown). Methods reject with `store-error` (driver error as

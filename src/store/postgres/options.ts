@@ -20,7 +20,18 @@ interface CommonOptions {
   prepare?: boolean;
 }
 
-/** Options of `postgresStore`: a URL to connect to, or a postgres.js `sql` you own. */
+/** A postgres.js instance lent for one store call, and how to give it back. */
+export interface PostgresLease {
+  /** The instance the call runs its statements on. */
+  sql: PostgresSqlLike;
+  /** Called once when the call is done (successful or not); may end `sql`. */
+  release(): void | Promise<void>;
+}
+
+/**
+ * Options of `postgresStore`: a URL to connect to, a postgres.js `sql` you own, or a URL
+ * with `lease`, which lends a connection per call instead of keeping a pool.
+ */
 export type PostgresStoreOptions =
   | CommonOptions & {
     /** `postgres://user:password@host:5432/db?sslmode=require` (or `postgresql://`). */
@@ -33,21 +44,41 @@ export type PostgresStoreOptions =
   | CommonOptions & {
     /** A postgres.js (3.x) `sql` instance. The store never ends it: its owner does. */
     sql: PostgresSqlLike;
+  }
+  | CommonOptions & {
+    /** Where `lease` connects; validated as for `{ url }`, and kept out of every message. */
+    url: string;
+    /**
+     * Lends the postgres.js instance for one store call; the store calls the lease's
+     * `release` when that call is done. For runtimes where a connection belongs to one
+     * request and must not outlive it (Cloudflare Workers: `edgecron/cloudflare/postgres`).
+     * The store keeps no connection between calls and ends none itself.
+     */
+    lease: (url: string) => PostgresLease | Promise<PostgresLease>;
+  };
+
+/** Where the store's connections come from: one pool for every call, or one lease per call. */
+export type PostgresSource =
+  | {
+    /** Opens the pool (loading the driver for a URL); once per store. */
+    open: () => Promise<PostgresSqlLike>;
+    /** Whether the store created the pool (so it ends it on close). */
+    owned: boolean;
+  }
+  | {
+    /** Lends a connection for one call. */
+    lend: () => Promise<PostgresLease>;
   };
 
 /** The resolved form every later step sees. */
-export interface ResolvedPostgresOptions {
-  /** Opens the pool (loading the driver for a URL); once per store. */
-  open: () => Promise<PostgresSqlLike>;
-  /** Whether the store created the pool (so it ends it on close). */
-  owned: boolean;
+export type ResolvedPostgresOptions = PostgresSource & {
   /** The schema, validated. */
   schema: string;
   /** Texts to blank out of any error message (the URL's password and user info). */
   secrets: readonly string[];
   /** Whether statements are named prepared statements. */
   prepare: boolean;
-}
+};
 
 const SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -159,9 +190,19 @@ export function resolvePostgresOptions(
       },
     );
   }
+  const secrets = allSecretsOf(url);
+  if ("lease" in options) {
+    const lease: unknown = options.lease;
+    if (typeof lease !== "function") {
+      throw new SchedulerError("invalid-spec", `postgresStore.lease: expected a function, got ${quote(lease)}`, {
+        path: "lease",
+      });
+    }
+    const lendFor = options.lease;
+    return { lend: async () => checkLease(await lendFor(url)), schema, secrets, prepare };
+  }
   const max = checkCount(options.max ?? 10, "max", 1);
   const connectTimeout = checkCount(options.connectTimeout ?? 10, "connectTimeout", 1);
-  const secrets = allSecretsOf(url);
   return {
     open: async () => {
       const postgres = await load();
@@ -179,6 +220,25 @@ export function resolvePostgresOptions(
     secrets,
     prepare,
   };
+}
+
+/** A lease as `lease` must return it; anything else is the caller's bug, said plainly. */
+function checkLease(lease: unknown): PostgresLease {
+  const candidate = lease as { sql?: unknown; release?: unknown } | null;
+  const sql: unknown = candidate?.sql;
+  const methods = sql as { unsafe?: unknown; begin?: unknown } | undefined;
+  if (
+    candidate === null || typeof candidate !== "object" || typeof sql !== "function" ||
+    typeof methods?.unsafe !== "function" || typeof methods.begin !== "function" ||
+    typeof candidate.release !== "function"
+  ) {
+    throw new SchedulerError(
+      "invalid-spec",
+      `postgresStore.lease: expected it to return { sql, release }, got ${quote(lease)}`,
+      { path: "lease" },
+    );
+  }
+  return lease as PostgresLease;
 }
 
 /** The postgres.js default export, as far as the store calls it. */

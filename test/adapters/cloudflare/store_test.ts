@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { storeFromEnv } from "../../../adapters/cloudflare/mod.ts";
+import { SchedulerError } from "../../../src/core/errors.ts";
 
 // A binding with D1's shape; never called here (a store connects on first use).
 const fakeD1 = { prepare: () => ({}), batch: async () => [] };
@@ -26,5 +27,16 @@ describe("storeFromEnv", () => {
     await assert.rejects(store!.getRun("a", 0), /libsql: the store is closed/);
     assert.equal(storeFromEnv({}), undefined);
     assert.equal(storeFromEnv({ LIBSQL_URL: "" }), undefined);
+  });
+
+  it("names postgresFromEnv when only a Postgres binding is set, and ignores an empty one", () => {
+    const refused = (path: string) => (e: unknown): boolean =>
+      e instanceof SchedulerError && e.code === "invalid-spec" && e.message.includes(`env.${path}`) &&
+      e.message.includes('postgresFromEnv(env) from "edgecron/cloudflare/postgres"');
+    assert.throws(() => storeFromEnv({ DATABASE_URL: "postgres://h/db" }), refused("DATABASE_URL"));
+    assert.throws(() => storeFromEnv({ HYPERDRIVE: { connectionString: "postgres://h/db" } }), refused("HYPERDRIVE"));
+    assert.equal(storeFromEnv({ DATABASE_URL: "", HYPERDRIVE: null }), undefined);
+    // D1 or libSQL, when bound, still win.
+    assert.ok(storeFromEnv({ DB: fakeD1, DATABASE_URL: "postgres://h/db" }));
   });
 });

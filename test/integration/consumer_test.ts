@@ -42,10 +42,12 @@ interface Result {
 }
 
 /**
- * Runs a command to its end (killed after `timeout` ms). Asynchronous, so that the
- * independent checks of a describe below run side by side: most of them wait on a child.
+ * Runs a command to its end (killed after `timeout` ms: a guard against a hang, not a
+ * speed limit, so it is generous; the checks of a describe share the machine). Asynchronous,
+ * so that the independent checks of a describe below run side by side: most of them wait
+ * on a child.
  */
-function sh(cmd: string, args: string[], cwd: string, timeout = 60_000): Promise<Result> {
+function sh(cmd: string, args: string[], cwd: string, timeout = 300_000): Promise<Result> {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd, timeout, env: { ...process.env, NO_COLOR: "1" } });
     let stdout = "";
@@ -269,7 +271,7 @@ describe("every subpath and every documented block, from the installed copy", { 
     for (const b of shown) {
       for (const runtime of ["bun", "deno"] as const) {
         const { file, cwd } = programFile(b, runtime);
-        const res = await sh(bin(runtime), runtime === "bun" ? [file] : ["run", "-A", file], cwd, 120_000);
+        const res = await sh(bin(runtime), runtime === "bun" ? [file] : ["run", "-A", file], cwd);
         assert.equal(res.status, 0, `${runtime} ${b.file}:${b.line}:\n${res.out}`);
         assert.equal(printed(res.stdout), b.output?.trim(), `${runtime} ${b.file}:${b.line}`);
       }

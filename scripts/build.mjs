@@ -153,6 +153,10 @@ export async function buildAll(names = ["lib", ...Object.keys(bundles)], { outdi
     const outfile = outdir === undefined ? options.outfile : `${outdir}/${options.outfile.split("/").pop()}`;
     results[name] = await build({ ...esbuildOptions, outfile });
     if (shrink) await shrinkFile(outfile);
+    // Beside the bundle, for `measure({ prebuilt: true })` (scripts/size.mjs): the e2e tier's
+    // size test reads what the tier's build step made instead of building it again.
+    const metafile = results[name].metafile;
+    if (metafile) writeFileSync(new URL(`../${outfile}.meta.json`, import.meta.url), JSON.stringify(metafile));
   }
   return results;
 }

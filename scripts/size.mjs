@@ -32,14 +32,20 @@ export const budgets = {
 
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
 
-/** Builds the budgeted bundles (into dist/, or `outdir`) and measures them. */
-export async function measure({ outdir } = {}) {
-  const results = await buildAll(Object.keys(budgets), { outdir });
+/**
+ * Builds the budgeted bundles (into dist/, or `outdir`) and measures them. `prebuilt`
+ * measures the bundles `node scripts/build.mjs` left in dist/ (with their metafiles)
+ * instead of building them again.
+ */
+export async function measure({ outdir, prebuilt = false } = {}) {
+  const metafileOf = prebuilt
+    ? (name) => JSON.parse(readFileSync(new URL(`../${bundles[name].outfile}.meta.json`, import.meta.url), "utf8"))
+    : await buildAll(Object.keys(budgets), { outdir }).then((results) => (name) => results[name].metafile);
   return Object.keys(budgets).map((name) => {
     const file = bundles[name].outfile;
-    const built = outdir === undefined ? file : `${outdir}/${file.split("/").pop()}`;
+    const built = outdir === undefined || prebuilt ? file : `${outdir}/${file.split("/").pop()}`;
     const code = readFileSync(new URL(`../${built}`, import.meta.url));
-    const output = results[name].metafile.outputs[built];
+    const output = metafileOf(name).outputs[built];
     const inputs = Object.entries(output?.inputs ?? {})
       .map(([path, info]) => ({ path, bytes: info.bytesInOutput }))
       .sort((a, b) => b.bytes - a.bytes);

@@ -1,13 +1,91 @@
-/** Scheduler options that need resolving once: the lease settings, capacity, store deadline. */
+/**
+ * `createScheduler()`'s options resolved once, before anything is built: every default
+ * filled in and every value checked, so the parts only ever see the resolved form.
+ */
 import { quote, SchedulerError } from "../core/errors.ts";
 import { parseDuration } from "../core/duration.ts";
+import { signingKey } from "../webhook/keys.ts";
+import { resolveWebhookPolicy, type WebhookPolicy } from "../webhook/policy.ts";
+import { systemClock } from "./clock.ts";
+import { historyWarnRowsOf } from "./jobs/history.ts";
+import { JOB_NAME } from "./jobs/schema.ts";
+import { resolveDefaults } from "./jobs/spec.ts";
 import type { LeasePolicy } from "./run/lease.ts";
-import type { SchedulerOptions } from "./types.ts";
+import type { Clock, JobPolicy, SchedulerOptions } from "./types.ts";
+type At = (field: string) => { code: "invalid-spec"; field: string; path: string };
+const at: At = (field) => ({ code: "invalid-spec", field, path: field });
+
+/** The options every part of a scheduler reads, resolved. */
+export interface ResolvedOptions {
+  node: string;
+  fetch: typeof fetch;
+  webhooks: WebhookPolicy;
+  /** The signing key from `webhookSecret` (none: this node cannot sign deliveries). */
+  signing: string | undefined;
+  clock: Clock;
+  defaults: JobPolicy;
+  policy: LeasePolicy;
+  concurrency: number;
+  storeTimeoutMs: number;
+  retentionMs: number;
+  historyWarnRows: number;
+  runAhead: boolean;
+}
+
+/**
+ * Resolves every option but `store`, `logger` and `onEvent` (see `createScheduler()` for
+ * the defaults).
+ *
+ * @throws {SchedulerError} `invalid-name` for `node`; `invalid-spec` naming the option for
+ * the others (a bad `webhookSecret` key list fails here, at start-up, not at the first delivery).
+ */
+export function resolveOptions(options: SchedulerOptions): ResolvedOptions {
+  const node = nodeOf(options);
+  const fetcher = options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
+  const webhooks = resolveWebhookPolicy(options.webhooks);
+  const signing = options.webhookSecret === undefined ? undefined : signingKey(options.webhookSecret);
+  const clock = options.clock ?? systemClock();
+  const defaults = resolveDefaults(options.defaults);
+  const policy = leasePolicy(options, at);
+  const concurrency = concurrencyOf(options);
+  const storeTimeoutMs = storeTimeoutOf(options, at);
+  const retentionMs = parseDuration(options.retention ?? "7d", { ...at("retention"), min: 1 });
+  const historyWarnRows = historyWarnRowsOf(options.historyWarnRows);
+  return {
+    node,
+    fetch: fetcher,
+    webhooks,
+    signing,
+    clock,
+    defaults,
+    policy,
+    concurrency,
+    storeTimeoutMs,
+    retentionMs,
+    historyWarnRows,
+    runAhead: options.runAhead ?? true,
+  };
+}
+
+/**
+ * Resolves `node` (default a random UUID).
+ *
+ * @throws {SchedulerError} `invalid-name` unless 1-128 characters of A-Z a-z 0-9 . _ : -.
+ */
+function nodeOf(options: SchedulerOptions): string {
+  const node = options.node ?? crypto.randomUUID();
+  if (typeof node !== "string" || !JOB_NAME.test(node)) {
+    throw new SchedulerError(
+      "invalid-name",
+      `node: expected 1-128 characters of A-Z a-z 0-9 . _ : -, got ${quote(String(node))}`,
+      { path: "node" },
+    );
+  }
+  return node;
+}
 
 /** Default `concurrency`: see README ("Capacity"). */
 export const DEFAULT_CONCURRENCY = 200;
-
-type At = (field: string) => { code: "invalid-spec"; field: string; path: string };
 
 /**
  * Resolves `lease` (default 15 s), `heartbeat` (default a third of the lease, at most half
@@ -15,7 +93,7 @@ type At = (field: string) => { code: "invalid-spec"; field: string; path: string
  *
  * @throws {SchedulerError} `invalid-spec` naming the option.
  */
-export function leasePolicy(options: SchedulerOptions, at: At): LeasePolicy {
+function leasePolicy(options: SchedulerOptions, at: At): LeasePolicy {
   const leaseMs = parseDuration(options.lease ?? "15s", { ...at("lease"), min: 2 });
   const heartbeatMs = options.heartbeat === undefined
     ? Math.max(1, Math.floor(leaseMs / 3))
@@ -35,7 +113,7 @@ export function leasePolicy(options: SchedulerOptions, at: At): LeasePolicy {
  *
  * @throws {SchedulerError} `invalid-spec` unless an integer >= 1.
  */
-export function concurrencyOf(options: SchedulerOptions): number {
+function concurrencyOf(options: SchedulerOptions): number {
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
     throw new SchedulerError("invalid-spec", `concurrency: expected an integer >= 1, got ${quote(concurrency)}`, {
@@ -46,7 +124,7 @@ export function concurrencyOf(options: SchedulerOptions): number {
 }
 
 /** Resolves `storeTimeout` (default 30 s; `Infinity` for none). @throws {SchedulerError} `invalid-spec`. */
-export function storeTimeoutOf(options: SchedulerOptions, at: At): number {
+function storeTimeoutOf(options: SchedulerOptions, at: At): number {
   if (options.storeTimeout === undefined) return 30_000;
   if (options.storeTimeout === Infinity) return Infinity;
   return parseDuration(options.storeTimeout, { ...at("storeTimeout"), min: 1 });

@@ -1,36 +1,25 @@
-/** `createScheduler()`: composes the engine's concepts and exposes the public API. */
-import { quote, SchedulerError } from "../core/errors.ts";
-import { parseDuration } from "../core/duration.ts";
+/** `createScheduler()`: resolves the options once and wires the engine's rooms into the public API. */
 import { createMemoryStore } from "../store/memory/mod.ts";
-import { checkName, JOB_NAME } from "./jobs/schema.ts";
-import { systemClock } from "./clock.ts";
 import { consoleLogger, createEmitter, logEvent, safeLogger } from "./events.ts";
-import { errorText, jobLabel } from "./text.ts";
-import { createStoreHealth } from "./store/health.ts";
-import { createJobViews } from "./jobs/info.ts";
-import { createPromoter } from "./run/overlap.ts";
-import { signingKey } from "../webhook/keys.ts";
-import { planBackfill, runBackfill } from "./backfill.ts";
-import { createLease } from "./run/lease.ts";
-import { manualRun } from "./run/manual.ts";
-import { concurrencyOf, leasePolicy, storeTimeoutOf } from "./options.ts";
-import { mergeRounds } from "./tick/report.ts";
-import { createOutcomeWriter } from "./run/outcomes.ts";
+import { resolveOptions } from "./options.ts";
+import { createTriggers } from "./trigger.ts";
 import { createReconciler } from "./tick/reconcile.ts";
+import { createTicker } from "./tick/tick.ts";
+import { createDataJobs, webhookHandler } from "./jobs/data.ts";
+import { createJobViews } from "./jobs/info.ts";
+import { createPauses } from "./jobs/pause.ts";
 import { createJobRegistry } from "./jobs/registry.ts";
+import { createBackfill } from "./run/backfill.ts";
+import { createLease } from "./run/lease.ts";
+import { createManualRuns } from "./run/manual.ts";
+import { createOutcomeWriter } from "./run/outcomes.ts";
+import { createPromoter } from "./run/overlap.ts";
 import { sleep } from "./run/sleep.ts";
-import { dataSpecJson, resolveDataJob, resolveDefaults } from "./jobs/spec.ts";
-import { stopRuns } from "./run/stop.ts";
-import { createTicker, type StartedTick } from "./tick/tick.ts";
-import { createTimerLoop } from "./tick/timer.ts";
-import { runAhead } from "./tick/run_ahead.ts";
-import { startsOf } from "./tick/jitter.ts";
+import { createStop } from "./run/stop.ts";
 import { createRunTracker } from "./run/tracker.ts";
-import type { PauseOptions, Scheduler, SchedulerEvent, SchedulerOptions, TickReport } from "./types.ts";
-import { pauseInfo } from "./jobs/pause.ts";
-import { historyWarnRowsOf, warnHistory } from "./jobs/history.ts";
-import { deliverWebhook } from "../webhook/deliver.ts";
-import { checkTargetUrl, resolveWebhookPolicy } from "../webhook/policy.ts";
+import { createStoreHealth } from "./store/health.ts";
+import { createInit } from "./store/init.ts";
+import type { Scheduler, SchedulerEvent, SchedulerOptions } from "./types.ts";
 
 /**
  * Creates a scheduler. Nothing runs until `tick()` is called (platform triggers) or
@@ -68,150 +57,32 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     logEvent(log, event);
     listener(event);
   };
-  const node = options.node ?? crypto.randomUUID();
-  if (typeof node !== "string" || !JOB_NAME.test(node)) {
-    throw new SchedulerError(
-      "invalid-name",
-      `node: expected 1-128 characters of A-Z a-z 0-9 . _ : -, got ${quote(String(node))}`,
-      {
-        path: "node",
-      },
-    );
-  }
-  const fetcher = options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
-  const webhooks = resolveWebhookPolicy(options.webhooks);
-  // Checked at creation, so a bad key list fails at start-up, not at the first delivery.
-  const signing = options.webhookSecret === undefined ? undefined : signingKey(options.webhookSecret);
-  const clock = options.clock ?? systemClock();
-  const at = (field: string) => ({ code: "invalid-spec" as const, field, path: field });
-  const defaults = resolveDefaults(options.defaults);
-  const policy = leasePolicy(options, at);
-  const concurrency = concurrencyOf(options);
-  const storeTimeoutMs = storeTimeoutOf(options, at);
-  const retentionMs = parseDuration(options.retention ?? "7d", { ...at("retention"), min: 1 });
-  const historyWarnRows = historyWarnRowsOf(options.historyWarnRows);
+  const resolved = resolveOptions(options);
+  const { node, clock, defaults, webhooks, signing, concurrency, retentionMs, storeTimeoutMs } = resolved;
 
   const raw = options.store ?? createMemoryStore();
   if (storeTimeoutMs !== Infinity) raw.setCallTimeout?.(storeTimeoutMs);
   const health = createStoreHealth(raw, { clock, timeoutMs: storeTimeoutMs, emit });
   const store = health.store;
-  const registry = createJobRegistry({
-    defaults,
-    log,
-    deliver: (job, ctx) => {
-      if (options.webhookSecret === undefined) {
-        throw new SchedulerError(
-          "invalid-spec",
-          "webhookSecret is not configured: data-defined jobs cannot run on this node",
-        );
-      }
-      return deliverWebhook(job.target, ctx, {
-        fetch: fetcher,
-        secret: signing!,
-        nowMs: clock.now(),
-        policy: webhooks,
-      });
-    },
-  });
+  const deliver = webhookHandler({ fetch: resolved.fetch, signing, webhooks, clock });
+  const registry = createJobRegistry({ defaults, log, deliver });
   const tracker = createRunTracker();
-  const writer = createOutcomeWriter({
-    store,
-    log,
-    maxWaitMs: policy.heartbeatMs,
-    sleep: (ms) => sleep({ clock, tracker }, ms),
-  });
-  const lease = createLease({ store, clock, node, policy, tracker, writer, log });
+  const sleepFor = (ms: number) => sleep({ clock, tracker }, ms);
+  const writer = createOutcomeWriter({ store, log, maxWaitMs: resolved.policy.heartbeatMs, sleep: sleepFor });
+  const lease = createLease({ store, clock, node, policy: resolved.policy, tracker, writer, log });
   const runner = { store, clock, log, emit, registry, lease, tracker, node };
   const reconciler = createReconciler({ store, clock, node, registry, lease, tracker, emit });
   const promoter = createPromoter(runner);
   const ticker = createTicker({ ...runner, reconciler, promoter, concurrency, retentionMs });
   const views = createJobViews({ store, clock, registry });
-
-  let initialised: Promise<void> | undefined;
-  const ready = (): Promise<
-    void
-  > => (initialised ??= store.init().then(() =>
-    warnHistory(registry.all(), clock.now(), retentionMs, historyWarnRows, log)
-  ).catch((e: unknown) => {
-    initialised = undefined;
-    throw e;
-  }));
-  const begin = async (now: number): Promise<StartedTick> => {
-    try {
-      await ready();
-    } catch {
-      // The snapshot that follows fails the same way and reports it.
-    }
-    views.invalidate();
-    try {
-      return await ticker.start(now);
-    } catch (e) {
-      // Only a broken user-supplied Schedule object can get here; tick() still never rejects.
-      const error = errorText(e);
-      log.error("tick failed", { error });
-      const report: TickReport = { now, node, ok: false, error, jobs: {} };
-      return { report, settled: Promise.resolve(report) };
-    }
-  };
-  // At least half the capacity free: when the next round of a tick is worth claiming.
-  const hasRoom = (): boolean => concurrency - tracker.running >= concurrency / 2;
-  // The next round of the last tick's plan (its node was at capacity): no snapshot.
-  const more = async (): Promise<StartedTick> => {
-    views.invalidate();
-    try {
-      return await ticker.more();
-    } catch (e) {
-      const error = errorText(e);
-      log.error("tick failed", { error });
-      const report: TickReport = { now: clock.now(), node, ok: false, error, jobs: {} };
-      return { report, settled: Promise.resolve(report) };
-    }
-  };
-  const timer = createTimerLoop(
-    {
-      clock,
-      log,
-      jobs: () => registry.all(),
-      onCapacity: (wake) =>
-        tracker.onSettle(() => {
-          if (hasRoom()) wake();
-        }),
-      hasCapacity: hasRoom,
-    },
-    begin,
-    more,
-  );
-  // Run-ahead loops in flight (platform triggers); stop() aborts them.
-  const aheads = new Set<AbortController>();
-  const runAheadOn = options.runAhead ?? true;
-  // Resolves once at least half the capacity is free (at once when it is).
-  const roomWaiters: (() => void)[] = [];
-  tracker.onSettle(() => {
-    if (hasRoom()) { for (const resolve of roomWaiters.splice(0)) resolve(); }
-  });
-  const room = (): Promise<
-    void
-  > => (hasRoom() ? Promise.resolve() : new Promise((resolve) => roomWaiters.push(resolve)));
-  // One trigger's tick: a node at its capacity left due slots, so (a platform trigger
-  // ticks once a minute) it takes them in further rounds of the same plan as its runs
-  // free capacity, without waiting for a round's outcomes to be written.
-  const tickRounds = async (at: number, begun = begin(at)): Promise<TickReport> => {
-    const started = [await begun];
-    let last = started[0]!.report;
-    while ((last.deferred ?? 0) > 0 && last.ok) {
-      await room();
-      const next = await more();
-      if (Object.keys(next.report.jobs).length === 0) break;
-      started.push(next);
-      last = next.report;
-    }
-    const [first, ...rest] = await Promise.all(started.map((s) => s.settled));
-    for (const round of rest) mergeRounds(first!, round);
-    if (rest.length > 0) {
-      if (last.deferred === undefined) delete first!.deferred;
-      else first!.deferred = last.deferred;
-    }
-    return first!;
+  const ready = createInit({ store, registry, clock, log, retentionMs, historyWarnRows: resolved.historyWarnRows });
+  const triggers = createTriggers({ ...runner, ticker, views, concurrency, ready, runAhead: resolved.runAhead });
+  const pauses = createPauses({ store, registry, clock, ready });
+  const dataJobs = createDataJobs({ store, registry, views, clock, defaults, webhooks, signing, ready });
+  // Every read waits for the store's schema first, like every other call that touches the store.
+  const afterReady = <A extends unknown[], R>(read: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+    await ready();
+    return await read(...args);
   };
 
   const scheduler: Scheduler = {
@@ -223,127 +94,29 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       registry.addCode(name, spec);
       return scheduler;
     },
-    async tick(now, opts = {}) {
-      const at = now ?? clock.now();
-      if (opts.until === undefined || !runAheadOn || opts.until <= at) return tickRounds(at);
-      const claimed = begin(at);
-      const main = tickRounds(at, claimed);
-      const controller = new AbortController();
-      aheads.add(controller);
-      const jobs = () =>
-        registry.all().filter((job) => job.enabled).map((job) => ({ name: job.name, schedule: startsOf(job) }));
-      const quiet = (names: readonly string[]) => tracker.settledOf(names);
-      try {
-        const [report] = await Promise.all([
-          main,
-          runAhead({ clock, begin, signal: controller.signal, jobs, quiet }, at, opts.until, claimed),
-        ]);
-        return report;
-      } finally {
-        aheads.delete(controller);
-      }
-    },
-    start: () => timer.start(),
-    async stop(opts = {}) {
-      for (const controller of aheads) controller.abort();
-      await timer.stop();
-      await stopRuns(tracker, clock, {
-        graceMs: parseDuration(opts.grace ?? "10s", at("grace")),
-        deadlineMs: parseDuration(opts.deadline ?? "30s", at("deadline")),
-      });
-      // Runs still going past the deadline are given up: no more renewals, so their
-      // leases end within one lease and any node takes the slots over.
-      lease.abandon();
-    },
-    async list(opts = {}) {
-      await ready();
-      return views.list(opts);
-    },
-    async get(name, opts = {}) {
-      await ready();
-      return views.get(name, opts);
-    },
-    async run(name, opts = {}) {
-      await ready();
-      return manualRun(runner, name, opts.mode ?? "force");
-    },
-    async backfill(name, opts) {
-      await ready();
-      const job = registry.get(name);
-      if (job === undefined) {
-        throw new SchedulerError("unknown-job", `no job named ${JSON.stringify(name)}`, { path: "name" });
-      }
-      const plan = planBackfill(job, opts, clock.now());
-      opts.onPlan?.(plan.slots);
-      return runBackfill({ ...runner, promoter }, job, plan, opts.signal);
-    },
-    pause: (name, opts) => setPaused(name, true, opts),
-    resume: (name) => setPaused(name, false),
-    async runs(name, query) {
-      await ready();
-      return store.runs(name, query);
-    },
-    async define(name, spec, opts = {}) {
-      checkName(name);
-      if (registry.isCode(name)) {
-        throw new SchedulerError("conflict", `${jobLabel(name)} is a code-defined job`, { path: "name" });
-      }
-      const job = resolveDataJob(name, spec, defaults);
-      checkTargetUrl(job.target.url, webhooks, `jobs.${name}.target.url`);
-      // Refused here rather than accepted and failed at every run: this node could not sign one delivery.
-      if (options.webhookSecret === undefined) {
-        throw new SchedulerError(
-          "invalid-spec",
-          `webhookSecret: ${
-            jobLabel(name)
-          } is a webhook job, and this scheduler has no webhookSecret to sign its deliveries; pass createScheduler({ webhookSecret })`,
-          { path: "webhookSecret" },
-        );
-      }
-      // Computed before the store call: a failure here is the caller's input, not the store's.
-      const json = dataSpecJson(job, spec);
-      await ready();
-      const def = await store.putDef(name, json, clock.now(), opts);
-      registry.setData(name, registry.resolveDef(def));
-      return (await views.get(name))!;
-    },
-    async undefine(name) {
-      await ready();
-      const removed = await store.deleteDef(name);
-      registry.setData(name, undefined);
-      return removed;
-    },
-    async getSetting(key) {
-      await ready();
-      return store.getSetting(key);
-    },
-    async putSetting(key, value) {
-      await ready();
-      await store.putSetting(key, value);
-    },
-    async health() {
-      return {
-        ok: health.ok,
-        node,
-        store: health.ok ? "ok" : "error",
-        lastTick: ticker.lastTick,
-        lastError: health.lastError,
-        jobs: registry.all().length,
-        running: timer.running,
-      };
-    },
+    tick: triggers.tick,
+    start: triggers.start,
+    stop: createStop({ tracker, clock, lease, halt: triggers.halt }),
+    list: afterReady(views.list),
+    get: afterReady(views.get),
+    run: createManualRuns({ ...runner, ready }),
+    backfill: createBackfill({ ...runner, promoter, ready }),
+    pause: pauses.pause,
+    resume: pauses.resume,
+    runs: afterReady(store.runs),
+    define: dataJobs.define,
+    undefine: dataJobs.undefine,
+    getSetting: afterReady(store.getSetting),
+    putSetting: afterReady(store.putSetting),
+    health: async () => ({
+      ok: health.ok,
+      node,
+      store: health.ok ? "ok" : "error",
+      lastTick: ticker.lastTick,
+      lastError: health.lastError,
+      jobs: registry.all().length,
+      running: triggers.running,
+    }),
   };
-
-  async function setPaused(name: string, paused: boolean, opts?: PauseOptions): Promise<void> {
-    await ready();
-    if (registry.get(name) === undefined) {
-      const def = await store.getDef(name);
-      if (def === undefined) {
-        throw new SchedulerError("unknown-job", `no job named ${JSON.stringify(name)}`, { path: "name" });
-      }
-    }
-    const info = pauseInfo(opts);
-    await store.setPaused(name, paused, clock.now(), info);
-  }
   return scheduler;
 }

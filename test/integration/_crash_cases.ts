@@ -14,7 +14,7 @@ const WORKER = join(ROOT, "test/integration/fixtures/crash_worker.ts");
 
 /** Registers the crash case on `backend`. */
 export function crashCases(backend: Backend): void {
-  describe(`crash recovery on ${backend.label}`, { timeout: 90_000 }, () => {
+  describe(`crash recovery on ${backend.label}`, { timeout: 180_000 }, () => {
     it(
       "a SIGKILLed run is recorded abandoned after its lease by another process and re-run",
       { skip: backend.skip },
@@ -22,17 +22,24 @@ export function crashCases(backend: Backend): void {
         const shared = await backend.fresh("crash");
         const db = shared.target;
         try {
-          // Far enough ahead for a slow boot on a loaded machine: the job must be registered before its slot.
-          const slot = Math.ceil((Date.now() + 10_000) / 1000) * 1000;
-          const crashed = spawn(process.execPath, ["--import", "tsx", WORKER, "crash", db, String(slot)], {
+          // The worker picks its slot once booted (the job must be registered before its
+          // slot, and a boot on a loaded machine can take many seconds).
+          const crashed = spawn(process.execPath, ["--import", "tsx", WORKER, "crash", db, "auto"], {
             cwd: ROOT,
           });
           let stderr = "";
+          let stdout = "";
+          let slot = NaN;
           crashed.stderr.on("data", (d: Buffer) => (stderr += d));
           const killedAt = await new Promise<number>((resolve, reject) => {
-            const guard = setTimeout(() => reject(new Error(`crash worker never started its run: ${stderr}`)), 30_000);
+            const guard = setTimeout(
+              () => reject(new Error(`crash worker never started its run: ${stdout}${stderr}`)),
+              120_000,
+            );
             crashed.stdout.on("data", (d: Buffer) => {
-              if (String(d).includes(`running ${slot} 1`)) {
+              stdout += d;
+              slot = Number(/^slot (\d+)$/m.exec(stdout)?.[1]);
+              if (stdout.includes(`running ${slot} 1`)) {
                 clearTimeout(guard);
                 crashed.kill("SIGKILL");
                 resolve(Date.now());

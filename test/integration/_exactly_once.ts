@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import type { RunRecord } from "../../src/store/types.ts";
 
 /** What each worker process reported when it stopped. */
@@ -45,6 +45,44 @@ export function runWorker(
       else resolve(JSON.parse(line));
     });
   });
+}
+
+/**
+ * Starts the workers' run window together: waits until each of `nodes` has written
+ * `<go>.<node>.ready` (booted, store initialised), then writes "<startAt> <stopAt>" to
+ * `go` (atomically), from 1 s on for `runMs`. However slow the boots, the processes then
+ * share the whole window. Rejects when a worker has not booted within `timeoutMs`.
+ */
+export async function startTogether(
+  go: string,
+  nodes: readonly string[],
+  runMs: number,
+  timeoutMs = 90_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const waiting = nodes.filter((node) => !existsSync(`${go}.${node}.ready`));
+    if (waiting.length === 0) break;
+    if (Date.now() > deadline) throw new Error(`not booted within ${timeoutMs} ms: ${waiting.join(", ")}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const startAt = Date.now() + 1_000;
+  writeFileSync(`${go}.tmp`, `${startAt} ${startAt + runMs}\n`);
+  renameSync(`${go}.tmp`, go);
+}
+
+/**
+ * Runs `workers` (started already) through {@link startTogether} and resolves with their
+ * results; a worker that fails before the window rejects at once, not after the boot timeout.
+ */
+export async function runTogether(
+  workers: readonly Promise<WorkerResult>[],
+  go: string,
+  nodes: readonly string[],
+  runMs: number,
+): Promise<WorkerResult[]> {
+  await Promise.race([startTogether(go, nodes, runMs), Promise.all(workers)]);
+  return await Promise.all(workers);
 }
 
 /** The whole seconds every process was running for, after its first second. */

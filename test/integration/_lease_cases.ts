@@ -64,7 +64,12 @@ async function rowsOf(shared: SharedDb, job: string): Promise<RunRecord[]> {
 
 /** Registers the lease cases on `backend`. */
 export function leaseCases(backend: Backend): void {
-  describe(`leases with default settings, real processes (${backend.label})`, { timeout: 300_000 }, () => {
+  // The two cases share nothing (each its own database and processes) and mostly wait on
+  // real leases, so they run side by side.
+  describe(`leases with default settings, real processes (${backend.label})`, {
+    timeout: 300_000,
+    concurrency: true,
+  }, () => {
     it("SIGKILL mid-run: the next slot runs and the killed slot is abandoned and re-run within 25 s", {
       skip: backend.skip,
     }, async () => {

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunRecord } from "../../src/store/types.ts";
-import { assertExactlyOnce, commonWindow, runWorker, type WorkerResult } from "./_exactly_once.ts";
+import { assertExactlyOnce, commonWindow, runTogether, runWorker, type WorkerResult } from "./_exactly_once.ts";
 import { jobName } from "./fixtures/_side_log_worker.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
@@ -14,30 +14,28 @@ const WORKER = join(ROOT, "test/integration/fixtures/kv_multiprocess_worker.ts")
 const DENO = join(ROOT, "node_modules/.bin/deno");
 const JOBS = 10;
 const RUN_MS = 15_000;
-const BOOT_MS = 5_000;
 
 const deno = (label: string, args: string[]): Promise<unknown> =>
   runWorker(label, DENO, ["run", "-A", "--unstable-kv", WORKER, ...args], {
     cwd: ROOT,
-    timeoutMs: RUN_MS + BOOT_MS + 30_000,
+    timeoutMs: RUN_MS + 120_000,
   });
 
-describe("multi-process exactly-once on one Deno KV file", { timeout: 120_000 }, () => {
+describe("multi-process exactly-once on one Deno KV file", { timeout: 240_000 }, () => {
   it("3 deno processes, 10 six-field jobs every second for 15 s: one ok row and one side-log line per slot", async () => {
     const dir = mkdtempSync(join(tmpdir(), "edgecron-kvmp-"));
     const kv = join(dir, "shared.kv");
     const log = join(dir, "side.log");
     try {
-      const startAt = Date.now() + BOOT_MS;
-      const stopAt = startAt + RUN_MS;
+      const go = join(dir, "go");
       const nodes = ["deno-1", "deno-2", "deno-3"];
-      const results = (await Promise.all(nodes.map((node) =>
-        deno(node, ["run", kv, log, node, String(startAt), String(stopAt), String(JOBS)])
-      ))) as WorkerResult[];
+      const workers = nodes.map((node) =>
+        deno(node, ["run", kv, log, node, go, String(JOBS)]) as Promise<WorkerResult>
+      );
+      const results = await runTogether(workers, go, nodes, RUN_MS);
       const window = commonWindow(results, 12);
       const rows = await deno("dump", ["dump", kv, String(JOBS)]) as RunRecord[];
-      const jobs = Array.from({ length: JOBS }, (_, i) =>
-        jobName(i));
+      const jobs = Array.from({ length: JOBS }, (_, i) => jobName(i));
       assertExactlyOnce("multiprocess (Deno KV)", { rows, log, jobs, window, results });
     } finally {
       rmSync(dir, { recursive: true, force: true });

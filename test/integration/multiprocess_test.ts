@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { libsqlStore } from "../../src/store/libsql/mod.ts";
 import type { RunRecord } from "../../src/store/types.ts";
-import { assertExactlyOnce, commonWindow, runWorker, type WorkerResult } from "./_exactly_once.ts";
+import { assertExactlyOnce, commonWindow, runTogether, runWorker, type WorkerResult } from "./_exactly_once.ts";
 import { jobName } from "./fixtures/_side_log_worker.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
@@ -15,26 +15,29 @@ const WORKER = join(ROOT, "test/integration/fixtures/multiprocess_worker.ts");
 const BIN = (name: string) => join(ROOT, "node_modules/.bin", name);
 const JOBS = 20;
 const RUN_MS = 20_000;
-const BOOT_MS = 6_000;
 
 const worker = (label: string, cmd: string, args: string[]): Promise<WorkerResult> =>
-  runWorker(label, cmd, args, { cwd: ROOT, timeoutMs: RUN_MS + BOOT_MS + 30_000 }) as Promise<WorkerResult>;
+  runWorker(label, cmd, args, { cwd: ROOT, timeoutMs: RUN_MS + 120_000 }) as Promise<WorkerResult>;
 
-describe("multi-process exactly-once on one libSQL file", { timeout: 120_000 }, () => {
+describe("multi-process exactly-once on one libSQL file", { timeout: 240_000 }, () => {
   it("4 processes (Node, Bun, Deno, Node), 20 jobs every second for 20 s: one ok row and one side-log line per slot", async () => {
     const dir = mkdtempSync(join(tmpdir(), "edgecron-mp-"));
     const db = join(dir, "shared.db");
     const log = join(dir, "side.log");
     try {
-      const startAt = Date.now() + BOOT_MS;
-      const stopAt = startAt + RUN_MS;
-      const args = (node: string) => [WORKER, db, log, node, String(startAt), String(stopAt), String(JOBS)];
-      const results = await Promise.all([
-        worker("node-1", process.execPath, ["--import", "tsx", ...args("node-1")]),
-        worker("bun", BIN("bun"), args("bun")),
-        worker("deno", BIN("deno"), ["run", "-A", ...args("deno")]),
-        worker("node-2", process.execPath, ["--import", "tsx", ...args("node-2")]),
-      ]);
+      const go = join(dir, "go");
+      const args = (node: string) => [WORKER, db, log, node, go, String(JOBS)];
+      const results = await runTogether(
+        [
+          worker("node-1", process.execPath, ["--import", "tsx", ...args("node-1")]),
+          worker("bun", BIN("bun"), args("bun")),
+          worker("deno", BIN("deno"), ["run", "-A", ...args("deno")]),
+          worker("node-2", process.execPath, ["--import", "tsx", ...args("node-2")]),
+        ],
+        go,
+        ["node-1", "bun", "deno", "node-2"],
+        RUN_MS,
+      );
       const window = commonWindow(results, 15);
       const store = libsqlStore({ url: `file:${db}` });
       const rows: RunRecord[] = [];

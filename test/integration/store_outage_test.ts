@@ -14,7 +14,6 @@ import { libsqlStore } from "../../src/store/libsql/mod.ts";
 const ROOT = new URL("../..", import.meta.url).pathname;
 const WORKER = join(ROOT, "test/integration/fixtures/outage_worker.ts");
 const LOCKER = join(ROOT, "test/store/libsql/_lock_child.ts");
-const BOOT_MS = 8_000;
 const LOCK_AT = 3_000;
 const LOCK_MS = 8_000;
 const AFTER_MS = 7_000;
@@ -42,7 +41,7 @@ function runChild(args: string[], onLine: (line: string) => void = () => {}, sto
       out += d;
     });
     child.stderr.on("data", (d: Buffer) => (err += d));
-    const kill = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    const kill = setTimeout(() => child.kill("SIGKILL"), 120_000);
     child.on("close", (code) => {
       clearTimeout(kill);
       if (code !== 0) reject(new Error(`${args[0]} exited ${code}: ${out}${err}`));
@@ -51,7 +50,7 @@ function runChild(args: string[], onLine: (line: string) => void = () => {}, sto
   });
 }
 
-describe("store outage on a real SQLite lock", { timeout: 90_000 }, () => {
+describe("store outage on a real SQLite lock", { timeout: 180_000 }, () => {
   it("two schedulers recover within one tick after an 8 s exclusive lock; every slot ends with one row", async () => {
     const dir = mkdtempSync(join(tmpdir(), "edgecron-outage-"));
     const db = join(dir, "shared.db");
@@ -60,12 +59,19 @@ describe("store outage on a real SQLite lock", { timeout: 90_000 }, () => {
       const init = libsqlStore({ url: `file:${db}` });
       await init.init();
       await init.close();
-      // The timeline follows the lock as it really happened (a loaded machine boots
-      // children late): the workers stop AFTER_MS after the release.
-      const startAt = Date.now() + BOOT_MS;
+      // The timeline follows the workers and the lock as they really happened (a loaded
+      // machine boots children late): each worker starts once booted, the lock is taken
+      // LOCK_AT after both run, and the workers stop AFTER_MS after the release.
+      const startAt = Date.now();
       let lockedAt = 0;
       let releasedAt = 0;
-      const lock = new Promise<void>((resolve) => setTimeout(resolve, startAt + LOCK_AT - Date.now()))
+      let running = 0;
+      let bothRunning: () => void = () => {};
+      const started = new Promise<void>((resolve) => (bothRunning = resolve));
+      const onLine = (line: string): void => {
+        if (line === "started" && ++running === 2) bothRunning();
+      };
+      const lock = started.then(() => new Promise<void>((resolve) => setTimeout(resolve, LOCK_AT)))
         .then(() =>
           runChild([LOCKER, db, String(LOCK_MS)], (line) => {
             if (line === "locked") lockedAt = Date.now();
@@ -74,9 +80,21 @@ describe("store outage on a real SQLite lock", { timeout: 90_000 }, () => {
         );
       const stop = lock.then(() => new Promise<void>((resolve) => setTimeout(resolve, AFTER_MS)));
       const worker = (node: string) =>
-        runChild([WORKER, db, log, node, String(startAt), String(BUSY_TIMEOUT), String(STORE_TIMEOUT)], undefined, stop)
+        runChild([WORKER, db, log, node, String(startAt), String(BUSY_TIMEOUT), String(STORE_TIMEOUT)], onLine, stop)
           .then((line) => JSON.parse(line) as WorkerResult);
-      const [a, b] = await Promise.all([worker("w-1"), worker("w-2"), lock]);
+      // The same probe as the workers', in this process, which never touches the lock: the
+      // stall the machine's load alone causes, as a baseline for the workers' stalls.
+      let control = 0;
+      const probing = started.then(() => {
+        let last = Date.now();
+        const probe = setInterval(() => {
+          const now = Date.now();
+          control = Math.max(control, now - last - 10);
+          last = now;
+        }, 10);
+        return stop.then(() => clearInterval(probe));
+      });
+      const [a, b] = await Promise.all([worker("w-1"), worker("w-2"), lock, probing]);
       assert.ok(a && b && lockedAt > 0 && releasedAt > lockedAt);
 
       const store = libsqlStore({ url: `file:${db}` });
@@ -107,7 +125,7 @@ describe("store outage on a real SQLite lock", { timeout: 90_000 }, () => {
         }; ` +
           `store-error events ${a.storeErrors.length}+${b.storeErrors.length}; first run ${recovery} ms after release; ` +
           `slots after release ${afterRelease.length}, not ok ${notOkAfter.length}; ran twice ${ranTwice}; ` +
-          `worst event-loop stall ${a.maxStall} / ${b.maxStall} ms`,
+          `worst event-loop stall ${a.maxStall} / ${b.maxStall} ms (this process, away from the lock: ${control} ms)`,
       );
       assert.ok(a.storeErrors.length + b.storeErrors.length > 0, "the lock caused store errors");
       assert.deepEqual(noRow, [], "every slot in the window has a row");
@@ -115,8 +133,12 @@ describe("store outage on a real SQLite lock", { timeout: 90_000 }, () => {
       assert.ok(recovery <= 2_000, `a run within one tick of the release (took ${recovery} ms)`);
       assert.deepEqual(notOkAfter, [], "every slot after the release ran");
       // Before the fix each native wait blocked for busyTimeout and waits chained (1.0-1.5 s
-      // measured); now a wait blocks for at most 20 ms. The bound is loose for loaded machines.
-      assert.ok(Math.max(a.maxStall, b.maxStall) < 2 * BUSY_TIMEOUT, "no native lock wait blocked an event loop");
+      // measured); now a wait blocks for at most 20 ms. What the machine's load adds to every
+      // process's stalls is measured by this process's probe and allowed for.
+      assert.ok(
+        Math.max(a.maxStall, b.maxStall) < control + 2 * BUSY_TIMEOUT,
+        "no native lock wait blocked an event loop",
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

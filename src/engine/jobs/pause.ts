@@ -1,6 +1,8 @@
-/** The options of `pause(name, { note, by })`, checked once. */
+/** Pausing and resuming a job, on every node through the store; `pause()`'s options checked once. */
 import { quote, SchedulerError } from "../../core/errors.ts";
-import type { PauseOptions } from "../types.ts";
+import type { Store } from "../../store/types.ts";
+import type { JobRegistry } from "./registry.ts";
+import type { Clock, PauseOptions, Scheduler } from "../types.ts";
 
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 /** Longest pause note. */
@@ -36,4 +38,37 @@ export function pauseInfo(options: PauseOptions | undefined): { note?: string; b
     );
   }
   return { ...(note === undefined ? {} : { note }), ...(by === undefined ? {} : { by }) };
+}
+
+/** What pausing uses: the store (where the flag lives), the registry, the clock and store initialisation. */
+export interface PauseDeps {
+  store: Store;
+  registry: JobRegistry;
+  clock: Clock;
+  ready: () => Promise<void>;
+}
+
+/**
+ * `scheduler.pause(name, { note, by })` and `scheduler.resume(name)`: the flag is written
+ * to the store, so every node reads it at its next tick. A job this node does not know is
+ * looked up among the store's definitions first.
+ *
+ * @throws {SchedulerError} `unknown-job` for a name no job has; `invalid-spec` for bad options.
+ */
+export function createPauses(deps: PauseDeps): Pick<Scheduler, "pause" | "resume"> {
+  const setPaused = async (name: string, paused: boolean, options?: PauseOptions): Promise<void> => {
+    await deps.ready();
+    if (deps.registry.get(name) === undefined) {
+      const def = await deps.store.getDef(name);
+      if (def === undefined) {
+        throw new SchedulerError("unknown-job", `no job named ${JSON.stringify(name)}`, { path: "name" });
+      }
+    }
+    const info = pauseInfo(options);
+    await deps.store.setPaused(name, paused, deps.clock.now(), info);
+  };
+  return {
+    pause: (name, options) => setPaused(name, true, options),
+    resume: (name) => setPaused(name, false),
+  };
 }

@@ -86,3 +86,18 @@ export async function manualRun(
   if (outcome === undefined) return { ok: false, job: name, reason: "lost" };
   return { ok: true, job: name, slot, outcome };
 }
+
+/**
+ * `scheduler.run(name, { mode })`: {@link manualRun} once the store is ready; `mode`
+ * defaults to `"force"`.
+ *
+ * @throws {SchedulerError} `store-error` when the store cannot be reached.
+ */
+export function createManualRuns(
+  deps: RunnerDeps & { node: string; ready: () => Promise<void> },
+): (name: string, options?: { mode?: "force" | "due" }) => Promise<ManualRunResult> {
+  return async (name, options = {}) => {
+    await deps.ready();
+    return manualRun(deps, name, options.mode ?? "force");
+  };
+}

@@ -1,6 +1,37 @@
 /** Graceful stop: let runs finish, abort their signals after a grace period, give up at a deadline. */
+import { parseDuration } from "../../core/duration.ts";
+import type { Lease } from "./lease.ts";
 import type { RunTracker } from "./tracker.ts";
-import type { Clock } from "../types.ts";
+import type { Clock, Scheduler } from "../types.ts";
+
+/** What `stop()` uses: the runs, the clock, the lease, and the triggers to halt first. */
+export interface StopDeps {
+  tracker: RunTracker;
+  clock: Clock;
+  lease: Lease;
+  /** Stops new work from starting: run-ahead loops and timer mode. */
+  halt: () => Promise<void>;
+}
+
+/**
+ * `scheduler.stop({ grace, deadline })`: halts the triggers, then {@link stopRuns} with
+ * `grace` (default 10 s) and `deadline` (default 30 s), then gives up the runs still going.
+ *
+ * @throws {SchedulerError} `invalid-spec` naming `grace` or `deadline` (after the triggers halted).
+ */
+export function createStop(deps: StopDeps): Scheduler["stop"] {
+  const at = (field: string) => ({ code: "invalid-spec" as const, field, path: field });
+  return async (options = {}) => {
+    await deps.halt();
+    await stopRuns(deps.tracker, deps.clock, {
+      graceMs: parseDuration(options.grace ?? "10s", at("grace")),
+      deadlineMs: parseDuration(options.deadline ?? "30s", at("deadline")),
+    });
+    // Runs still going past the deadline are given up: no more renewals, so their
+    // leases end within one lease and any node takes the slots over.
+    deps.lease.abandon();
+  };
+}
 
 /**
  * Waits for this node's runs to settle. After `graceMs` every running handler's

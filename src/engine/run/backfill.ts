@@ -9,13 +9,13 @@
  * node, and a slot another node already has is reported, not run again. `skip` and
  * `allow` claim each slot directly with that overlap check.
  */
-import { quote, SchedulerError } from "../core/errors.ts";
-import { toEpochMs } from "../core/instant.ts";
-import { type Outcome, SKIP_MAX_RUNS } from "../store/types.ts";
-import type { ResolvedJob } from "./jobs/spec.ts";
-import type { Promoter } from "./run/overlap.ts";
-import { type RunnerDeps, runSlot } from "./run/runner.ts";
-import type { BackfillOptions, BackfillReport } from "./types.ts";
+import { quote, SchedulerError } from "../../core/errors.ts";
+import { toEpochMs } from "../../core/instant.ts";
+import { type Outcome, SKIP_MAX_RUNS } from "../../store/types.ts";
+import type { ResolvedJob } from "../jobs/spec.ts";
+import type { Promoter } from "./overlap.ts";
+import { type RunnerDeps, runSlot } from "./runner.ts";
+import type { BackfillOptions, BackfillReport } from "../types.ts";
 
 /** The most slots one backfill call plans. */
 export const MAX_BACKFILL_SLOTS = 10_000;
@@ -233,4 +233,25 @@ async function claimed(
   deps.emit({ type: "claimed", job: job.name, slot });
   report.ran.push(slot);
   return await deps.tracker.track(runSlot(deps, job, claim), job.name);
+}
+
+/**
+ * `scheduler.backfill(name, options)`: once the store is ready, plans the named job's
+ * range, reports the slots to `options.onPlan`, then runs them ({@link runBackfill}).
+ *
+ * @throws {SchedulerError} `unknown-job` for a name no job has; the errors of {@link planBackfill}.
+ */
+export function createBackfill(
+  deps: BackfillDeps & { ready: () => Promise<void> },
+): (name: string, options: BackfillOptions) => Promise<BackfillReport> {
+  return async (name, options) => {
+    await deps.ready();
+    const job = deps.registry.get(name);
+    if (job === undefined) {
+      throw new SchedulerError("unknown-job", `no job named ${JSON.stringify(name)}`, { path: "name" });
+    }
+    const plan = planBackfill(job, options, deps.clock.now());
+    options.onPlan?.(plan.slots);
+    return runBackfill(deps, job, plan, options.signal);
+  };
 }

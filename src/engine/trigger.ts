@@ -1,0 +1,169 @@
+/**
+ * What a trigger sets off: `tick(now, { until })` from a platform trigger, and timer mode
+ * (`start()`). Both begin a tick through the ticker, take further rounds of its plan when
+ * this node was at capacity, and fail into a report, never a rejection.
+ */
+import { errorText } from "./text.ts";
+import { mergeRounds } from "./tick/report.ts";
+import { runAhead } from "./tick/run_ahead.ts";
+import { startsOf } from "./tick/jitter.ts";
+import type { StartedTick, Ticker } from "./tick/tick.ts";
+import { createTimerLoop } from "./tick/timer.ts";
+import type { JobRegistry } from "./jobs/registry.ts";
+import type { JobViews } from "./jobs/info.ts";
+import type { RunTracker } from "./run/tracker.ts";
+import type { Clock, Logger, Scheduler, TickReport } from "./types.ts";
+
+/** What the triggers use: the ticker and the parts whose state a tick reads or resets. */
+export interface TriggerDeps {
+  ticker: Ticker;
+  tracker: RunTracker;
+  registry: JobRegistry;
+  views: JobViews;
+  clock: Clock;
+  log: Logger;
+  node: string;
+  concurrency: number;
+  /** Store initialisation (once): awaited before a tick, its failure left to the snapshot. */
+  ready: () => Promise<void>;
+  /** `runAhead` option (default true): whether `tick(now, { until })` runs ahead. */
+  runAhead: boolean;
+}
+
+/** The scheduler's `tick()` and `start()`, and `halt()` for `stop()`. */
+export interface Triggers {
+  tick: Scheduler["tick"];
+  start(): void;
+  /** Aborts run-ahead loops in flight and stops timer mode (runs in flight go on). */
+  halt(): Promise<void>;
+  /** Whether timer mode is armed. */
+  readonly running: boolean;
+}
+
+/** One tick begun (`begin`), the next round of its plan (`more`), and whether a round is worth claiming. */
+interface Rounds {
+  begin(now: number): Promise<StartedTick>;
+  more(): Promise<StartedTick>;
+  /** At least half the capacity free: when the next round of a tick is worth claiming. */
+  hasRoom(): boolean;
+  /** One trigger's tick with all its rounds, resolved when every run has its outcome. */
+  all(now: number, begun?: Promise<StartedTick>): Promise<TickReport>;
+  /** To call when a run settles: releases the rounds waiting for room. */
+  settled(): void;
+}
+
+/** Creates the triggers of one scheduler. */
+export function createTriggers(deps: TriggerDeps): Triggers {
+  const { clock, registry, tracker } = deps;
+  const rounds = createRounds(deps);
+  const timer = createTimerLoop(
+    {
+      clock,
+      log: deps.log,
+      jobs: () => registry.all(),
+      onCapacity: (wake) =>
+        tracker.onSettle(() => {
+          if (rounds.hasRoom()) wake();
+        }),
+      hasCapacity: rounds.hasRoom,
+    },
+    rounds.begin,
+    rounds.more,
+  );
+  // After the timer's own listener, as it always was: the timer wakes before waiting rounds resume.
+  tracker.onSettle(rounds.settled);
+  // Run-ahead loops in flight (platform triggers); halt() aborts them.
+  const aheads = new Set<AbortController>();
+  return {
+    async tick(now, opts = {}) {
+      const at = now ?? clock.now();
+      if (opts.until === undefined || !deps.runAhead || opts.until <= at) return rounds.all(at);
+      const claimed = rounds.begin(at);
+      const main = rounds.all(at, claimed);
+      const controller = new AbortController();
+      aheads.add(controller);
+      const jobs = () =>
+        registry.all().filter((job) => job.enabled).map((job) => ({ name: job.name, schedule: startsOf(job) }));
+      const quiet = (names: readonly string[]) => tracker.settledOf(names);
+      try {
+        const [report] = await Promise.all([
+          main,
+          runAhead({ clock, begin: rounds.begin, signal: controller.signal, jobs, quiet }, at, opts.until, claimed),
+        ]);
+        return report;
+      } finally {
+        aheads.delete(controller);
+      }
+    },
+    start: () => timer.start(),
+    async halt() {
+      for (const controller of aheads) controller.abort();
+      await timer.stop();
+    },
+    get running() {
+      return timer.running;
+    },
+  };
+}
+
+function createRounds(deps: TriggerDeps): Rounds {
+  const { ticker, tracker, views, clock, log, node, concurrency } = deps;
+  const failed = (now: number, e: unknown): StartedTick => {
+    const error = errorText(e);
+    log.error("tick failed", { error });
+    const report: TickReport = { now, node, ok: false, error, jobs: {} };
+    return { report, settled: Promise.resolve(report) };
+  };
+  const begin = async (now: number): Promise<StartedTick> => {
+    try {
+      await deps.ready();
+    } catch {
+      // The snapshot that follows fails the same way and reports it.
+    }
+    views.invalidate();
+    try {
+      return await ticker.start(now);
+    } catch (e) {
+      // Only a broken user-supplied Schedule object can get here; tick() still never rejects.
+      return failed(now, e);
+    }
+  };
+  // The next round of the last tick's plan (its node was at capacity): no snapshot.
+  const more = async (): Promise<StartedTick> => {
+    views.invalidate();
+    try {
+      return await ticker.more();
+    } catch (e) {
+      return failed(clock.now(), e);
+    }
+  };
+  const hasRoom = (): boolean => concurrency - tracker.running >= concurrency / 2;
+  // Resolves once at least half the capacity is free (at once when it is).
+  const roomWaiters: (() => void)[] = [];
+  const settled = (): void => {
+    if (hasRoom()) { for (const resolve of roomWaiters.splice(0)) resolve(); }
+  };
+  const room = (): Promise<void> => hasRoom() ? Promise.resolve() : new Promise((resolve) => roomWaiters.push(resolve));
+  // A node at its capacity left due slots, so (a platform trigger ticks once a minute) it
+  // takes them in further rounds of the same plan as its runs free capacity, without
+  // waiting for a round's outcomes to be written.
+  const all = async (at: number, begun = begin(at)): Promise<TickReport> => {
+    const started = [await begun];
+    let last = started[0]!.report;
+    while ((last.deferred ?? 0) > 0 && last.ok) {
+      await room();
+      const next = await more();
+      if (Object.keys(next.report.jobs).length === 0) break;
+      started.push(next);
+      last = next.report;
+    }
+    const [first, ...rest] = await Promise.all(started.map((s) => s.settled));
+    for (const round of rest) mergeRounds(first!, round);
+    if (rest.length > 0) {
+      if (last.deferred === undefined) delete first!.deferred;
+      else first!.deferred = last.deferred;
+    }
+    return first!;
+  };
+  return { begin, more, hasRoom, all, settled };
+}

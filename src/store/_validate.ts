@@ -7,6 +7,7 @@ import { RUN_STATUSES } from "./types.ts";
 import type {
   AttemptKey,
   ClaimRequest,
+  DefsQuery,
   EnqueueRequest,
   LeaseRenewal,
   PauseInfo,
@@ -274,6 +275,26 @@ export function resolveRunQuery(query: RunQuery | undefined): { limit: number; b
   }
   const before = query?.before === undefined ? undefined : checkInstant(query.before, "runs.before");
   return { limit: Math.min(limit, MAX_RUNS_LIMIT), before };
+}
+
+/** Resolves a `listDefs()` query: `after` a name or undefined, `limit` a whole number >= 1 or undefined (all). */
+export function resolveDefsQuery(
+  query: DefsQuery | undefined,
+): { after: string | undefined; limit: number | undefined } {
+  if (query === undefined) return { after: undefined, limit: undefined };
+  if (typeof query !== "object" || query === null) {
+    throw new SchedulerError("invalid-spec", `listDefs: expected a query object, got ${quote(query)}`, {
+      path: "listDefs",
+    });
+  }
+  const after = query.after === undefined ? undefined : checkText(query.after, "listDefs.after");
+  const limit = query.limit;
+  if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1)) {
+    throw new SchedulerError("invalid-spec", `listDefs.limit: expected a positive integer, got ${quote(limit)}`, {
+      path: "listDefs.limit",
+    });
+  }
+  return { after, limit };
 }
 
 /** Returns `value` when it is a boolean; throws `invalid-spec` otherwise. */

@@ -14,6 +14,7 @@ export type {
   ClaimOutcome,
   ClaimRequest,
   ClaimResult,
+  DefsQuery,
   EnqueueOutcome,
   EnqueueRequest,
   JobDef,

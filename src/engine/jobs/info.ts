@@ -1,7 +1,8 @@
 /**
- * The read side: `list()` and `get()` describe jobs from at most two store reads
- * (`read` + `overview`), never a write, whatever the number of jobs. Upcoming slots
- * are cached per job until the next tick or a definition change.
+ * The read side: `list()` and `get()` describe jobs from at most three store reads
+ * (`listDefs` for a list, `read` and `overview` of the jobs shown), never a write,
+ * whatever the number of jobs; a page or one job reads what it shows, never the whole
+ * store. Upcoming slots are cached per job until the next tick or a definition change.
  */
 import { redactDef } from "./redact.ts";
 import { own } from "../../core/own.ts";
@@ -40,10 +41,7 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
   const sortedJobs = (): Listed[] => {
     const broken = registry.broken();
     if (byName?.version !== registry.version || !sameList(byName.broken, broken)) {
-      const jobs: Listed[] = [...registry.all(), ...broken].sort((
-        a,
-        b,
-      ) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const jobs: Listed[] = sortByName([...registry.all(), ...broken]);
       byName = { version: registry.version, broken, jobs };
     }
     return byName.jobs;
@@ -69,29 +67,62 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
     return value;
   };
 
+  // Which jobs a call describes, with their planning state. Each form reads what it shows:
+  // one job reads one job; a page reads the definitions in its name range and the state
+  // of its own jobs, so paging through N jobs costs N, not N²; the whole list reads all.
+  const select = async (
+    only: string | undefined,
+    options: ListOptions,
+  ): Promise<{ jobs: Listed[]; snapshot: TickSnapshot }> => {
+    if (only !== undefined) {
+      const snapshot = await store.read([only]);
+      registry.syncPart(snapshot, new Set([only]));
+      return { jobs: lookup(only), snapshot };
+    }
+    const { after, limit } = options;
+    if (after === undefined && limit === undefined) {
+      // Broken jobs are listed too (marked), after the ones that run; code jobs first, as registered.
+      registry.sync({ defs: await store.listDefs() });
+      const snapshot = await store.read(registry.names());
+      registry.sync({ jobs: snapshot.jobs });
+      return { jobs: [...registry.all(), ...registry.broken()], snapshot };
+    }
+    const size = limit === undefined ? undefined : Math.max(0, Math.floor(limit));
+    if (size === 0) return { jobs: [], snapshot: { jobs: {}, watermarks: {}, defs: [], running: [] } };
+    // The definitions of the page's name range (a store that ignores the query returns
+    // more: only the range is kept), so a job another node defined shows at once.
+    const page = size === undefined ? {} : { limit: size };
+    const defs = sortByName(
+      (await store.listDefs(after === undefined ? page : { ...page, after })).filter((d) =>
+        after === undefined || d.name > after
+      ),
+    ).slice(0, size);
+    const upTo = size !== undefined && defs.length === size ? defs.at(-1)!.name : undefined;
+    registry.syncPart({ defs }, { after, upTo });
+    let jobs = pageOf(sortedJobs(), after, size);
+    const version = registry.version;
+    let snapshot = await store.read(jobs.map((j) => j.name));
+    registry.syncPart(snapshot, new Set(jobs.map((j) => j.name)));
+    if (registry.version !== version) {
+      // A definition changed between the two reads, or a row turned out broken: read the new page.
+      jobs = pageOf(sortedJobs(), after, size);
+      snapshot = await store.read(jobs.map((j) => j.name));
+    }
+    return { jobs, snapshot };
+  };
+
+  // One job by name, broken or not, without walking the registry.
+  const lookup = (name: string): Listed[] => {
+    const broken = registry.broken().find((b) => b.name === name);
+    if (broken !== undefined) return [broken];
+    const job = registry.get(name);
+    return job === undefined ? [] : [job];
+  };
+
   const describe = async (only: string | undefined, options: ListOptions): Promise<JobInfo[]> => {
     const now = clock.now();
     const count = clampNext(options.next);
-    const paged = options.after !== undefined || options.limit !== undefined;
-    // Broken jobs are listed too (marked), after the ones that run.
-    const listed = (): Listed[] => [...registry.all(), ...registry.broken()];
-    const select = (): Listed[] => {
-      if (only !== undefined) return listed().filter((j) => j.name === only);
-      // Pages are in name order; without paging, code jobs come first as registered.
-      return paged ? pageOf(sortedJobs(), options.after, options.limit) : listed();
-    };
-    // A page reads the state of its own jobs only, so paging through N jobs costs N, not N².
-    let jobs = paged ? select() : [];
-    let snapshot = await store.read(paged ? jobs.map((j) => j.name) : only === undefined ? registry.names() : [only]);
-    const version = registry.version;
-    const brokenBefore = registry.broken().length;
-    registry.sync(snapshot);
-    if (!paged) jobs = select();
-    else if (registry.version !== version || registry.broken().length !== brokenBefore) {
-      // Definitions changed under the page (another node defined or removed data jobs): read the new page.
-      jobs = select();
-      snapshot = await store.read(jobs.map((j) => j.name));
-    }
+    const { jobs, snapshot } = await select(only, options);
     if (jobs.length === 0) return [];
     const window = options.window;
     const since = window === undefined ? now + 1 : now - window;
@@ -141,11 +172,15 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
   };
 }
 
-/** The page of name-sorted `jobs` strictly after `after`, at most `limit` long: a binary search, not a pass. */
+function sortByName<T extends { name: string }>(items: T[]): T[] {
+  return items.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
 function sameList<T>(a: readonly T[], b: readonly T[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
+/** The page of name-sorted `jobs` strictly after `after`, at most `limit` long: a binary search, not a pass. */
 function pageOf<T extends { name: string }>(
   sorted: readonly T[],
   after: string | undefined,

@@ -37,6 +37,18 @@ export interface JobRegistry {
    * stop running alone, every other job goes on.
    */
   sync(snapshot: { defs?: readonly JobDef[]; jobs?: Record<string, JobState> }): void;
+  /**
+   * Like {@link sync}, for a read that covers only part of the definitions: a data job
+   * whose name is covered and missing from `defs` was deleted; one outside is left alone.
+   * `covers` is a set of names (a `read(names)`) or a name range (a page of `listDefs`:
+   * names after `after`, up to and including `upTo`, or to the end when it is undefined).
+   */
+  syncPart(
+    snapshot: { defs: readonly JobDef[]; jobs?: Record<string, JobState> },
+    covers: ReadonlySet<string> | { after: string | undefined; upTo: string | undefined },
+  ): void;
+  /** How many jobs {@link all} returns, without building the list (cached per version). */
+  count(): number;
   /** The jobs that do not run because a stored row is unreadable or invalid, by name order. */
   broken(): BrokenJob[];
   /** Resolves one stored definition (handler attached), or logs why it cannot run. */
@@ -79,21 +91,39 @@ export function createJobRegistry(deps: {
     }
   };
 
-  const syncDefs = (defs: readonly JobDef[]): void => {
+  // Re-resolves a definition only when its stored version changed.
+  const applyDef = (def: JobDef): void => {
+    const known = data.get(def.name)?.def ?? badDefs.get(def.name)?.def;
+    if (known?.version === def.version && known.updatedAt === def.updatedAt) return;
+    const job = resolveDef(def);
+    registry.setData(def.name, job);
+    if (job !== undefined && code.has(def.name)) {
+      log.warn(`${jobLabel(def.name)} is both code- and data-defined; the code job wins on this node`);
+    }
+  };
+
+  const syncDefs = (defs: readonly JobDef[], covered: (name: string) => boolean = () => true): void => {
     const seen = new Set<string>();
     for (const def of defs) {
       seen.add(def.name);
-      const known = data.get(def.name)?.def ?? badDefs.get(def.name)?.def;
-      if (known?.version === def.version && known.updatedAt === def.updatedAt) continue;
-      const job = resolveDef(def);
-      registry.setData(def.name, job);
-      if (job !== undefined && code.has(def.name)) {
-        log.warn(`${jobLabel(def.name)} is both code- and data-defined; the code job wins on this node`);
+      applyDef(def);
+    }
+    for (const name of [...data.keys()]) if (!seen.has(name) && covered(name)) registry.setData(name, undefined);
+    for (const name of [...badDefs.keys()]) if (!seen.has(name) && covered(name) && badDefs.delete(name)) bump();
+  };
+  // A read of a few names checks those names only: its cost follows the read, not the registry.
+  const syncNamed = (defs: readonly JobDef[], names: ReadonlySet<string>): void => {
+    const found = new Map(defs.map((def) => [def.name, def]));
+    for (const name of names) {
+      const def = found.get(name);
+      if (def !== undefined) applyDef(def);
+      else {
+        if (data.has(name)) registry.setData(name, undefined);
+        if (badDefs.delete(name)) bump();
       }
     }
-    for (const name of [...data.keys()]) if (!seen.has(name)) registry.setData(name, undefined);
-    for (const name of [...badDefs.keys()]) if (!seen.has(name) && badDefs.delete(name)) bump();
   };
+  let counted: { version: number; n: number } | undefined;
 
   const registry: JobRegistry = {
     addCode(name, spec) {
@@ -122,6 +152,18 @@ export function createJobRegistry(deps: {
     sync(snapshot) {
       if (snapshot.defs !== undefined) syncDefs(snapshot.defs);
       if (snapshot.jobs !== undefined) syncStates(snapshot.jobs);
+    },
+    syncPart(snapshot, covers) {
+      if (covers instanceof Set) syncNamed(snapshot.defs, covers as ReadonlySet<string>);
+      else {
+        const { after, upTo } = covers as { after: string | undefined; upTo: string | undefined };
+        syncDefs(snapshot.defs, (n) => (after === undefined || n > after) && (upTo === undefined || n <= upTo));
+      }
+      if (snapshot.jobs !== undefined) syncStates(snapshot.jobs);
+    },
+    count() {
+      if (counted?.version !== version) counted = { version, n: registry.all().length };
+      return counted.n;
     },
     broken() {
       const out: BrokenJob[] = [];

@@ -3,7 +3,7 @@
  * spec as JSON text (as the SQL stores do) with a version for compare-and-set.
  */
 import { CONFLICT, type KvContext } from "./_context.ts";
-import { getAll, type KvLike, type KvListed, listAll } from "./_kv.ts";
+import { getAll, type KvLike, type KvListed } from "./_kv.ts";
 import {
   checkBoolean,
   checkInstant,
@@ -79,9 +79,9 @@ export function kvDefs(
 ): Pick<Store, "listDefs" | "getDef" | "putDef" | "deleteDef" | "setPaused" | "getSetting" | "putSetting"> {
   const { keys } = ctx;
   return {
-    listDefs(query): Promise<JobDef[]> {
+    async listDefs(query): Promise<JobDef[]> {
       const page = resolveDefsQuery(query);
-      return ctx.op("listDefs", (kv) => readDefs(kv, ctx, page));
+      return await ctx.op("listDefs", (kv) => readDefs(kv, ctx, page));
     },
 
     async getDef(name): Promise<JobDef | undefined> {

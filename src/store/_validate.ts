@@ -262,7 +262,10 @@ export function resolveOverviewQuery(query: { since: number; perJob?: number }):
 
 /** Sets `record[key]` as an own data property, so a job named `__proto__` is an ordinary key. */
 export function setOwn<T>(record: Record<string, T>, key: string, value: T): void {
-  Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  // Only "__proto__" needs defineProperty; plain assignment is many times faster on a large record.
+  if (key === "__proto__") {
+    Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  } else record[key] = value;
 }
 
 /** Resolves a `runs()` query: limit defaults to 50 and is capped at 1000. */

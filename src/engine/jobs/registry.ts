@@ -162,7 +162,12 @@ export function createJobRegistry(deps: {
       if (snapshot.jobs !== undefined) syncStates(snapshot.jobs);
     },
     count() {
-      if (counted?.version !== version) counted = { version, n: registry.all().length };
+      if (counted?.version !== version) {
+        let n = 0;
+        for (const name of code.keys()) if (!badStates.has(name)) n++;
+        for (const name of data.keys()) if (!code.has(name) && !badStates.has(name)) n++;
+        counted = { version, n };
+      }
       return counted.n;
     },
     broken() {

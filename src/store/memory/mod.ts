@@ -39,7 +39,10 @@ import type {
 
 /** Sets `record[key]` as an own property, so a job named `__proto__` is an ordinary key. */
 function ownKey<T>(record: Record<string, T>, key: string, value: T): void {
-  Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  // Only "__proto__" needs defineProperty; plain assignment is many times faster on a large record.
+  if (key === "__proto__") {
+    Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  } else record[key] = value;
 }
 
 /** Options of `createMemoryStore`. */

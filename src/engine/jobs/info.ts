@@ -98,7 +98,13 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
       ),
     ).slice(0, size);
     const upTo = size !== undefined && defs.length === size ? defs.at(-1)!.name : undefined;
-    registry.syncPart({ defs }, { after, upTo });
+    // Data jobs this node knows in that range and the store no longer has were deleted:
+    // found from the sorted list, so the check costs the range, not the registry.
+    const found = new Set(defs.map((d) => d.name));
+    const gone = rangeOf(sortedJobs(), after, upTo)
+      .filter((j) => j.source === "data" && !found.has(j.name) && !registry.isCode(j.name))
+      .map((j) => j.name);
+    registry.syncPart({ defs }, new Set([...found, ...gone]));
     let jobs = pageOf(sortedJobs(), after, size);
     const version = registry.version;
     let snapshot = await store.read(jobs.map((j) => j.name));
@@ -178,6 +184,18 @@ function sortByName<T extends { name: string }>(items: T[]): T[] {
 
 function sameList<T>(a: readonly T[], b: readonly T[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** The name-sorted `jobs` in (`after`, `upTo`] (`upTo` undefined: to the end). */
+function rangeOf<T extends { name: string }>(
+  sorted: readonly T[],
+  after: string | undefined,
+  upTo: string | undefined,
+): T[] {
+  const page = pageOf(sorted, after, undefined);
+  if (upTo === undefined) return page;
+  const end = pageOf(page, upTo, undefined);
+  return page.slice(0, page.length - end.length);
 }
 
 /** The page of name-sorted `jobs` strictly after `after`, at most `limit` long: a binary search, not a pass. */

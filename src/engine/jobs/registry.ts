@@ -38,15 +38,11 @@ export interface JobRegistry {
    */
   sync(snapshot: { defs?: readonly JobDef[]; jobs?: Record<string, JobState> }): void;
   /**
-   * Like {@link sync}, for a read that covers only part of the definitions: a data job
-   * whose name is covered and missing from `defs` was deleted; one outside is left alone.
-   * `covers` is a set of names (a `read(names)`) or a name range (a page of `listDefs`:
-   * names after `after`, up to and including `upTo`, or to the end when it is undefined).
+   * Like {@link sync}, for a read of some names only (`read(names)`, a page of
+   * `listDefs`): a data job named in `covers` and missing from `defs` was deleted; the
+   * others are left alone. Costs the names covered, not the registry.
    */
-  syncPart(
-    snapshot: { defs: readonly JobDef[]; jobs?: Record<string, JobState> },
-    covers: ReadonlySet<string> | { after: string | undefined; upTo: string | undefined },
-  ): void;
+  syncPart(snapshot: { defs: readonly JobDef[]; jobs?: Record<string, JobState> }, covers: ReadonlySet<string>): void;
   /** How many jobs {@link all} returns, without building the list (cached per version). */
   count(): number;
   /** The jobs that do not run because a stored row is unreadable or invalid, by name order. */
@@ -102,14 +98,14 @@ export function createJobRegistry(deps: {
     }
   };
 
-  const syncDefs = (defs: readonly JobDef[], covered: (name: string) => boolean = () => true): void => {
+  const syncDefs = (defs: readonly JobDef[]): void => {
     const seen = new Set<string>();
     for (const def of defs) {
       seen.add(def.name);
       applyDef(def);
     }
-    for (const name of [...data.keys()]) if (!seen.has(name) && covered(name)) registry.setData(name, undefined);
-    for (const name of [...badDefs.keys()]) if (!seen.has(name) && covered(name) && badDefs.delete(name)) bump();
+    for (const name of [...data.keys()]) if (!seen.has(name)) registry.setData(name, undefined);
+    for (const name of [...badDefs.keys()]) if (!seen.has(name) && badDefs.delete(name)) bump();
   };
   // A read of a few names checks those names only: its cost follows the read, not the registry.
   const syncNamed = (defs: readonly JobDef[], names: ReadonlySet<string>): void => {
@@ -154,11 +150,7 @@ export function createJobRegistry(deps: {
       if (snapshot.jobs !== undefined) syncStates(snapshot.jobs);
     },
     syncPart(snapshot, covers) {
-      if (covers instanceof Set) syncNamed(snapshot.defs, covers as ReadonlySet<string>);
-      else {
-        const { after, upTo } = covers as { after: string | undefined; upTo: string | undefined };
-        syncDefs(snapshot.defs, (n) => (after === undefined || n > after) && (upTo === undefined || n <= upTo));
-      }
+      syncNamed(snapshot.defs, covers);
       if (snapshot.jobs !== undefined) syncStates(snapshot.jobs);
     },
     count() {

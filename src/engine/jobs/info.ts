@@ -11,6 +11,7 @@ import type { BrokenJob, JobRegistry } from "./registry.ts";
 import type { ResolvedJob } from "./spec.ts";
 import type { Clock, JobInfo, ListOptions } from "../types.ts";
 import { lifeOf } from "./life.ts";
+import { hostTurn, sortByNameInSteps } from "./sort.ts";
 
 /** How many next slots `list()` and `get()` show by default. */
 export const DEFAULT_NEXT = 5;
@@ -36,15 +37,17 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
   const { store, clock, registry } = deps;
   let cache = new Map<string, { job: ResolvedJob; from: number; window: number; value: Upcoming }>();
   let cacheVersion = registry.version;
-  // Jobs by name, sorted once per registry version: every page after that is a binary search.
-  let byName: { version: number; broken: readonly BrokenJob[]; jobs: Listed[] } | undefined;
-  const sortedJobs = (): Listed[] => {
-    const broken = registry.broken();
-    if (byName?.version !== registry.version || !sameList(byName.broken, broken)) {
-      const jobs: Listed[] = sortByName([...registry.all(), ...broken]);
-      byName = { version: registry.version, broken, jobs };
-    }
-    return byName.jobs;
+  // Jobs by name, sorted once per registry version (a broken row bumps it too): every
+  // page after that is a binary search. A large list is sorted in steps, so a request
+  // after a change never holds the event loop for the whole sort.
+  let byName: { version: number; jobs: Listed[] } | undefined;
+  const sortedJobs = async (): Promise<Listed[]> => {
+    if (byName?.version === registry.version) return byName.jobs;
+    const version = registry.version;
+    const jobs = await sortByNameInSteps<Listed>([...registry.all(), ...registry.broken()], hostTurn);
+    // Kept even if the registry changed meanwhile: the next call sorts again.
+    byName = { version, jobs };
+    return jobs;
   };
 
   const upcoming = (job: ResolvedJob, now: number, window: number): Upcoming => {
@@ -101,17 +104,17 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
     // Data jobs this node knows in that range and the store no longer has were deleted:
     // found from the sorted list, so the check costs the range, not the registry.
     const found = new Set(defs.map((d) => d.name));
-    const gone = rangeOf(sortedJobs(), after, upTo)
+    const gone = rangeOf(await sortedJobs(), after, upTo)
       .filter((j) => j.source === "data" && !found.has(j.name) && !registry.isCode(j.name))
       .map((j) => j.name);
     registry.syncPart({ defs }, new Set([...found, ...gone]));
-    let jobs = pageOf(sortedJobs(), after, size);
+    let jobs = pageOf(await sortedJobs(), after, size);
     const version = registry.version;
     let snapshot = await store.read(jobs.map((j) => j.name));
     registry.syncPart(snapshot, new Set(jobs.map((j) => j.name)));
     if (registry.version !== version) {
       // A definition changed between the two reads, or a row turned out broken: read the new page.
-      jobs = pageOf(sortedJobs(), after, size);
+      jobs = pageOf(await sortedJobs(), after, size);
       snapshot = await store.read(jobs.map((j) => j.name));
     }
     return { jobs, snapshot };
@@ -180,10 +183,6 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
 
 function sortByName<T extends { name: string }>(items: T[]): T[] {
   return items.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-}
-
-function sameList<T>(a: readonly T[], b: readonly T[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 /** The name-sorted `jobs` in (`after`, `upTo`] (`upTo` undefined: to the end). */

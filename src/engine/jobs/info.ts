@@ -19,6 +19,8 @@ export const DEFAULT_NEXT = 5;
 const RECENT_PER_JOB = 50;
 /** Slots listed in `upcoming.slots`. */
 const UPCOMING_SLOTS = 200;
+/** Slots walked (by all the jobs of one call) between two host turns. */
+const WALK_STEP = 20_000;
 /** Counting stops here: a every-second job over a long window would otherwise cost a walk per slot. */
 const UPCOMING_COUNT_MAX = 1_000_000;
 
@@ -50,7 +52,12 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
     return jobs;
   };
 
-  const upcoming = (job: ResolvedJob, now: number, window: number): Upcoming => {
+  // Counting a window's slots walks them (86 400 a day for an every-second job): the
+  // walk pauses for a host turn every WALK_STEP slots, counted across the jobs of a
+  // call, so a page of busy jobs never holds the event loop for all of them.
+  let walked = 0;
+  const due = (): boolean => ++walked % WALK_STEP === 0;
+  const upcoming = async (job: ResolvedJob, now: number, window: number): Promise<Upcoming> => {
     if (cacheVersion !== registry.version) {
       cache = new Map();
       cacheVersion = registry.version;
@@ -65,7 +72,7 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
         return { count: hit.value.count - gone, first: slots[0], last: hit.value.last, slots };
       }
     }
-    const value = computeUpcoming(job, now, window);
+    const value = await computeUpcoming(job, now, window, due);
     cache.set(job.name, { job, from: now, window, value });
     return value;
   };
@@ -139,14 +146,16 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
       ? {}
       : await store.overview(jobs.map((j) => j.name), { since, perJob: RECENT_PER_JOB });
     const live = liveSince(snapshot, now);
-    return jobs.map((listed) => {
+    const out: JobInfo[] = [];
+    for (const listed of jobs) {
       if ("reason" in listed) {
-        return describeBroken(
+        out.push(describeBroken(
           listed,
           registry,
           own(snapshot.jobs, listed.name)?.paused ?? false,
           own(overview, listed.name)?.last,
-        );
+        ));
+        continue;
       }
       const job = listed;
       const paused = own(snapshot.jobs, job.name)?.paused ?? false;
@@ -164,10 +173,13 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
       if (counts !== undefined) info.statusCounts = counts;
       if (window !== undefined) {
         info.recent = overview[job.name]?.recent ?? [];
-        info.upcoming = fires ? upcoming(job, now, window) : { count: 0, first: undefined, last: undefined, slots: [] };
+        info.upcoming = fires
+          ? await upcoming(job, now, window)
+          : { count: 0, first: undefined, last: undefined, slots: [] };
       }
-      return info;
-    });
+      out.push(info);
+    }
+    return out;
   };
 
   return {
@@ -221,7 +233,12 @@ function clampNext(next: number | undefined): number {
   return Math.max(0, Math.min(100, Math.floor(Number.isFinite(n) ? n : DEFAULT_NEXT)));
 }
 
-function computeUpcoming(job: ResolvedJob, now: number, window: number): Upcoming {
+async function computeUpcoming(
+  job: ResolvedJob,
+  now: number,
+  window: number,
+  due: () => boolean,
+): Promise<Upcoming> {
   const slots: number[] = [];
   let count = 0;
   let last: number | undefined;
@@ -230,6 +247,7 @@ function computeUpcoming(job: ResolvedJob, now: number, window: number): Upcomin
       if (slots.length < UPCOMING_SLOTS) slots.push(slot);
       last = slot;
       if (++count >= UPCOMING_COUNT_MAX) break;
+      if (due()) await hostTurn();
     }
   } catch {
     // A broken user-supplied Schedule: ticks log it.

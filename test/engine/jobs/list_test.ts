@@ -139,6 +139,23 @@ describe("list()", () => {
     assert.equal((await a.scheduler.list({ after: "d019", limit: 1 }))[0]?.name, "d021");
   });
 
+  it("counting a day of every-second slots gives the event loop turns, and counts every slot", async () => {
+    const s = setup();
+    for (const name of ["a", "b", "c"]) s.scheduler.job(name, { schedule: "* * * * * *", run: () => {} });
+    let turns = 0;
+    let on = true;
+    const spin = (): void => {
+      turns++;
+      if (on) setTimeout(spin, 0);
+    };
+    setTimeout(spin, 0);
+    const infos = await s.scheduler.list({ window: 24 * HOUR, limit: 3 });
+    on = false;
+    assert.deepEqual(infos.map((i) => i.upcoming!.count), [86_400, 86_400, 86_400]);
+    // 259 200 slots walked: a host turn every 20 000 of them.
+    assert.ok(turns >= 10, `the event loop turned ${turns} times`);
+  });
+
   it("upcoming slots are cached until the next tick or a definition change", async () => {
     const s = setup();
     let walks = 0;

@@ -108,11 +108,15 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
       ),
     ).slice(0, size);
     const upTo = size !== undefined && defs.length === size ? defs.at(-1)!.name : undefined;
-    // Data jobs this node knows in that range and the store no longer has were deleted:
-    // found from the sorted list, so the check costs the range, not the registry.
+    // A data job this node would show on the page, within the range read, that the store
+    // no longer has was deleted. Only the page is checked (new definitions can only push
+    // known jobs off it), so the check costs a page, not the registry; a job further on
+    // is checked when its own page is read.
     const found = new Set(defs.map((d) => d.name));
-    const gone = rangeOf(await sortedJobs(), after, upTo)
-      .filter((j) => j.source === "data" && !found.has(j.name) && !registry.isCode(j.name))
+    const gone = pageOf(await sortedJobs(), after, size)
+      .filter((j) =>
+        j.source === "data" && !found.has(j.name) && !registry.isCode(j.name) && (upTo === undefined || j.name <= upTo)
+      )
       .map((j) => j.name);
     registry.syncPart({ defs }, new Set([...found, ...gone]));
     let jobs = pageOf(await sortedJobs(), after, size);
@@ -195,18 +199,6 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
 
 function sortByName<T extends { name: string }>(items: T[]): T[] {
   return items.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-}
-
-/** The name-sorted `jobs` in (`after`, `upTo`] (`upTo` undefined: to the end). */
-function rangeOf<T extends { name: string }>(
-  sorted: readonly T[],
-  after: string | undefined,
-  upTo: string | undefined,
-): T[] {
-  const page = pageOf(sorted, after, undefined);
-  if (upTo === undefined) return page;
-  const end = pageOf(page, upTo, undefined);
-  return page.slice(0, page.length - end.length);
 }
 
 /** The page of name-sorted `jobs` strictly after `after`, at most `limit` long: a binary search, not a pass. */

@@ -43,13 +43,21 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
   // page after that is a binary search. A large list is sorted in steps, so a request
   // after a change never holds the event loop for the whole sort.
   let byName: { version: number; jobs: Listed[] } | undefined;
+  // Requests that arrive while a sort runs wait for it rather than start their own.
+  let sorting: { version: number; jobs: Promise<Listed[]> } | undefined;
   const sortedJobs = async (): Promise<Listed[]> => {
-    if (byName?.version === registry.version) return byName.jobs;
     const version = registry.version;
-    const jobs = await sortByNameInSteps<Listed>([...registry.all(), ...registry.broken()], hostTurn);
-    // Kept even if the registry changed meanwhile: the next call sorts again.
-    byName = { version, jobs };
-    return jobs;
+    if (byName?.version === version) return byName.jobs;
+    if (sorting?.version === version) return sorting.jobs;
+    const jobs = sortByNameInSteps<Listed>([...registry.all(), ...registry.broken()], hostTurn);
+    sorting = { version, jobs };
+    try {
+      // Kept even if the registry changed meanwhile: the next call sorts again.
+      byName = { version, jobs: await jobs };
+      return byName.jobs;
+    } finally {
+      if (sorting?.jobs === jobs) sorting = undefined;
+    }
   };
 
   // Counting a window's slots walks them (86 400 a day for an every-second job): the

@@ -7,8 +7,9 @@
 //   stated in. `--prof` writes a `--cpu-prof` profile of worker n1 to $TMPDIR/edgecron-profiles.
 // - `single`: one node, 10 000 due jobs on a libSQL file, default concurrency: time from
 //   tick() until the last claim is made (target: under 1 s), store calls of the tick.
-// - `stall`: 100 000 jobs (memory store and libSQL file): the longest event-loop block
-//   while `GET /metrics` and `GET /jobs` answer, their time, a whole minute tick
+// - `stall`: 100 000 jobs (memory store and libSQL file): per HTTP read (`GET /metrics`,
+//   the first and the last page of `GET /jobs`, the dashboard overview, `GET /jobs/:name`)
+//   its total time and the longest event-loop block while it ran; a whole minute tick
 //   (concurrency 20 000: 5 rounds), and timer re-arms (`nextWake` then the wake cache).
 //
 // Run one part: `npx tsx bench/scale.ts procs|single|stall [--minutes=N] [--prof]`;
@@ -239,13 +240,25 @@ async function stallOn(label: string, jobs: number, store: Store): Promise<void>
   const tick = await longestBlock(() => scheduler.tick(first + MIN));
   const ran = Object.values(tick.value.jobs).filter((r) => r.outcomes[first + MIN] === "ok").length;
   const rows: string[] = [`tick ${fmt(tick.totalMs)} (${ran} ran; loop blocked at most ${fmt(tick.blockMs)})`];
-  for (const path of ["/metrics", "/jobs", "/jobs?limit=100&after=job-099000"]) {
+  // Each HTTP read: its total time and the longest event-loop block while it ran. The body
+  // is read chunk by chunk, as a socket would, so the client's own decoding is not counted.
+  const last = `job-${String(jobs - 100).padStart(6, "0")}`;
+  const middle = `job-${String(Math.floor(jobs / 2)).padStart(6, "0")}`;
+  const reads: string[] = [];
+  for (const path of ["/metrics", "/jobs", `/jobs?limit=100&after=${last}`, "/", `/jobs/${middle}`]) {
     const r = await longestBlock(async () => {
       const res = await app.request(path);
       if (res.status !== 200) throw new Error(`bench: ${path} answered ${res.status}`);
-      return (await res.text()).length;
+      const reader = res.body!.getReader();
+      let bytes = 0;
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) bytes += chunk.value.length;
+      return bytes;
     });
-    rows.push(`GET ${path} ${fmt(r.totalMs)}, blocked ${fmt(r.blockMs)}`);
+    reads.push(
+      `  ${label.padEnd(11)} | GET ${path.padEnd(32)} | total ${fmt(r.totalMs).padStart(8)} | longest block ${
+        fmt(r.blockMs).padStart(8)
+      } | ${(r.value / 1024).toFixed(0)} KiB`,
+    );
   }
   // A timer re-arm: nextWake over every job (before), the wake cache's first and a later re-arm (after).
   const schedules = Array.from({ length: jobs }, (_, i) => cronSchedule(i));
@@ -266,6 +279,7 @@ async function stallOn(label: string, jobs: number, store: Store): Promise<void>
   rows.push(`nextWake ${fmt(plain)}${wake}`);
   await scheduler.close();
   console.log(`${label.padEnd(11)} | ${rows.join(" | ")}`);
+  for (const line of reads) console.log(line);
 }
 
 /** Event-loop stalls at `jobs` jobs, memory and libSQL. */

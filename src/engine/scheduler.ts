@@ -114,7 +114,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       store: health.ok ? "ok" : "error",
       lastTick: ticker.lastTick,
       lastError: health.lastError,
-      jobs: registry.all().length,
+      jobs: registry.count(),
       running: triggers.running,
     }),
   };

@@ -4,7 +4,7 @@
  */
 import type { Scheduler, SchedulerEvent } from "../engine/types.ts";
 import { listJobs } from "./_list.ts";
-import { createHistogram, type Histogram, labels } from "./metrics_format.ts";
+import { createHistogram, type Histogram, labels, labelValue } from "./metrics_format.ts";
 import { createStalenessCollector } from "./metrics_staleness.ts";
 
 /** What the router's `GET /metrics` adds at scrape time: jobs by state. */
@@ -21,6 +21,11 @@ export interface Metrics {
    * state, read page by page; runs series of jobs that no longer exist are dropped.
    */
   scrape(scheduler: Scheduler, now?: number): Promise<string>;
+  /**
+   * `scrape()`'s text in pieces of at most a page of jobs each (joined, they are the
+   * text), so a server can send a large node's answer without encoding it in one go.
+   */
+  scrapeChunks(scheduler: Scheduler, now?: number): Promise<string[]>;
 }
 
 /** Options of `createMetrics()`. */
@@ -118,16 +123,28 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     }
   };
 
+  // One page's runs series as one piece of text; the label is escaped once per job.
+  const runText = (job: string): string => {
+    const byOutcome = runs.get(job);
+    if (byOutcome === undefined) return "";
+    const label = `edgecron_runs_total{job="${labelValue(job)}",outcome="`;
+    let text = "";
+    for (const [outcome, n] of [...byOutcome].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      text += `${label}${outcome}"} ${n}\n`;
+    }
+    return text;
+  };
+
   const render = (jobs?: JobStateCounts): string => {
     const series: string[] = [];
     for (const job of [...runs.keys()].sort()) runLines(job, series);
-    return renderWith(series, jobs);
+    return renderWith(series.map((line) => `${line}\n`), jobs).join("");
   };
 
-  const renderWith = (series: readonly string[], jobs?: JobStateCounts): string => {
+  // The families this node counts, as pieces of text: the runs series (pieces given, each
+  // ending in a newline) and the rest, rendered here.
+  const renderWith = (series: readonly string[], jobs?: JobStateCounts): string[] => {
     const out: string[] = [];
-    out.push("# HELP edgecron_runs_total Attempt outcomes by job.", "# TYPE edgecron_runs_total counter");
-    for (const line of series) out.push(line);
     out.push(
       "# HELP edgecron_claims_total Slot claims this node won or lost to another node.",
       "# TYPE edgecron_claims_total counter",
@@ -160,17 +177,22 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
         out.push(`edgecron_jobs${labels({ state })} ${jobs[state]}`);
       }
     }
-    return `${out.join("\n")}\n`;
+    return [
+      "# HELP edgecron_runs_total Attempt outcomes by job.\n# TYPE edgecron_runs_total counter\n",
+      ...series,
+      `${out.join("\n")}\n`,
+    ];
   };
 
   /**
-   * Pages through the jobs by name (no run history read), a turn of the event loop
-   * between pages so that a large node keeps its timers and heartbeats; the runs series
-   * come out in the same order, and series of jobs that no longer exist are dropped.
+   * Pages through the jobs by name (no run history read beyond the page's overview), a
+   * turn of the event loop between pages so that a large node keeps its timers and
+   * heartbeats. Each page is rendered to text as it comes (one piece per family and
+   * page), so a scrape is one pass over the jobs; series of jobs that no longer exist
+   * are dropped.
    */
-  const scrape = async (scheduler: Scheduler): Promise<string> => {
+  const scrapeChunks = async (scheduler: Scheduler): Promise<string[]> => {
     const jobs: JobStateCounts = { active: 0, paused: 0, disabled: 0, running: 0 };
-    // Last success, next run and skips: one overview read per page, and each job's next slot.
     const staleness = createStalenessCollector(scheduler);
     const series: string[] = [];
     const seen = new Set<string>();
@@ -181,30 +203,41 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
         limit: SCRAPE_PAGE,
         ...(after === undefined ? {} : { after }),
       });
+      let text = "";
       for (const job of page.jobs) {
         seen.add(job.name);
-        staleness.add(job);
-        runLines(job.name, series);
+        text += runText(job.name);
         if (job.runningSince !== undefined) jobs.running++;
         if (job.paused) jobs.paused++;
         else if (!job.enabled) jobs.disabled++;
         else jobs.active++;
       }
+      series.push(text);
+      await staleness.addPage(page.jobs);
       after = page.nextAfter ?? undefined;
       await nextTurn();
     } while (after !== undefined);
-    for (const job of [...runs.keys()]) if (!seen.has(job)) runs.delete(job);
-    return `${renderWith(series, jobs)}${(await staleness.lines()).join("\n")}\n`;
+    let checked = 0;
+    for (const job of runs.keys()) {
+      if (!seen.has(job)) runs.delete(job);
+      if (++checked % SCRAPE_PAGE === 0) await nextTurn();
+    }
+    return [...renderWith(series, jobs), ...staleness.pieces()];
   };
 
-  return { onEvent, render, scrape };
+  return {
+    onEvent,
+    render,
+    scrape: async (scheduler) => (await scrapeChunks(scheduler)).join(""),
+    scrapeChunks,
+  };
 }
 
-/** Jobs per page of a scrape: small enough that one page never holds the event loop long. */
-const SCRAPE_PAGE = 1000;
+/** Jobs per page of a scrape: small enough that one page holds the event loop well under 50 ms. */
+const SCRAPE_PAGE = 500;
 
 /** Yields to timers and I/O: a store that answers from memory resolves in the same turn. */
-function nextTurn(): Promise<void> {
+export function nextTurn(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
 

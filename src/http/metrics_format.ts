@@ -2,10 +2,13 @@
 
 /** `{a="x",b="y"}` with values escaped as the text format requires. */
 export function labels(set: Record<string, string>): string {
-  const parts = Object.entries(set).map(([k, v]) =>
-    `${k}="${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`
-  );
+  const parts = Object.entries(set).map(([k, v]) => `${k}="${labelValue(v)}"`);
   return `{${parts.join(",")}}`;
+}
+
+/** A label value escaped as the text format requires (backslash, double quote, newline); most need nothing. */
+export function labelValue(value: string): string {
+  return /[\\"\n]/.test(value) ? value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n") : value;
 }
 
 /** A histogram with fixed upper bounds, in seconds. */

@@ -5,16 +5,12 @@
  * (reason `overlap`, `buffer-full` or `catch-up`).
  */
 import type { JobInfo, Scheduler } from "../engine/types.ts";
-import { labels } from "./metrics_format.ts";
+import { labelValue } from "./metrics_format.ts";
 
 /** Rows a scrape reads back for a job whose newest outcome is not `ok`, looking for its last success. */
 const SUCCESS_LOOKBACK = 1000;
 
-/**
- * The skips of a job by reason label, from its store counts (an excluded slot has no
- * row: not a skip): `skipped` rows a full buffer dropped are `buffer-full`, the other
- * `skipped` rows `overlap`, `missed` rows `catch-up`. Undefined without counts.
- */
+/** A job's skipped and missed rows by metric reason; undefined when the store keeps no counts. */
 function skipsByReason(job: JobInfo): [string, number][] | undefined {
   const counts = job.statusCounts;
   if (counts === undefined) return undefined;
@@ -25,9 +21,13 @@ function skipsByReason(job: JobInfo): [string, number][] | undefined {
 
 /** Collects the jobs of one scrape's pages, then renders the staleness series. */
 export interface StalenessCollector {
-  add(job: JobInfo): void;
-  /** The exposition lines; reads the run history of jobs whose newest outcome is not a success. */
-  lines(): Promise<string[]>;
+  /**
+   * Adds a page of jobs: their lines are rendered now (one string per family and page),
+   * reading the run history only of jobs whose newest outcome is not a success.
+   */
+  addPage(jobs: readonly JobInfo[]): Promise<void>;
+  /** The three families' exposition text, in pieces of at most a page each, every line ending in a newline. */
+  pieces(): string[];
 }
 
 /**
@@ -36,48 +36,58 @@ export interface StalenessCollector {
  * the next run is the job's next slot (absent while paused, disabled, ended or
  * completed); skips count `skipped` rows a full buffer dropped as `buffer-full`, the
  * other `skipped` rows as `overlap` and `missed` rows as `catch-up`, over the retained
- * history.
+ * history. Each job is rendered once, as its page comes: a scrape
+ * keeps text, not the jobs.
  */
 export function createStalenessCollector(scheduler: Scheduler): StalenessCollector {
-  const jobs: JobInfo[] = [];
+  const success: string[] = [], next: string[] = [], skipped: string[] = [];
   return {
-    add(job) {
-      jobs.push(job);
-    },
-    async lines() {
-      const success: string[] = [], next: string[] = [], skipped: string[] = [];
+    async addPage(jobs) {
+      let s = "", n = "", k = "";
       for (const job of jobs) {
-        const at = await lastSuccess(scheduler, job);
-        if (at !== undefined) {
-          success.push(`edgecron_last_success_timestamp_seconds${labels({ job: job.name })} ${at / 1000}`);
-        }
+        const label = `{job="${labelValue(job.name)}"`;
+        // Most jobs' newest outcome says it all; only the others cost an await and a read.
+        const known = successOf(job);
+        const at = known === LOOK ? await lastSuccess(scheduler, job) : known;
+        if (at !== undefined) s += `edgecron_last_success_timestamp_seconds${label}} ${at / 1000}\n`;
         const slot = job.next[0];
-        if (slot !== undefined) {
-          next.push(`edgecron_next_run_timestamp_seconds${labels({ job: job.name })} ${slot / 1000}`);
-        }
-        for (const [reason, n] of skipsByReason(job) ?? []) {
-          skipped.push(`edgecron_skipped_total${labels({ job: job.name, reason })} ${n}`);
+        if (slot !== undefined) n += `edgecron_next_run_timestamp_seconds${label}} ${slot / 1000}\n`;
+        for (const [reason, count] of skipsByReason(job) ?? []) {
+          k += `edgecron_skipped_total${label},reason="${reason}"} ${count}\n`;
         }
       }
+      success.push(s);
+      next.push(n);
+      skipped.push(k);
+    },
+    pieces() {
       return [
-        "# HELP edgecron_last_success_timestamp_seconds When the newest successful run of a job finished.",
-        "# TYPE edgecron_last_success_timestamp_seconds gauge",
+        "# HELP edgecron_last_success_timestamp_seconds When the newest successful run of a job finished.\n",
+        "# TYPE edgecron_last_success_timestamp_seconds gauge\n",
         ...success,
-        "# HELP edgecron_next_run_timestamp_seconds The next slot of a job.",
-        "# TYPE edgecron_next_run_timestamp_seconds gauge",
+        "# HELP edgecron_next_run_timestamp_seconds The next slot of a job.\n",
+        "# TYPE edgecron_next_run_timestamp_seconds gauge\n",
         ...next,
-        "# HELP edgecron_skipped_total Slots recorded without running, by reason (retained history).",
-        "# TYPE edgecron_skipped_total counter",
+        "# HELP edgecron_skipped_total Slots recorded without running, by reason (retained history).\n",
+        "# TYPE edgecron_skipped_total counter\n",
         ...skipped,
       ];
     },
   };
 }
 
-async function lastSuccess(scheduler: Scheduler, job: JobInfo): Promise<number | undefined> {
+/** Marks a job whose last success only its run history can tell. */
+const LOOK = Symbol("look");
+
+/** The last success as the job list tells it, or LOOK when the newest outcome failed after a success. */
+function successOf(job: JobInfo): number | undefined | typeof LOOK {
   const last = job.lastOutcome;
   if (last?.status === "ok") return last.finishedAt ?? last.startedAt;
   if (last === undefined || (job.statusCounts !== undefined && (job.statusCounts["ok"] ?? 0) === 0)) return undefined;
+  return LOOK;
+}
+
+async function lastSuccess(scheduler: Scheduler, job: JobInfo): Promise<number | undefined> {
   const rows = await scheduler.runs(job.name, { limit: SUCCESS_LOOKBACK });
   const ok = rows.find((r) => r.status === "ok");
   return ok === undefined ? undefined : ok.finishedAt ?? ok.startedAt;

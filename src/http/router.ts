@@ -112,7 +112,7 @@ function resolve(scheduler: Scheduler, options: RouterOptions): RouterContext {
   });
   const now = options.now ?? (() => Date.now());
   const metrics = options.metrics;
-  if (metrics !== undefined && (typeof metrics.scrape !== "function" || typeof metrics.onEvent !== "function")) {
+  if (metrics !== undefined && (typeof metrics.scrapeChunks !== "function" || typeof metrics.onEvent !== "function")) {
     throw invalid("metrics", "expected the object createMetrics() returns");
   }
   return {

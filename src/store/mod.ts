@@ -15,6 +15,7 @@ export type {
   ClaimOutcome,
   ClaimRequest,
   ClaimResult,
+  DefsQuery,
   EnqueueOutcome,
   EnqueueRequest,
   JobDef,

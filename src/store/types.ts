@@ -286,6 +286,14 @@ export interface TickSnapshot {
   running: RunRecord[];
 }
 
+/** A page of `listDefs()`: definitions sorted by name. */
+export interface DefsQuery {
+  /** Only names strictly after this one. */
+  after?: string;
+  /** At most this many (a whole number >= 1); default all. */
+  limit?: number;
+}
+
 export interface RunQuery {
   /** Newest first; default 50, at most 1000. */
   limit?: number;
@@ -327,9 +335,12 @@ export interface Store {
   snapshot(names: readonly string[], now: number): Promise<TickSnapshot>;
 
   /**
-   * Read-only planning state, in one round trip: the same shape as snapshot(), but it
-   * NEVER writes (no job-state rows are inserted). Names the store has never seen are
-   * absent from `jobs` and `watermarks`.
+   * Read-only planning state of the NAMED jobs only, in one round trip: snapshot()'s
+   * shape, but it NEVER writes (no job-state rows are inserted) and it returns nothing
+   * of any other job: `jobs` and `watermarks` of the names the store has seen, `defs`
+   * the definitions of the named data-defined jobs, `running` the open rows of the named
+   * jobs. Its cost follows the names asked for, not the store's size, so a page of a
+   * large job list costs a page. Names never seen are absent from `jobs` and `watermarks`.
    */
   read(names: readonly string[]): Promise<TickSnapshot>;
 
@@ -408,8 +419,12 @@ export interface Store {
    */
   setPaused(name: string, paused: boolean, now: number, info?: { note?: string | null; by?: string }): Promise<void>;
 
-  /** Data-defined jobs. */
-  listDefs(): Promise<JobDef[]>;
+  /**
+   * Data-defined jobs, sorted by name (code-unit order, as SQLite's BINARY collation and
+   * Postgres's `"C"` collation sort ASCII). With a query, one page: the names strictly
+   * after `after`, at most `limit` of them.
+   */
+  listDefs(query?: DefsQuery): Promise<JobDef[]>;
   getDef(name: string): Promise<JobDef | undefined>;
   /**
    * Inserts or replaces a definition. With `ifVersion`, replaces only when the stored

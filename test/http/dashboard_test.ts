@@ -251,7 +251,11 @@ describe("dashboard cost", () => {
       const few = await cost(one, path);
       const lots = await cost(many, path);
       assert.equal(lots.length, few.length, `${path}: 1 job: ${few.join(",")}; 1 000 jobs: ${lots.join(",")}`);
-      assert.deepEqual(lots.filter((c) => c !== "getSetting").sort(), ["overview", "read"], `${path}: two store reads`);
+      assert.deepEqual(
+        lots.filter((c) => c !== "getSetting").sort(),
+        ["listDefs", "overview", "read"],
+        `${path}: three store reads (the page's definitions, state and history)`,
+      );
       for (const write of ["snapshot", "claim", "update", "setPaused", "putDef"]) {
         assert.ok(!lots.includes(write), `${path}: no ${write}`);
       }

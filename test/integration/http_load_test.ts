@@ -43,9 +43,10 @@ describe("HTTP load beside the scheduler", () => {
         results[1]!.rps.toFixed(0)
       } req/s; event loop delay ${JSON.stringify(delay)} ms`,
     );
-    // The loop delay is printed, not yet asserted: at 1 000 jobs a GET /jobs or dashboard
-    // read still holds the loop for tens of ms (hundreds on a loaded 2-core machine);
-    // issue 24 item 7 makes reads yield, and then `delay.p99 <= 50` belongs here.
+    // The loop delay under autocannon is printed, not asserted: with 50 connections on a
+    // 2-core machine it measures the machine's load as much as the code. What the code
+    // owes, that no single read holds the loop over 50 ms, is asserted request by request
+    // (longest block, CPU-bounded) at 20 000 jobs in http_stall_test.ts.
     assert.ok(beat.rows >= 18, `${beat.rows} rows`);
     assert.equal(beat.gaps, 0, "every second has its row");
     assert.deepEqual(Object.keys(beat.statuses).filter((s) => s !== "ok" && s !== "missed"), [], "no slot failed");

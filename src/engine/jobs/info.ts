@@ -1,7 +1,8 @@
 /**
- * The read side: `list()` and `get()` describe jobs from at most two store reads
- * (`read` + `overview`), never a write, whatever the number of jobs. Upcoming slots
- * are cached per job until the next tick or a definition change.
+ * The read side: `list()` and `get()` describe jobs from at most three store reads
+ * (`listDefs` for a list, `read` and `overview` of the jobs shown), never a write,
+ * whatever the number of jobs; a page or one job reads what it shows, never the whole
+ * store. Upcoming slots are cached per job until the next tick or a definition change.
  */
 import { redactDef } from "./redact.ts";
 import { own } from "../../core/own.ts";
@@ -10,6 +11,7 @@ import type { BrokenJob, JobRegistry } from "./registry.ts";
 import type { ResolvedJob } from "./spec.ts";
 import type { Clock, JobInfo, ListOptions } from "../types.ts";
 import { lifeOf } from "./life.ts";
+import { hostTurn, sortByNameInSteps } from "./sort.ts";
 
 /** How many next slots `list()` and `get()` show by default. */
 export const DEFAULT_NEXT = 5;
@@ -17,6 +19,8 @@ export const DEFAULT_NEXT = 5;
 const RECENT_PER_JOB = 50;
 /** Slots listed in `upcoming.slots`. */
 const UPCOMING_SLOTS = 200;
+/** Slots walked (by all the jobs of one call) between two host turns. */
+const WALK_STEP = 20_000;
 /** Counting stops here: a every-second job over a long window would otherwise cost a walk per slot. */
 const UPCOMING_COUNT_MAX = 1_000_000;
 
@@ -35,21 +39,33 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
   const { store, clock, registry } = deps;
   let cache = new Map<string, { job: ResolvedJob; from: number; window: number; value: Upcoming }>();
   let cacheVersion = registry.version;
-  // Jobs by name, sorted once per registry version: every page after that is a binary search.
-  let byName: { version: number; broken: readonly BrokenJob[]; jobs: Listed[] } | undefined;
-  const sortedJobs = (): Listed[] => {
-    const broken = registry.broken();
-    if (byName?.version !== registry.version || !sameList(byName.broken, broken)) {
-      const jobs: Listed[] = [...registry.all(), ...broken].sort((
-        a,
-        b,
-      ) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      byName = { version: registry.version, broken, jobs };
+  // Jobs by name, sorted once per registry version (a broken row bumps it too): every
+  // page after that is a binary search. A large list is sorted in steps, so a request
+  // after a change never holds the event loop for the whole sort.
+  let byName: { version: number; jobs: Listed[] } | undefined;
+  // Requests that arrive while a sort runs wait for it rather than start their own.
+  let sorting: { version: number; jobs: Promise<Listed[]> } | undefined;
+  const sortedJobs = async (): Promise<Listed[]> => {
+    const version = registry.version;
+    if (byName?.version === version) return byName.jobs;
+    if (sorting?.version === version) return sorting.jobs;
+    const jobs = sortByNameInSteps<Listed>([...registry.all(), ...registry.broken()], hostTurn);
+    sorting = { version, jobs };
+    try {
+      // Kept even if the registry changed meanwhile: the next call sorts again.
+      byName = { version, jobs: await jobs };
+      return byName.jobs;
+    } finally {
+      if (sorting?.jobs === jobs) sorting = undefined;
     }
-    return byName.jobs;
   };
 
-  const upcoming = (job: ResolvedJob, now: number, window: number): Upcoming => {
+  // Counting a window's slots walks them (86 400 a day for an every-second job): the
+  // walk pauses for a host turn every WALK_STEP slots, counted across the jobs of a
+  // call, so a page of busy jobs never holds the event loop for all of them.
+  let walked = 0;
+  const due = (): boolean => ++walked % WALK_STEP === 0;
+  const upcoming = async (job: ResolvedJob, now: number, window: number): Promise<Upcoming> => {
     if (cacheVersion !== registry.version) {
       cache = new Map();
       cacheVersion = registry.version;
@@ -64,34 +80,77 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
         return { count: hit.value.count - gone, first: slots[0], last: hit.value.last, slots };
       }
     }
-    const value = computeUpcoming(job, now, window);
+    const value = await computeUpcoming(job, now, window, due);
     cache.set(job.name, { job, from: now, window, value });
     return value;
+  };
+
+  // Which jobs a call describes, with their planning state. Each form reads what it shows:
+  // one job reads one job; a page reads the definitions in its name range and the state
+  // of its own jobs, so paging through N jobs costs N, not N²; the whole list reads all.
+  const select = async (
+    only: string | undefined,
+    options: ListOptions,
+  ): Promise<{ jobs: Listed[]; snapshot: TickSnapshot }> => {
+    if (only !== undefined) {
+      const snapshot = await store.read([only]);
+      registry.syncPart(snapshot, new Set([only]));
+      return { jobs: lookup(only), snapshot };
+    }
+    const { after, limit } = options;
+    if (after === undefined && limit === undefined) {
+      // Broken jobs are listed too (marked), after the ones that run; code jobs first, as registered.
+      registry.sync({ defs: await store.listDefs() });
+      const snapshot = await store.read(registry.names());
+      registry.sync({ jobs: snapshot.jobs });
+      return { jobs: [...registry.all(), ...registry.broken()], snapshot };
+    }
+    const size = limit === undefined ? undefined : Math.max(0, Math.floor(limit));
+    if (size === 0) return { jobs: [], snapshot: { jobs: {}, watermarks: {}, defs: [], running: [] } };
+    // The definitions of the page's name range (a store that ignores the query returns
+    // more: only the range is kept), so a job another node defined shows at once.
+    const page = size === undefined ? {} : { limit: size };
+    const defs = sortByName(
+      (await store.listDefs(after === undefined ? page : { ...page, after })).filter((d) =>
+        after === undefined || d.name > after
+      ),
+    ).slice(0, size);
+    const upTo = size !== undefined && defs.length === size ? defs.at(-1)!.name : undefined;
+    // A data job this node would show on the page, within the range read, that the store
+    // no longer has was deleted. Only the page is checked (new definitions can only push
+    // known jobs off it), so the check costs a page, not the registry; a job further on
+    // is checked when its own page is read.
+    const found = new Set(defs.map((d) => d.name));
+    const gone = pageOf(await sortedJobs(), after, size)
+      .filter((j) =>
+        j.source === "data" && !found.has(j.name) && !registry.isCode(j.name) && (upTo === undefined || j.name <= upTo)
+      )
+      .map((j) => j.name);
+    registry.syncPart({ defs }, new Set([...found, ...gone]));
+    let jobs = pageOf(await sortedJobs(), after, size);
+    const version = registry.version;
+    let snapshot = await store.read(jobs.map((j) => j.name));
+    registry.syncPart(snapshot, new Set(jobs.map((j) => j.name)));
+    if (registry.version !== version) {
+      // A definition changed between the two reads, or a row turned out broken: read the new page.
+      jobs = pageOf(await sortedJobs(), after, size);
+      snapshot = await store.read(jobs.map((j) => j.name));
+    }
+    return { jobs, snapshot };
+  };
+
+  // One job by name, broken or not, without walking the registry.
+  const lookup = (name: string): Listed[] => {
+    const broken = registry.broken().find((b) => b.name === name);
+    if (broken !== undefined) return [broken];
+    const job = registry.get(name);
+    return job === undefined ? [] : [job];
   };
 
   const describe = async (only: string | undefined, options: ListOptions): Promise<JobInfo[]> => {
     const now = clock.now();
     const count = clampNext(options.next);
-    const paged = options.after !== undefined || options.limit !== undefined;
-    // Broken jobs are listed too (marked), after the ones that run.
-    const listed = (): Listed[] => [...registry.all(), ...registry.broken()];
-    const select = (): Listed[] => {
-      if (only !== undefined) return listed().filter((j) => j.name === only);
-      // Pages are in name order; without paging, code jobs come first as registered.
-      return paged ? pageOf(sortedJobs(), options.after, options.limit) : listed();
-    };
-    // A page reads the state of its own jobs only, so paging through N jobs costs N, not N².
-    let jobs = paged ? select() : [];
-    let snapshot = await store.read(paged ? jobs.map((j) => j.name) : only === undefined ? registry.names() : [only]);
-    const version = registry.version;
-    const brokenBefore = registry.broken().length;
-    registry.sync(snapshot);
-    if (!paged) jobs = select();
-    else if (registry.version !== version || registry.broken().length !== brokenBefore) {
-      // Definitions changed under the page (another node defined or removed data jobs): read the new page.
-      jobs = select();
-      snapshot = await store.read(jobs.map((j) => j.name));
-    }
+    const { jobs, snapshot } = await select(only, options);
     if (jobs.length === 0) return [];
     const window = options.window;
     const since = window === undefined ? now + 1 : now - window;
@@ -99,14 +158,16 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
       ? {}
       : await store.overview(jobs.map((j) => j.name), { since, perJob: RECENT_PER_JOB });
     const live = liveSince(snapshot, now);
-    return jobs.map((listed) => {
+    const out: JobInfo[] = [];
+    for (const listed of jobs) {
       if ("reason" in listed) {
-        return describeBroken(
+        out.push(describeBroken(
           listed,
           registry,
           own(snapshot.jobs, listed.name)?.paused ?? false,
           own(overview, listed.name)?.last,
-        );
+        ));
+        continue;
       }
       const job = listed;
       const paused = own(snapshot.jobs, job.name)?.paused ?? false;
@@ -127,10 +188,13 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
       }
       if (window !== undefined) {
         info.recent = overview[job.name]?.recent ?? [];
-        info.upcoming = fires ? upcoming(job, now, window) : { count: 0, first: undefined, last: undefined, slots: [] };
+        info.upcoming = fires
+          ? await upcoming(job, now, window)
+          : { count: 0, first: undefined, last: undefined, slots: [] };
       }
-      return info;
-    });
+      out.push(info);
+    }
+    return out;
   };
 
   return {
@@ -144,11 +208,11 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
   };
 }
 
-/** The page of name-sorted `jobs` strictly after `after`, at most `limit` long: a binary search, not a pass. */
-function sameList<T>(a: readonly T[], b: readonly T[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
+function sortByName<T extends { name: string }>(items: T[]): T[] {
+  return items.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
+/** The page of name-sorted `jobs` strictly after `after`, at most `limit` long: a binary search, not a pass. */
 function pageOf<T extends { name: string }>(
   sorted: readonly T[],
   after: string | undefined,
@@ -172,7 +236,12 @@ function clampNext(next: number | undefined): number {
   return Math.max(0, Math.min(100, Math.floor(Number.isFinite(n) ? n : DEFAULT_NEXT)));
 }
 
-function computeUpcoming(job: ResolvedJob, now: number, window: number): Upcoming {
+async function computeUpcoming(
+  job: ResolvedJob,
+  now: number,
+  window: number,
+  due: () => boolean,
+): Promise<Upcoming> {
   const slots: number[] = [];
   let count = 0;
   let last: number | undefined;
@@ -181,6 +250,7 @@ function computeUpcoming(job: ResolvedJob, now: number, window: number): Upcomin
       if (slots.length < UPCOMING_SLOTS) slots.push(slot);
       last = slot;
       if (++count >= UPCOMING_COUNT_MAX) break;
+      if (due()) await hostTurn();
     }
   } catch {
     // A broken user-supplied Schedule: ticks log it.

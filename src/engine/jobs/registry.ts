@@ -37,6 +37,14 @@ export interface JobRegistry {
    * stop running alone, every other job goes on.
    */
   sync(snapshot: { defs?: readonly JobDef[]; jobs?: Record<string, JobState> }): void;
+  /**
+   * Like {@link sync}, for a read of some names only (`read(names)`, a page of
+   * `listDefs`): a data job named in `covers` and missing from `defs` was deleted; the
+   * others are left alone. Costs the names covered, not the registry.
+   */
+  syncPart(snapshot: { defs: readonly JobDef[]; jobs?: Record<string, JobState> }, covers: ReadonlySet<string>): void;
+  /** How many jobs {@link all} returns, without building the list (cached per version). */
+  count(): number;
   /** The jobs that do not run because a stored row is unreadable or invalid, by name order. */
   broken(): BrokenJob[];
   /** Resolves one stored definition (handler attached), or logs why it cannot run. */
@@ -79,21 +87,39 @@ export function createJobRegistry(deps: {
     }
   };
 
+  // Re-resolves a definition only when its stored version changed.
+  const applyDef = (def: JobDef): void => {
+    const known = data.get(def.name)?.def ?? badDefs.get(def.name)?.def;
+    if (known?.version === def.version && known.updatedAt === def.updatedAt) return;
+    const job = resolveDef(def);
+    registry.setData(def.name, job);
+    if (job !== undefined && code.has(def.name)) {
+      log.warn(`${jobLabel(def.name)} is both code- and data-defined; the code job wins on this node`);
+    }
+  };
+
   const syncDefs = (defs: readonly JobDef[]): void => {
     const seen = new Set<string>();
     for (const def of defs) {
       seen.add(def.name);
-      const known = data.get(def.name)?.def ?? badDefs.get(def.name)?.def;
-      if (known?.version === def.version && known.updatedAt === def.updatedAt) continue;
-      const job = resolveDef(def);
-      registry.setData(def.name, job);
-      if (job !== undefined && code.has(def.name)) {
-        log.warn(`${jobLabel(def.name)} is both code- and data-defined; the code job wins on this node`);
-      }
+      applyDef(def);
     }
     for (const name of [...data.keys()]) if (!seen.has(name)) registry.setData(name, undefined);
     for (const name of [...badDefs.keys()]) if (!seen.has(name) && badDefs.delete(name)) bump();
   };
+  // A read of a few names checks those names only: its cost follows the read, not the registry.
+  const syncNamed = (defs: readonly JobDef[], names: ReadonlySet<string>): void => {
+    const found = new Map(defs.map((def) => [def.name, def]));
+    for (const name of names) {
+      const def = found.get(name);
+      if (def !== undefined) applyDef(def);
+      else {
+        if (data.has(name)) registry.setData(name, undefined);
+        if (badDefs.delete(name)) bump();
+      }
+    }
+  };
+  let counted: { version: number; n: number } | undefined;
 
   const registry: JobRegistry = {
     addCode(name, spec) {
@@ -122,6 +148,19 @@ export function createJobRegistry(deps: {
     sync(snapshot) {
       if (snapshot.defs !== undefined) syncDefs(snapshot.defs);
       if (snapshot.jobs !== undefined) syncStates(snapshot.jobs);
+    },
+    syncPart(snapshot, covers) {
+      syncNamed(snapshot.defs, covers);
+      if (snapshot.jobs !== undefined) syncStates(snapshot.jobs);
+    },
+    count() {
+      if (counted?.version !== version) {
+        let n = 0;
+        for (const name of code.keys()) if (!badStates.has(name)) n++;
+        for (const name of data.keys()) if (!code.has(name) && !badStates.has(name)) n++;
+        counted = { version, n };
+      }
+      return counted.n;
     },
     broken() {
       const out: BrokenJob[] = [];

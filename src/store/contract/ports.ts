@@ -1,6 +1,6 @@
 /** Store contract cases for this round's port methods: renew, updateMany, read, overview. */
 import { assert } from "./assert.ts";
-import { type ContractContext, MIN, request, T0 } from "./_shared.ts";
+import { type ContractContext, MIN, rejectsWith, request, T0 } from "./_shared.ts";
 import type { Store } from "../types.ts";
 
 /** Registers these cases with `it`; each runs on a fresh store from `withStore`. */
@@ -97,7 +97,7 @@ export function portCases({ it, withStore }: ContractContext): void {
       if (lacks(store, "read")) return;
       await store.claim([request("a", T0)]);
       await store.putDef("d", { schedule: "* * * * *" }, T0);
-      const before = await store.read(["a", "never-seen", "__proto__"]);
+      const before = await store.read(["a", "d", "never-seen", "__proto__"]);
       assert.deepEqual(Object.keys(before.jobs).sort(), ["d"], "names the store never saw are absent");
       assert.deepEqual(before.defs.map((d) => d.name), ["d"]);
       assert.deepEqual(before.running.map((r) => r.job), ["a"]);
@@ -109,6 +109,47 @@ export function portCases({ it, withStore }: ContractContext): void {
       assert.equal(after.watermarks["a"], T0);
       assert.equal(Object.hasOwn(after.jobs, "never-seen"), false);
       assert.equal(Object.hasOwn((await store.read(["never-seen"])).jobs, "never-seen"), false);
+    }));
+
+  it("read() returns the named jobs only: no other job's state, watermark, definition or open row", () =>
+    withStore(async (store) => {
+      if (lacks(store, "read")) return;
+      await store.putDef("d1", { schedule: "* * * * *" }, T0);
+      await store.putDef("d2", { schedule: "* * * * *" }, T0);
+      await store.snapshot(["a", "b"], T0);
+      await store.claim([
+        request("a", T0, { batch: "1" }),
+        request("b", T0, { batch: "2" }),
+        request("d1", T0, { batch: "3" }),
+        request("d2", T0, { batch: "4" }),
+      ]);
+      const view = await store.read(["a", "d1"]);
+      assert.deepEqual(Object.keys(view.jobs).sort(), ["a", "d1"]);
+      assert.deepEqual(Object.keys(view.watermarks).sort(), ["a", "d1"]);
+      assert.deepEqual(view.defs.map((d) => d.name), ["d1"]);
+      assert.deepEqual(view.running.map((r) => r.job).sort(), ["a", "d1"]);
+      const none = await store.read([]);
+      assert.deepEqual([Object.keys(none.jobs), none.defs, none.running], [[], [], []]);
+      // snapshot() still plans every job: every definition and every open row.
+      const whole = await store.snapshot(["a"], T0 + MIN);
+      assert.deepEqual(whole.defs.map((d) => d.name), ["d1", "d2"]);
+      assert.deepEqual(whole.running.map((r) => r.job).sort(), ["a", "b", "d1", "d2"]);
+    }));
+
+  it("listDefs() pages by name: after a name (exclusive), at most limit, and refuses a bad query", () =>
+    withStore(async (store) => {
+      for (const name of ["c", "a", "e", "b", "d"]) await store.putDef(name, { schedule: "* * * * *" }, T0);
+      const names = async (query?: { after?: string; limit?: number }): Promise<string> =>
+        (await store.listDefs(query)).map((d) => d.name).join("");
+      assert.equal(await names(), "abcde");
+      assert.equal(await names({ limit: 2 }), "ab");
+      assert.equal(await names({ after: "b", limit: 2 }), "cd");
+      assert.equal(await names({ after: "bb" }), "cde", "a cursor need not be a stored name");
+      assert.equal(await names({ after: "e" }), "");
+      assert.equal((await store.listDefs({ after: "a", limit: 1 }))[0]?.spec["schedule"], "* * * * *");
+      await rejectsWith(store.listDefs({ limit: 0 }), "invalid-spec", /listDefs\.limit/);
+      await rejectsWith(store.listDefs({ limit: 1.5 }), "invalid-spec", /listDefs\.limit/);
+      await rejectsWith(store.listDefs({ after: "" }), "invalid-spec", /listDefs\.after/);
     }));
 
   it("overview() gives last outcome, counts and recent rows per job in one call", () =>

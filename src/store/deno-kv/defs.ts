@@ -3,13 +3,14 @@
  * spec as JSON text (as the SQL stores do) with a version for compare-and-set.
  */
 import { CONFLICT, type KvContext } from "./_context.ts";
-import { type KvLike, listAll } from "./_kv.ts";
+import { getAll, type KvLike, type KvListed } from "./_kv.ts";
 import {
   checkBoolean,
   checkInstant,
   checkText,
   checkVersion,
   pauseRecord,
+  resolveDefsQuery,
   specText,
   versionConflict,
 } from "../_validate.ts";
@@ -40,10 +41,36 @@ function toDef(name: string, stored: StoredDef): JobDef {
   return def;
 }
 
-/** Every definition, sorted by name (KV key order is code-unit order for ASCII names). */
-export async function readDefs(kv: KvLike, ctx: KvContext): Promise<JobDef[]> {
-  const entries = await listAll(kv, { prefix: ctx.keys.def() });
-  return entries.map((e) => toDef(String(e.key[e.key.length - 1]), e.value as StoredDef));
+/**
+ * Every definition sorted by name (KV key order is code-unit order for ASCII names), or a
+ * page: the names strictly after `after`, at most `limit`.
+ */
+export async function readDefs(
+  kv: KvLike,
+  ctx: KvContext,
+  page: { after?: string | undefined; limit?: number | undefined } = {},
+): Promise<JobDef[]> {
+  const prefix = ctx.keys.def();
+  const { after, limit } = page;
+  // `start` is inclusive: one entry more, and the name `after` itself dropped.
+  const selector = after === undefined ? { prefix } : { prefix, start: ctx.keys.def(after) };
+  const entries: KvListed[] = [];
+  const want = limit === undefined ? Infinity : limit + (after === undefined ? 0 : 1);
+  const options = want === Infinity ? { batchSize: 1000 } : { batchSize: Math.min(1000, want), limit: want };
+  for await (const entry of kv.list(selector, options)) entries.push(entry);
+  return entries.map((e) => toDef(String(e.key[e.key.length - 1]), e.value as StoredDef))
+    .filter((def) => after === undefined || def.name > after)
+    .slice(0, limit);
+}
+
+/** The definitions of `names` (those that exist), sorted by name. */
+export async function readNamedDefs(kv: KvLike, ctx: KvContext, names: readonly string[]): Promise<JobDef[]> {
+  const entries = await getAll(kv, names.map((name) => ctx.keys.def(name)));
+  const defs: JobDef[] = [];
+  entries.forEach((e, i) => {
+    if (e.versionstamp !== null) defs.push(toDef(names[i]!, e.value as StoredDef));
+  });
+  return defs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** The definition, pause and setting methods of the KV store. */
@@ -52,7 +79,10 @@ export function kvDefs(
 ): Pick<Store, "listDefs" | "getDef" | "putDef" | "deleteDef" | "setPaused" | "getSetting" | "putSetting"> {
   const { keys } = ctx;
   return {
-    listDefs: (): Promise<JobDef[]> => ctx.op("listDefs", (kv) => readDefs(kv, ctx)),
+    async listDefs(query): Promise<JobDef[]> {
+      const page = resolveDefsQuery(query);
+      return await ctx.op("listDefs", (kv) => readDefs(kv, ctx, page));
+    },
 
     async getDef(name): Promise<JobDef | undefined> {
       checkText(name, "getDef.name");

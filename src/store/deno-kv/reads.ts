@@ -3,8 +3,18 @@
  * overview. Reads never write; `snapshot()` is `read()` plus the job-state inserts.
  */
 import { CONFLICT, type KvContext } from "./_context.ts";
-import { counterValue, getAll, type KvLike, lastString, listAll, markSlot, publicRecord, type Row } from "./_kv.ts";
-import { readDefs } from "./defs.ts";
+import {
+  counterValue,
+  getAll,
+  type KvLike,
+  type KvListed,
+  lastString,
+  listAll,
+  markSlot,
+  publicRecord,
+  type Row,
+} from "./_kv.ts";
+import { readDefs, readNamedDefs } from "./defs.ts";
 import { checkInstant, MAX_RUNS_LIMIT, zeroCounts } from "../_validate.ts";
 import { isOpenStatus } from "../_overlap.ts";
 import { quote, SchedulerError } from "../../core/errors.ts";
@@ -30,7 +40,9 @@ export function planningState(
   const { keys } = ctx;
   return ctx.op(insertAt === undefined ? "read" : "snapshot", (kv) =>
     ctx.retry("snapshot", async () => {
-      const defs = await readDefs(kv, ctx);
+      // snapshot() reads every definition and open row; read() only the named jobs' ones.
+      const whole = insertAt !== undefined;
+      const defs = whole ? await readDefs(kv, ctx) : await readNamedDefs(kv, ctx, [...new Set(names)]);
       const all = [...new Set([...names, ...defs.map((d) => d.name)])];
       const states = await getAll(kv, all.map((name) => keys.job(name)));
       const missing = all.filter((_, i) => states[i]!.versionstamp === null);
@@ -50,7 +62,7 @@ export function planningState(
       const [marks, pruned, running] = await Promise.all([
         getAll(kv, known.map((name) => keys.mark(name))),
         prunedOf(kv, ctx, known),
-        listAll(kv, { prefix: keys.lives() }),
+        openRows(kv, ctx, whole ? undefined : all),
       ]);
       const snapshot: TickSnapshot = {
         jobs: {},
@@ -94,6 +106,19 @@ async function prunedOf(kv: KvLike, ctx: KvContext, names: readonly string[]): P
   }
   return out;
 }
+
+/** Open rows of every job (`names` undefined) or of the named jobs: one list per name, or one filtered list for many names. */
+async function openRows(kv: KvLike, ctx: KvContext, names: readonly string[] | undefined): Promise<KvListed[]> {
+  if (names === undefined) return await listAll(kv, { prefix: ctx.keys.lives() });
+  if (names.length > OPEN_LISTS_MAX) {
+    const asked = new Set(names);
+    return (await listAll(kv, { prefix: ctx.keys.lives() })).filter((e) => asked.has((e.value as Row).job));
+  }
+  return (await Promise.all(names.map((name) => listAll(kv, { prefix: ctx.keys.lives(name) })))).flat();
+}
+
+/** Past this many names, read() lists all open rows once rather than one list per name. */
+const OPEN_LISTS_MAX = 100;
 
 /** A job's rows newest first, from `from` (inclusive) or before `before` (exclusive). */
 export async function newestRows(

@@ -52,7 +52,11 @@ export function createRunTable(): RunTable {
     put(row): void {
       inner(byJob, row.job).set(row.slot, row);
       if (isOpenStatus(row.status)) inner(runningByJob, row.job).set(row.slot, row);
-      else runningByJob.get(row.job)?.delete(row.slot);
+      else {
+        // A job without open rows leaves the index, so running() walks open rows only.
+        const open = runningByJob.get(row.job);
+        if (open?.delete(row.slot) === true && open.size === 0) runningByJob.delete(row.job);
+      }
       const mark = watermarks.get(row.job);
       if (row.kind === "scheduled" && (mark === undefined || row.slot > mark)) watermarks.set(row.job, row.slot);
     },

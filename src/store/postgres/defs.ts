@@ -1,5 +1,5 @@
 /** The data-defined-job methods of the Postgres store: `listDefs`, `getDef`, `putDef` (compare-and-set on `version`), `deleteDef`. */
-import { checkInstant, checkText, checkVersion, specText, versionConflict } from "../_validate.ts";
+import { checkInstant, checkText, checkVersion, resolveDefsQuery, specText, versionConflict } from "../_validate.ts";
 import { jobDef } from "../sql/statements.ts";
 import type { Store } from "../types.ts";
 import type { PgConnection } from "./connection.ts";
@@ -12,9 +12,14 @@ type Defs = Pick<Store, "listDefs" | "getDef" | "putDef" | "deleteDef">;
 /** The definition methods over `db`; `ready` runs before each call (init on first use). */
 export function pgDefs(db: PgConnection, t: PgTables, ensureReady: () => Promise<void>): Defs {
   return {
-    async listDefs() {
+    async listDefs(query) {
+      const { after, limit } = resolveDefsQuery(query);
+      if (after !== undefined) checkStorable([after], "listDefs.after");
       await ensureReady();
-      return (await db.one("listDefs", defsStatement(t), "read")).map((row) => jobDef(row, "postgres"));
+      const page = { ...(after === undefined ? {} : { after }), ...(limit === undefined ? {} : { limit }) };
+      return (await db.one("listDefs", defsStatement(t, undefined, page), "read")).map((row) =>
+        jobDef(row, "postgres")
+      );
     },
 
     async getDef(name) {

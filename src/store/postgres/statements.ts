@@ -41,27 +41,45 @@ export function ensureJobsStatement(t: PgTables, names: readonly string[], now: 
   };
 }
 
-/** `read()` (and `snapshot()` after its write): states with watermarks and pause info, definitions, open rows. */
-export function readStatements(t: PgTables, names: readonly string[]): PgStatement[] {
+const STATES = (t: PgTables): string =>
+  `SELECT j.name, j.first_seen, j.paused, j.pause_note, j.paused_at, j.paused_by, j.pruned_runs,
+    (SELECT MAX(r.slot) FROM ${t.runs} r WHERE r.job = j.name AND r.kind = 'scheduled') AS watermark
+  FROM ${t.jobs} j`;
+
+/** `snapshot()` after its write: states (asked and data-defined) with watermarks and pause info, every definition, every open row. */
+export function snapshotStatements(t: PgTables, names: readonly string[]): PgStatement[] {
   return [
-    {
-      text: `SELECT j.name, j.first_seen, j.paused, j.pause_note, j.paused_at, j.paused_by, j.pruned_runs,
-          (SELECT MAX(r.slot) FROM ${t.runs} r WHERE r.job = j.name AND r.kind = 'scheduled') AS watermark
-        FROM ${t.jobs} j
-        WHERE j.name = ANY($1::text[]) OR j.name IN (SELECT name FROM ${t.defs})`,
-      args: [names],
-    },
+    { text: `${STATES(t)} WHERE j.name = ANY($1::text[]) OR j.name IN (SELECT name FROM ${t.defs})`, args: [names] },
     defsStatement(t),
     { text: `SELECT ${PG_COLUMNS} FROM ${t.runs} WHERE status IN ${OPEN}`, args: [] },
   ];
 }
 
-/** Every definition, by name (the spec as JSON text for the shared `jobDef`). */
-export function defsStatement(t: PgTables, name?: string): PgStatement {
+/** `read()`: the named jobs only (states, definitions, open rows), each an index lookup per name. */
+export function readStatements(t: PgTables, names: readonly string[]): PgStatement[] {
+  return [
+    { text: `${STATES(t)} WHERE j.name = ANY($1::text[])`, args: [names] },
+    {
+      text: `SELECT name, spec::text AS spec, version, updated_at FROM ${t.defs}
+        WHERE name = ANY($1::text[]) ORDER BY name COLLATE "C"`,
+      args: [names],
+    },
+    { text: `SELECT ${PG_COLUMNS} FROM ${t.runs} WHERE job = ANY($1::text[]) AND status IN ${OPEN}`, args: [names] },
+  ];
+}
+
+/**
+ * Every definition by name, one definition, or a page after `query.after` (at most
+ * `query.limit`); the spec as JSON text for the shared `jobDef`. Names sort in code-point
+ * order (`COLLATE "C"`) whatever the database's collation, as every other store sorts.
+ */
+export function defsStatement(t: PgTables, name?: string, query: { after?: string; limit?: number } = {}): PgStatement {
   const select = `SELECT name, spec::text AS spec, version, updated_at FROM ${t.defs}`;
-  return name === undefined
-    ? { text: `${select} ORDER BY name`, args: [] }
-    : { text: `${select} WHERE name = $1`, args: [name] };
+  if (name !== undefined) return { text: `${select} WHERE name = $1`, args: [name] };
+  const limit = query.limit === undefined ? "" : ` LIMIT ${Math.floor(query.limit)}`;
+  return query.after === undefined
+    ? { text: `${select} ORDER BY name COLLATE "C"${limit}`, args: [] }
+    : { text: `${select} WHERE name COLLATE "C" > $1 ORDER BY name COLLATE "C"${limit}`, args: [query.after] };
 }
 
 const KEY_WHERE = `job = $1 AND slot = $2 AND attempt = $3 AND node = $4 AND status IN ${LIVE}`;

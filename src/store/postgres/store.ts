@@ -51,6 +51,7 @@ import {
   reclaimStatement,
   renewStatement,
   setPausedStatement,
+  snapshotStatements,
   updateManyStatement,
   updateStatement,
 } from "./statements.ts";
@@ -105,7 +106,7 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
       checkStorable(names, "snapshot.names");
       await ensureReady();
       await db.one("snapshot", ensureJobsStatement(t, names, now), "write");
-      return planningState(await db.many("snapshot", readStatements(t, names), "read"));
+      return planningState(await db.many("snapshot", snapshotStatements(t, names), "read"));
     },
 
     async read(names): Promise<TickSnapshot> {

@@ -1,6 +1,6 @@
 /** The data-defined-job methods of the SQL stores (libSQL, D1). */
-import { bind, jobDef } from "./statements.ts";
-import { checkInstant, checkText, checkVersion, specText, versionConflict } from "../_validate.ts";
+import { bind, jobDef, listDefsStatement } from "./statements.ts";
+import { checkInstant, checkText, checkVersion, resolveDefsQuery, specText, versionConflict } from "../_validate.ts";
 import type { SqlExecutor } from "./executor.ts";
 import type { JobDef, Store } from "../types.ts";
 
@@ -20,9 +20,10 @@ export function sqlDefs(
 ): Pick<Store, "listDefs" | "getDef" | "putDef" | "deleteDef"> {
   const toDef = (row: Record<string, unknown>): JobDef => jobDef(row, db.label);
   return {
-    async listDefs(): Promise<JobDef[]> {
+    async listDefs(query): Promise<JobDef[]> {
+      const { after, limit } = resolveDefsQuery(query);
       await ready();
-      const [result] = await db.read("listDefs", [{ sql: `${SELECT} ORDER BY name`, args: [] }]);
+      const [result] = await db.read("listDefs", [listDefsStatement(after, limit)]);
       return (result?.rows ?? []).map(toDef);
     },
 

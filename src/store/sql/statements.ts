@@ -100,25 +100,53 @@ export function snapshotStatements(names: readonly string[], now: number): SqlSt
         ON CONFLICT (name) DO NOTHING`,
       { names: list, now },
     ),
-    ...readStatements(names),
-  ];
-}
-
-/** The statements of `read()`: `snapshot()` without its insert, so names never seen are absent. */
-export function readStatements(names: readonly string[]): SqlStatement[] {
-  return [
-    bind(jobStatesSql, { names: JSON.stringify(names) }),
+    bind(jobStatesSql, { names: list }),
     { sql: "SELECT name, spec, version, updated_at FROM edgecron_defs ORDER BY name", args: [] },
     { sql: `SELECT ${COLUMNS} FROM edgecron_runs WHERE status IN ('running', 'cancelling', 'buffered')`, args: [] },
   ];
 }
 
-/** Job states with their watermark; exported so a test can show the plan uses the index. */
-export const jobStatesSql =
-  `SELECT j.name, j.first_seen, j.paused, j.pause_note, j.paused_at, j.paused_by, j.pruned_runs,
+/**
+ * The statements of `read()`: the named jobs only (states, definitions, open rows), each
+ * an index lookup per name, so a page of a large job list costs a page.
+ */
+export function readStatements(names: readonly string[]): SqlStatement[] {
+  const list = JSON.stringify(names);
+  return [
+    bind(namedStatesSql, { names: list }),
+    bind(
+      `SELECT name, spec, version, updated_at FROM edgecron_defs
+        WHERE name IN (SELECT value FROM json_each(:names)) ORDER BY name`,
+      { names: list },
+    ),
+    bind(
+      `SELECT ${COLUMNS} FROM edgecron_runs
+        WHERE job IN (SELECT value FROM json_each(:names)) AND status IN ('running', 'cancelling', 'buffered')`,
+      { names: list },
+    ),
+  ];
+}
+
+const STATE_COLUMNS = `SELECT j.name, j.first_seen, j.paused, j.pause_note, j.paused_at, j.paused_by, j.pruned_runs,
     (SELECT MAX(r.slot) FROM edgecron_runs r WHERE r.job = j.name AND r.kind = 'scheduled') AS watermark
-  FROM edgecron_jobs j
+  FROM edgecron_jobs j`;
+
+/** Job states with their watermark (named or data-defined); exported so a test can show the plan uses the index. */
+export const jobStatesSql = `${STATE_COLUMNS}
   WHERE j.name IN (SELECT value FROM json_each(:names) UNION SELECT name FROM edgecron_defs)`;
+
+/** `read()`'s job states: the named ones only. */
+const namedStatesSql = `${STATE_COLUMNS}
+  WHERE j.name IN (SELECT value FROM json_each(:names))`;
+
+/** `listDefs()`: every definition, or a page of them by name (a primary-key range, never a scan from the start). */
+export function listDefsStatement(after: string | undefined, limit: number | undefined): SqlStatement {
+  const select = "SELECT name, spec, version, updated_at FROM edgecron_defs";
+  // LIMIT -1 is SQLite's "no limit".
+  return after === undefined
+    ? { sql: `${select} ORDER BY name LIMIT ?`, args: [limit ?? -1] }
+    : { sql: `${select} WHERE name > ? ORDER BY name LIMIT ?`, args: [after, limit ?? -1] };
+}
 
 const PATCH_COLUMNS = {
   status: "status",

@@ -23,7 +23,7 @@ function counting(): { store: ReturnType<typeof createMemoryStore>; calls: Map<s
 
 describe("list()", () => {
   for (const jobs of [1, 1000]) {
-    it(`with ${jobs} job(s) and a window: two store reads (read + overview), no write`, async () => {
+    it(`with ${jobs} job(s) and a window: three store reads (listDefs + read + overview), no write`, async () => {
       const { store, calls } = counting();
       const s = setup({ store, start: T0 - MIN + 1 });
       for (let i = 0; i < jobs; i++) s.scheduler.job(`job-${i}`, { schedule: "*/15 * * * *", run: () => {} });
@@ -33,7 +33,7 @@ describe("list()", () => {
       calls.clear();
       const infos = await s.scheduler.list({ window: HOUR });
       assert.equal(infos.length, jobs);
-      assert.deepEqual([...calls.entries()].sort(), [["overview", 1], ["read", 1]]);
+      assert.deepEqual([...calls.entries()].sort(), [["listDefs", 1], ["overview", 1], ["read", 1]]);
       assert.ok([...calls.keys()].every((k) => READS.has(k)));
       const first = infos.find((i) => i.name === "job-0")!;
       assert.deepEqual(first.recent!.map((r) => [r.slot, r.status]), [[T0, "ok"]]);
@@ -93,6 +93,67 @@ describe("list()", () => {
       after = page.at(-1)!.name;
     }
     assert.deepEqual(seen, sorted);
+  });
+
+  it("pages of data jobs read their own name range and rows only, and see another node's define and delete at once", async () => {
+    const store = createMemoryStore();
+    const a = setup({ store, webhookSecret: "k" });
+    const b = setup({ store, webhookSecret: "k", clock: a.clock });
+    const hook = { schedule: "*/5 * * * *", target: { url: "https://example.test/hook" } };
+    const names = Array.from({ length: 60 }, (_, i) => `d${String((i * 37) % 60).padStart(3, "0")}`);
+    for (const name of names) await b.scheduler.define(name, hook);
+    // What each store read returned: a page must never read beyond its own jobs.
+    const returned: number[] = [];
+    const { read, listDefs } = store;
+    store.read = async (asked) => {
+      const view = await read(asked);
+      returned.push(view.defs.length, Object.keys(view.jobs).length);
+      return view;
+    };
+    store.listDefs = async (query) => {
+      const defs = await listDefs(query);
+      returned.push(defs.length);
+      return defs;
+    };
+    const pages = async (): Promise<string[]> => {
+      const seen: string[] = [];
+      let after: string | undefined;
+      for (;;) {
+        const page = await a.scheduler.list({ next: 0, limit: 20, ...(after === undefined ? {} : { after }) });
+        if (page.length === 0) return seen;
+        seen.push(...page.map((j) => j.name));
+        after = page.at(-1)!.name;
+      }
+    };
+    // a never ticked: every job it lists, it learned from the pages themselves.
+    assert.deepEqual(await pages(), [...names].sort());
+    assert.ok(returned.every((n) => n <= 20), `a store read returned ${Math.max(...returned)} rows`);
+    await b.scheduler.undefine("d010");
+    await b.scheduler.define("d010x", hook);
+    const first = (await a.scheduler.list({ limit: 20 })).map((j) => j.name);
+    assert.equal(first.includes("d010"), false, "deleted on another node");
+    assert.equal(first.includes("d010x"), true, "defined on another node");
+    assert.equal((await a.scheduler.get("d020"))?.source, "data");
+    await b.scheduler.undefine("d020");
+    assert.equal(await a.scheduler.get("d020"), undefined);
+    assert.equal((await a.scheduler.list({ after: "d019", limit: 1 }))[0]?.name, "d021");
+  });
+
+  it("counting a day of every-second slots gives the event loop turns, and counts every slot", async () => {
+    const s = setup();
+    for (const name of ["a", "b", "c"]) s.scheduler.job(name, { schedule: "* * * * * *", run: () => {} });
+    let turns = 0;
+    let on = true;
+    const spin = (): void => {
+      turns++;
+      if (on) setTimeout(spin, 0);
+    };
+    setTimeout(spin, 0);
+    const infos = await s.scheduler.list({ window: 24 * HOUR, limit: 3 });
+    on = false;
+    assert.deepEqual(infos.map((i) => i.upcoming!.count), [86_400, 86_400, 86_400]);
+    // 259 200 slots walked: a host turn every 20 000 of them.
+    assert.ok(turns >= 10, `the event loop turned ${turns} times`);
   });
 
   it("upcoming slots are cached until the next tick or a definition change", async () => {

@@ -1,0 +1,25 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { sortByNameInSteps } from "../../../src/engine/jobs/sort.ts";
+
+describe("sortByNameInSteps()", () => {
+  it("sorts 30 000 names as Array.prototype.sort does, equal names in their order, pausing between steps", async () => {
+    // A fixed shuffle with duplicates: each name twice, tagged with its position.
+    const items = Array.from({ length: 30_000 }, (_, i) => ({ name: `n${(i * 7919) % 15_000}`, at: i }));
+    const expected = [...items].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.at - b.at));
+    let pauses = 0;
+    const sorted = await sortByNameInSteps([...items], async () => void pauses++);
+    assert.deepEqual(sorted, expected);
+    assert.ok(pauses >= 10, `${pauses} pauses`);
+  });
+
+  it("sorts a small list in one step, without pausing", async () => {
+    let pauses = 0;
+    const sorted = await sortByNameInSteps(
+      [{ name: "b" }, { name: "a" }, { name: "__proto__" }],
+      async () => void pauses++,
+    );
+    assert.deepEqual(sorted.map((x) => x.name), ["__proto__", "a", "b"]);
+    assert.equal(pauses, 0);
+  });
+});

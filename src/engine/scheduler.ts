@@ -153,8 +153,8 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       return { report, settled: Promise.resolve(report) };
     }
   };
-  // At least half the capacity free: when the next round of a tick is worth claiming.
-  const hasRoom = (): boolean => concurrency - tracker.running >= concurrency / 2;
+  // Room to claim at least half the capacity: when the next round of a tick is worth claiming.
+  const hasRoom = (): boolean => ticker.hasRoom();
   // The next round of the last tick's plan (its node was at capacity): no snapshot.
   const more = async (): Promise<StartedTick> => {
     views.invalidate();
@@ -247,6 +247,8 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     async stop(opts = {}) {
       for (const controller of aheads) controller.abort();
       await timer.stop();
+      // Claims queued and not started are released: no new run starts while stopping.
+      await ticker.drop();
       await stopRuns(tracker, clock, {
         graceMs: parseDuration(opts.grace ?? "10s", at("grace")),
         deadlineMs: parseDuration(opts.deadline ?? "30s", at("deadline")),

@@ -96,7 +96,9 @@ export function createClaimWrites(deps: {
       claim.controller = undefined;
       claim.capUntil = Infinity;
       claim.generation++;
-      heart.rearm();
+      // Uncapped, its renewal may fall due sooner; nothing is fenced sooner. O(1), not a
+      // pass over every held claim: a node with a queued minute ends thousands in a row.
+      heart.track(claim);
       const recorded = await deps.writer.write(keyOf(claim), patch, () => !claim.lost);
       if (recorded) tracker.release(claim);
       return recorded;

@@ -8,6 +8,7 @@
  */
 import type { ClaimRequest } from "../../store/types.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
+import type { HeldClaim } from "../run/tracker.ts";
 import { sleep } from "../run/sleep.ts";
 import { claimBatch, type ClaimDeps } from "./claim_batch.ts";
 import { type DueJob, slotsToRun, takeRound, unclaimed } from "./plan_tick.ts";
@@ -98,6 +99,13 @@ export function createRounds(deps: RoundsDeps): Rounds {
     }
   };
 
+  const queueAll = (draft: ReportDraft, won: Map<string, HeldClaim[]>, runs: Promise<unknown>[]): void => {
+    for (const [name, claims] of won) {
+      const job = registry.get(name);
+      if (job !== undefined) runs.push(queueRun(deps, job, claims, draft.job(name)));
+    }
+  };
+
   return {
     begin(now, due, helpFrom) {
       plan = {
@@ -119,7 +127,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
     },
     async round(draft, now, runs) {
       const p = plan;
-      const won = new Map<string, unknown>();
+      const won = new Map<string, HeldClaim[]>();
       if (p === undefined || p.next >= p.due.length) return won;
       // Batch after batch while the budget lasts; the help phase (other nodes' shares) only
       // in a round of its own, so a tick's first round never waits for it.
@@ -133,20 +141,23 @@ export function createRounds(deps: RoundsDeps): Rounds {
         try {
           taken = await take(p, now, budget);
         } catch (e) {
-          return e instanceof Error ? new Error("read failed", { cause: e }) : new Error(String(e));
+          queueAll(draft, won, runs);
+          return new Error("read failed", { cause: e });
         }
         if (taken === "stop") break;
         for (const { job, planned } of taken.jobs) draft.job(job.name).planned.push(...planned);
         const claimed = await claimBatch(deps, taken.requests as ClaimRequest[], draft);
-        if (claimed instanceof Error) return claimed;
-        for (const [name, claims] of claimed) {
-          const job = registry.get(name);
-          if (job === undefined) continue;
-          won.set(name, claims);
-          runs.push(queueRun(deps, job, claims, draft.job(name)));
+        if (claimed instanceof Error) {
+          // What earlier batches won is held: it runs, and the tick reports the failure.
+          queueAll(draft, won, runs);
+          return claimed;
         }
+        for (const [name, claims] of claimed) won.set(name, claims);
         if (taken.requests.length === 0) break;
       }
+      // Runs start once the round's claims are made: runs started between its batches
+      // would hold the later claims back (the handlers of a large minute share the event loop).
+      queueAll(draft, won, runs);
       if (p.next >= p.due.length && plan === p) plan = undefined;
       if (p.deferred > 0) draft.report.deferred = p.deferred;
       return won;

@@ -172,6 +172,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       clock,
       log,
       jobs: () => registry.all(),
+      version: () => registry.version,
       onCapacity: (wake) =>
         tracker.onSettle(() => {
           if (hasRoom()) wake();

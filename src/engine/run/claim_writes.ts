@@ -78,7 +78,8 @@ export function createClaimWrites(deps: {
       if (change.attempt !== undefined) claim.attempt = change.attempt;
       claim.capUntil = capUntil;
       moved(claim, stored);
-      heart.rearm();
+      // O(1): only an earlier fence or renewal needs a timer moved (a later one finds nothing to do).
+      heart.track(claim);
       return true;
     },
     start(held, startedAt, timeoutMs, controller) {

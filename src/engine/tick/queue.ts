@@ -7,6 +7,7 @@
  * and any node's next tick reaps it like a run in flight, so nothing is lost.
  */
 import type { RunTracker } from "../run/tracker.ts";
+import { nextTurn, STARTS_PER_TURN } from "./turn.ts";
 
 /** How far ahead a node claims, in time at its measured pace: later work is left to the next round or to other nodes. */
 export const AHEAD_MS = 1_000;
@@ -54,8 +55,23 @@ export function createRunQueue(deps: { tracker: RunTracker; concurrency: number;
   let average: number | undefined;
   let lastSettled = -Infinity;
 
+  // Starts since the last yield: runs that settle in microtasks (a memory store, no-op
+  // handlers) would otherwise start one another without the event loop ever turning.
+  let starts = 0;
+  let yielding = false;
   const pump = (): void => {
+    if (yielding) return;
     while (head < waiting.length && tracker.running < concurrency && !tracker.stopping) {
+      if (starts >= STARTS_PER_TURN) {
+        yielding = true;
+        void nextTurn().then(() => {
+          yielding = false;
+          starts = 0;
+          pump();
+        });
+        return;
+      }
+      starts++;
       const { run, done } = waiting[head]!;
       waiting[head++] = undefined!;
       const started = deps.now();

@@ -14,6 +14,7 @@ import { claimBatch, type ClaimDeps } from "./claim_batch.ts";
 import { type DueJob, slotsToRun, takeRound, unclaimed } from "./plan_tick.ts";
 import type { ReportDraft } from "./report.ts";
 import { queueRun, type RunsDeps } from "./runs.ts";
+import { nextTurn } from "./turn.ts";
 
 /** How many jobs of other nodes' shares one read checks before this node helps with them. */
 const HELP_WINDOW = 1_000;
@@ -135,8 +136,11 @@ export function createRounds(deps: RoundsDeps): Rounds {
       // batches): no one else would take what it left, and capacity bounds runs, not claims.
       const alone = p.helpFrom >= p.due.length;
       for (let first = true;; first = false) {
-        const budget = alone ? Infinity : queue.budget();
+        // What this round already won is not queued yet: it counts against the budget.
+        const budget = alone ? Infinity : Math.max(0, queue.budget() - won.size);
         if (!first && (budget === 0 || p.next >= p.due.length || p.next >= p.helpFrom)) break;
+        // A store that answers from memory would chain every batch in one turn.
+        if (!first) await nextTurn();
         let taken;
         try {
           taken = await take(p, now, budget);

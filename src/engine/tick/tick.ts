@@ -8,7 +8,8 @@
 import { own } from "../../core/own.ts";
 import type { RunRecord, TickSnapshot } from "../../store/types.ts";
 import { errorText, jobLabel } from "../text.ts";
-import { claimOrder, planTick } from "./plan_tick.ts";
+import { claimOrder, planTick, type TickPlan } from "./plan_tick.ts";
+import { nextTurn, PLAN_CHUNK } from "./turn.ts";
 import { limitRuns } from "./max_runs.ts";
 import { createPresence } from "./presence.ts";
 import type { Reconciler } from "./reconcile.ts";
@@ -58,6 +59,20 @@ export interface Ticker {
   readonly lastTick: number | undefined;
 }
 
+/** `planTick` over `jobs` in chunks of `PLAN_CHUNK`, yielding to the event loop between them (100 000 jobs plan in seconds). */
+async function planInChunks(jobs: readonly ResolvedJob[], snapshot: TickSnapshot, now: number): Promise<TickPlan> {
+  if (jobs.length <= PLAN_CHUNK) return planTick(jobs, snapshot, { now });
+  const plan: TickPlan = { idle: [], runnable: [], warnings: [] };
+  for (let i = 0; i < jobs.length; i += PLAN_CHUNK) {
+    if (i > 0) await nextTurn();
+    const part = planTick(jobs.slice(i, i + PLAN_CHUNK), snapshot, { now });
+    for (const d of part.idle) plan.idle.push(d);
+    for (const d of part.runnable) plan.runnable.push(d);
+    for (const w of part.warnings) plan.warnings.push(w);
+  }
+  return plan;
+}
+
 /** Creates the ticker. */
 export function createTicker(deps: TickDeps): Ticker {
   let lastTick: number | undefined;
@@ -105,7 +120,7 @@ export function createTicker(deps: TickDeps): Ticker {
       return failed(e);
     }
 
-    const plan = planTick(registry.all(), snapshot, { now });
+    const plan = await planInChunks(registry.all(), snapshot, now);
     try {
       await limitRuns(plan, snapshot, store);
     } catch (e) {

@@ -7,7 +7,7 @@
  */
 import { own } from "../../core/own.ts";
 import type { RunRecord, TickSnapshot } from "../../store/types.ts";
-import { errorText, jobLabel } from "../text.ts";
+import { jobLabel } from "../text.ts";
 import { claimOrder, planTick, type TickPlan } from "./plan_tick.ts";
 import { nextTurn, PLAN_CHUNK } from "./turn.ts";
 import { limitRuns } from "./max_runs.ts";
@@ -23,10 +23,9 @@ import { draftReport, type ReportDraft } from "./report.ts";
 import { createRounds } from "./rounds.ts";
 import { startOrphans } from "./orphans.ts";
 import { runNow } from "./runs.ts";
+import { createPruner } from "./prune.ts";
 
 export { HELP_DELAY_MS } from "./rounds.ts";
-
-const HOUR = 3_600_000;
 
 /** A tick whose claims are done: `report` fills in as runs settle; `settled` resolves then. */
 export interface StartedTick {
@@ -76,12 +75,12 @@ async function planInChunks(jobs: readonly ResolvedJob[], snapshot: TickSnapshot
 /** Creates the ticker. */
 export function createTicker(deps: TickDeps): Ticker {
   let lastTick: number | undefined;
-  let lastPrune: number | undefined;
   const { store, clock, node, registry, lease, tracker, emit, log } = deps;
   const presence = createPresence({ store, node, log });
   const queue = createRunQueue({ tracker, concurrency: deps.concurrency, now: () => clock.now() });
   const runs = { ...deps, queue };
   const rounds = createRounds(runs);
+  const prune = createPruner({ store, registry, log, retentionMs: deps.retentionMs });
 
   /**
    * Plans, claims and starts the runs of one tick at `now`. Resolves once the first
@@ -198,21 +197,6 @@ export function createTicker(deps: TickDeps): Ticker {
       return report;
     });
     return { report, settled };
-  };
-
-  const prune = async (now: number): Promise<void> => {
-    if (lastPrune !== undefined && now - lastPrune < HOUR) return;
-    lastPrune = now;
-    const longestWindow = Math.max(0, ...registry.all().map((j) => j.catchUp.windowMs));
-    try {
-      let removed = await store.prune(now - Math.max(deps.retentionMs, longestWindow));
-      for (const job of registry.all()) {
-        if (job.maxRows !== undefined) removed += await store.pruneRows(job.name, job.maxRows);
-      }
-      if (removed > 0) log.debug(`pruned ${removed} finished runs`);
-    } catch (e) {
-      log.warn("pruning run history failed; will retry in an hour", { error: errorText(e) });
-    }
   };
 
   return {

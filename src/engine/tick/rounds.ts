@@ -132,12 +132,12 @@ export function createRounds(deps: RoundsDeps): Rounds {
       if (p === undefined || p.next >= p.due.length) return won;
       // Batch after batch while the budget lasts; the help phase (other nodes' shares) only
       // in a round of its own, so a tick's first round never waits for it.
-      // A node that knows of no other node ticking this minute claims it all now (in
-      // batches): no one else would take what it left, and capacity bounds runs, not claims.
-      const alone = p.helpFrom >= p.due.length;
+      // A node claims its own rendezvous share (all of the minute, when it knows of no other
+      // node) at once, in batches: capacity bounds runs, not claims, and no other node takes
+      // that share for HELP_DELAY_MS. Other nodes' shares are claimed at the measured pace.
       for (let first = true;; first = false) {
         // What this round already won is not queued yet: it counts against the budget.
-        const budget = alone ? Infinity : Math.max(0, queue.budget() - won.size);
+        const budget = p.next < p.helpFrom ? Infinity : Math.max(0, queue.budget() - won.size);
         if (!first && (budget === 0 || p.next >= p.due.length || p.next >= p.helpFrom)) break;
         // A store that answers from memory would chain every batch in one turn.
         if (!first) await nextTurn();

@@ -100,9 +100,15 @@ export function createClaimWrites(deps: {
       // Uncapped, its renewal may fall due sooner; nothing is fenced sooner. O(1), not a
       // pass over every held claim: a node with a queued minute ends thousands in a row.
       heart.track(claim);
-      const recorded = await deps.writer.write(keyOf(claim), patch, () => !claim.lost);
-      if (recorded) tracker.release(claim);
-      return recorded;
+      // The handler is done: its run no longer counts against `concurrency` while the write waits.
+      tracker.writing(1);
+      try {
+        const recorded = await deps.writer.write(keyOf(claim), patch, () => !claim.lost);
+        if (recorded) tracker.release(claim);
+        return recorded;
+      } finally {
+        tracker.writing(-1);
+      }
     },
     async release(claims) {
       const now = clock.now();

@@ -21,7 +21,7 @@ export function startOrphans(
   const { tracker, registry } = deps;
   for (const name of startable(snapshot, now)) {
     // A node at its capacity leaves them to another node (or its next tick).
-    if (tracker.running + deps.queue.length >= deps.concurrency) break;
+    if (tracker.handlers + deps.queue.length >= deps.concurrency) break;
     const job = registry.get(name);
     if (job === undefined || !job.enabled || own(snapshot.jobs, name)?.paused === true || won.has(name)) continue;
     runs.push(drain(deps, job, draft.job(name), true));

@@ -1,10 +1,11 @@
 /**
  * The node's run queue: slots this node has won but not started yet. `concurrency`
  * bounds the runs in flight, not the claims, so a round may claim more than the free
- * capacity (about a second of work at the measured pace, `ahead()`) and start the rest
- * here, in claim order, as runs settle. A queued claim is an ordinary held claim: the
- * heartbeat renews its lease while it waits, and if this node dies its row's lease ends
- * and any node's next tick reaps it like a run in flight, so nothing is lost.
+ * capacity (its own share whole; other nodes' about a second of work ahead at the
+ * measured pace, `ahead()`) and start the rest here, in claim order, as runs settle. A
+ * queued claim is an ordinary held claim: the heartbeat renews its lease while it waits,
+ * and if this node dies its row's lease ends and any node's next tick records it
+ * `abandoned` (re-run when the job has retries left), as for a run in flight.
  */
 import type { RunTracker } from "../run/tracker.ts";
 import { nextTurn, STARTS_PER_TURN } from "./turn.ts";
@@ -61,7 +62,7 @@ export function createRunQueue(deps: { tracker: RunTracker; concurrency: number;
   let yielding = false;
   const pump = (): void => {
     if (yielding) return;
-    while (head < waiting.length && tracker.running < concurrency && !tracker.stopping) {
+    while (head < waiting.length && tracker.handlers < concurrency && !tracker.stopping) {
       if (starts >= STARTS_PER_TURN) {
         yielding = true;
         void nextTurn().then(() => {
@@ -104,7 +105,7 @@ export function createRunQueue(deps: { tracker: RunTracker; concurrency: number;
       return waiting.length - head;
     },
     budget() {
-      const free = Math.max(0, concurrency - tracker.running);
+      const free = Math.max(0, concurrency - tracker.handlers);
       const settling = free > 0 || deps.now() - lastSettled <= AHEAD_MS;
       return Math.max(0, free + (settling ? ahead() : 0) - (waiting.length - head));
     },

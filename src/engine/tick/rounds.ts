@@ -1,10 +1,10 @@
 /**
  * A tick's plan while slots of it wait to be claimed, and the rounds that claim it. One
  * snapshot per tick: a later round claims from the plan already made (the store's claim
- * decides every slot, so nothing needs re-reading), and costs what it claims. A round
- * claims what the node can start within about a second (`queue.ts`: free capacity plus
- * the measured pace), in batches of at most `MAX_BATCH` jobs; the node's own rendezvous
- * share comes first, other nodes' shares only after `HELP_DELAY_MS` (`spread.ts`).
+ * decides every slot, so nothing needs re-reading), and costs what it claims. The node's
+ * own rendezvous share (`spread.ts`) is claimed at once, in batches of at most `MAX_BATCH`
+ * jobs; other nodes' shares only after `HELP_DELAY_MS`, and then what the node can start
+ * within about a second (`queue.ts`: free capacity plus the measured pace).
  */
 import type { ClaimRequest } from "../../store/types.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";

@@ -132,7 +132,7 @@ export function createTicker(deps: TickDeps): Ticker {
     }
     // Only a minute larger than this node's free capacity needs to know who else ticks it;
     // the node's first tick notes it too, so that its first large minute finds the others.
-    const large = plan.runnable.length > deps.concurrency - tracker.running;
+    const large = plan.runnable.length > deps.concurrency - tracker.handlers;
     const nodes = large || first ? await presence.live(now) : [];
     // A minute that fits is claimed whole, in job order; only a larger one is spread.
     const { due, helpFrom } = large

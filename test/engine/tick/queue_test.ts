@@ -129,3 +129,44 @@ describe("queued claims when their node stalls", () => {
     }
   });
 });
+
+describe("capacity counts handlers", () => {
+  it("a run whose outcome write waits on the store no longer holds capacity: queued slots start", async () => {
+    const store = createMemoryStore();
+    const release = deferred();
+    const { updateMany, update } = store;
+    // Every outcome write waits until released (a store slow to write, a busy file).
+    store.updateMany = async (writes) => {
+      await release.promise;
+      return updateMany(writes);
+    };
+    store.update = async (key, patch) => {
+      if (patch.status !== undefined) await release.promise;
+      return update(key, patch);
+    };
+    const s = setup({ start: T0 - MIN + 1, concurrency: 2, store });
+    let live = 0;
+    let peak = 0;
+    const ran: string[] = [];
+    for (const name of ["a", "b", "c", "d", "e", "f"]) {
+      s.scheduler.job(name, {
+        schedule: "* * * * *",
+        run: async (ctx) => {
+          ran.push(ctx.job);
+          peak = Math.max(peak, ++live);
+          await Promise.resolve();
+          live--;
+        },
+      });
+    }
+    await s.scheduler.tick(T0 - MIN + 1);
+    await s.clock.set(T0);
+    const ticked = s.scheduler.tick(T0);
+    for (let i = 0; i < 20 && ran.length < 6; i++) await new Promise((r) => setTimeout(r, 1));
+    assert.equal(ran.length, 6, "every handler ran while the outcome writes waited");
+    assert.ok(peak <= 2, `at most 2 handlers at once, saw ${peak}`);
+    release.resolve();
+    const report = await ticked;
+    assert.ok(Object.values(report.jobs).every((r) => r.outcomes[T0] === "ok"), "every outcome recorded once released");
+  });
+});

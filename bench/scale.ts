@@ -10,7 +10,7 @@
 // - `stall`: 100 000 jobs (memory store and libSQL file): per HTTP read (`GET /metrics`,
 //   the first and the last page of `GET /jobs`, the dashboard overview, `GET /jobs/:name`)
 //   its total time and the longest event-loop block while it ran; a whole minute tick
-//   (concurrency 20 000: 5 rounds), and timer re-arms (`nextWake` then the wake cache).
+//   (concurrency 20 000: 5 rounds), and timer re-arms (`nextWake` over every job, then the wake cache's heap).
 //
 // Run one part: `npx tsx bench/scale.ts procs|single|stall [--minutes=N] [--prof]`;
 // `npm run bench` runs all three (`npm run bench -- --only=procs` for one).
@@ -25,7 +25,7 @@ import { createMemoryStore } from "../src/store/memory/mod.ts";
 import { libsqlStore } from "../src/store/libsql/mod.ts";
 import type { Store } from "../src/store/types.ts";
 import type { Scheduler } from "../src/engine/types.ts";
-import * as plan from "../src/engine/tick/plan.ts";
+import { createWakeCache } from "../src/engine/tick/wake.ts";
 import { nextWake } from "../src/engine/tick/plan.ts";
 import { cron } from "../src/core/mod.ts";
 
@@ -266,16 +266,13 @@ async function stallOn(label: string, jobs: number, store: Store): Promise<void>
   let t = performance.now();
   nextWake(schedules, now);
   const plain = performance.now() - t;
-  let wake = "";
-  if (typeof plan.createWakeCache === "function") {
-    const cache = plan.createWakeCache();
-    t = performance.now();
-    cache.next(schedules, now);
-    const firstMs = performance.now() - t;
-    t = performance.now();
-    cache.next(schedules, now + 1_000);
-    wake = `; wake cache: first ${fmt(firstMs)}, re-arm ${fmt(performance.now() - t)}`;
-  }
+  const cache = createWakeCache();
+  t = performance.now();
+  cache.next(now, 1, () => schedules);
+  const firstMs = performance.now() - t;
+  t = performance.now();
+  cache.next(now + 1_000, 1, () => schedules);
+  const wake = `; wake cache: first ${fmt(firstMs)}, re-arm ${fmt(performance.now() - t)}`;
   rows.push(`nextWake ${fmt(plain)}${wake}`);
   await scheduler.close();
   console.log(`${label.padEnd(11)} | ${rows.join(" | ")}`);

@@ -41,7 +41,7 @@ export interface Triggers {
 }
 
 /** One tick begun (`begin`), the next round of its plan (`more`), and whether a round is worth claiming. */
-interface Rounds {
+interface RoundLoop {
   begin(now: number): Promise<StartedTick>;
   more(): Promise<StartedTick>;
   /** At least half the capacity free: when the next round of a tick is worth claiming. */
@@ -55,12 +55,13 @@ interface Rounds {
 /** Creates the triggers of one scheduler. */
 export function createTriggers(deps: TriggerDeps): Triggers {
   const { clock, registry, tracker } = deps;
-  const rounds = createRounds(deps);
+  const rounds = createRoundLoop(deps);
   const timer = createTimerLoop(
     {
       clock,
       log: deps.log,
       jobs: () => registry.all(),
+      version: () => registry.version,
       onCapacity: (wake) =>
         tracker.onSettle(() => {
           if (rounds.hasRoom()) wake();
@@ -99,6 +100,8 @@ export function createTriggers(deps: TriggerDeps): Triggers {
     async halt() {
       for (const controller of aheads) controller.abort();
       await timer.stop();
+      // Claims queued and not started are released: no new run starts while stopping.
+      await deps.ticker.drop();
     },
     get running() {
       return timer.running;
@@ -106,7 +109,7 @@ export function createTriggers(deps: TriggerDeps): Triggers {
   };
 }
 
-function createRounds(deps: TriggerDeps): Rounds {
+function createRoundLoop(deps: TriggerDeps): RoundLoop {
   const { ticker, tracker, views, clock, log, node, concurrency } = deps;
   const failed = (now: number, e: unknown): StartedTick => {
     const error = errorText(e);
@@ -137,7 +140,8 @@ function createRounds(deps: TriggerDeps): Rounds {
       return failed(clock.now(), e);
     }
   };
-  const hasRoom = (): boolean => concurrency - tracker.running >= concurrency / 2;
+  // Room to claim at least half the capacity: when the next round of a tick is worth claiming.
+  const hasRoom = (): boolean => ticker.hasRoom();
   // Resolves once at least half the capacity is free (at once when it is).
   const roomWaiters: (() => void)[] = [];
   const settled = (): void => {

@@ -78,7 +78,8 @@ export function createClaimWrites(deps: {
       if (change.attempt !== undefined) claim.attempt = change.attempt;
       claim.capUntil = capUntil;
       moved(claim, stored);
-      heart.rearm();
+      // O(1): only an earlier fence or renewal needs a timer moved (a later one finds nothing to do).
+      heart.track(claim);
       return true;
     },
     start(held, startedAt, timeoutMs, controller) {
@@ -96,10 +97,18 @@ export function createClaimWrites(deps: {
       claim.controller = undefined;
       claim.capUntil = Infinity;
       claim.generation++;
-      heart.rearm();
-      const recorded = await deps.writer.write(keyOf(claim), patch, () => !claim.lost);
-      if (recorded) tracker.release(claim);
-      return recorded;
+      // Uncapped, its renewal may fall due sooner; nothing is fenced sooner. O(1), not a
+      // pass over every held claim: a node with a queued minute ends thousands in a row.
+      heart.track(claim);
+      // The handler is done: its run no longer counts against `concurrency` while the write waits.
+      tracker.writing(1);
+      try {
+        const recorded = await deps.writer.write(keyOf(claim), patch, () => !claim.lost);
+        if (recorded) tracker.release(claim);
+        return recorded;
+      } finally {
+        tracker.writing(-1);
+      }
     },
     async release(claims) {
       const now = clock.now();

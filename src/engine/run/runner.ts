@@ -70,7 +70,14 @@ async function runAttempts(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim)
       if (result.status === "ok") {
         counters.ok++;
         deps.emit({ type: "succeeded", job: job.name, slot, attempt, durationMs: now - started });
-        return await finish(deps, claim, { status: "ok", finishedAt: now, leaseUntil: null, error: null });
+        // The start goes with the outcome: a claim that waited in the run queue started after its claim.
+        return await finish(deps, claim, {
+          status: "ok",
+          startedAt: started,
+          finishedAt: now,
+          leaseUntil: null,
+          error: null,
+        });
       }
       const willRetry = attempt < job.retries.attempts && !result.stopped && !tracker.stopping && !claim.lost;
       if (result.status === "timeout") {
@@ -91,6 +98,7 @@ async function runAttempts(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim)
       if (!willRetry) {
         return await finish(deps, claim, {
           status: result.status,
+          startedAt: started,
           finishedAt: now,
           leaseUntil: null,
           error: result.error,

@@ -43,8 +43,12 @@ export interface RunTracker {
   claims(): IterableIterator<HeldClaim>;
   /** How many claims are held (running, queued or between attempts). */
   readonly size: number;
-  /** Runs in flight (a job's catch-up queue counts once: its slots run one after another); what `concurrency` bounds. */
+  /** Runs in flight (a job's catch-up queue counts once: its slots run one after another), outcome writes included. */
   readonly running: number;
+  /** Runs in flight less those whose handler is done and whose outcome is being written: what `concurrency` bounds. */
+  readonly handlers: number;
+  /** A run's handler settled and its outcome write began (`+1`), or that write ended (`-1`); `+1` wakes the settle listeners. */
+  writing(delta: 1 | -1): void;
   /** Calls `listener` each time a run in flight settles. */
   onSettle(listener: () => void): void;
   /** Calls `listener` after each release (the lease stops its heartbeat when none are left; the timer re-ticks). */
@@ -69,6 +73,7 @@ export function createRunTracker(): RunTracker {
   const active = new Map<Promise<unknown>, string>();
   const listeners: (() => void)[] = [];
   const settleListeners: (() => void)[] = [];
+  let writing = 0;
   return {
     add(claim): void {
       held.set(keyOf(claim.job, claim.slot), claim);
@@ -86,6 +91,13 @@ export function createRunTracker(): RunTracker {
     },
     get running() {
       return active.size;
+    },
+    get handlers() {
+      return Math.max(0, active.size - writing);
+    },
+    writing(delta): void {
+      writing += delta;
+      if (delta === 1) { for (const listener of settleListeners) listener(); }
     },
     onSettle(listener): void {
       settleListeners.push(listener);

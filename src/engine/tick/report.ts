@@ -1,4 +1,45 @@
-import type { TickReport } from "../types.ts";
+/** The tick report: one per tick or round, filled in as claims are made and runs settle. */
+import type { Outcome } from "../../store/types.ts";
+import { errorText } from "../text.ts";
+import type { JobTickReport, TickReport } from "../types.ts";
+
+/** A report being filled in: `job(name)` is that job's part, created on first use. */
+export interface ReportDraft {
+  report: TickReport;
+  job(name: string): JobTickReport;
+  /** Marks the report failed with `e`'s text. */
+  fail(e: unknown): void;
+}
+
+/** A new, empty report of a tick (or a later round) at `now` on `node`. */
+export function draftReport(now: number, node: string): ReportDraft {
+  const report: TickReport = { now, node, ok: true, jobs: Object.create(null) };
+  return {
+    report,
+    job: (name) => (report.jobs[name] ??= emptyJobReport()),
+    fail(e) {
+      report.ok = false;
+      report.error = errorText(e);
+    },
+  };
+}
+
+/** Notes a slot's outcome in its job's report (nothing when the run had none: it was lost). */
+export function record(r: JobTickReport, slot: number, outcome: Outcome | undefined): void {
+  if (outcome !== undefined) r.outcomes[slot] = outcome;
+}
+
+const emptyJobReport = (): JobTickReport => ({
+  planned: [],
+  won: [],
+  lost: [],
+  run: [],
+  skipped: [],
+  missed: [],
+  abandoned: [],
+  buffered: [],
+  outcomes: {},
+});
 
 /** Adds a later round's job reports to the first round's (a `tick()` in rounds). */
 export function mergeRounds(into: TickReport, round: TickReport): void {

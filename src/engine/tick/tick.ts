@@ -1,24 +1,31 @@
 /**
- * One tick (docs/architecture.md, "The tick"), top to bottom: snapshot → settle claims of unknown outcome
- * → reap ended leases → a pure `planTick()` → one claim batch → run → record. A node
- * short of capacity claims the rest of the plan in later rounds (`more()`), from the
- * same plan: one snapshot per tick, and a round costs what it claims.
+ * One tick (docs/architecture.md, "The tick"), top to bottom: snapshot → settle claims of
+ * unknown outcome → reap ended leases → a pure `planTick()` → the first round of claims
+ * (`rounds.ts`) → runs through the node's queue (`queue.ts`, `runs.ts`) → outcomes. Slots
+ * left for lack of capacity are claimed by later rounds of the same plan (`more()`): one
+ * snapshot per tick, and a round costs what it claims.
  */
 import { own } from "../../core/own.ts";
-import type { ClaimRequest, Outcome, RunRecord, TickSnapshot } from "../../store/types.ts";
-import { errorText, jobLabel } from "../text.ts";
-import { claimOrder, type DueJob, planTick, slotsToRun, takeRound, unclaimed } from "./plan_tick.ts";
+import type { RunRecord, TickSnapshot } from "../../store/types.ts";
+import { jobLabel } from "../text.ts";
+import { claimOrder, planTick, type TickPlan } from "./plan_tick.ts";
+import { nextTurn, PLAN_CHUNK } from "./turn.ts";
 import { limitRuns } from "./max_runs.ts";
 import { createPresence } from "./presence.ts";
-import { sleep } from "../run/sleep.ts";
 import type { Reconciler } from "./reconcile.ts";
-import { cancel, type RunnerDeps, runSlot } from "../run/runner.ts";
-import { buffers, type Promoter, startable } from "../run/overlap.ts";
+import type { RunnerDeps } from "../run/runner.ts";
+import type { Promoter } from "../run/overlap.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 import type { HeldClaim } from "../run/tracker.ts";
-import type { JobTickReport, TickReport } from "../types.ts";
+import type { TickReport } from "../types.ts";
+import { createRunQueue } from "./queue.ts";
+import { draftReport, type ReportDraft } from "./report.ts";
+import { createRounds } from "./rounds.ts";
+import { startOrphans } from "./orphans.ts";
+import { runNow } from "./runs.ts";
+import { createPruner } from "./prune.ts";
 
-const HOUR = 3_600_000;
+export { HELP_DELAY_MS } from "./rounds.ts";
 
 /** A tick whose claims are done: `report` fills in as runs settle; `settled` resolves then. */
 export interface StartedTick {
@@ -43,82 +50,59 @@ export interface Ticker {
    * re-plan. Its report has no jobs (and no `deferred`) when nothing is left.
    */
   more(): Promise<StartedTick>;
+  /** Whether a round now could claim at least half the node's capacity (runs free, queue short). */
+  hasRoom(): boolean;
+  /** Releases the claims queued and not started (the scheduler stops). */
+  drop(): Promise<void>;
   /** The `now` of the last tick started. */
   readonly lastTick: number | undefined;
 }
 
-/** How many jobs of other nodes' shares one read checks before this node helps with them. */
-const HELP_WINDOW = 1_000;
-/** How long after the slot a node waits before helping with other nodes' shares (so a busy node still gets its share). */
-export const HELP_DELAY_MS = 2_000;
-
-/** A tick's plan while slots of it wait for capacity. */
-interface Pending {
-  now: number;
-  batch: string;
-  due: DueJob[];
-  /** The next job to take. */
-  next: number;
-  /** Slots to run not taken yet. */
-  deferred: number;
-  /** Where the other nodes' shares begin, and the end of the part of them read so far. */
-  helpFrom: number;
-  checkedUntil: number;
-  /** Jobs of the part read so far that no node has claimed. */
-  open: Set<DueJob>;
+/** `planTick` over `jobs` in chunks of `PLAN_CHUNK`, yielding to the event loop between them (100 000 jobs plan in seconds). */
+async function planInChunks(jobs: readonly ResolvedJob[], snapshot: TickSnapshot, now: number): Promise<TickPlan> {
+  if (jobs.length <= PLAN_CHUNK) return planTick(jobs, snapshot, { now });
+  const plan: TickPlan = { idle: [], runnable: [], warnings: [] };
+  for (let i = 0; i < jobs.length; i += PLAN_CHUNK) {
+    if (i > 0) await nextTurn();
+    const part = planTick(jobs.slice(i, i + PLAN_CHUNK), snapshot, { now });
+    for (const d of part.idle) plan.idle.push(d);
+    for (const d of part.runnable) plan.runnable.push(d);
+    for (const w of part.warnings) plan.warnings.push(w);
+  }
+  return plan;
 }
-
-const emptyJobReport = (): JobTickReport => ({
-  planned: [],
-  won: [],
-  lost: [],
-  run: [],
-  skipped: [],
-  missed: [],
-  abandoned: [],
-  buffered: [],
-  outcomes: {},
-});
 
 /** Creates the ticker. */
 export function createTicker(deps: TickDeps): Ticker {
   let lastTick: number | undefined;
-  let lastPrune: number | undefined;
-  // The last tick's plan while slots of it wait for capacity; a new tick replaces it.
-  let pending: Pending | undefined;
   const { store, clock, node, registry, lease, tracker, emit, log } = deps;
   const presence = createPresence({ store, node, log });
+  const queue = createRunQueue({ tracker, concurrency: deps.concurrency, now: () => clock.now() });
+  const runs = { ...deps, queue };
+  const rounds = createRounds(runs);
+  const prune = createPruner({ store, registry, log, retentionMs: deps.retentionMs });
 
   /**
-   * Plans, claims and starts the runs of one tick at `now`. Resolves once the claims are
-   * made (timer mode re-arms then); `settled` resolves when every run this tick started
-   * has its outcome recorded. Never rejects: a store failure gives `ok: false`, a
-   * `store-error` event, and no run.
+   * Plans, claims and starts the runs of one tick at `now`. Resolves once the first
+   * round's claims are made (timer mode re-arms then); `settled` resolves when every run
+   * this tick started has its outcome recorded. Never rejects: a store failure gives
+   * `ok: false`, a `store-error` event, and no run.
    */
   const start = async (now: number): Promise<StartedTick> => {
-    const report: TickReport = { now, node, ok: true, jobs: Object.create(null) };
-    const jobReport = (name: string): JobTickReport => (report.jobs[name] ??= emptyJobReport());
+    const draft = draftReport(now, node);
     // Re-runs (reclaimed, or claims of unknown outcome settled) start after the claim
     // batch, as fresh slots do; they are claimed, so they run even when the batch fails.
     const again: { job: ResolvedJob; claim: HeldClaim }[] = [];
     const startAgain = (): Promise<unknown>[] =>
-      again.map(({ job, claim }) => {
-        jobReport(job.name).run.push(claim.slot);
-        return tracker.track(
-          runSlot(deps, job, claim).then((o) => record(jobReport(job.name), claim.slot, o)),
-          job.name,
-        )
-          .then(() => drain(job, jobReport(job.name)));
-      });
+      again.map(({ job, claim }) => runNow(runs, job, claim, draft.job(job.name)));
     const failed = (e: unknown): StartedTick => {
-      report.ok = false;
-      report.error = errorText(e);
-      return finish(report, startAgain());
+      draft.fail(e);
+      return finish(draft.report, startAgain());
     };
     const first = lastTick === undefined;
     lastTick = now;
     // A new tick plans everything due afresh: what an older plan left unclaimed is in it.
-    pending = undefined;
+    rounds.clear();
 
     let snapshot: TickSnapshot;
     try {
@@ -128,31 +112,14 @@ export function createTicker(deps: TickDeps): Ticker {
       again.push(...settled.adopted);
       if (settled.error !== undefined) throw settled.error;
       const { reaped, reclaimed, error } = await lease.reap(snapshot, now, (row) => retryable(snapshot, row));
-      for (const row of reaped) {
-        if (row.status === "cancelled") {
-          jobReport(row.job).outcomes[row.slot] = "cancelled";
-          emit({
-            type: "cancelled",
-            job: row.job,
-            slot: row.slot,
-            attempt: row.attempt,
-            node: row.node,
-            reason: "superseded; the run did not settle before its lease ended",
-          });
-          continue;
-        }
-        const willRetry = reclaimed.some((r) => r.row === row);
-        registry.counters(row.job).abandoned++;
-        jobReport(row.job).abandoned.push(row.slot);
-        emit({ type: "abandoned", job: row.job, slot: row.slot, attempt: row.attempt, node: row.node, willRetry });
-      }
+      reported(draft, reaped, reclaimed.map((r) => r.row));
       again.push(...reclaimed);
       if (error !== undefined) throw error;
     } catch (e) {
       return failed(e);
     }
 
-    const plan = planTick(registry.all(), snapshot, { now });
+    const plan = await planInChunks(registry.all(), snapshot, now);
     try {
       await limitRuns(plan, snapshot, store);
     } catch (e) {
@@ -165,182 +132,54 @@ export function createTicker(deps: TickDeps): Ticker {
     }
     // Only a minute larger than this node's free capacity needs to know who else ticks it;
     // the node's first tick notes it too, so that its first large minute finds the others.
-    const large = plan.runnable.length > deps.concurrency - tracker.running;
+    const large = plan.runnable.length > deps.concurrency - tracker.handlers;
     const nodes = large || first ? await presence.live(now) : [];
     // A minute that fits is claimed whole, in job order; only a larger one is spread.
     const { due, helpFrom } = large
       ? claimOrder(plan, snapshot, now, { node, nodes, offset: Math.floor(Math.random() * 0x7fffffff) })
       : { due: plan.idle.concat(plan.runnable), helpFrom: Infinity };
-    pending = {
-      now,
-      batch: crypto.randomUUID(),
-      due,
-      next: 0,
-      deferred: slotsToRun(due, 0),
-      helpFrom,
-      checkedUntil: helpFrom,
-      open: new Set(),
-    };
-    return round(report, jobReport, failed, startAgain, now, snapshot);
+    rounds.begin(now, due, helpFrom);
+    const started: Promise<unknown>[] = [];
+    const won = await rounds.round(draft, now, started);
+    started.push(...startAgain());
+    if (won instanceof Error) {
+      draft.fail(won.cause);
+      return finish(draft.report, started);
+    }
+    startOrphans(runs, snapshot, now, draft, won, started);
+    return finish(draft.report, started);
   };
 
-  /** Claims and starts the next round of the pending plan into `report`. */
-  const round = async (
-    report: TickReport,
-    jobReport: (name: string) => JobTickReport,
-    failed: (e: unknown) => StartedTick,
-    again: () => Promise<unknown>[],
-    now: number,
-    snapshot?: TickSnapshot,
-  ): Promise<StartedTick> => {
-    const p = pending;
-    if (p === undefined || p.next >= p.due.length) {
-      const runs = again();
-      if (snapshot !== undefined) startOrphans(snapshot, now, jobReport, new Map(), runs);
-      return finish(report, runs);
-    }
-    const capacity = Math.max(0, deps.concurrency - tracker.running);
-    let taken;
-    for (;;) {
-      // Each owner gets HELP_DELAY_MS from the slot to start its share; past that, a share
-      // not yet taken is treated as its owner's who is slow or gone.
-      if (p.next >= p.helpFrom && p.next < p.due.length && capacity > 0 && clock.now() < p.now + HELP_DELAY_MS) {
-        await sleep({ clock, tracker }, p.now + HELP_DELAY_MS - clock.now());
-        if (tracker.stopping || pending !== p) return finish(report, again());
+  /** Counts, reports and emits the rows the reaper ended. */
+  const reported = (draft: ReportDraft, reaped: readonly RunRecord[], retried: readonly RunRecord[]): void => {
+    for (const row of reaped) {
+      if (row.status === "cancelled") {
+        draft.job(row.job).outcomes[row.slot] = "cancelled";
+        emit({
+          type: "cancelled",
+          job: row.job,
+          slot: row.slot,
+          attempt: row.attempt,
+          node: row.node,
+          reason: "superseded; the run did not settle before its lease ended",
+        });
+        continue;
       }
-      // Other nodes' shares: one read-only look first, so that helping costs no claim for
-      // the jobs their owners already took (the common case); only the rest is claimed.
-      if (p.next >= p.checkedUntil && p.next < p.due.length && capacity > 0) {
-        const window = p.due.slice(p.next, p.next + HELP_WINDOW);
-        try {
-          p.open = unclaimed(window, (await store.read(window.map((d) => d.job.name))).watermarks);
-        } catch (e) {
-          return failed(e);
-        }
-        p.checkedUntil = p.next + window.length;
-      }
-      const helping = p.next >= p.helpFrom;
-      // Leases count from the clock: `now` may be a late trigger's scheduled time.
-      const leaseFrom = Math.max(now, clock.now());
-      taken = takeRound(p.due, p.next, {
-        now,
-        node,
-        batch: p.batch,
-        capacity,
-        until: helping ? p.checkedUntil : p.helpFrom,
-        leaseUntil: (job) => lease.until(leaseFrom, job),
-        // A later round skips a job removed or redefined since the plan (the next tick plans
-        // it afresh), and, when helping, a job another node has claimed.
-        current: (job) => registry.get(job.name) === job,
-        ...(helping ? { open: p.open } : {}),
-      });
-      p.next = taken.next;
-      p.deferred -= taken.passed;
-      if (taken.requests.length > 0 || p.next >= p.due.length || capacity === 0) break;
-    }
-    if (p.next >= p.due.length && pending === p) pending = undefined;
-    for (const { job, planned } of taken.jobs) jobReport(job.name).planned.push(...planned);
-    if (p.deferred > 0) report.deferred = p.deferred;
-
-    const won = await claimAll(taken.requests, jobReport);
-    if (won instanceof Error) return failed(won.cause);
-    const runs = again();
-    for (const [name, claims] of won) {
-      const job = registry.get(name);
-      if (job !== undefined) {
-        runs.push(
-          tracker.track(runInOrder(job, claims, jobReport(name)), name).then(() => drain(job, jobReport(name))),
-        );
-      }
-    }
-    if (snapshot !== undefined) startOrphans(snapshot, now, jobReport, won, runs);
-    return finish(report, runs);
-  };
-
-  /**
-   * Buffered slots with no live run anywhere (their run settled on a node that died or
-   * stopped, or a backfill's node went away): this node starts them, on a tick's first
-   * round (the one with a fresh snapshot).
-   */
-  const startOrphans = (
-    snapshot: TickSnapshot,
-    now: number,
-    jobReport: (name: string) => JobTickReport,
-    won: ReadonlyMap<string, unknown>,
-    runs: Promise<unknown>[],
-  ): void => {
-    for (const name of startable(snapshot, now)) {
-      // A node at its capacity leaves them to another node (or its next tick).
-      if (tracker.running >= deps.concurrency) break;
-      const job = registry.get(name);
-      if (job === undefined || !job.enabled || own(snapshot.jobs, name)?.paused === true || won.has(name)) continue;
-      runs.push(drain(job, jobReport(name), true));
+      const willRetry = retried.includes(row);
+      registry.counters(row.job).abandoned++;
+      draft.job(row.job).abandoned.push(row.slot);
+      emit({ type: "abandoned", job: row.job, slot: row.slot, attempt: row.attempt, node: row.node, willRetry });
     }
   };
 
-  const more = (): Promise<StartedTick> => {
-    const at = pending?.now ?? lastTick ?? clock.now();
-    const report: TickReport = { now: at, node, ok: true, jobs: Object.create(null) };
-    const jobReport = (name: string): JobTickReport => (report.jobs[name] ??= emptyJobReport());
-    const failed = (e: unknown): StartedTick => {
-      report.ok = false;
-      report.error = errorText(e);
-      return finish(report, []);
-    };
+  const more = async (): Promise<StartedTick> => {
+    const at = rounds.at ?? lastTick ?? clock.now();
+    const draft = draftReport(at, node);
+    const started: Promise<unknown>[] = [];
     // Claims of later rounds are made now: their overlap check and start time are the clock's.
-    return round(report, jobReport, failed, () => [], Math.max(at, clock.now()));
-  };
-
-  /** The claim batch; won claims are held (renewed) from here on, grouped by job. */
-  const claimAll = async (
-    requests: ClaimRequest[],
-    jobReport: (name: string) => JobTickReport,
-  ): Promise<Map<string, HeldClaim[]> | Error> => {
-    const won = new Map<string, HeldClaim[]>();
-    if (requests.length === 0) return won;
-    let results;
-    try {
-      results = await store.claim(requests);
-    } catch (e) {
-      // It may still commit: the next tick settles whatever of it landed.
-      deps.reconciler.unknown(requests);
-      return new Error("claim failed", { cause: e });
-    }
-    const superseding = new Set<string>();
-    results.forEach(({ job, slot, outcome }, i) => {
-      // The store refused it: the job's maxRuns is reached (no row; the job is complete).
-      if (outcome === "limit") return;
-      const r = jobReport(job);
-      const counters = registry.counters(job);
-      if (outcome === "won") {
-        r.won.push(slot);
-        const claim = lease.hold({ job, slot, attempt: 1, node }, requests[i]!.leaseUntil);
-        const claims = won.get(job);
-        if (claims === undefined) won.set(job, [claim]);
-        else claims.push(claim);
-        emit({ type: "claimed", job, slot });
-      } else if (outcome === "buffered") {
-        r.buffered.push(slot);
-        counters.buffered++;
-        emit({ type: "buffered", job, slot });
-        if (requests[i]!.overlap === "cancelOther") superseding.add(job);
-      } else if (outcome === "lost") {
-        r.lost.push(slot);
-        counters.lost++;
-        emit({ type: "lost", job, slot });
-      } else {
-        r[outcome].push(slot);
-        counters[outcome]++;
-        r.outcomes[slot] = outcome;
-        emit({ type: outcome, job, slot });
-      }
-    });
-    // The store marked this job's live runs cancelling; the ones held here stop now
-    // rather than at their next renewal.
-    for (const claim of [...tracker.claims()]) {
-      if (superseding.has(claim.job) && !won.get(claim.job)?.includes(claim)) lease.supersede(claim);
-    }
-    return won;
+    const won = await rounds.round(draft, Math.max(at, clock.now()), started);
+    if (won instanceof Error) draft.fail(won.cause);
+    return finish(draft.report, started);
   };
 
   const retryable = (snapshot: TickSnapshot, row: RunRecord): ResolvedJob | undefined => {
@@ -348,48 +187,6 @@ export function createTicker(deps: TickDeps): Ticker {
     const job = registry.get(row.job);
     const paused = own(snapshot.jobs, row.job)?.paused === true;
     return job !== undefined && job.enabled && !paused && row.attempt < job.retries.attempts ? job : undefined;
-  };
-
-  /** Runs one job's won slots oldest first; each later one re-leased from when it starts. */
-  const runInOrder = async (job: ResolvedJob, claims: HeldClaim[], r: JobTickReport): Promise<void> => {
-    for (const [i, queued] of claims.entries()) {
-      if (tracker.stopping) return lease.release(claims.slice(i));
-      if (queued.superseded) {
-        record(r, queued.slot, await cancel(deps, queued, clock.now()));
-        continue;
-      }
-      const claim = i === 0 ? queued : await startQueued(job, queued);
-      if (claim === undefined) continue;
-      r.run.push(claim.slot);
-      record(r, claim.slot, await runSlot(deps, job, claim));
-    }
-  };
-
-  /**
-   * Starts a slot that waited in this node's queue: its lease from now. When the row was
-   * reaped meanwhile (this node stalled past the lease) it is re-claimed when the job
-   * has retries left. Undefined when the slot is no longer this node's to run.
-   */
-  const startQueued = async (job: ResolvedJob, claim: HeldClaim): Promise<HeldClaim | undefined> => {
-    const now = clock.now();
-    try {
-      if (await lease.move(claim, { from: now, timeoutMs: job.timeoutMs, startedAt: now })) return claim;
-      tracker.release(claim);
-      if (job.retries.attempts <= 1) return undefined;
-      return await lease.reclaim(job, claim.slot, claim.attempt, now);
-    } catch {
-      tracker.release(claim);
-      return undefined;
-    }
-  };
-
-  /** After a job's runs here: its buffered slots, when its policy buffers (or `always`: the tick saw some waiting). */
-  const drain = (job: ResolvedJob, r: JobTickReport, always = false): Promise<void> => {
-    if (!always && !buffers(job) && !deps.promoter.wants(job.name)) return Promise.resolve();
-    return deps.promoter.drain(job, (slot, outcome) => {
-      r.run.push(slot);
-      record(r, slot, outcome);
-    });
   };
 
   /** Wraps up: `settled` waits for the runs, then emits `tick` and prunes (at most hourly). */
@@ -402,30 +199,13 @@ export function createTicker(deps: TickDeps): Ticker {
     return { report, settled };
   };
 
-  const prune = async (now: number): Promise<void> => {
-    if (lastPrune !== undefined && now - lastPrune < HOUR) return;
-    lastPrune = now;
-    const longestWindow = Math.max(0, ...registry.all().map((j) => j.catchUp.windowMs));
-    try {
-      let removed = await store.prune(now - Math.max(deps.retentionMs, longestWindow));
-      for (const job of registry.all()) {
-        if (job.maxRows !== undefined) removed += await store.pruneRows(job.name, job.maxRows);
-      }
-      if (removed > 0) log.debug(`pruned ${removed} finished runs`);
-    } catch (e) {
-      log.warn("pruning run history failed; will retry in an hour", { error: errorText(e) });
-    }
-  };
-
   return {
     start,
     more,
+    hasRoom: () => queue.budget() >= deps.concurrency / 2,
+    drop: () => queue.drop(),
     get lastTick() {
       return lastTick;
     },
   };
-}
-
-function record(r: JobTickReport, slot: number, outcome: Outcome | undefined): void {
-  if (outcome !== undefined) r.outcomes[slot] = outcome;
 }

@@ -1,7 +1,7 @@
 /** Timer mode: one timer at the earliest next slot of all jobs, clamped to 60 s. */
 import { errorText } from "../text.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
-import { createWakeCache } from "./plan.ts";
+import { createWakeCache } from "./wake.ts";
 import { startsOf } from "./jitter.ts";
 import type { StartedTick } from "./tick.ts";
 import type { Clock, Logger } from "../types.ts";
@@ -47,6 +47,8 @@ export function createTimerLoop(
     clock: Clock;
     log: Logger;
     jobs: () => ResolvedJob[];
+    /** Changes whenever any job changes (the registry's version): the wake cache re-reads the jobs then. */
+    version: () => number;
     /** Calls the listener when runs settle and at least half the capacity is free. */
     onCapacity: (listener: () => void) => void;
     /** Whether at least half the capacity is free now. */
@@ -69,7 +71,9 @@ export function createTimerLoop(
     if (!running || handle !== undefined) return;
     const now = state.clock.now();
     // Between rounds of one plan the next slot is still the one found before: no pass over every job.
-    const next = deferred && roundsUntil > now ? roundsUntil : wakes.next(enabledSchedules(state.jobs()), now);
+    const next = deferred && roundsUntil > now
+      ? roundsUntil
+      : wakes.next(now, state.version(), () => enabledSchedules(state.jobs()));
     armedMs = timerDelay(now, next === Infinity ? undefined : next);
     roundsUntil = next ?? Infinity;
     // Slots left for lack of capacity are still due: look again at once when this node has

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { Schedule } from "../../../src/core/types.ts";
-import { createWakeCache, nextWake, planSlots } from "../../../src/engine/tick/plan.ts";
+import { nextWake, planSlots } from "../../../src/engine/tick/plan.ts";
 import type { PlanInput } from "../../../src/engine/tick/plan.ts";
 
 const MIN = 60_000;
@@ -116,49 +116,5 @@ describe("nextWake", () => {
     assert.equal(nextWake([grid(MIN), grid(7_000)], T0 + 1), seven);
     assert.equal(nextWake([grid(MIN)], T0 + 1), T0 + MIN);
     assert.equal(nextWake([], T0), undefined);
-  });
-});
-
-describe("createWakeCache()", () => {
-  /** A grid schedule that counts its next() calls. */
-  function counted(step: number): { schedule: Schedule; calls: () => number } {
-    const inner = grid(step);
-    let calls = 0;
-    const schedule = Object.create(inner) as Schedule;
-    schedule.next = (after: number) => {
-      calls++;
-      return inner.next(after);
-    };
-    return { schedule, calls: () => calls };
-  }
-
-  it("steps only the schedules whose remembered slot came due, and agrees with nextWake", () => {
-    const minute = counted(MIN);
-    const hour = counted(60 * MIN);
-    const wakes = createWakeCache();
-    const all = [minute.schedule, hour.schedule];
-    for (const now of [T0 + 1, T0 + 2, T0 + 30_000, T0 + MIN, T0 + MIN + 5, T0 + 2 * MIN]) {
-      assert.equal(wakes.next(all, now), nextWake(all, now), `at ${now - T0}`);
-    }
-    // minute: computed at T0+1, again at T0+MIN (its slot came due), again at T0+2MIN; hour: once.
-    assert.equal(hour.calls(), 1 + 6, "the hourly schedule was stepped once by the cache (6 by nextWake)");
-    assert.equal(minute.calls(), 3 + 6);
-  });
-
-  it("recomputes after the clock steps back, and never remembers a schedule that throws", () => {
-    const minute = counted(MIN);
-    const wakes = createWakeCache();
-    assert.equal(wakes.next([minute.schedule], T0 + 1), T0 + MIN);
-    assert.equal(wakes.next([minute.schedule], T0 - MIN + 1), T0, "stepped back a minute");
-    assert.equal(minute.calls(), 2);
-    let broken = true;
-    const flaky: Schedule = Object.create(grid(MIN));
-    flaky.next = (after: number) => {
-      if (broken) throw new Error("boom");
-      return grid(7_000).next(after);
-    };
-    assert.equal(wakes.next([flaky, minute.schedule], T0 + 1), T0 + MIN);
-    broken = false;
-    assert.equal(wakes.next([flaky, minute.schedule], T0 + 2), grid(7_000).next(T0 + 2));
   });
 });

@@ -5,7 +5,7 @@ import { claimOrder, planTick, slotsToRun, takeRound } from "../../../src/engine
 import type { ResolvedJob } from "../../../src/engine/jobs/spec.ts";
 import { ownerOf } from "../../../src/engine/tick/spread.ts";
 import { PRESENCE_KEY } from "../../../src/engine/tick/presence.ts";
-import { HELP_DELAY_MS } from "../../../src/engine/tick/tick.ts";
+import { HELP_DELAY_MS } from "../../../src/engine/tick/rounds.ts";
 import { createManualClock } from "../../../src/engine/clock.ts";
 import type { ClaimRequest, TickSnapshot } from "../../../src/store/types.ts";
 import { MIN, setup, T0, tickAt } from "../_helpers.ts";
@@ -133,20 +133,36 @@ describe("concurrency", () => {
     assert.ok(peak <= 2, `at most 2 runs in flight, saw ${peak}`);
   });
 
-  it("later rounds claim from the tick's one plan: one snapshot per tick, and each round claims only its share", async () => {
+  it("a node alone claims a minute larger than its capacity at once, one snapshot, and runs it at most `concurrency` at a time", async () => {
     const store = createMemoryStore();
     const calls = countCalls(store);
-    const s = setup({ start: T0 - MIN, concurrency: 2, store });
-    for (const name of ["a", "b", "c", "d", "e"]) s.scheduler.job(name, { schedule: "* * * * *", run: () => {} });
-    await tickAt(s, T0 - MIN);
+    const s = setup({ start: T0 - MIN + 1, concurrency: 2, store });
+    let live = 0;
+    let peak = 0;
+    const order: string[] = [];
+    for (const name of ["a", "b", "c", "d", "e"]) {
+      s.scheduler.job(name, {
+        schedule: "* * * * *",
+        run: async (ctx) => {
+          order.push(`${ctx.job}@${ctx.slot}`);
+          peak = Math.max(peak, ++live);
+          await Promise.resolve();
+          live--;
+        },
+      });
+    }
+    await tickAt(s, T0 - MIN + 1); // registers; nothing due
     calls.snapshot = 0;
     calls.presence = 0;
     calls.requests.length = 0;
     const report = await tickAt(s, T0);
     assert.ok(Object.values(report.jobs).every((r) => r.outcomes[T0] === "ok"));
-    assert.equal(calls.snapshot, 1, "a later round re-reads no snapshot");
-    assert.deepEqual(calls.requests, [2, 2, 1], "three rounds, each as large as the free capacity");
+    assert.equal(report.deferred, undefined);
+    assert.equal(calls.snapshot, 1, "one snapshot per tick");
+    assert.deepEqual(calls.requests, [5], "capacity bounds runs, not claims: one batch");
     assert.equal(calls.presence, 1, "a minute larger than the capacity reads who else ticks it, once");
+    assert.ok(peak <= 2, `at most 2 runs in flight, saw ${peak}`);
+    assert.equal(order.length, 5, "each slot ran once");
   });
 
   it("a minute within the capacity reads no presence: an ordinary tick costs what it did", async () => {
@@ -236,7 +252,7 @@ function countCalls(store: MemoryStore): { snapshot: number; requests: number[];
 }
 
 describe("concurrency in timer mode", () => {
-  it("a node at its capacity claims the rest of the minute as its runs end, in the same minute", async () => {
+  it("a node at its capacity claims the minute at once and starts the queued slots in claim order as its runs end", async () => {
     const store = createMemoryStore();
     const calls = countCalls(store);
     const s = setup({ start: T0 - MIN + 1, concurrency: 2, store });
@@ -257,15 +273,36 @@ describe("concurrency in timer mode", () => {
     calls.requests.length = 0;
     await s.clock.set(T0);
     assert.equal(ran.length, 2, "two runs in flight at most");
+    assert.deepEqual(calls.requests, [4], "the whole minute claimed in one batch");
+    // The queued claims outlive their first lease: the heartbeat renews them while they wait.
+    await s.clock.advance(60_000 - 1_000);
+    assert.equal(ran.length, 2, "still two in flight");
+    const waiting = ["a", "b", "c", "d"].filter((n) => !ran.some((r) => r.startsWith(`${n}@`)));
+    for (const name of waiting) {
+      const rows = await store.runs(name, { limit: 5 });
+      assert.equal(rows[0]!.status, "running");
+      assert.ok(rows[0]!.leaseUntil! > s.clock.now(), "a queued claim's lease is renewed while it waits");
+    }
+    const firstName = ran[0]!.split("@")[0]!;
+    gates.get(firstName)!();
+    await s.clock.advance(10);
+    assert.equal(ran.length, 3, "the first queued slot starts when a run ends");
     for (const resolve of [...gates.values()]) resolve();
-    await s.clock.advance(100);
-    assert.equal(ran.length, 4);
-    assert.equal(calls.snapshot, 1, "the second round claims from the minute's plan");
-    assert.equal(calls.requests.reduce((a, b) => a + b, 0), 4, "each slot claimed once, in rounds as runs end");
-    assert.ok(calls.requests.every((n) => n <= 2), `no round larger than the capacity: ${calls.requests}`);
+    await s.clock.advance(10);
+    // A node alone starts its list at a random place; the claim order is that rotation.
+    const names = ["a", "b", "c", "d"];
+    const started = ran.map((r) => r.split("@")[0]!);
+    assert.ok(
+      started.every((n, i) => i === 0 || names.indexOf(n) === (names.indexOf(started[i - 1]!) + 1) % 4),
+      `queued slots start in claim order: ${started}`,
+    );
     for (const resolve of [...gates.values()]) resolve();
-    await s.clock.settle();
-    assert.ok(ran.every((r) => r.endsWith(`@${T0}`)));
+    await s.clock.advance(10);
+    assert.equal(calls.snapshot, 1, "one snapshot for the minute");
+    const queuedName = started[2]!;
+    const c = await store.runs(queuedName, { limit: 5 });
+    assert.equal(c[0]!.status, "ok");
+    assert.equal(c[0]!.startedAt, T0 + 59_000, "the row records when the queued slot started, not when it was claimed");
     await s.scheduler.stop();
   });
 });

@@ -1,0 +1,120 @@
+/**
+ * The node's run queue: slots this node has won but not started yet. `concurrency`
+ * bounds the runs in flight, not the claims, so a round may claim more than the free
+ * capacity (its own share whole; other nodes' about a second of work ahead at the
+ * measured pace, `ahead()`) and start the rest here, in claim order, as runs settle. A
+ * queued claim is an ordinary held claim: the heartbeat renews its lease while it waits,
+ * and if this node dies its row's lease ends and any node's next tick records it
+ * `abandoned` (re-run when the job has retries left), as for a run in flight.
+ */
+import type { RunTracker } from "../run/tracker.ts";
+import { nextTurn, STARTS_PER_TURN } from "./turn.ts";
+
+/** How far ahead a node claims, in time at its measured pace: later work is left to the next round or to other nodes. */
+export const AHEAD_MS = 1_000;
+/** The most runs a node claims ahead of its free capacity. */
+export const MAX_AHEAD = 10_000;
+/** Weight of the newest run in the average run time. */
+const ALPHA = 0.2;
+
+/** One queued run. */
+export interface QueuedRun {
+  /**
+   * Starts the run (synchronously tracked as in flight); resolves once it settled. It
+   * calls `ran()` when its slots settle, before the tracker hears of it, so the pace is
+   * known to whoever the tracker wakes.
+   */
+  start(ran: () => void): Promise<void>;
+  /** Called instead of `start()` when the queue is dropped (the scheduler stops). */
+  drop(): Promise<void>;
+}
+
+/** The run queue of one node. */
+export interface RunQueue {
+  /** Queues a run; starts it at once when there is room. Resolves once it settled or was dropped. */
+  push(run: QueuedRun): Promise<void>;
+  /** Runs waiting to start. */
+  readonly length: number;
+  /**
+   * How many runs a round may claim now: the free capacity plus `ahead()`, less the
+   * queue. Claiming ahead needs runs to be settling (one did within `AHEAD_MS`): a node
+   * whose capacity is held by long runs claims nothing it could not start.
+   */
+  budget(): number;
+  /** Runs worth claiming beyond the free capacity: about `AHEAD_MS` of work at the average run time measured. */
+  ahead(): number;
+  /** Drops every queued run (their `drop()`); resolves when they are dropped. */
+  drop(): Promise<void>;
+}
+
+/** Creates the queue over the tracker's runs in flight. */
+export function createRunQueue(deps: { tracker: RunTracker; concurrency: number; now: () => number }): RunQueue {
+  const { tracker, concurrency } = deps;
+  const waiting: { run: QueuedRun; done: () => void }[] = [];
+  let head = 0;
+  // Average time from a run's start to its settling (outcome recorded), ms; undefined until one settled.
+  let average: number | undefined;
+  let lastSettled = -Infinity;
+
+  // Starts since the last yield: runs that settle in microtasks (a memory store, no-op
+  // handlers) would otherwise start one another without the event loop ever turning.
+  let starts = 0;
+  let yielding = false;
+  const pump = (): void => {
+    if (yielding) return;
+    while (head < waiting.length && tracker.handlers < concurrency && !tracker.stopping) {
+      if (starts >= STARTS_PER_TURN) {
+        yielding = true;
+        void nextTurn().then(() => {
+          yielding = false;
+          starts = 0;
+          pump();
+        });
+        return;
+      }
+      starts++;
+      const { run, done } = waiting[head]!;
+      waiting[head++] = undefined!;
+      const started = deps.now();
+      void run.start(() => {
+        const now = deps.now();
+        const took = Math.max(0, now - started);
+        lastSettled = now;
+        average = average === undefined ? took : average + ALPHA * (took - average);
+      }).then(done);
+    }
+    // Compact now and then so a long-lived queue does not keep a long array of holes.
+    if (head > 1_024 && head * 2 > waiting.length) {
+      waiting.splice(0, head);
+      head = 0;
+    }
+  };
+  tracker.onSettle(pump);
+
+  const ahead = (): number =>
+    average === undefined ? 0 : Math.min(MAX_AHEAD, Math.floor(concurrency * AHEAD_MS / Math.max(1, average)));
+
+  return {
+    push(run) {
+      return new Promise<void>((done) => {
+        waiting.push({ run, done });
+        pump();
+      });
+    },
+    get length() {
+      return waiting.length - head;
+    },
+    budget() {
+      const free = Math.max(0, concurrency - tracker.handlers);
+      const settling = free > 0 || deps.now() - lastSettled <= AHEAD_MS;
+      return Math.max(0, free + (settling ? ahead() : 0) - (waiting.length - head));
+    },
+    ahead,
+    async drop() {
+      const dropped = waiting.splice(head);
+      waiting.length = 0;
+      head = 0;
+      await Promise.all(dropped.map(({ run, done }) => run.drop().then(done, done)));
+    },
+  };
+}

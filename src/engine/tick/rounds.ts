@@ -1,0 +1,170 @@
+/**
+ * A tick's plan while slots of it wait to be claimed, and the rounds that claim it. One
+ * snapshot per tick: a later round claims from the plan already made (the store's claim
+ * decides every slot, so nothing needs re-reading), and costs what it claims. The node's
+ * own rendezvous share (`spread.ts`) is claimed at once, in batches of at most `MAX_BATCH`
+ * jobs; other nodes' shares only after `HELP_DELAY_MS`, and then what the node can start
+ * within about a second (`queue.ts`: free capacity plus the measured pace).
+ */
+import type { ClaimRequest } from "../../store/types.ts";
+import type { ResolvedJob } from "../jobs/spec.ts";
+import type { HeldClaim } from "../run/tracker.ts";
+import { sleep } from "../run/sleep.ts";
+import { claimBatch, type ClaimDeps } from "./claim_batch.ts";
+import { type DueJob, slotsToRun, takeRound, unclaimed } from "./plan_tick.ts";
+import type { ReportDraft } from "./report.ts";
+import { queueRun, type RunsDeps } from "./runs.ts";
+import { nextTurn } from "./turn.ts";
+
+/** How many jobs of other nodes' shares one read checks before this node helps with them. */
+const HELP_WINDOW = 1_000;
+/** How long after the slot a node waits before helping with other nodes' shares (so a busy node still gets its share). */
+export const HELP_DELAY_MS = 2_000;
+/** The most jobs one claim batch takes: a statement's size stays bounded whatever the budget. */
+export const MAX_BATCH = 2_000;
+
+/** A tick's plan while slots of it wait to be claimed. */
+interface Plan {
+  now: number;
+  batch: string;
+  due: DueJob[];
+  /** The next job to take. */
+  next: number;
+  /** Slots to run not taken yet. */
+  deferred: number;
+  /** Where the other nodes' shares begin, and the end of the part of them read so far. */
+  helpFrom: number;
+  checkedUntil: number;
+  /** Jobs of the part read so far that no node has claimed. */
+  open: Set<DueJob>;
+}
+
+/** What rounds use. */
+export interface RoundsDeps extends ClaimDeps, RunsDeps {}
+
+/** The plan of the last tick and its rounds. */
+export interface Rounds {
+  /** Replaces the plan with a new tick's: `due` in claim order, other nodes' shares from `helpFrom`. */
+  begin(now: number, due: DueJob[], helpFrom: number): void;
+  /** Forgets the plan (a tick that failed before planning). */
+  clear(): void;
+  /** The `now` of the plan, while it has slots left. */
+  readonly at: number | undefined;
+  /**
+   * Claims the next round of the plan at `now` into `draft` and queues the won runs into
+   * `runs`; sets `deferred` when slots are left. The won claims by job (for orphans), or
+   * the store's failure as an `Error`.
+   */
+  round(draft: ReportDraft, now: number, runs: Promise<unknown>[]): Promise<ReadonlyMap<string, unknown> | Error>;
+}
+
+/** Creates the rounds of one ticker. */
+export function createRounds(deps: RoundsDeps): Rounds {
+  const { store, clock, node, registry, lease, tracker, queue } = deps;
+  let plan: Plan | undefined;
+
+  /** The next batch of `p`; `stop` when the round should end before claiming (stopping, or replaced). */
+  const take = async (p: Plan, now: number, budget: number) => {
+    for (;;) {
+      // Each owner gets HELP_DELAY_MS from the slot to start its share; past that, a share
+      // not yet taken is treated as its owner's who is slow or gone.
+      if (p.next >= p.helpFrom && p.next < p.due.length && budget > 0 && clock.now() < p.now + HELP_DELAY_MS) {
+        await sleep({ clock, tracker }, p.now + HELP_DELAY_MS - clock.now());
+        if (tracker.stopping || plan !== p) return "stop" as const;
+      }
+      // Other nodes' shares: one read-only look first, so that helping costs no claim for
+      // the jobs their owners already took (the common case); only the rest is claimed.
+      if (p.next >= p.checkedUntil && p.next < p.due.length && budget > 0) {
+        const window = p.due.slice(p.next, p.next + HELP_WINDOW);
+        p.open = unclaimed(window, (await store.read(window.map((d) => d.job.name))).watermarks);
+        p.checkedUntil = p.next + window.length;
+      }
+      const helping = p.next >= p.helpFrom;
+      // Leases count from the clock: `now` may be a late trigger's scheduled time.
+      const leaseFrom = Math.max(now, clock.now());
+      const taken = takeRound(p.due, p.next, {
+        now,
+        node,
+        batch: p.batch,
+        capacity: Math.min(budget, MAX_BATCH),
+        until: helping ? p.checkedUntil : p.helpFrom,
+        leaseUntil: (job: ResolvedJob) => lease.until(leaseFrom, job),
+        // A later round skips a job removed or redefined since the plan (the next tick plans
+        // it afresh), and, when helping, a job another node has claimed.
+        current: (job: ResolvedJob) => registry.get(job.name) === job,
+        ...(helping ? { open: p.open } : {}),
+      });
+      p.next = taken.next;
+      p.deferred -= taken.passed;
+      if (taken.requests.length > 0 || p.next >= p.due.length || budget === 0) return taken;
+    }
+  };
+
+  const queueAll = (draft: ReportDraft, won: Map<string, HeldClaim[]>, runs: Promise<unknown>[]): void => {
+    for (const [name, claims] of won) {
+      const job = registry.get(name);
+      if (job !== undefined) runs.push(queueRun(deps, job, claims, draft.job(name)));
+    }
+  };
+
+  return {
+    begin(now, due, helpFrom) {
+      plan = {
+        now,
+        batch: crypto.randomUUID(),
+        due,
+        next: 0,
+        deferred: slotsToRun(due, 0),
+        helpFrom,
+        checkedUntil: helpFrom,
+        open: new Set(),
+      };
+    },
+    clear() {
+      plan = undefined;
+    },
+    get at() {
+      return plan?.now;
+    },
+    async round(draft, now, runs) {
+      const p = plan;
+      const won = new Map<string, HeldClaim[]>();
+      if (p === undefined || p.next >= p.due.length) return won;
+      // Batch after batch while the budget lasts; the help phase (other nodes' shares) only
+      // in a round of its own, so a tick's first round never waits for it.
+      // A node claims its own rendezvous share (all of the minute, when it knows of no other
+      // node) at once, in batches: capacity bounds runs, not claims, and no other node takes
+      // that share for HELP_DELAY_MS. Other nodes' shares are claimed at the measured pace.
+      for (let first = true;; first = false) {
+        // What this round already won is not queued yet: it counts against the budget.
+        const budget = p.next < p.helpFrom ? Infinity : Math.max(0, queue.budget() - won.size);
+        if (!first && (budget === 0 || p.next >= p.due.length || p.next >= p.helpFrom)) break;
+        // A store that answers from memory would chain every batch in one turn.
+        if (!first) await nextTurn();
+        let taken;
+        try {
+          taken = await take(p, now, budget);
+        } catch (e) {
+          queueAll(draft, won, runs);
+          return new Error("read failed", { cause: e });
+        }
+        if (taken === "stop") break;
+        for (const { job, planned } of taken.jobs) draft.job(job.name).planned.push(...planned);
+        const claimed = await claimBatch(deps, taken.requests as ClaimRequest[], draft);
+        if (claimed instanceof Error) {
+          // What earlier batches won is held: it runs, and the tick reports the failure.
+          queueAll(draft, won, runs);
+          return claimed;
+        }
+        for (const [name, claims] of claimed) won.set(name, claims);
+        if (taken.requests.length === 0) break;
+      }
+      // Runs start once the round's claims are made: runs started between its batches
+      // would hold the later claims back (the handlers of a large minute share the event loop).
+      queueAll(draft, won, runs);
+      if (p.next >= p.due.length && plan === p) plan = undefined;
+      if (p.deferred > 0) draft.report.deferred = p.deferred;
+      return won;
+    },
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * Timer mode's next wake at 100 000 jobs: a min-heap of each schedule's next slot, so a
+ * re-arm steps only the schedules that came due (O(k log n)) instead of every job
+ * (`nextWake`, tens of milliseconds at that size). A schedule's slots are a pure function
+ * of its spec, so a remembered slot stays right until it is reached; the job set is read
+ * again only when its version changes, and a clock stepped back rebuilds.
+ */
+import type { Schedule } from "../../core/types.ts";
+
+/** The earliest next slot of a changing set of schedules. */
+export interface WakeCache {
+  /**
+   * The earliest slot of any schedule strictly after `now`, or undefined. `schedules()`
+   * is called only when `version` differs from the last call's (the job set changed).
+   * A schedule whose `next()` throws is left out and asked again at every call.
+   */
+  next(now: number, version: number, schedules: () => Iterable<Schedule>): number | undefined;
+}
+
+interface Entry {
+  at: number;
+  schedule: Schedule;
+}
+
+/**
+ * Creates an empty cache.
+ *
+ * @example const wakes = createWakeCache(); wakes.next(clock.now(), registry.version, () => schedules)
+ */
+export function createWakeCache(): WakeCache {
+  let heap: Entry[] = [];
+  let failing: Schedule[] = [];
+  let version: number | undefined;
+  let builtAt = -Infinity;
+
+  const nextOf = (schedule: Schedule, now: number): number | null | "failed" => {
+    try {
+      return schedule.next(now);
+    } catch {
+      // A broken user-supplied Schedule; the tick logs it, the 60 s clamp keeps waking.
+      return "failed";
+    }
+  };
+  const add = (schedule: Schedule, now: number): void => {
+    const at = nextOf(schedule, now);
+    if (at === "failed") failing.push(schedule);
+    else if (at !== null) push(heap, { at, schedule });
+  };
+
+  return {
+    next(now, v, schedules) {
+      if (v !== version || now < builtAt) {
+        heap = [];
+        failing = [];
+        for (const schedule of schedules()) add(schedule, now);
+        version = v;
+        builtAt = now;
+      } else {
+        const retry = failing;
+        failing = [];
+        for (const schedule of retry) add(schedule, now);
+        while (heap.length > 0 && heap[0]!.at <= now) add(pop(heap).schedule, now);
+      }
+      return heap[0]?.at;
+    },
+  };
+}
+
+function push(heap: Entry[], entry: Entry): void {
+  heap.push(entry);
+  let i = heap.length - 1;
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (heap[parent]!.at <= entry.at) break;
+    heap[i] = heap[parent]!;
+    i = parent;
+  }
+  heap[i] = entry;
+}
+
+function pop(heap: Entry[]): Entry {
+  const top = heap[0]!;
+  const last = heap.pop()!;
+  if (heap.length === 0) return top;
+  let i = 0;
+  for (;;) {
+    const l = 2 * i + 1;
+    if (l >= heap.length) break;
+    const r = l + 1;
+    const child = r < heap.length && heap[r]!.at < heap[l]!.at ? r : l;
+    if (heap[child]!.at >= last.at) break;
+    heap[i] = heap[child]!;
+    i = child;
+  }
+  heap[i] = last;
+  return top;
+}

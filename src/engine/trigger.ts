@@ -23,7 +23,6 @@ export interface TriggerDeps {
   clock: Clock;
   log: Logger;
   node: string;
-  concurrency: number;
   /** Store initialisation (once): awaited before a tick, its failure left to the snapshot. */
   ready: () => Promise<void>;
   /** `runAhead` option (default true): whether `tick(now, { until })` runs ahead. */
@@ -110,7 +109,7 @@ export function createTriggers(deps: TriggerDeps): Triggers {
 }
 
 function createRoundLoop(deps: TriggerDeps): RoundLoop {
-  const { ticker, tracker, views, clock, log, node, concurrency } = deps;
+  const { ticker, views, clock, log, node } = deps;
   const failed = (now: number, e: unknown): StartedTick => {
     const error = errorText(e);
     log.error("tick failed", { error });

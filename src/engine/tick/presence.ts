@@ -16,6 +16,11 @@ export const PRESENCE_TTL_MS = 5 * 60_000;
 /** A node rewrites its entry when it is older than this. */
 const REFRESH_MS = 30_000;
 
+/** How many times a node writes its entry when another node's write replaced it. */
+const WRITE_TRIES = 3;
+
+const fresh = (at: number, now: number): boolean => at >= now - PRESENCE_TTL_MS && at <= now + PRESENCE_TTL_MS;
+
 /** The presence of one node. */
 export interface Presence {
   /** The other nodes seen in large minutes within the TTL; notes this node. Never rejects. */
@@ -31,15 +36,20 @@ export function createPresence(deps: { store: Store; node: string; log: Logger }
       try {
         const seen = parse(await store.getSetting(PRESENCE_KEY));
         const live = new Map<string, number>();
-        for (const [name, at] of seen) {
-          if (at >= now - PRESENCE_TTL_MS && at <= now + PRESENCE_TTL_MS) live.set(name, at);
-        }
+        for (const [name, at] of seen) if (fresh(at, now)) live.set(name, at);
         const mine = live.get(node);
         if (mine === undefined || now - Math.max(mine, wrote) >= REFRESH_MS) {
-          live.set(node, now);
           wrote = now;
-          // Read-modify-write: two nodes writing at once may drop one entry; it comes back at its next large minute.
-          await store.putSetting(PRESENCE_KEY, JSON.stringify(Object.fromEntries(live)));
+          // Read-modify-write: nodes booting together overwrite one another's entries, and a
+          // node missing from the others' lists loses its whole share to them. Read back and
+          // merge again until this node's entry stays (a few tries; advisory all the same).
+          for (let tries = 0; tries < WRITE_TRIES; tries++) {
+            live.set(node, now);
+            await store.putSetting(PRESENCE_KEY, JSON.stringify(Object.fromEntries(live)));
+            const back = parse(await store.getSetting(PRESENCE_KEY));
+            for (const [name, at] of back) if (fresh(at, now) && !live.has(name)) live.set(name, at);
+            if (back.get(node) === now) break;
+          }
         }
         live.delete(node);
         return [...live.keys()];

@@ -1,10 +1,11 @@
 /**
  * A tick's plan while slots of it wait to be claimed, and the rounds that claim it. One
  * snapshot per tick: a later round claims from the plan already made (the store's claim
- * decides every slot, so nothing needs re-reading), and costs what it claims. The node's
- * own rendezvous share (`spread.ts`) is claimed at once, in batches of at most `MAX_BATCH`
- * jobs; other nodes' shares only after `HELP_DELAY_MS`, and then what the node can start
- * within about a second (`queue.ts`: free capacity plus the measured pace).
+ * decides every slot, so nothing needs re-reading), and costs what it claims. A node
+ * alone claims the whole plan at once, in batches of at most `MAX_BATCH` jobs; with other
+ * nodes it claims what it can start within about a second (`queue.ts`: free capacity plus
+ * the measured pace), its own rendezvous share first (`spread.ts`), the others' shares
+ * only after `HELP_DELAY_MS`.
  */
 import type { ClaimRequest } from "../../store/types.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
@@ -132,12 +133,13 @@ export function createRounds(deps: RoundsDeps): Rounds {
       if (p === undefined || p.next >= p.due.length) return won;
       // Batch after batch while the budget lasts; the help phase (other nodes' shares) only
       // in a round of its own, so a tick's first round never waits for it.
-      // A node claims its own rendezvous share (all of the minute, when it knows of no other
-      // node) at once, in batches: capacity bounds runs, not claims, and no other node takes
-      // that share for HELP_DELAY_MS. Other nodes' shares are claimed at the measured pace.
+      // A node that knows of no other node ticking the minute claims it all at once (in
+      // batches): no one else would take what it left. With others it claims at its
+      // measured pace, so a node missing from another's list still gets a part of its share.
+      const alone = p.helpFrom >= p.due.length;
       for (let first = true;; first = false) {
         // What this round already won is not queued yet: it counts against the budget.
-        const budget = p.next < p.helpFrom ? Infinity : Math.max(0, queue.budget() - won.size);
+        const budget = alone ? Infinity : Math.max(0, queue.budget() - won.size);
         if (!first && (budget === 0 || p.next >= p.due.length || p.next >= p.helpFrom)) break;
         // A store that answers from memory would chain every batch in one turn.
         if (!first) await nextTurn();

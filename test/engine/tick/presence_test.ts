@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createPresence, PRESENCE_KEY, PRESENCE_TTL_MS } from "../../../src/engine/tick/presence.ts";
 import { createMemoryStore } from "../../../src/store/memory/mod.ts";
-import { memoryLogger, T0 } from "../_helpers.ts";
+import { deferred, memoryLogger, T0 } from "../_helpers.ts";
 
 describe("presence", () => {
   it("nodes that tick large minutes on one store learn of each other", async () => {
@@ -32,5 +32,23 @@ describe("presence", () => {
     assert.deepEqual(await a.live(T0 + 1), ["c"]);
     store.setFailing(true);
     assert.deepEqual(await a.live(T0 + 2), []);
+  });
+
+  it("two nodes that note themselves at the same moment both stay listed (a write that replaced another is merged again)", async () => {
+    const store = createMemoryStore();
+    // Every node reads before any writes: a plain read-modify-write keeps only the last writer.
+    const { getSetting } = store;
+    let reads = 0;
+    const gate = deferred();
+    store.getSetting = async (key) => {
+      const value = await getSetting(key);
+      if (++reads === 2) gate.resolve();
+      if (reads <= 2) await gate.promise;
+      return value;
+    };
+    const nodes = ["n1", "n2"];
+    await Promise.all(nodes.map((node) => createPresence({ store, node, log: memoryLogger() }).live(T0)));
+    const stored = JSON.parse((await getSetting(PRESENCE_KEY))!);
+    assert.deepEqual(Object.keys(stored).sort(), nodes);
   });
 });

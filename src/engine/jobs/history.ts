@@ -31,24 +31,50 @@ export function expectedHistory(
   const out: JobHistory[] = [];
   let total = 0;
   const sample = Math.min(SAMPLE_MS, retentionMs);
+  // Jobs with equal schedules (10 000 `* * * * *` jobs) share one sample.
+  const rates = new Map<string, { count: number; span: number }>();
   for (const job of jobs) {
-    let count = 0;
-    let span = sample;
-    try {
-      for (const slot of job.schedule.between(now, now + sample)) {
-        if (++count < SAMPLE_MAX) continue;
-        span = Math.max(1, slot - now);
-        break;
-      }
-    } catch {
-      count = 0;
+    const key = scheduleKey(job);
+    let rate = key === undefined ? undefined : rates.get(key);
+    if (rate === undefined) {
+      rate = sampleRate(job, now, sample);
+      if (key !== undefined) rates.set(key, rate);
     }
-    const rows = Math.min(Math.round((count * retentionMs) / span), job.maxRows ?? Infinity);
+    const rows = Math.min(Math.round((rate.count * retentionMs) / rate.span), job.maxRows ?? Infinity);
     total += rows;
     out.push({ name: job.name, rows });
   }
   out.sort((a, b) => b.rows - a.rows);
   return { total, jobs: out };
+}
+
+/** Slots of `job` in the `sample` ms after `now` (or its first 1 000, over the span they take); none when it throws. */
+function sampleRate(job: ResolvedJob, now: number, sample: number): { count: number; span: number } {
+  let count = 0;
+  let span = sample;
+  try {
+    for (const slot of job.schedule.between(now, now + sample)) {
+      if (++count < SAMPLE_MAX) continue;
+      span = Math.max(1, slot - now);
+      break;
+    }
+  } catch {
+    count = 0;
+  }
+  return { count, span };
+}
+
+/**
+ * A key equal for equal schedules: the spec `toJSON()` gives, which by the `Schedule`
+ * contract turns back into an equal schedule (modifiers included, unlike the text form).
+ * Undefined when it throws or gives nothing: that schedule is sampled alone.
+ */
+function scheduleKey(job: ResolvedJob): string | undefined {
+  try {
+    return JSON.stringify(job.schedule.toJSON());
+  } catch {
+    return undefined;
+  }
 }
 
 /** Default `historyWarnRows`. */

@@ -2,6 +2,8 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { expectedHistory } from "../../../src/engine/jobs/history.ts";
 import { resolveJob } from "../../../src/engine/jobs/spec.ts";
+import { schedule } from "../../../src/core/mod.ts";
+import type { Schedule } from "../../../src/core/types.ts";
 import { HOUR, MIN, rows, SEC, setup, T0, tickAt } from "../_helpers.ts";
 
 const DAY = 24 * HOUR;
@@ -41,6 +43,33 @@ describe("history caps: maxRows beside the time retention", () => {
     const { total, jobs } = expectedHistory([hourly, perSecond, capped], T0, 7 * DAY);
     assert.deepEqual(jobs.map((j) => [j.name, j.rows]), [["s", 7 * DAY / SEC], ["c", 1000], ["h", 7 * 24]]);
     assert.equal(total, 7 * DAY / SEC + 1000 + 7 * 24);
+  });
+
+  it("expectedHistory() samples equal schedules once, and never shares a sample between schedules that differ", () => {
+    // Same cron text, one with an exclusion: the modifiers are part of what makes them equal.
+    const every = resolveJob("e", { schedule: "0 * * * *", run: () => {} }, {});
+    const same = resolveJob("f", { schedule: "0 * * * *", run: () => {} }, {});
+    const except = resolveJob("x", { schedule: "0 * * * *", except: "0 0-11 * * *", run: () => {} }, {});
+    // Two custom schedules whose spec cannot be told apart (toJSON throws): each is sampled alone.
+    const custom = (stepMs: number): Schedule => {
+      const base = schedule({ every: `${stepMs / 1000}s`, anchor: T0 });
+      return {
+        kind: base.kind,
+        timezone: base.timezone,
+        next: (after) => base.next(after),
+        nextRuns: (after, n) => base.nextRuns(after, n),
+        prev: (before) => base.prev(before),
+        between: (from, to) => base.between(from, to),
+        toString: () => "custom",
+        toJSON: () => {
+          throw new Error("no spec");
+        },
+      };
+    };
+    const fast = resolveJob("cf", { schedule: custom(60_000), run: () => {} }, {});
+    const slow = resolveJob("cs", { schedule: custom(3_600_000), run: () => {} }, {});
+    const { jobs } = expectedHistory([every, same, except, fast, slow], T0, DAY);
+    assert.deepEqual(Object.fromEntries(jobs.map((j) => [j.name, j.rows])), { e: 24, f: 24, x: 12, cf: 1440, cs: 24 });
   });
 
   it("warns once at start when the job set's expected history is above historyWarnRows, naming the largest jobs", async () => {

@@ -241,12 +241,14 @@ function createBrokenRows(log: Logger, changed: () => void): {
       changed();
     },
     syncStates(jobs) {
-      for (const state of Object.values(jobs)) {
-        const known = badStates.get(state.name);
+      // A loop over keys, not Object.values(): a tick's snapshot holds every job (100 000).
+      for (const key in jobs) {
+        const state = jobs[key]!;
         if (state.broken === undefined) {
-          if (known !== undefined && badStates.delete(state.name)) changed();
+          if (badStates.size > 0 && badStates.delete(state.name)) changed();
           continue;
         }
+        const known = badStates.get(state.name);
         if (known === state.broken) continue;
         logBroken(state.name, state.broken);
         badStates.set(state.name, state.broken);

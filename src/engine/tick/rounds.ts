@@ -15,7 +15,7 @@ import { claimBatch, type ClaimDeps } from "./claim_batch.ts";
 import { type DueJob, slotsToRun, takeRound, unclaimed } from "./plan_tick.ts";
 import type { ReportDraft } from "./report.ts";
 import { queueRun, type RunsDeps } from "./runs.ts";
-import { nextTurn } from "./turn.ts";
+import { nextTurn, QUEUE_CHUNK } from "./turn.ts";
 
 /** How many jobs of other nodes' shares one read checks before this node helps with them. */
 const HELP_WINDOW = 1_000;
@@ -101,8 +101,15 @@ export function createRounds(deps: RoundsDeps): Rounds {
     }
   };
 
-  const queueAll = (draft: ReportDraft, won: Map<string, HeldClaim[]>, runs: Promise<unknown>[]): void => {
+  // Queues what a round won; a turn every QUEUE_CHUNK jobs, so 100 000 won jobs do not hold the loop.
+  const queueAll = async (
+    draft: ReportDraft,
+    won: Map<string, HeldClaim[]>,
+    runs: Promise<unknown>[],
+  ): Promise<void> => {
+    let n = 0;
     for (const [name, claims] of won) {
+      if (++n % QUEUE_CHUNK === 0) await nextTurn();
       const job = registry.get(name);
       if (job !== undefined) runs.push(queueRun(deps, job, claims, draft.job(name)));
     }
@@ -147,7 +154,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
         try {
           taken = await take(p, now, budget);
         } catch (e) {
-          queueAll(draft, won, runs);
+          await queueAll(draft, won, runs);
           return new Error("read failed", { cause: e });
         }
         if (taken === "stop") break;
@@ -155,7 +162,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
         const claimed = await claimBatch(deps, taken.requests as ClaimRequest[], draft);
         if (claimed instanceof Error) {
           // What earlier batches won is held: it runs, and the tick reports the failure.
-          queueAll(draft, won, runs);
+          await queueAll(draft, won, runs);
           return claimed;
         }
         for (const [name, claims] of claimed) won.set(name, claims);
@@ -163,7 +170,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
       }
       // Runs start once the round's claims are made: runs started between its batches
       // would hold the later claims back (the handlers of a large minute share the event loop).
-      queueAll(draft, won, runs);
+      await queueAll(draft, won, runs);
       if (p.next >= p.due.length && plan === p) plan = undefined;
       if (p.deferred > 0) draft.report.deferred = p.deferred;
       return won;

@@ -13,3 +13,5 @@ export function nextTurn(): Promise<void> {
 export const PLAN_CHUNK = 5_000;
 /** Runs started between two yields of the run queue. */
 export const STARTS_PER_TURN = 256;
+/** Won jobs queued between two yields after a round's claims. */
+export const QUEUE_CHUNK = 2_000;

@@ -19,7 +19,11 @@ import { nextTurn, QUEUE_CHUNK } from "./turn.ts";
 
 /** How many jobs of other nodes' shares one read checks before this node helps with them. */
 const HELP_WINDOW = 1_000;
-/** How long after the slot a node waits before helping with other nodes' shares (so a busy node still gets its share). */
+/**
+ * How long after the slot a node waits before helping with other nodes' shares (so a busy
+ * node still gets its share), plus how late this node itself began the tick: a node that
+ * ticks late on a loaded machine gives the others as much more time as it took itself.
+ */
 export const HELP_DELAY_MS = 2_000;
 /** The most jobs one claim batch takes: a statement's size stays bounded whatever the budget. */
 export const MAX_BATCH = 2_000;
@@ -35,6 +39,8 @@ interface Plan {
   deferred: number;
   /** Where the other nodes' shares begin, and the end of the part of them read so far. */
   helpFrom: number;
+  /** When helping may begin: HELP_DELAY_MS after the slot, plus this node's own lateness. */
+  helpAt: number;
   checkedUntil: number;
   /** Jobs of the part read so far that no node has claimed. */
   open: Set<DueJob>;
@@ -69,8 +75,8 @@ export function createRounds(deps: RoundsDeps): Rounds {
     for (;;) {
       // Each owner gets HELP_DELAY_MS from the slot to start its share; past that, a share
       // not yet taken is treated as its owner's who is slow or gone.
-      if (p.next >= p.helpFrom && p.next < p.due.length && budget > 0 && clock.now() < p.now + HELP_DELAY_MS) {
-        await sleep({ clock, tracker }, p.now + HELP_DELAY_MS - clock.now());
+      if (p.next >= p.helpFrom && p.next < p.due.length && budget > 0 && clock.now() < p.helpAt) {
+        await sleep({ clock, tracker }, p.helpAt - clock.now());
         if (tracker.stopping || plan !== p) return "stop" as const;
       }
       // Other nodes' shares: one read-only look first, so that helping costs no claim for
@@ -124,6 +130,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
         next: 0,
         deferred: slotsToRun(due, 0),
         helpFrom,
+        helpAt: now + HELP_DELAY_MS + Math.max(0, clock.now() - now),
         checkedUntil: helpFrom,
         open: new Set(),
       };

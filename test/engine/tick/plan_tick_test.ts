@@ -228,6 +228,16 @@ describe("concurrency", () => {
     assert.ok(won[0]! >= mine - 5 && won[1]! >= 40 - mine - 5, `each node ran about its share: ${won}`);
     assert.ok(lost <= 10, `at most two rounds of claims lost where the nodes met, got ${lost}`);
     assert.equal(ran.filter((r) => r.endsWith(`@${T0 + MIN}`)).length, 40, "every slot ran once");
+
+    // n2 begins a minute's tick 3 s late (a loaded machine): n1 gets those 3 s on top of its head start.
+    const slot = T0 + 2 * MIN;
+    await clock.set(slot + 3_000);
+    const late = b.scheduler.tick(slot);
+    await clock.advance(HELP_DELAY_MS - 1);
+    assert.equal(ran.filter((r) => r.endsWith(`@${slot}`)).length, 40 - mine, "still n1's head start");
+    await clock.advance(1);
+    await late;
+    assert.equal(ran.filter((r) => r.endsWith(`@${slot}`)).length, 40, "then n2 helps with all of it");
   });
 
   it("refuses a concurrency that is not a positive integer", () => {

@@ -251,11 +251,22 @@ async function storesTier() {
 /** e2e files at once: they mostly wait on real time (minutes, leases, processes). */
 const E2E_CONCURRENCY = 5;
 
-async function e2eTier() {
-  if (e2e.length === 0 || process.env.EDGECRON_TEST_INTEGRATION === "0") return true;
-  // Every dist/ output once, first: the files then skip their own builds
-  // (EDGECRON_PREBUILT=1), so none rewrites dist/ while another runs from it.
-  if (!await step("e2e build (dist/)", process.execPath, ["scripts/build.mjs"])) return false;
+/** Whether the e2e tier runs at all in this invocation. */
+const e2eWanted = () =>
+  (only.length === 0 || only.includes("e2e")) && e2e.length > 0 && process.env.EDGECRON_TEST_INTEGRATION !== "0";
+
+/**
+ * Every dist/ output once, before the e2e files: they then skip their own builds
+ * (EDGECRON_PREBUILT=1), so none rewrites dist/ while another runs from it. It starts
+ * beside the check and unit tiers (no unit file reads dist/), off the e2e tier's path.
+ */
+function startE2eBuild() {
+  return e2eWanted() ? step("e2e build (dist/)", process.execPath, ["scripts/build.mjs"]) : Promise.resolve(true);
+}
+
+async function e2eTier(built) {
+  if (!e2eWanted()) return true;
+  if (!await built) return false;
   return await step(
     `e2e (node, ${E2E_CONCURRENCY} files at a time)`,
     process.execPath,
@@ -274,6 +285,7 @@ if (watch) {
 } else {
   const want = (name) => only.length === 0 || only.includes(name);
   let ok = true;
+  const built = startE2eBuild();
   if (want("check")) ok = await tier("check", check);
   if (!ok) finish(false);
   if (want("unit")) ok = await tier("unit", unitNode);
@@ -281,7 +293,7 @@ if (watch) {
   // The e2e files mostly wait on real time, so the CPU-bound tiers run beside them (the
   // Deno run of the unit files is the longest step; the stores tier fits beside it).
   const slow = await Promise.all([
-    want("e2e") ? tier("e2e", e2eTier) : true,
+    want("e2e") ? tier("e2e", () => e2eTier(built)) : true,
     want("runtimes") ? tier("runtimes", runtimesTier) : true,
     want("stores") ? tier("stores", storesTier) : true,
   ]);

@@ -234,7 +234,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
 }
 
 /** Jobs per page of a scrape: small enough that one page holds the event loop well under 50 ms. */
-const SCRAPE_PAGE = 500;
+export const SCRAPE_PAGE = 200;
 
 /** Yields to timers and I/O: a store that answers from memory resolves in the same turn. */
 export function nextTurn(): Promise<void> {

@@ -206,13 +206,7 @@ function denoOnlyFixtures() {
  */
 async function unitNode() {
   if (unit.length === 0) return true;
-  const shards = Array.from({ length: Math.min(3 * cores, unit.length) }, () => ({ size: 0, files: [] }));
-  const bySize = unit.map((f) => ({ f, size: statSync(join(root, f)).size })).sort((a, b) => b.size - a.size);
-  for (const { f, size } of bySize) {
-    const lightest = shards.reduce((a, b) => (b.size < a.size ? b : a));
-    lightest.files.push(f);
-    lightest.size += size;
-  }
+  const shards = shardsOf(unit, 3 * cores);
   const results = await pool(
     cores,
     shards.map((shard, i) => () =>
@@ -230,9 +224,35 @@ async function unitNode() {
   return results.every(Boolean);
 }
 
+/** `list` shared out by file size into at most `n` shards of about equal size. */
+function shardsOf(list, n) {
+  const shards = Array.from({ length: Math.min(n, list.length) }, () => ({ size: 0, files: [] }));
+  const bySize = list.map((f) => ({ f, size: statSync(join(root, f)).size })).sort((a, b) => b.size - a.size);
+  for (const { f, size } of bySize) {
+    const lightest = shards.reduce((a, b) => (b.size < a.size ? b : a));
+    lightest.files.push(f);
+    lightest.size += size;
+  }
+  return shards;
+}
+
 async function runtimesTier() {
   const steps = [];
-  if (runtimes.includes("deno")) steps.push(step("runtimes (deno)", bin("deno"), [...denoTest, ...unit], denoCounts));
+  // Deno runs a file list in one thread: two processes use the second core once the
+  // e2e and stores tiers stop needing it (one Deno process was the suite's longest step).
+  if (runtimes.includes("deno")) {
+    const shards = shardsOf(unit, 2);
+    shards.forEach((shard, i) =>
+      steps.push(
+        step(
+          `runtimes (deno, process ${i + 1}/${shards.length})`,
+          bin("deno"),
+          [...denoTest, ...shard.files.sort()],
+          denoCounts,
+        ),
+      )
+    );
+  }
   if (runtimes.includes("bun")) steps.push(step("runtimes (bun)", bin("bun"), bunTest(unit), bunCounts));
   return (await Promise.all(steps)).every(Boolean);
 }

@@ -16,10 +16,10 @@
 // the runtimes of the runtimes and stores tiers; EDGECRON_TEST_INTEGRATION=0 skips e2e.
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { availableParallelism } from "node:os";
+import { availableParallelism, setPriority } from "node:os";
 import { join } from "node:path";
 import { portabilityViolations } from "./portability.mjs";
-import { testFiles } from "./tiers.mjs";
+import { E2E_LONGEST, testFiles } from "./tiers.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 process.chdir(root);
@@ -43,29 +43,68 @@ const summary = [];
 const started = Date.now();
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
-/** Runs a command to its end, capturing stdout and stderr together. */
-function exec(cmd, argv, env = {}) {
+/** Every child still running, so that a failed gate or Ctrl-C stops the whole tree. */
+const running = new Set();
+
+/**
+ * Runs a command to its end, capturing stdout and stderr together. `background` lowers its
+ * CPU priority (and its children's): the e2e files wait on real time (minutes, leases,
+ * browsers), so the CPU-bound tiers beside them take only the CPU those leave idle.
+ */
+function exec(cmd, argv, env = {}, background = false) {
   return new Promise((resolve) => {
     const child = spawn(cmd, argv, {
       stdio: ["ignore", "pipe", "pipe"],
+      detached: true, // its own process group: stop() ends its children too (workerd, deno, chromium)
       // Miniflare would otherwise try to download Cloudflare's request.cf data (network).
       env: { CLOUDFLARE_CF_FETCH_ENABLED: "false", ...process.env, NO_COLOR: "1", ...env },
     });
+    if (background && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, BACKGROUND_NICE);
+      } catch {
+        // Lowering a priority is always allowed on Linux and macOS; if a platform refuses, run as is.
+      }
+    }
+    running.add(child);
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
     child.on("error", (error) => resolve({ status: null, out: `${out}${error.message}\n` }));
-    child.on("close", (status) => resolve({ status, out }));
+    child.on("close", (status) => {
+      running.delete(child);
+      resolve({ status, out });
+    });
   });
 }
+
+/** Ends every running step with its process group. */
+function stopAll() {
+  for (const child of running) {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+}
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => {
+    stopAll();
+    process.exit(130);
+  });
+}
+
+/** The niceness of the CPU-bound tiers while e2e files run (0 normal, 19 lowest). */
+const BACKGROUND_NICE = 10;
 
 /**
  * Runs one step, prints its output in one piece when it ends (steps run side by side) and
  * records its counts and time. Resolves to true when it passed.
  */
-async function step(label, cmd, argv, parse, env) {
+async function step(label, cmd, argv, parse, env, { background = false, quiet = false } = {}) {
   const t0 = Date.now();
-  const { status, out } = await exec(cmd, argv, env);
+  const { status, out } = await exec(cmd, argv, env, background);
   const ms = Date.now() - t0;
   const shown = argv.length > 12 ? [...argv.slice(0, 10), `… (${argv.length - 10} more)`] : argv;
   process.stdout.write(`\n=== ${label}: ${[cmd.replace(root, ""), ...shown].join(" ")}\n${out}`);
@@ -77,7 +116,7 @@ async function step(label, cmd, argv, parse, env) {
   } else if (!ok && parse) totals.failed += 1; // a runner that crashed before counting
   const result = counts ? `${counts.passed} passed, ${counts.failed} failed` : ok ? "ok" : "FAILED";
   const line = `${label}: ${result}${ok || counts ? "" : ` (exit ${status})`} in ${seconds(ms)}`;
-  summary.push(line);
+  if (!quiet || !ok) summary.push(line);
   console.log(`--- ${line}`);
   return ok;
 }
@@ -105,6 +144,7 @@ async function tier(name, run) {
 }
 
 function finish(ok) {
+  stopAll();
   console.log("\n=== summary");
   for (const line of summary) console.log(line);
   console.log(`wall time ${seconds(Date.now() - started)}`);
@@ -161,7 +201,8 @@ function denoConfigured(key) {
 }
 
 async function check() {
-  const tsc = (project) => () => step(`typecheck ${project}`, bin("tsc"), ["-p", project]);
+  const bg = { background: true };
+  const tsc = (project) => () => step(`typecheck ${project}`, bin("tsc"), ["-p", project], undefined, {}, bg);
   const tasks = [
     tsc("tsconfig.json"),
     tsc("adapters/bun/tsconfig.json"),
@@ -169,15 +210,22 @@ async function check() {
     // Deno ships its own types, so the Deno adapter, example and Deno-only fixtures are
     // checked by deno itself (tsc has no Deno types).
     () =>
-      step("deno check", bin("deno"), [
-        "check",
-        "--unstable-cron",
-        "--unstable-kv",
-        "adapters/deno/",
-        "examples/deno-deploy/",
-        ...denoOnlyFixtures(),
-      ]),
-    () => step("exports sync (deno.json ↔ package.json)", process.execPath, ["scripts/exports.mjs"]),
+      step(
+        "deno check",
+        bin("deno"),
+        [
+          "check",
+          "--unstable-cron",
+          "--unstable-kv",
+          "adapters/deno/",
+          "examples/deno-deploy/",
+          ...denoOnlyFixtures(),
+        ],
+        undefined,
+        {},
+        bg,
+      ),
+    () => step("exports sync (deno.json ↔ package.json)", process.execPath, ["scripts/exports.mjs"], undefined, {}, bg),
     async () => {
       const violations = portabilityViolations("src");
       const line = violations.length === 0
@@ -188,8 +236,10 @@ async function check() {
       return violations.length === 0;
     },
   ];
-  if (denoConfigured("fmt")) tasks.push(() => step("deno fmt --check", bin("deno"), ["fmt", "--check"]));
-  if (denoConfigured("lint")) tasks.push(() => step("deno lint", bin("deno"), ["lint"]));
+  if (denoConfigured("fmt")) {
+    tasks.push(() => step("deno fmt --check", bin("deno"), ["fmt", "--check"], undefined, {}, bg));
+  }
+  if (denoConfigured("lint")) tasks.push(() => step("deno lint", bin("deno"), ["lint"], undefined, {}, bg));
   return (await pool(cores, tasks)).every(Boolean);
 }
 
@@ -215,9 +265,8 @@ async function unitNode() {
         process.execPath,
         [...nodeTest, "scripts/_shard.mjs"],
         nodeCounts,
-        {
-          EDGECRON_TEST_FILES: shard.files.sort().join("\n"),
-        },
+        { EDGECRON_TEST_FILES: shard.files.sort().join("\n") },
+        { background: true },
       )
     ),
   );
@@ -249,11 +298,15 @@ async function runtimesTier() {
           bin("deno"),
           [...denoTest, ...shard.files.sort()],
           denoCounts,
+          {},
+          { background: true },
         ),
       )
     );
   }
-  if (runtimes.includes("bun")) steps.push(step("runtimes (bun)", bin("bun"), bunTest(unit), bunCounts));
+  if (runtimes.includes("bun")) {
+    steps.push(step("runtimes (bun)", bin("bun"), bunTest(unit), bunCounts, {}, { background: true }));
+  }
   return (await Promise.all(steps)).every(Boolean);
 }
 
@@ -261,15 +314,27 @@ async function storesTier() {
   if (stores.length === 0) return true;
   const steps = [];
   if (runtimes.includes("node")) {
-    steps.push(step("stores (node)", process.execPath, [...nodeTest, "--test-concurrency=2", ...stores], nodeCounts));
+    steps.push(
+      step("stores (node)", process.execPath, [...nodeTest, "--test-concurrency=2", ...stores], nodeCounts, {}, {
+        background: true,
+      }),
+    );
   }
-  if (runtimes.includes("deno")) steps.push(step("stores (deno)", bin("deno"), [...denoTest, ...stores], denoCounts));
-  if (runtimes.includes("bun")) steps.push(step("stores (bun)", bin("bun"), bunTest(stores), bunCounts));
+  if (runtimes.includes("deno")) {
+    steps.push(step("stores (deno)", bin("deno"), [...denoTest, ...stores], denoCounts, {}, { background: true }));
+  }
+  if (runtimes.includes("bun")) {
+    steps.push(step("stores (bun)", bin("bun"), bunTest(stores), bunCounts, {}, { background: true }));
+  }
   return (await Promise.all(steps)).every(Boolean);
 }
 
-/** e2e files at once: they mostly wait on real time (minutes, leases, processes). */
-const E2E_CONCURRENCY = 5;
+/**
+ * e2e files at once: they mostly wait on real time (minutes, leases, processes). Each runs
+ * in its own `node --test` process, longest first (E2E_LONGEST), so that a long file does
+ * not start last and hold the tier open alone.
+ */
+const E2E_CONCURRENCY = 6;
 
 /** Whether the e2e tier runs at all in this invocation. */
 const e2eWanted = () =>
@@ -287,15 +352,34 @@ function startE2eBuild() {
 async function e2eTier(built) {
   if (!e2eWanted()) return true;
   if (!await built) return false;
-  return await step(
-    `e2e (node, ${E2E_CONCURRENCY} files at a time)`,
-    process.execPath,
-    [...nodeTest, `--test-concurrency=${E2E_CONCURRENCY}`, ...e2e],
-    nodeCounts,
-    {
-      EDGECRON_PREBUILT: "1",
-    },
+  const first = E2E_LONGEST.filter((f) => e2e.includes(f));
+  const rest = e2e.filter((f) => !first.includes(f)).sort((a, b) => statSync(b).size - statSync(a).size);
+  const t0 = Date.now();
+  const counts = { passed: 0, failed: 0 };
+  const results = await pool(
+    E2E_CONCURRENCY,
+    [...first, ...rest].map((file) => () =>
+      step(
+        `e2e ${file}`,
+        process.execPath,
+        [...nodeTest, file],
+        (out) => {
+          const c = nodeCounts(out);
+          if (c) (counts.passed += c.passed), (counts.failed += c.failed);
+          return c;
+        },
+        { EDGECRON_PREBUILT: "1" },
+        { quiet: true },
+      )
+    ),
   );
+  const ok = results.every(Boolean);
+  summary.push(
+    `e2e (node, ${e2e.length} files, ${E2E_CONCURRENCY} at a time): ${counts.passed} passed, ${counts.failed} failed in ${
+      seconds(Date.now() - t0)
+    }`,
+  );
+  return ok;
 }
 
 if (watch) {
@@ -304,18 +388,18 @@ if (watch) {
   child.on("close", (code) => process.exit(code ?? 1));
 } else {
   const want = (name) => only.length === 0 || only.includes(name);
-  let ok = true;
   const built = startE2eBuild();
-  if (want("check")) ok = await tier("check", check);
-  if (!ok) finish(false);
-  if (want("unit")) ok = await tier("unit", unitNode);
-  if (!ok) finish(false);
-  // The e2e files mostly wait on real time, so the CPU-bound tiers run beside them (the
-  // Deno run of the unit files is the longest step; the stores tier fits beside it).
-  const slow = await Promise.all([
-    want("e2e") ? tier("e2e", () => e2eTier(built)) : true,
-    want("runtimes") ? tier("runtimes", runtimesTier) : true,
-    want("stores") ? tier("stores", storesTier) : true,
-  ]);
-  finish(slow.every(Boolean));
+  // The e2e tier is the suite's longest path and mostly waits on real time, so it starts as
+  // soon as dist/ is built, at normal priority; the CPU-bound tiers run beside it in the
+  // background (see exec). A failed check or unit tier still stops everything.
+  const e2eRun = want("e2e") ? tier("e2e", () => e2eTier(built)) : Promise.resolve(true);
+  const gated = (async () => {
+    if (want("check") && !await tier("check", check)) finish(false);
+    if (want("unit") && !await tier("unit", unitNode)) finish(false);
+    return (await Promise.all([
+      want("runtimes") ? tier("runtimes", runtimesTier) : true,
+      want("stores") ? tier("stores", storesTier) : true,
+    ])).every(Boolean);
+  })();
+  finish((await Promise.all([e2eRun, gated])).every(Boolean));
 }

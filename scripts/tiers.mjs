@@ -39,3 +39,18 @@ export function testFiles(root) {
   for (const file of walk(root, "test")) tiers[tierOf(file)].push(file);
   return tiers;
 }
+
+/**
+ * The e2e files that wait longest on real time (40-80 s each on an idle machine: real
+ * minutes, default leases, a real `Deno.cron`), longest first: `npm test` starts them first
+ * so that none holds the e2e tier open alone at its end. Other e2e files follow, largest
+ * first. test/tiers_test.ts checks that each one exists.
+ */
+export const E2E_LONGEST = [
+  "test/integration/capacity_test.ts",
+  "test/integration/run_ahead_test.ts",
+  "test/integration/postgres_lease_test.ts",
+  "test/integration/lease_test.ts",
+  "test/integration/deno_test.ts",
+  "test/integration/fencing_test.ts",
+];

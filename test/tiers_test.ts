@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 // @ts-ignore: plain JS module shared with scripts/test.mjs
-import { testFiles, tierOf } from "../scripts/tiers.mjs";
+import { E2E_LONGEST, testFiles, tierOf } from "../scripts/tiers.mjs";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const FORBIDDEN = /^(?:node:child_process|child_process|esbuild|miniflare|wrangler|playwright-core|playwright)$/;
@@ -41,6 +41,11 @@ describe("test tiers", () => {
       [],
       "move these to a *_process_test.ts file (stores tier) or test/integration/ (see scripts/tiers.mjs)",
     );
+  });
+
+  it("every file npm test starts first in the e2e tier exists and is an e2e file", () => {
+    const { e2e } = testFiles(root) as { e2e: string[] };
+    for (const file of E2E_LONGEST as string[]) assert.ok(e2e.includes(file), `${file} is not an e2e test file`);
   });
 
   it("a file's tier follows from its path", () => {

@@ -17,7 +17,7 @@
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { availableParallelism, setPriority } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { portabilityViolations } from "./portability.mjs";
 import { E2E_LONGEST, testFiles } from "./tiers.mjs";
 
@@ -341,38 +341,69 @@ const e2eWanted = () =>
   (only.length === 0 || only.includes("e2e")) && e2e.length > 0 && process.env.EDGECRON_TEST_INTEGRATION !== "0";
 
 /**
- * Every dist/ output once, before the e2e files: they then skip their own builds
- * (EDGECRON_PREBUILT=1), so none rewrites dist/ while another runs from it. It starts
- * beside the check and unit tiers (no unit file reads dist/), off the e2e tier's path.
+ * Every dist/ output once, before the e2e files that read it: they then skip their own
+ * builds (EDGECRON_PREBUILT=1), so none rewrites dist/ while another runs from it. It starts
+ * at once, beside the check and unit tiers (no unit file reads dist/) and the e2e files
+ * that do not read dist/.
  */
 function startE2eBuild() {
   return e2eWanted() ? step("e2e build (dist/)", process.execPath, ["scripts/build.mjs"]) : Promise.resolve(true);
 }
 
+/**
+ * Whether an e2e file reads dist/ (itself or through a `./_helper.ts` it imports): such a
+ * file waits for the tier's build; the others start at once.
+ */
+function readsDist(file, seen = new Set()) {
+  if (seen.has(file)) return false;
+  seen.add(file);
+  const text = readFileSync(file, "utf8");
+  if (/\bdist\/|EDGECRON_PREBUILT/.test(text)) return true;
+  const helpers = [...text.matchAll(/from "\.\/(_[\w-]+\.ts)"/g)].map((m) => join(dirname(file), m[1]));
+  return helpers.some((helper) => readsDist(helper, seen));
+}
+
 async function e2eTier(built) {
   if (!e2eWanted()) return true;
-  if (!await built) return false;
   const first = E2E_LONGEST.filter((f) => e2e.includes(f));
   const rest = e2e.filter((f) => !first.includes(f)).sort((a, b) => statSync(b).size - statSync(a).size);
+  // Longest first; until dist/ is built, the longest file that does not read it.
+  const queue = [...first, ...rest].map((file) => ({ file, dist: readsDist(file) }));
+  let buildDone = false;
+  const buildOk = built.then((ok) => ((buildDone = true), ok));
   const t0 = Date.now();
   const counts = { passed: 0, failed: 0 };
-  const results = await pool(
-    E2E_CONCURRENCY,
-    [...first, ...rest].map((file) => () =>
-      step(
-        `e2e ${file}`,
-        process.execPath,
-        [...nodeTest, file],
-        (out) => {
-          const c = nodeCounts(out);
-          if (c) (counts.passed += c.passed), (counts.failed += c.failed);
-          return c;
-        },
-        { EDGECRON_PREBUILT: "1" },
-        { quiet: true },
-      )
-    ),
-  );
+  const results = [];
+  const run = async ({ file }) =>
+    await step(
+      `e2e ${file}`,
+      process.execPath,
+      [...nodeTest, file],
+      (out) => {
+        const c = nodeCounts(out);
+        if (c) (counts.passed += c.passed), (counts.failed += c.failed);
+        return c;
+      },
+      { EDGECRON_PREBUILT: "1" },
+      { quiet: true },
+    );
+  const worker = async () => {
+    while (queue.length > 0) {
+      const i = queue.findIndex((entry) => buildDone || !entry.dist);
+      if (i === -1) {
+        await buildOk;
+        continue;
+      }
+      const [entry] = queue.splice(i, 1);
+      if (entry.dist && !await buildOk) {
+        console.log(`--- e2e ${entry.file}: not run, the dist/ build failed`);
+        results.push(false);
+        continue;
+      }
+      results.push(await run(entry));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(E2E_CONCURRENCY, queue.length) }, worker));
   const ok = results.every(Boolean);
   summary.push(
     `e2e (node, ${e2e.length} files, ${E2E_CONCURRENCY} at a time): ${counts.passed} passed, ${counts.failed} failed in ${
@@ -389,9 +420,9 @@ if (watch) {
 } else {
   const want = (name) => only.length === 0 || only.includes(name);
   const built = startE2eBuild();
-  // The e2e tier is the suite's longest path and mostly waits on real time, so it starts as
-  // soon as dist/ is built, at normal priority; the CPU-bound tiers run beside it in the
-  // background (see exec). A failed check or unit tier still stops everything.
+  // The e2e tier is the suite's longest path and mostly waits on real time, so it starts at
+  // once, at normal priority (files that read dist/ wait for its build); the CPU-bound tiers
+  // run beside it in the background (see exec). A failed check or unit tier stops everything.
   const e2eRun = want("e2e") ? tier("e2e", () => e2eTier(built)) : Promise.resolve(true);
   const gated = (async () => {
     if (want("check") && !await tier("check", check)) finish(false);

@@ -10,15 +10,6 @@ import { labelValue } from "./metrics_format.ts";
 /** Rows a scrape reads back for a job whose newest outcome is not `ok`, looking for its last success. */
 const SUCCESS_LOOKBACK = 1000;
 
-/** A job's skipped and missed rows by metric reason; undefined when the store keeps no counts. */
-function skipsByReason(job: JobSummary): [string, number][] | undefined {
-  const counts = job.statusCounts;
-  if (counts === undefined) return undefined;
-  const skipped = counts["skipped"] ?? 0;
-  const full = Math.min(job.bufferFull ?? 0, skipped);
-  return [["overlap", skipped - full], ["buffer-full", full], ["catch-up", counts["missed"] ?? 0]];
-}
-
 /** Collects the jobs of one scrape's pages, then renders the staleness series. */
 export interface StalenessCollector {
   /**
@@ -43,18 +34,38 @@ export function createStalenessCollector(scheduler: Scheduler): StalenessCollect
   const success: string[] = [], next: string[] = [], skipped: string[] = [];
   return {
     async addPage(jobs) {
-      // Lines are gathered in arrays and joined once per page: a joined string is flat,
-      // so the stream encodes it without first flattening thousands of small pieces.
+      // Each family's page is gathered as parts (fixed text, the job's label, the value)
+      // and joined once: no string per line is built, and the joined page is flat, so
+      // the stream encodes it without first flattening thousands of small pieces.
       const s: string[] = [], n: string[] = [], k: string[] = [];
       for (const job of jobs) {
         const label = `{job="${labelValue(job.name)}"`;
         // Most jobs' newest outcome says it all; only the others cost an await and a read.
         const known = successOf(job);
         const at = known === LOOK ? await lastSuccess(scheduler, job) : known;
-        if (at !== undefined) s.push(`edgecron_last_success_timestamp_seconds${label}} ${at / 1000}\n`);
-        if (job.next !== undefined) n.push(`edgecron_next_run_timestamp_seconds${label}} ${job.next / 1000}\n`);
-        for (const [reason, count] of skipsByReason(job) ?? []) {
-          k.push(`edgecron_skipped_total${label},reason="${reason}"} ${count}\n`);
+        if (at !== undefined) s.push("edgecron_last_success_timestamp_seconds", label, "} ", String(at / 1000), "\n");
+        if (job.next !== undefined) {
+          n.push("edgecron_next_run_timestamp_seconds", label, "} ", String(job.next / 1000), "\n");
+        }
+        const counts = job.statusCounts;
+        if (counts !== undefined) {
+          const skipped = counts["skipped"] ?? 0;
+          const full = Math.min(job.bufferFull ?? 0, skipped);
+          k.push(
+            "edgecron_skipped_total",
+            label,
+            ',reason="overlap"} ',
+            String(skipped - full),
+            "\nedgecron_skipped_total",
+            label,
+            ',reason="buffer-full"} ',
+            String(full),
+            "\nedgecron_skipped_total",
+            label,
+            ',reason="catch-up"} ',
+            String(counts["missed"] ?? 0),
+            "\n",
+          );
         }
       }
       success.push(s.join(""));

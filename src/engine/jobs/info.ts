@@ -105,6 +105,8 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
     // no longer has was deleted. Only the page is checked (new definitions can only push
     // known jobs off it), so the check costs a page, not the registry; a job further on
     // is checked when its own page is read.
+    // With no data job known and none read, nothing can be gone (a large code-only page skips the check).
+    if (defs.length === 0 && !registry.hasData()) return pageOf(await sortedJobs(), after, size);
     const found = new Set(defs.map((d) => d.name));
     const gone = pageOf(await sortedJobs(), after, size)
       .filter((j) =>

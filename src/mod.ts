@@ -31,6 +31,7 @@ export type {
   JobInfo,
   JobPolicy,
   JobSpec,
+  JobSummary,
   JobTickReport,
   ListOptions,
   Logger,

@@ -99,6 +99,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     stop: createStop({ tracker, clock, lease, halt: triggers.halt }),
     list: afterReady(views.list),
     get: afterReady(views.get),
+    summaries: afterReady(views.summaries),
     run: createManualRuns({ ...runner, ready }),
     backfill: createBackfill({ ...runner, promoter, ready }),
     pause: pauses.pause,

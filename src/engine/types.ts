@@ -220,6 +220,28 @@ export interface JobInfo {
   upcoming?: { count: number; first: number | undefined; last: number | undefined; slots: number[] };
 }
 
+/**
+ * What `summaries()` tells of a job: the fields `GET /metrics` reads, from one store read
+ * per page (`tally()`), without describing the job in full as `list()` does.
+ */
+export interface JobSummary {
+  name: string;
+  enabled: boolean;
+  paused: boolean;
+  /** Slot start of this job's live run on any node, if one is running. */
+  runningSince: number | undefined;
+  /** Its next slot; undefined while paused or disabled, after its last slot, or when broken. */
+  next: number | undefined;
+  /** The newest finished row's status and times (as `JobInfo.lastOutcome`). */
+  lastOutcome: { status: RunStatus; startedAt: number; finishedAt: number | null } | undefined;
+  /** Rows by status in the store's retained history (every node's); absent for a broken job. */
+  statusCounts?: Readonly<Record<string, number>>;
+  /** Of `statusCounts.skipped`, the slots a full buffer dropped (as `JobInfo.bufferFull`). */
+  bufferFull?: number;
+  /** As `JobInfo.broken`: why the job does not run. */
+  broken?: string;
+}
+
 /** Options of `list()`. */
 export interface ListOptions {
   /** How many upcoming fire times per job in `next`; default 5, at most 100. */
@@ -434,6 +456,11 @@ export interface Scheduler {
   stop(options?: { grace?: string | number; deadline?: string | number }): Promise<void>;
   /** Describes the jobs: at most two store reads, never a write, whatever the number of jobs. */
   list(options?: ListOptions): Promise<JobInfo[]>;
+  /**
+   * The jobs by name in pages (`after`, `limit`; default all), each with only what
+   * `GET /metrics` reads: one definitions page and one `tally()` per call, never a write.
+   */
+  summaries(options?: { after?: string; limit?: number }): Promise<JobSummary[]>;
   /** One job as `list()` describes it (with `recent` and `upcoming` when `window` is given). */
   get(name: string, options?: Pick<ListOptions, "next" | "window">): Promise<JobInfo | undefined>;
   run(name: string, options?: { mode?: "force" | "due" }): Promise<ManualRunResult>;

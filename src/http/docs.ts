@@ -23,7 +23,7 @@ export function registerDocs(app: Hono, rc: RouterContext): void {
 }
 
 /** Bytes per chunk of a streamed answer: one chunk is encoded in a few ms. */
-const CHUNK_CHARS = 256 * 1024;
+const CHUNK_CHARS = 4 * 1024 * 1024;
 
 /**
  * `pieces` as a byte stream, encoded a chunk at a time with a turn of the event loop

@@ -3,7 +3,6 @@
  * rendered in the text exposition format (version 0.0.4) at `GET /metrics`.
  */
 import type { Scheduler, SchedulerEvent } from "../engine/types.ts";
-import { listJobs } from "./_list.ts";
 import { createHistogram, type Histogram, labels, labelValue } from "./metrics_format.ts";
 import { createStalenessCollector } from "./metrics_staleness.ts";
 
@@ -72,8 +71,11 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 60
  */
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const now = options.now ?? (() => Date.now());
-  // Per job, per outcome: a nested map, so no job name (even one with a newline) can split a key.
-  const runs = new Map<string, Map<string, number>>();
+  // Per job, per outcome: a nested map, so no job name (even one with a newline) can split a
+  // key. Each job keeps its rendered lines until its next outcome, and the number of the
+  // last scrape that saw it (a job no scrape sees any more is dropped).
+  const runs = new Map<string, JobRuns>();
+  let scrapes = 0;
   const claims = { won: 0, lost: 0 };
   let storeErrors = 0;
   let ticks = 0;
@@ -85,9 +87,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     try {
       const outcome = OUTCOME_OF[event.type];
       if (outcome !== undefined && "job" in event) {
-        let byOutcome = runs.get(event.job);
-        if (byOutcome === undefined) runs.set(event.job, byOutcome = new Map());
-        byOutcome.set(outcome, (byOutcome.get(outcome) ?? 0) + 1);
+        let entry = runs.get(event.job);
+        if (entry === undefined) runs.set(event.job, entry = { outcomes: new Map(), text: undefined, seen: scrapes });
+        entry.outcomes.set(outcome, (entry.outcomes.get(outcome) ?? 0) + 1);
+        entry.text = undefined;
       }
       switch (event.type) {
         case "claimed":
@@ -116,23 +119,26 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   };
 
   const runLines = (job: string, out: string[]): void => {
-    const byOutcome = runs.get(job);
-    if (byOutcome === undefined) return;
-    for (const [outcome, n] of [...byOutcome].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const entry = runs.get(job);
+    if (entry === undefined) return;
+    for (const [outcome, n] of [...entry.outcomes].sort(([a], [b]) => (a < b ? -1 : 1))) {
       out.push(`edgecron_runs_total${labels({ job, outcome })} ${n}`);
     }
   };
 
-  // One page's runs series as one piece of text; the label is escaped once per job.
-  const runText = (job: string): string => {
-    const byOutcome = runs.get(job);
-    if (byOutcome === undefined) return "";
+  // A job's runs series as one piece of text, rendered again only after its next outcome;
+  // marks the job seen by this scrape.
+  const runText = (job: string, scrape: number): string => {
+    const entry = runs.get(job);
+    if (entry === undefined) return "";
+    entry.seen = Math.max(entry.seen, scrape);
+    if (entry.text !== undefined) return entry.text;
     const label = `edgecron_runs_total{job="${labelValue(job)}",outcome="`;
     let text = "";
-    for (const [outcome, n] of [...byOutcome].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    for (const [outcome, n] of [...entry.outcomes].sort(([a], [b]) => (a < b ? -1 : 1))) {
       text += `${label}${outcome}"} ${n}\n`;
     }
-    return text;
+    return entry.text = text;
   };
 
   const render = (jobs?: JobStateCounts): string => {
@@ -185,42 +191,47 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   };
 
   /**
-   * Pages through the jobs by name (no run history read beyond the page's overview), a
-   * turn of the event loop between pages so that a large node keeps its timers and
-   * heartbeats. Each page is rendered to text as it comes (one piece per family and
-   * page), so a scrape is one pass over the jobs; series of jobs that no longer exist
-   * are dropped.
+   * Pages through the jobs by name (`summaries()`: one definitions page and one store
+   * tally per page, no run history beyond it), a turn of the event loop between pages so
+   * that a large node keeps its timers and heartbeats. Each page is rendered to text as
+   * it comes (one piece per family and page), so a scrape is one pass over the jobs;
+   * series of jobs that no longer exist are dropped.
    */
   const scrapeChunks = async (scheduler: Scheduler): Promise<string[]> => {
+    const scrape = ++scrapes;
     const jobs: JobStateCounts = { active: 0, paused: 0, disabled: 0, running: 0 };
     const staleness = createStalenessCollector(scheduler);
     const series: string[] = [];
-    const seen = new Set<string>();
     let after: string | undefined;
-    do {
-      const page = await listJobs(scheduler, {
-        next: 1,
-        limit: SCRAPE_PAGE,
+    for (;;) {
+      // One more than the page: the next page's first name says whether there is one.
+      const page = await scheduler.summaries({
+        limit: SCRAPE_PAGE + 1,
         ...(after === undefined ? {} : { after }),
       });
-      let text = "";
-      for (const job of page.jobs) {
-        seen.add(job.name);
-        text += runText(job.name);
+      const more = page.length > SCRAPE_PAGE;
+      if (more) page.length = SCRAPE_PAGE;
+      const text: string[] = [];
+      for (const job of page) {
+        const lines = runText(job.name, scrape);
+        if (lines !== "") text.push(lines);
         if (job.runningSince !== undefined) jobs.running++;
         if (job.paused) jobs.paused++;
         else if (!job.enabled) jobs.disabled++;
         else jobs.active++;
       }
-      series.push(text);
-      await staleness.addPage(page.jobs);
-      after = page.nextAfter ?? undefined;
+      series.push(text.join(""));
+      await staleness.addPage(page);
       await nextTurn();
-    } while (after !== undefined);
+      if (!more) break;
+      after = page.at(-1)!.name;
+    }
+    // Series of jobs this scrape did not see (deleted, or renamed) go; a job whose first
+    // outcome came during the scrape, after its page, waits for the next one.
     let checked = 0;
-    for (const job of runs.keys()) {
-      if (!seen.has(job)) runs.delete(job);
-      if (++checked % SCRAPE_PAGE === 0) await nextTurn();
+    for (const [job, entry] of runs) {
+      if (entry.seen < scrape) runs.delete(job);
+      if (++checked % SWEEP_STEP === 0) await nextTurn();
     }
     return [...renderWith(series, jobs), ...staleness.pieces()];
   };
@@ -233,8 +244,18 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   };
 }
 
+/** One job's runs series: counts by outcome, the rendered lines (until the next outcome), the last scrape that saw it. */
+interface JobRuns {
+  outcomes: Map<string, number>;
+  text: string | undefined;
+  seen: number;
+}
+
 /** Jobs per page of a scrape: small enough that one page holds the event loop well under 50 ms. */
-export const SCRAPE_PAGE = 200;
+export const SCRAPE_PAGE = 1000;
+
+/** Runs series checked against the scrape's jobs between two turns (a set lookup each). */
+const SWEEP_STEP = 20_000;
 
 /** Yields to timers and I/O: a store that answers from memory resolves in the same turn. */
 export function nextTurn(): Promise<void> {

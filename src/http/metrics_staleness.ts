@@ -1,23 +1,14 @@
 /**
- * Staleness gauges for `GET /metrics`, read from the store through the job list so
+ * Staleness gauges for `GET /metrics`, read from the store through `summaries()` so
  * every node reports the same: `edgecron_last_success_timestamp_seconds{job}`,
  * `edgecron_next_run_timestamp_seconds{job}` and `edgecron_skipped_total{job,reason}`
  * (reason `overlap`, `buffer-full` or `catch-up`).
  */
-import type { JobInfo, Scheduler } from "../engine/types.ts";
+import type { JobSummary, Scheduler } from "../engine/types.ts";
 import { labelValue } from "./metrics_format.ts";
 
 /** Rows a scrape reads back for a job whose newest outcome is not `ok`, looking for its last success. */
 const SUCCESS_LOOKBACK = 1000;
-
-/** A job's skipped and missed rows by metric reason; undefined when the store keeps no counts. */
-function skipsByReason(job: JobInfo): [string, number][] | undefined {
-  const counts = job.statusCounts;
-  if (counts === undefined) return undefined;
-  const skipped = counts["skipped"] ?? 0;
-  const full = Math.min(job.bufferFull ?? 0, skipped);
-  return [["overlap", skipped - full], ["buffer-full", full], ["catch-up", counts["missed"] ?? 0]];
-}
 
 /** Collects the jobs of one scrape's pages, then renders the staleness series. */
 export interface StalenessCollector {
@@ -25,7 +16,7 @@ export interface StalenessCollector {
    * Adds a page of jobs: their lines are rendered now (one string per family and page),
    * reading the run history only of jobs whose newest outcome is not a success.
    */
-  addPage(jobs: readonly JobInfo[]): Promise<void>;
+  addPage(jobs: readonly JobSummary[]): Promise<void>;
   /** The three families' exposition text, in pieces of at most a page each, every line ending in a newline. */
   pieces(): string[];
 }
@@ -43,22 +34,43 @@ export function createStalenessCollector(scheduler: Scheduler): StalenessCollect
   const success: string[] = [], next: string[] = [], skipped: string[] = [];
   return {
     async addPage(jobs) {
-      let s = "", n = "", k = "";
+      // Each family's page is gathered as parts (fixed text, the job's label, the value)
+      // and joined once: no string per line is built, and the joined page is flat, so
+      // the stream encodes it without first flattening thousands of small pieces.
+      const s: string[] = [], n: string[] = [], k: string[] = [];
       for (const job of jobs) {
         const label = `{job="${labelValue(job.name)}"`;
         // Most jobs' newest outcome says it all; only the others cost an await and a read.
         const known = successOf(job);
         const at = known === LOOK ? await lastSuccess(scheduler, job) : known;
-        if (at !== undefined) s += `edgecron_last_success_timestamp_seconds${label}} ${at / 1000}\n`;
-        const slot = job.next[0];
-        if (slot !== undefined) n += `edgecron_next_run_timestamp_seconds${label}} ${slot / 1000}\n`;
-        for (const [reason, count] of skipsByReason(job) ?? []) {
-          k += `edgecron_skipped_total${label},reason="${reason}"} ${count}\n`;
+        if (at !== undefined) s.push("edgecron_last_success_timestamp_seconds", label, "} ", String(at / 1000), "\n");
+        if (job.next !== undefined) {
+          n.push("edgecron_next_run_timestamp_seconds", label, "} ", String(job.next / 1000), "\n");
+        }
+        const counts = job.statusCounts;
+        if (counts !== undefined) {
+          const skipped = counts["skipped"] ?? 0;
+          const full = Math.min(job.bufferFull ?? 0, skipped);
+          k.push(
+            "edgecron_skipped_total",
+            label,
+            ',reason="overlap"} ',
+            String(skipped - full),
+            "\nedgecron_skipped_total",
+            label,
+            ',reason="buffer-full"} ',
+            String(full),
+            "\nedgecron_skipped_total",
+            label,
+            ',reason="catch-up"} ',
+            String(counts["missed"] ?? 0),
+            "\n",
+          );
         }
       }
-      success.push(s);
-      next.push(n);
-      skipped.push(k);
+      success.push(s.join(""));
+      next.push(n.join(""));
+      skipped.push(k.join(""));
     },
     pieces() {
       return [
@@ -80,14 +92,14 @@ export function createStalenessCollector(scheduler: Scheduler): StalenessCollect
 const LOOK = Symbol("look");
 
 /** The last success as the job list tells it, or LOOK when the newest outcome failed after a success. */
-function successOf(job: JobInfo): number | undefined | typeof LOOK {
+function successOf(job: JobSummary): number | undefined | typeof LOOK {
   const last = job.lastOutcome;
   if (last?.status === "ok") return last.finishedAt ?? last.startedAt;
   if (last === undefined || (job.statusCounts !== undefined && (job.statusCounts["ok"] ?? 0) === 0)) return undefined;
   return LOOK;
 }
 
-async function lastSuccess(scheduler: Scheduler, job: JobInfo): Promise<number | undefined> {
+async function lastSuccess(scheduler: Scheduler, job: JobSummary): Promise<number | undefined> {
   const rows = await scheduler.runs(job.name, { limit: SUCCESS_LOOKBACK });
   const ok = rows.find((r) => r.status === "ok");
   return ok === undefined ? undefined : ok.finishedAt ?? ok.startedAt;

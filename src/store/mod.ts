@@ -21,6 +21,7 @@ export type {
   JobDef,
   JobOverview,
   JobState,
+  JobTally,
   LeaseRenewal,
   Outcome,
   OverlapPolicy,

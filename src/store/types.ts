@@ -320,6 +320,20 @@ export interface JobOverview {
   bufferFull?: number;
 }
 
+/** One job's part of `tally()`: what a metrics scrape counts, without whole rows. */
+export interface JobTally {
+  /** The job's paused flag (false for a name the store has not seen). */
+  paused: boolean;
+  /** The oldest slot among the job's open rows whose lease ends at or after `now`. */
+  runningSince: number | undefined;
+  /** The newest finished row (as `overview().last`): its status and times only. */
+  last: { status: RunStatus; startedAt: number; finishedAt: number | null } | undefined;
+  /** Row counts by status over the retained history. */
+  counts: StatusCounts;
+  /** Of `counts.skipped`, the slots a full buffer dropped (as `overview().bufferFull`). */
+  bufferFull: number;
+}
+
 /**
  * The storage port. Implementations: `memoryStore()`, `libsqlStore(...)`, `d1Store(db)`, `denoKvStore(kv)`, `postgresStore(...)`.
  * Every method may reject with a `SchedulerError` of code `store-error` when the
@@ -411,6 +425,16 @@ export interface Store {
 
   /** Last outcome, counts and recent rows for many jobs in ONE read; never writes. Names with no rows get { last: undefined, counts: all zero, recent: [] }. perJob defaults to 50, at most 1000. */
   overview(names: readonly string[], query: { since: number; perJob?: number }): Promise<Record<string, JobOverview>>;
+
+  /**
+   * For each named job, in ONE read that never writes: its paused flag, the oldest slot
+   * of its live runs at `now`, its newest finished row's status and times, its row
+   * counts by status and its buffer-full skips. What `GET /metrics` reads per page of
+   * jobs: overview() and read() together, without the rows. Names with no rows and no
+   * state get `{ paused: false, runningSince: undefined, last: undefined, counts: all
+   * zero, bufferFull: 0 }`.
+   */
+  tally(names: readonly string[], now: number): Promise<Record<string, JobTally>>;
 
   /**
    * Sets a job's paused flag (inserting its state with firstSeen = now if missing).

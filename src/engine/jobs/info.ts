@@ -1,6 +1,7 @@
 /**
  * The read side: `list()` and `get()` describe jobs from at most three store reads
- * (`listDefs` for a list, `read` and `overview` of the jobs shown), never a write,
+ * (`listDefs` for a list, `read` and `overview` of the jobs shown), `summaries()` from
+ * two (`listDefs` and `tally` of the page), never a write,
  * whatever the number of jobs; a page or one job reads what it shows, never the whole
  * store. Upcoming slots are cached per job until the next tick or a definition change.
  */
@@ -9,7 +10,7 @@ import { own } from "../../core/own.ts";
 import type { RunRecord, Store, TickSnapshot } from "../../store/types.ts";
 import type { BrokenJob, JobRegistry } from "./registry.ts";
 import type { ResolvedJob } from "./spec.ts";
-import type { Clock, JobInfo, ListOptions } from "../types.ts";
+import type { Clock, JobInfo, JobSummary, ListOptions } from "../types.ts";
 import { lifeOf } from "./life.ts";
 import { hostTurn, sortByNameInSteps } from "./sort.ts";
 
@@ -31,6 +32,7 @@ type Listed = ResolvedJob | BrokenJob;
 export interface JobViews {
   list(options?: ListOptions): Promise<JobInfo[]>;
   get(name: string, options?: Pick<ListOptions, "next" | "window">): Promise<JobInfo | undefined>;
+  summaries(options?: { after?: string; limit?: number }): Promise<JobSummary[]>;
   invalidate(): void;
 }
 
@@ -49,7 +51,9 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
     const version = registry.version;
     if (byName?.version === version) return byName.jobs;
     if (sorting?.version === version) return sorting.jobs;
-    const jobs = sortByNameInSteps<Listed>([...registry.all(), ...registry.broken()], hostTurn);
+    const all: Listed[] = registry.all();
+    for (const broken of registry.broken()) all.push(broken);
+    const jobs = sortByNameInSteps(all, hostTurn);
     sorting = { version, jobs };
     try {
       // Kept even if the registry changed meanwhile: the next call sorts again.
@@ -85,6 +89,34 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
     return value;
   };
 
+  // A page's jobs by name after `after` (at most `size`), once the registry has the
+  // definitions of the page's name range (so a job another node defined shows at once).
+  const pageJobs = async (after: string | undefined, size: number | undefined): Promise<Listed[]> => {
+    // The definitions of the page's name range (a store that ignores the query returns
+    // more: only the range is kept), so a job another node defined shows at once.
+    const page = size === undefined ? {} : { limit: size };
+    const defs = sortByName(
+      (await store.listDefs(after === undefined ? page : { ...page, after })).filter((d) =>
+        after === undefined || d.name > after
+      ),
+    ).slice(0, size);
+    const upTo = size !== undefined && defs.length === size ? defs.at(-1)!.name : undefined;
+    // A data job this node would show on the page, within the range read, that the store
+    // no longer has was deleted. Only the page is checked (new definitions can only push
+    // known jobs off it), so the check costs a page, not the registry; a job further on
+    // is checked when its own page is read.
+    // With no data job known and none read, nothing can be gone (a large code-only page skips the check).
+    if (defs.length === 0 && !registry.hasData()) return pageOf(await sortedJobs(), after, size);
+    const found = new Set(defs.map((d) => d.name));
+    const gone = pageOf(await sortedJobs(), after, size)
+      .filter((j) =>
+        j.source === "data" && !found.has(j.name) && !registry.isCode(j.name) && (upTo === undefined || j.name <= upTo)
+      )
+      .map((j) => j.name);
+    registry.syncPart({ defs }, new Set([...found, ...gone]));
+    return pageOf(await sortedJobs(), after, size);
+  };
+
   // Which jobs a call describes, with their planning state. Each form reads what it shows:
   // one job reads one job; a page reads the definitions in its name range and the state
   // of its own jobs, so paging through N jobs costs N, not N²; the whole list reads all.
@@ -107,27 +139,7 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
     }
     const size = limit === undefined ? undefined : Math.max(0, Math.floor(limit));
     if (size === 0) return { jobs: [], snapshot: { jobs: {}, watermarks: {}, defs: [], running: [] } };
-    // The definitions of the page's name range (a store that ignores the query returns
-    // more: only the range is kept), so a job another node defined shows at once.
-    const page = size === undefined ? {} : { limit: size };
-    const defs = sortByName(
-      (await store.listDefs(after === undefined ? page : { ...page, after })).filter((d) =>
-        after === undefined || d.name > after
-      ),
-    ).slice(0, size);
-    const upTo = size !== undefined && defs.length === size ? defs.at(-1)!.name : undefined;
-    // A data job this node would show on the page, within the range read, that the store
-    // no longer has was deleted. Only the page is checked (new definitions can only push
-    // known jobs off it), so the check costs a page, not the registry; a job further on
-    // is checked when its own page is read.
-    const found = new Set(defs.map((d) => d.name));
-    const gone = pageOf(await sortedJobs(), after, size)
-      .filter((j) =>
-        j.source === "data" && !found.has(j.name) && !registry.isCode(j.name) && (upTo === undefined || j.name <= upTo)
-      )
-      .map((j) => j.name);
-    registry.syncPart({ defs }, new Set([...found, ...gone]));
-    let jobs = pageOf(await sortedJobs(), after, size);
+    let jobs = await pageJobs(after, size);
     const version = registry.version;
     let snapshot = await store.read(jobs.map((j) => j.name));
     registry.syncPart(snapshot, new Set(jobs.map((j) => j.name)));
@@ -197,7 +209,52 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
     return out;
   };
 
+  // A page of jobs with what `GET /metrics` reads: the definitions of the page's range
+  // and one tally() of its jobs; nothing is described beyond that.
+  const summaries = async (options: { after?: string; limit?: number } = {}): Promise<JobSummary[]> => {
+    const now = clock.now();
+    const { after, limit } = options;
+    const size = limit === undefined ? undefined : Math.max(0, Math.floor(limit));
+    if (size === 0) return [];
+    const jobs = await pageJobs(after, size);
+    if (jobs.length === 0) return [];
+    const tally = await store.tally(jobs.map((j) => j.name), now);
+    const out: JobSummary[] = [];
+    for (const listed of jobs) {
+      const t = own(tally, listed.name);
+      const paused = t?.paused ?? false;
+      if ("reason" in listed) {
+        out.push({
+          name: listed.name,
+          enabled: listed.job?.enabled ?? false,
+          paused,
+          runningSince: undefined,
+          next: undefined,
+          lastOutcome: t?.last,
+          broken: listed.reason,
+        });
+        continue;
+      }
+      const fires = listed.enabled && !paused;
+      const summary: JobSummary = {
+        name: listed.name,
+        enabled: listed.enabled,
+        paused,
+        runningSince: t?.runningSince,
+        next: fires ? nextRuns(listed, now, 1)[0] : undefined,
+        lastOutcome: t?.last,
+      };
+      if (t !== undefined) {
+        summary.statusCounts = t.counts;
+        summary.bufferFull = t.bufferFull;
+      }
+      out.push(summary);
+    }
+    return out;
+  };
+
   return {
+    summaries,
     list: (options = {}) => describe(undefined, options),
     async get(name, options = {}) {
       return (await describe(name, options))[0];

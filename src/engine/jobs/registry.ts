@@ -27,6 +27,8 @@ export interface JobRegistry {
   /** A code job, else a data job. */
   get(name: string): ResolvedJob | undefined;
   isCode(name: string): boolean;
+  /** True when any data-defined job is known (resolved or broken). */
+  hasData(): boolean;
   /** The jobs that run: code jobs first, then data jobs not shadowed by a code job; broken jobs are left out. */
   all(): ResolvedJob[];
   /** Every job name to read state for: those of {@link all}, in its order, then the broken ones. */
@@ -133,9 +135,11 @@ export function createJobRegistry(deps: {
     },
     get: (name) => code.get(name) ?? data.get(name),
     isCode: (name) => code.has(name),
+    hasData: () => data.size > 0 || badDefs.size > 0,
     all() {
-      const jobs: ResolvedJob[] = [];
-      for (const job of code.values()) if (!badStates.has(job.name)) jobs.push(job);
+      // With no broken state (the usual case) the code jobs are copied whole, not tested one by one.
+      const jobs: ResolvedJob[] = badStates.size === 0 ? [...code.values()] : [];
+      if (badStates.size > 0) { for (const job of code.values()) if (!badStates.has(job.name)) jobs.push(job); }
       for (const job of data.values()) if (!code.has(job.name) && !badStates.has(job.name)) jobs.push(job);
       return jobs;
     },

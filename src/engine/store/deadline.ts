@@ -31,6 +31,7 @@ export const STORE_METHODS = [
   "lastOutcomes",
   "counts",
   "overview",
+  "tally",
   "setPaused",
   "listDefs",
   "getDef",

@@ -12,6 +12,7 @@ import { maxRunsCases } from "./max_runs.ts";
 import { overlapCases } from "./overlap.ts";
 import { portCases } from "./ports.ts";
 import { runCases } from "./runs.ts";
+import { tallyCases } from "./tally.ts";
 import type { ContractContext, ItFunction } from "./_shared.ts";
 
 export { request } from "./_shared.ts";
@@ -61,7 +62,10 @@ export function storeContract(options: StoreContractOptions): void {
     runCases(context);
     concurrencyCases(context);
   });
-  describe(`Store contract (lease renewal, group commit, read-only reads): ${name}`, () => portCases(context));
+  describe(`Store contract (lease renewal, group commit, read-only reads): ${name}`, () => {
+    portCases(context);
+    tallyCases(context);
+  });
   describe(`Store contract (overlap policies, promote, enqueue): ${name}`, () => overlapCases(context));
   describe(`Store contract (maxRuns, pruned runs, buffer-full skips): ${name}`, () => maxRunsCases(context));
 }

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { tallyFromReads } from "../_tally.ts";
 import { createContext } from "./_context.ts";
 import { keysUnder, type KvKey, type KvLike, publicRecord, type Row } from "./_kv.ts";
 import { claimAll } from "./claims.ts";
@@ -85,7 +86,9 @@ export function denoKvStore(kv: KvLike | Promise<KvLike>, options: DenoKvStoreOp
   let closed = false;
   const ctx = createContext(kv, keysUnder(prefix), () => closed);
 
-  return {
+  const store: Store = {
+    // tally(): read() and overview() of the page, reduced (no query of its own yet).
+    tally: tallyFromReads(() => store),
     init: (): Promise<void> => ctx.op("init", async () => undefined),
 
     async close(): Promise<void> {
@@ -209,6 +212,7 @@ export function denoKvStore(kv: KvLike | Promise<KvLike>, options: DenoKvStoreOp
       return pruneAll(ctx, before);
     },
   };
+  return store;
 }
 
 /**

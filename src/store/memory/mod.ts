@@ -25,7 +25,7 @@ import { decideClaim, isLiveStatus, isOpenStatus } from "../_overlap.ts";
 import { createMemoryDefs } from "./defs.ts";
 import { createMemorySettings } from "./settings.ts";
 import { createRunTable, publicRecord, type Row } from "./runs.ts";
-import { createOverview } from "./overview.ts";
+import { createOverview, createTally } from "./overview.ts";
 import { COUNTED_STATUSES } from "../types.ts";
 import type {
   ClaimResult,
@@ -413,6 +413,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
     },
 
     overview: createOverview(table, guard),
+    tally: createTally(table, guard, (name) => jobs.get(name)?.paused ?? false),
 
     async counts(names): Promise<Record<string, StatusCounts>> {
       guard("counts");

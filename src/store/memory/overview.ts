@@ -1,9 +1,9 @@
-/** The memory store's `overview()`: last outcome, counts and recent rows per job, read-only. */
+/** The memory store's `overview()` and `tally()`: last outcome, counts and recent rows per job, read-only. */
 import { SchedulerError } from "../../core/errors.ts";
 import { BUFFER_FULL_ERRORS, checkInstant, checkNames, MAX_RUNS_LIMIT, zeroCounts } from "../_validate.ts";
 import { isOpenStatus } from "../_overlap.ts";
-import type { JobOverview, Store } from "../types.ts";
-import { publicRecord, type RunTable } from "./runs.ts";
+import type { JobOverview, JobTally, Store } from "../types.ts";
+import { publicRecord, type Row, type RunTable } from "./runs.ts";
 
 /** Default rows per job in `overview().recent`. */
 const DEFAULT_PER_JOB = 50;
@@ -39,6 +39,48 @@ export function createOverview(table: RunTable, guard: (operation: string) => vo
         last: last === undefined ? undefined : publicRecord(last),
         counts,
         recent: recent.slice(0, limit).map(publicRecord),
+        bufferFull,
+      };
+    }
+    return result;
+  };
+}
+
+/** Builds `tally()` over `table`; `paused` reads a job's flag (false when unknown). */
+export function createTally(
+  table: RunTable,
+  guard: (operation: string) => void,
+  paused: (name: string) => boolean,
+): Store["tally"] {
+  return async (names, now): Promise<Record<string, JobTally>> => {
+    guard("tally");
+    checkNames(names, "tally.names");
+    checkInstant(now, "tally.now");
+    const result: Record<string, JobTally> = Object.create(null);
+    for (const name of names) {
+      const counts = zeroCounts();
+      let bufferFull = 0;
+      let last: Row | undefined;
+      for (const row of table.rows(name)) {
+        counts[row.status] += 1;
+        if (row.status === "skipped" && row.error !== null && BUFFER_FULL_ERRORS.includes(row.error)) bufferFull += 1;
+        if (!isOpenStatus(row.status) && (last === undefined || row.slot > last.slot)) last = row;
+      }
+      let runningSince: number | undefined;
+      for (const row of table.runningOf(name)) {
+        if (
+          row.leaseUntil !== null && row.leaseUntil >= now && (runningSince === undefined || row.slot < runningSince)
+        ) {
+          runningSince = row.slot;
+        }
+      }
+      result[name] = {
+        paused: paused(name),
+        runningSince,
+        last: last === undefined
+          ? undefined
+          : { status: last.status, startedAt: last.startedAt, finishedAt: last.finishedAt },
+        counts,
         bufferFull,
       };
     }

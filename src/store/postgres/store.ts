@@ -5,6 +5,7 @@
  * job locks, putDef) is one READ COMMITTED transaction; reads of several statements
  * share one REPEATABLE READ snapshot.
  */
+import { tallyFromReads } from "../_tally.ts";
 import { claimOutcomes } from "../sql/claims.ts";
 import { attemptKeyText, jobDef, runRecord } from "../sql/statements.ts";
 import {
@@ -91,7 +92,9 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
     return ready;
   };
 
-  return {
+  const store: Store = {
+    // tally(): read() and overview() of the page, reduced (no statement of its own yet).
+    tally: tallyFromReads(() => store),
     init: ensureReady,
 
     close: () => db.close(),
@@ -277,4 +280,5 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
       }, "write");
     },
   };
+  return store;
 }

@@ -1,6 +1,6 @@
 /**
  * The read-only methods of the SQL stores (libSQL, D1): rows, history, counts and the
- * one-read `overview()`. None of them writes.
+ * one-read `overview()` and `tally()`. None of them writes.
  */
 import {
   checkInstant,
@@ -11,7 +11,7 @@ import {
   setOwn,
   zeroCounts,
 } from "../_validate.ts";
-import type { JobOverview, RunRecord, RunStatus, StatusCounts, Store } from "../types.ts";
+import type { JobOverview, JobTally, RunRecord, RunStatus, StatusCounts, Store } from "../types.ts";
 import type { SqlExecutor, SqlRow, SqlStatement } from "./executor.ts";
 import {
   bufferFullStatement,
@@ -23,12 +23,13 @@ import {
   runRecord,
   runsStatement,
 } from "./statements.ts";
+import { tallyOf, tallyStatements } from "./tally.ts";
 
 // A row whose slot is not an instant (edited by hand) is left out of reads: its job is
 // marked broken by the snapshot, and no reader has to cope with a slot that is not a number.
 const readable = (row: SqlRow): boolean => instantColumn(row.slot) !== undefined;
 
-type Reads = Pick<Store, "getRun" | "runs" | "lastOutcomes" | "counts" | "overview">;
+type Reads = Pick<Store, "getRun" | "runs" | "lastOutcomes" | "counts" | "overview" | "tally">;
 
 /** Tallies `job, status, n` rows into per-job counts (every name present, all zero to start). */
 function tally(names: readonly string[], rows: readonly SqlRow[]): Record<string, StatusCounts> {
@@ -106,6 +107,14 @@ export function sqlReads(db: SqlExecutor, ready: () => Promise<void>): Reads {
       // Newest slot first per job: the statement orders by job, then slot descending.
       for (const row of recent?.rows ?? []) if (readable(row)) result[String(row.job)]?.recent.push(runRecord(row));
       return result;
+    },
+
+    async tally(names, now): Promise<Record<string, JobTally>> {
+      checkNames(names, "tally.names");
+      checkInstant(now, "tally.now");
+      await ready();
+      const [states, groups] = await db.read("tally", tallyStatements(names, now));
+      return tallyOf(names, states?.rows[0], groups?.rows[0]);
     },
   };
 }

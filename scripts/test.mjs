@@ -67,11 +67,21 @@ function exec(cmd, argv, env = {}, background = false) {
       }
     }
     running.add(child);
+    // A step that hangs fails with a line that says so instead of holding the run (and CI) open.
+    const timer = setTimeout(() => {
+      out += `\nscripts/test.mjs: stopped after ${STEP_TIMEOUT_MS / 60_000} minutes without finishing (a hung test?)\n`;
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }, STEP_TIMEOUT_MS);
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
     child.on("error", (error) => resolve({ status: null, out: `${out}${error.message}\n` }));
     child.on("close", (status) => {
+      clearTimeout(timer);
       running.delete(child);
       resolve({ status, out });
     });
@@ -94,6 +104,9 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
     process.exit(130);
   });
 }
+
+/** How long one step (a process of a tier) may run: `npm test` takes about 4 minutes in all. */
+const STEP_TIMEOUT_MS = 10 * 60_000;
 
 /** The niceness of the CPU-bound tiers while e2e files run (0 normal, 19 lowest). */
 const BACKGROUND_NICE = 10;
@@ -188,7 +201,10 @@ const bunCounts = (out) => {
   return passed === undefined || failed === undefined ? undefined : { passed, failed };
 };
 
-const nodeTest = ["--import", "tsx", "--test"];
+// A test that hangs fails after 5 minutes, named, instead of stalling its process. The
+// timeout applies to every test, suite and file (a unit shard is one file): the longest of
+// those, an e2e file, takes about 90 s.
+const nodeTest = ["--import", "tsx", "--test", "--test-timeout=300000"];
 const denoTest = ["test", "-A", "--no-check", "--unstable-cron", "--unstable-kv"];
 // Bun stops a test after 5 s unless it sets its own timeout; Node and Deno have no such
 // default. 60 s, so a CPU-heavy test on a loaded machine fails on Bun only when it hangs.

@@ -8,6 +8,7 @@
 export { createMemoryStore, memoryStore } from "./memory/mod.ts";
 export { request, storeContract } from "./contract/mod.ts";
 export { COUNTED_STATUSES } from "./types.ts";
+export { tallyFromReads } from "./_tally.ts";
 export type { ItFunction, StoreContractOptions } from "./contract/mod.ts";
 export type { MemoryStore, MemoryStoreOptions } from "./memory/mod.ts";
 export type {

@@ -15,6 +15,7 @@ import {
   snapshotReadStatements,
 } from "../../../src/store/sql/statements.ts";
 import { SCHEMA_VERSION } from "../../../src/store/sql/schema.ts";
+import { claimsStatement } from "../../../src/store/sql/claims.ts";
 import { request, storeContract } from "../contract.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "edgecron-libsql-"));
@@ -101,7 +102,7 @@ describe("libsqlStore schema", () => {
     raw.close();
   });
 
-  it("the snapshot's open rows, read()'s and reap() walk the open-row index, not the run history (EXPLAIN QUERY PLAN)", async () => {
+  it("the snapshot's open rows, read()'s, reap() and a claim's overlap probes walk the open-row index, not the run history (EXPLAIN QUERY PLAN)", async () => {
     const url = freshUrl();
     const store = libsqlStore({ url });
     await store.init();
@@ -116,6 +117,10 @@ describe("libsqlStore schema", () => {
     const reap = await plan(reapStatement(T0, "x", "y"));
     assert.match(reap, /USING INDEX edgecron_runs_open/);
     assert.doesNotMatch(reap, /SCAN edgecron_runs$/m);
+    // A claim's overlap and buffer probes: the job's open rows, not its history.
+    const claim = await plan(claimsStatement([request("a", T0, { overlap: "bufferAll" })]));
+    assert.match(claim, /SEARCH o USING INDEX edgecron_runs_open \(job=\?\)/);
+    assert.match(claim, /SEARCH q USING INDEX edgecron_runs_open \(job=\?\)/);
     raw.close();
   });
 

@@ -1,7 +1,7 @@
 // One process of the 4-process punctuality bench (bench/scale.ts): timer mode on a shared
 // libSQL file, <jobs> no-op `* * * * *` jobs. Records each handler's start lateness
 // (start − slot) for slots in [first, last], and this process's CPU over those minutes.
-// Usage: _scale_worker.ts <db> <node> <jobs> <first slot> <minutes> [stats]
+// Usage: _scale_worker.ts <db> <node> <jobs> <first slot> <minutes> [stats|-] [schedule]
 // Prints one JSON line: { node, lateness: number[], cpuMs, claimed, lost, stats? }; with
 // `stats`, the driver's CPU per kind of statement batch over the measured minutes.
 import { createScheduler } from "../src/engine/mod.ts";
@@ -9,7 +9,7 @@ import { libsqlStore } from "../src/store/libsql/mod.ts";
 import { driverStats, resetStats } from "./_driver_stats.ts";
 
 const MIN = 60_000;
-const [db, node, jobsText, firstText, minutesText, statsFlag] = process.argv.slice(2);
+const [db, node, jobsText, firstText, minutesText, statsFlag, scheduleText] = process.argv.slice(2);
 const stats = statsFlag === "stats" ? driverStats() : undefined;
 const first = Number(firstText);
 const last = first + (Number(minutesText) - 1) * MIN;
@@ -32,7 +32,7 @@ const scheduler = createScheduler({
 });
 for (let i = 0; i < Number(jobsText); i++) {
   scheduler.job(`job-${String(i).padStart(6, "0")}`, {
-    schedule: "* * * * *",
+    schedule: scheduleText ?? "* * * * *",
     run: (ctx) => {
       if (ctx.slot >= first && ctx.slot <= last) lateness.push(Date.now() - ctx.slot);
     },

@@ -5,7 +5,8 @@
 //   process (no coordination) as the floor. Prints start lateness p50/p99/max and CPU
 //   per minute (edgecron: the sum of the 4 workers) and the ratios the targets are
 //   stated in. `--prof` writes a `--cpu-prof` profile of worker n1 to $TMPDIR/edgecron-profiles;
-//   `--stats` prints each worker's driver CPU per kind of statement batch (bench/_driver_stats.ts).
+//   `--stats` prints each worker's driver CPU per kind of statement batch (bench/_driver_stats.ts);
+//   `--schedule="0 0 1 1 *" --no-croner` gives the jobs another schedule: the idle cost per minute.
 // - `single`: one node, 10 000 due jobs on a libSQL file, default concurrency: time from
 //   tick() until the last claim is made (target: under 1 s), store calls of the tick.
 // - `stall`: 100 000 jobs (memory store and libSQL file): per HTTP read (`GET /metrics`,
@@ -69,7 +70,7 @@ function summary(lateness: number[]): string {
 
 /** 4 edgecron processes on one libSQL file, then croner alone, each over `minutes` minute slots of `jobs` jobs. */
 export async function benchProcesses(
-  opts: { jobs?: number; minutes?: number; prof?: boolean; stats?: boolean; croner?: boolean } = {},
+  opts: { jobs?: number; minutes?: number; prof?: boolean; stats?: boolean; croner?: boolean; schedule?: string } = {},
 ): Promise<void> {
   const jobs = opts.jobs ?? 10_000;
   const minutes = opts.minutes ?? 2;
@@ -110,7 +111,8 @@ export async function benchProcesses(
         String(jobs),
         String(first),
         String(minutes),
-        ...(opts.stats === true ? ["stats"] : []),
+        opts.stats === true ? "stats" : "-",
+        ...(opts.schedule === undefined ? [] : [opts.schedule]),
       ], node);
     }));
     const el = results.flatMap((r) => r["lateness"] as number[]);
@@ -324,6 +326,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
         prof: args.includes("--prof"),
         stats: args.includes("--stats"),
         croner: !args.includes("--no-croner"),
+        ...(flag("schedule") === undefined ? {} : { schedule: flag("schedule")! }),
       });
     } else if (part === "single") await benchSingle(jobs);
     else if (part === "stall") await benchStall(jobs);

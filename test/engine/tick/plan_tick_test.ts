@@ -6,6 +6,8 @@ import type { ResolvedJob } from "../../../src/engine/jobs/spec.ts";
 import { ownerOf } from "../../../src/engine/tick/spread.ts";
 import { PRESENCE_KEY } from "../../../src/engine/tick/presence.ts";
 import { HELP_DELAY_MS } from "../../../src/engine/tick/rounds.ts";
+import { slotSince } from "../../../src/engine/tick/tick.ts";
+import { startOf } from "../../../src/engine/tick/jitter.ts";
 import { createManualClock } from "../../../src/engine/clock.ts";
 import type { ClaimRequest, TickSnapshot } from "../../../src/store/types.ts";
 import { MIN, setup, T0, tickAt } from "../_helpers.ts";
@@ -368,5 +370,30 @@ describe("concurrency in timer mode", () => {
     assert.equal(c[0]!.status, "ok");
     assert.equal(c[0]!.startedAt, T0 + 59_000, "the row records when the queued slot started, not when it was claimed");
     await s.scheduler.stop();
+  });
+});
+
+describe("slotSince()", () => {
+  it("is true only for an enabled job whose slot (its start, when jittered) falls in (from, now]", () => {
+    const hourly = job("h", "0 * * * *");
+    assert.equal(slotSince(hourly, T0, T0 + 59 * MIN), false, "no slot after the one at `from`");
+    assert.equal(slotSince(hourly, T0, T0 + 60 * MIN), true);
+    assert.equal(slotSince(hourly, T0 - 1, T0), true, "the slot at `now` counts");
+    assert.equal(slotSince({ ...hourly, enabled: false }, T0, T0 + 60 * MIN), false);
+    const jittered = resolveJob("j", { schedule: "0 * * * *", jitter: "30s", run: () => {} }, {});
+    const start = startOf(jittered, T0 + 60 * MIN);
+    assert.ok(start > T0 + 60 * MIN, "the jitter of this name is not zero");
+    assert.equal(slotSince(jittered, T0 + 59 * MIN, start - 1), false, "the slot is due at its start, not before");
+    assert.equal(slotSince(jittered, T0 + 59 * MIN, start), true);
+    const throwing = {
+      ...hourly,
+      schedule: {
+        ...hourly.schedule,
+        next: () => {
+          throw new Error("bad");
+        },
+      },
+    };
+    assert.equal(slotSince(throwing as ResolvedJob, T0, T0 + 1), true, "a schedule that throws is read, not skipped");
   });
 });

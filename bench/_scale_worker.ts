@@ -1,13 +1,16 @@
 // One process of the 4-process punctuality bench (bench/scale.ts): timer mode on a shared
 // libSQL file, <jobs> no-op `* * * * *` jobs. Records each handler's start lateness
 // (start − slot) for slots in [first, last], and this process's CPU over those minutes.
-// Usage: _scale_worker.ts <db> <node> <jobs> <first slot> <minutes>
-// Prints one JSON line: { node, lateness: number[], cpuMs, claimed, lost }.
+// Usage: _scale_worker.ts <db> <node> <jobs> <first slot> <minutes> [stats|-] [schedule]
+// Prints one JSON line: { node, lateness: number[], cpuMs, claimed, lost, stats? }; with
+// `stats`, the driver's CPU per kind of statement batch over the measured minutes.
 import { createScheduler } from "../src/engine/mod.ts";
 import { libsqlStore } from "../src/store/libsql/mod.ts";
+import { driverStats, resetStats } from "./_driver_stats.ts";
 
 const MIN = 60_000;
-const [db, node, jobsText, firstText, minutesText] = process.argv.slice(2);
+const [db, node, jobsText, firstText, minutesText, statsFlag, scheduleText] = process.argv.slice(2);
+const stats = statsFlag === "stats" ? driverStats() : undefined;
 const first = Number(firstText);
 const last = first + (Number(minutesText) - 1) * MIN;
 const lateness: number[] = [];
@@ -29,7 +32,7 @@ const scheduler = createScheduler({
 });
 for (let i = 0; i < Number(jobsText); i++) {
   scheduler.job(`job-${String(i).padStart(6, "0")}`, {
-    schedule: "* * * * *",
+    schedule: scheduleText ?? "* * * * *",
     run: (ctx) => {
       if (ctx.slot >= first && ctx.slot <= last) lateness.push(Date.now() - ctx.slot);
     },
@@ -42,8 +45,12 @@ const until = (at: number): Promise<void> =>
 // CPU from 1 s before the first slot to 1 s before the minute after the last one.
 await until(first - 1_000);
 const cpu0 = process.cpuUsage();
+if (stats !== undefined) resetStats(stats);
 await until(last + MIN - 1_000);
 const cpu = process.cpuUsage(cpu0);
+const measured = stats === undefined ? undefined : structuredClone(stats);
 await scheduler.stop({ grace: "2s", deadline: "5s" });
 await scheduler.close();
-console.log(JSON.stringify({ node, lateness, cpuMs: (cpu.user + cpu.system) / 1000, claimed, lost }));
+console.log(
+  JSON.stringify({ node, lateness, cpuMs: (cpu.user + cpu.system) / 1000, claimed, lost, stats: measured }),
+);

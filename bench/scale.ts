@@ -4,7 +4,9 @@
 //   jobs, over `--minutes` minute slots (default 2); in the same run, croner 11 in one
 //   process (no coordination) as the floor. Prints start lateness p50/p99/max and CPU
 //   per minute (edgecron: the sum of the 4 workers) and the ratios the targets are
-//   stated in. `--prof` writes a `--cpu-prof` profile of worker n1 to $TMPDIR/edgecron-profiles.
+//   stated in. `--prof` writes a `--cpu-prof` profile of worker n1 to $TMPDIR/edgecron-profiles;
+//   `--stats` prints each worker's driver CPU per kind of statement batch (bench/_driver_stats.ts);
+//   `--schedule="0 0 1 1 *" --no-croner` gives the jobs another schedule: the idle cost per minute.
 // - `single`: one node, 10 000 due jobs on a libSQL file, default concurrency: time from
 //   tick() until the last claim is made (target: under 1 s), store calls of the tick.
 // - `stall`: 100 000 jobs (memory store and libSQL file): per HTTP read (`GET /metrics`
@@ -12,7 +14,7 @@
 //   its total time and the longest event-loop block while it ran; a whole minute tick
 //   (concurrency 20 000: 5 rounds), and timer re-arms (`nextWake` over every job, then the wake cache's heap).
 //
-// Run one part: `npx tsx bench/scale.ts procs|single|stall [--minutes=N] [--prof]`;
+// Run one part: `npx tsx bench/scale.ts procs|single|stall [--minutes=N] [--prof] [--stats] [--no-croner]`;
 // `npm run bench` runs all three (`npm run bench -- --only=procs` for one).
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -28,6 +30,7 @@ import type { Scheduler } from "../src/engine/types.ts";
 import { createWakeCache } from "../src/engine/tick/wake.ts";
 import { nextWake } from "../src/engine/tick/plan.ts";
 import { cron } from "../src/core/mod.ts";
+import type { DriverStats } from "./_driver_stats.ts";
 
 const cronSchedule = (i: number) => cron(`${i % 60} * * * * *`);
 
@@ -51,9 +54,9 @@ function run(args: string[], label: string): Promise<Record<string, unknown>> {
       if (code !== 0 || !line.startsWith("{")) {
         reject(new Error(`${label} exited ${code}: ${out.slice(-500)}${err.slice(-2000)}`));
       } else {
-        if (err.trim() !== "") {
-          console.log(`  [${label} stderr] ${err.trim().split("\n").slice(0, 3).join(" | ").slice(0, 400)}`);
-        }
+        // The retention warning at registration is expected (10 000 minutely jobs); anything else is shown.
+        const lines = err.trim().split("\n").filter((l) => l !== "" && !l.includes("run history is expected"));
+        if (lines.length > 0) console.log(`  [${label} stderr] ${lines.slice(0, 5).join(" | ").slice(0, 800)}`);
         resolve(JSON.parse(line));
       }
     });
@@ -66,7 +69,9 @@ function summary(lateness: number[]): string {
 }
 
 /** 4 edgecron processes on one libSQL file, then croner alone, each over `minutes` minute slots of `jobs` jobs. */
-export async function benchProcesses(opts: { jobs?: number; minutes?: number; prof?: boolean } = {}): Promise<void> {
+export async function benchProcesses(
+  opts: { jobs?: number; minutes?: number; prof?: boolean; stats?: boolean; croner?: boolean; schedule?: string } = {},
+): Promise<void> {
   const jobs = opts.jobs ?? 10_000;
   const minutes = opts.minutes ?? 2;
   const dir = mkdtempSync(join(tmpdir(), "edgecron-bench-procs-"));
@@ -79,7 +84,8 @@ export async function benchProcesses(opts: { jobs?: number; minutes?: number; pr
     );
     // croner first: its slots start at the next minute boundary at least 5 s away.
     const cronFirst = Math.ceil((Date.now() + 5_000) / MIN) * MIN;
-    const croner = await run([
+    // `--no-croner` (while iterating): edgecron alone, no ratios.
+    const croner = opts.croner === false ? { lateness: [1], cpuMs: 1 } : await run([
       ...tsx,
       join(ROOT, "bench/_croner_worker.ts"),
       String(jobs),
@@ -105,6 +111,8 @@ export async function benchProcesses(opts: { jobs?: number; minutes?: number; pr
         String(jobs),
         String(first),
         String(minutes),
+        opts.stats === true ? "stats" : "-",
+        ...(opts.schedule === undefined ? [] : [opts.schedule]),
       ], node);
     }));
     const el = results.flatMap((r) => r["lateness"] as number[]);
@@ -132,6 +140,16 @@ export async function benchProcesses(opts: { jobs?: number; minutes?: number; pr
         }x (target <= 2x); claims won/lost ${results.map((r) => `${r["claimed"]}/${r["lost"]}`).join(" ")}`,
     );
     if (opts.prof === true) console.log(`profile of n1 in ${profDir}`);
+    if (opts.stats === true) {
+      for (const r of results) {
+        const s = r["stats"] as DriverStats;
+        const kinds = Object.entries(s.kinds).sort((a, b) => b[1].cpuMs - a[1].cpuMs)
+          .map(([k, v]) =>
+            `${k} ${v.calls}x ${(v.cpuMs / minutes).toFixed(0)} ms${v.busy > 0 ? ` (${v.busy} busy)` : ""}`
+          );
+        console.log(`  ${r["node"]} driver CPU per minute: ${kinds.join(", ")}; clients opened ${s.clients}`);
+      }
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -309,6 +327,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
         ...(jobs === undefined ? {} : { jobs }),
         minutes: Number(flag("minutes") ?? 2),
         prof: args.includes("--prof"),
+        stats: args.includes("--stats"),
+        croner: !args.includes("--no-croner"),
+        ...(flag("schedule") === undefined ? {} : { schedule: flag("schedule")! }),
       });
     } else if (part === "single") await benchSingle(jobs);
     else if (part === "stall") await benchStall(jobs);

@@ -345,7 +345,11 @@ export interface Store {
   /** Releases connections. */
   close(): Promise<void>;
 
-  /** Inserts missing job names (asked for or data-defined) with firstSeen = now, then reads the planning state; one round trip. */
+  /**
+   * Inserts missing job names (asked for or data-defined) with firstSeen = now, then reads
+   * the planning state: one consistent view. A store may read first and write only when a
+   * name has no state row yet, so that ticks of known jobs take no write lock.
+   */
   snapshot(names: readonly string[], now: number): Promise<TickSnapshot>;
 
   /**

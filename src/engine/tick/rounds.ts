@@ -12,7 +12,10 @@ import type { ResolvedJob } from "../jobs/spec.ts";
 import type { HeldClaim } from "../run/tracker.ts";
 import { sleep } from "../run/sleep.ts";
 import { claimBatch, type ClaimDeps } from "./claim_batch.ts";
-import { type DueJob, slotsToRun, takeRound, unclaimed } from "./plan_tick.ts";
+import { type DueJob, planTick, slotsToRun, takeRound, unclaimed } from "./plan_tick.ts";
+import { limitRuns } from "./max_runs.ts";
+import { own } from "../../core/own.ts";
+import { setOwn } from "../../store/_validate.ts";
 import type { ReportDraft } from "./report.ts";
 import { queueRun, type RunsDeps } from "./runs.ts";
 import { nextTurn, QUEUE_CHUNK } from "./turn.ts";
@@ -44,19 +47,39 @@ interface Plan {
   checkedUntil: number;
   /** Jobs of the part read so far that no node has claimed. */
   open: Set<DueJob>;
+  /**
+   * Other nodes' jobs the tick did not read (it read this node's share only), in helping
+   * order: read and planned a window at a time when helping, then appended to `due`.
+   */
+  unread: readonly ResolvedJob[];
+  /** The next of `unread` to read. */
+  nextUnread: number;
+  /** Whether a round of this plan ran. */
+  started: boolean;
 }
+
+/** Whether every job of `p` was taken (or found claimed): nothing left to read or claim. */
+const done = (p: Plan): boolean => p.next >= p.due.length && p.nextUnread >= p.unread.length;
 
 /** What rounds use. */
 export interface RoundsDeps extends ClaimDeps, RunsDeps {}
 
 /** The plan of the last tick and its rounds. */
 export interface Rounds {
-  /** Replaces the plan with a new tick's: `due` in claim order, other nodes' shares from `helpFrom`. */
-  begin(now: number, due: DueJob[], helpFrom: number): void;
+  /**
+   * Replaces the plan with a new tick's: `due` in claim order, other nodes' shares from
+   * `helpFrom`, then `unread` (other nodes' jobs not planned yet; read when helping).
+   */
+  begin(now: number, due: DueJob[], helpFrom: number, unread?: readonly ResolvedJob[]): void;
   /** Forgets the plan (a tick that failed before planning). */
   clear(): void;
   /** The `now` of the plan, while it has slots left. */
   readonly at: number | undefined;
+  /**
+   * The `now` of the newest plan this node took to its end: every slot due by then has a
+   * row (claimed here, or found claimed by another node). Undefined before the first.
+   */
+  readonly covered: number | undefined;
   /**
    * Claims the next round of the plan at `now` into `draft` and queues the won runs into
    * `runs`; sets `deferred` when slots are left. The won claims by job (for orphans), or
@@ -69,6 +92,12 @@ export interface Rounds {
 export function createRounds(deps: RoundsDeps): Rounds {
   const { store, clock, node, registry, lease, tracker, queue } = deps;
   let plan: Plan | undefined;
+  let covered: number | undefined;
+  /** Forgets a plan taken to its end, noting what it covered. */
+  const finished = (p: Plan): void => {
+    if (plan === p) plan = undefined;
+    covered = Math.max(covered ?? -Infinity, p.now);
+  };
 
   /** The next batch of `p`; `stop` when the round should end before claiming (stopping, or replaced). */
   const take = async (p: Plan, now: number, budget: number) => {
@@ -78,6 +107,21 @@ export function createRounds(deps: RoundsDeps): Rounds {
       if (p.next >= p.helpFrom && p.next < p.due.length && budget > 0 && clock.now() < p.helpAt) {
         await sleep({ clock, tracker }, p.helpAt - clock.now());
         if (tracker.stopping || plan !== p) return "stop" as const;
+      }
+      if (p.next >= p.helpFrom && p.next >= p.due.length && !done(p) && budget > 0 && clock.now() < p.helpAt) {
+        await sleep({ clock, tracker }, p.helpAt - clock.now());
+        if (tracker.stopping || plan !== p) return "stop" as const;
+      }
+      // Jobs of other shares this tick did not read: read a window now and plan it. What the
+      // owners claimed meanwhile has its slot recorded, so the plan holds only what is left.
+      if (p.next >= p.due.length && !done(p) && budget > 0) {
+        const window = p.unread.slice(p.nextUnread, p.nextUnread + HELP_WINDOW);
+        p.nextUnread += window.length;
+        const left = await planUnread(p, window);
+        p.open = new Set(left);
+        for (const d of left) p.due.push(d);
+        p.checkedUntil = p.due.length;
+        p.deferred += slotsToRun(left, 0) - window.length;
       }
       // Other nodes' shares: one read-only look first, so that helping costs no claim for
       // the jobs their owners already took (the common case); only the rest is claimed.
@@ -103,8 +147,33 @@ export function createRounds(deps: RoundsDeps): Rounds {
       });
       p.next = taken.next;
       p.deferred -= taken.passed;
-      if (taken.requests.length > 0 || p.next >= p.due.length || budget === 0) return taken;
+      if (taken.requests.length > 0 || done(p) || budget === 0) return taken;
     }
+  };
+
+  /**
+   * Plans `window` (other nodes' jobs) from a read of them: the slots no node has recorded
+   * yet. A job no node has noted yet (its owner never read it: gone, or new) gets its
+   * state row from a snapshot of those names, as its owner's tick would have given it.
+   */
+  const planUnread = async (p: Plan, window: readonly ResolvedJob[]): Promise<DueJob[]> => {
+    const jobs = window.filter((job) => registry.get(job.name) === job);
+    const names = jobs.map((job) => job.name);
+    const view = await store.read(names);
+    const missing = names.filter((name) => !Object.hasOwn(view.jobs, name));
+    if (missing.length > 0) {
+      const added = await store.snapshot(missing, p.now);
+      for (const name of missing) {
+        const state = own(added.jobs, name);
+        if (state !== undefined) setOwn(view.jobs, name, state);
+        const mark = own(added.watermarks, name);
+        if (mark !== undefined) setOwn(view.watermarks, name, mark);
+      }
+    }
+    registry.syncPart(view, new Set(names));
+    const planned = planTick(jobs, view, { now: p.now });
+    await limitRuns(planned, view, store);
+    return planned.idle.concat(planned.runnable);
   };
 
   // Queues what a round won; a turn every QUEUE_CHUNK jobs, so 100 000 won jobs do not hold the loop.
@@ -122,7 +191,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
   };
 
   return {
-    begin(now, due, helpFrom) {
+    begin(now, due, helpFrom, unread = []) {
       plan = {
         now,
         batch: crypto.randomUUID(),
@@ -133,7 +202,12 @@ export function createRounds(deps: RoundsDeps): Rounds {
         helpAt: now + HELP_DELAY_MS + Math.max(0, clock.now() - now),
         checkedUntil: helpFrom,
         open: new Set(),
+        unread,
+        nextUnread: 0,
+        started: false,
       };
+      // Each job not read may have a slot due: the timer keeps coming back until they are read.
+      plan.deferred += unread.length;
     },
     clear() {
       plan = undefined;
@@ -141,20 +215,36 @@ export function createRounds(deps: RoundsDeps): Rounds {
     get at() {
       return plan?.now;
     },
+    get covered() {
+      return covered;
+    },
     async round(draft, now, runs) {
       const p = plan;
       const won = new Map<string, HeldClaim[]>();
-      if (p === undefined || p.next >= p.due.length) return won;
+      if (p === undefined) return won;
+      if (done(p)) {
+        finished(p);
+        return won;
+      }
+      // A tick's first round claims this node's own part only: when that is empty it
+      // returns at once (slots deferred), and helping waits in a later round, so timer mode
+      // re-arms without waiting HELP_DELAY_MS.
+      if (p.next >= p.helpFrom && !p.started && clock.now() < p.helpAt) {
+        p.started = true;
+        draft.report.deferred = Math.max(1, p.deferred);
+        return won;
+      }
+      p.started = true;
       // Batch after batch while the budget lasts; the help phase (other nodes' shares) only
       // in a round of its own, so a tick's first round never waits for it.
       // A node that knows of no other node ticking the minute claims it all at once (in
       // batches): no one else would take what it left. With others it claims at its
       // measured pace, so a node missing from another's list still gets a part of its share.
-      const alone = p.helpFrom >= p.due.length;
+      const alone = p.helpFrom >= p.due.length && p.unread.length === 0;
       for (let first = true;; first = false) {
         // What this round already won is not queued yet: it counts against the budget.
         const budget = alone ? Infinity : Math.max(0, queue.budget() - won.size);
-        if (!first && (budget === 0 || p.next >= p.due.length || p.next >= p.helpFrom)) break;
+        if (!first && (budget === 0 || done(p) || p.next >= p.helpFrom)) break;
         // A store that answers from memory would chain every batch in one turn.
         if (!first) await nextTurn();
         let taken;
@@ -178,7 +268,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
       // Runs start once the round's claims are made: runs started between its batches
       // would hold the later claims back (the handlers of a large minute share the event loop).
       await queueAll(draft, won, runs);
-      if (p.next >= p.due.length && plan === p) plan = undefined;
+      if (done(p)) finished(p);
       if (p.deferred > 0) draft.report.deferred = p.deferred;
       return won;
     },

@@ -12,6 +12,8 @@ import { claimOrder, planTick, type TickPlan } from "./plan_tick.ts";
 import { nextTurn, PLAN_CHUNK } from "./turn.ts";
 import { limitRuns } from "./max_runs.ts";
 import { createPresence } from "./presence.ts";
+import { spread } from "./spread.ts";
+import { startsOf } from "./jitter.ts";
 import type { Reconciler } from "./reconcile.ts";
 import type { RunnerDeps } from "../run/runner.ts";
 import type { Promoter } from "../run/overlap.ts";
@@ -72,6 +74,30 @@ async function planInChunks(jobs: readonly ResolvedJob[], snapshot: TickSnapshot
   return plan;
 }
 
+/**
+ * `jobs` split by rendezvous owner over this node and `nodes`: the names of this node's
+ * share, and the other shares' jobs in the order a helper takes them (`spread`).
+ */
+export function ownShare(
+  jobs: readonly ResolvedJob[],
+  node: string,
+  nodes: readonly string[],
+): { mine: string[]; theirs: ResolvedJob[] } {
+  const { order, own } = spread(jobs, (job) => job.name, { node, nodes, offset: 0 });
+  return { mine: order.slice(0, own).map((job) => job.name), theirs: order.slice(own) };
+}
+
+/** Whether `job` (enabled) has a slot whose start falls in `(from, now]`; true when its schedule throws. */
+export function slotSince(job: ResolvedJob, from: number, now: number): boolean {
+  if (!job.enabled) return false;
+  try {
+    const next = startsOf(job).next(from);
+    return next !== null && next <= now;
+  } catch {
+    return true;
+  }
+}
+
 /** Creates the ticker. */
 export function createTicker(deps: TickDeps): Ticker {
   let lastTick: number | undefined;
@@ -104,9 +130,22 @@ export function createTicker(deps: TickDeps): Ticker {
     // A new tick plans everything due afresh: what an older plan left unclaimed is in it.
     rounds.clear();
 
+    // More jobs than free capacity, and other nodes ticking large minutes: this node reads
+    // and plans its own rendezvous share only; the others' jobs are read and planned when
+    // it helps with them (`rounds.ts`), so N nodes do not each read and plan every job.
+    // Only after a plan this node took to its end (`covered`): of the others' jobs, those
+    // with a slot since then are read when helping; the older slots are all recorded.
+    const free = deps.concurrency - tracker.handlers;
+    const mayBeLarge = registry.count() > free;
+    const nodes = mayBeLarge || first ? await presence.live(now) : [];
+    const covered = rounds.covered;
+    const shares = mayBeLarge && nodes.length > 0 && covered !== undefined && covered < now
+      ? ownShare(registry.all(), node, nodes)
+      : undefined;
+
     let snapshot: TickSnapshot;
     try {
-      snapshot = await store.snapshot(registry.names(), now);
+      snapshot = await store.snapshot(shares === undefined ? registry.names() : shares.mine, now);
       registry.sync(snapshot);
       const settled = await deps.reconciler.settle(snapshot, now);
       again.push(...settled.adopted);
@@ -130,15 +169,22 @@ export function createTicker(deps: TickDeps): Ticker {
         log.error(`${jobLabel(w.job)}: its schedule failed; nothing planned`, { error: w.error });
       } else log.warn(`${jobLabel(w.job)}: ${w.dropped} slots too far behind to plan were not recorded`, { now });
     }
-    // Only a minute larger than this node's free capacity needs to know who else ticks it;
-    // the node's first tick notes it too, so that its first large minute finds the others.
-    const large = plan.runnable.length > deps.concurrency - tracker.handlers;
-    const nodes = large || first ? await presence.live(now) : [];
-    // A minute that fits is claimed whole, in job order; only a larger one is spread.
+    // Only a minute larger than this node's free capacity needs to know who else ticks it
+    // (read above, with the registry's size as the bound); the node's first tick notes it
+    // too, so that its first large minute finds the others. A minute that fits is claimed
+    // whole, in job order; only a larger one is spread.
+    const large = plan.runnable.length > free || shares !== undefined;
     const { due, helpFrom } = large
       ? claimOrder(plan, snapshot, now, { node, nodes, offset: Math.floor(Math.random() * 0x7fffffff) })
       : { due: plan.idle.concat(plan.runnable), helpFrom: Infinity };
-    rounds.begin(now, due, helpFrom);
+    // The others' jobs not read (code jobs of their shares) with a slot due since the last
+    // plan covered, in helping order. A slot this misses (a job resumed after its slot while
+    // its owner is gone) is planned once that owner's presence ends and the job is in a
+    // live node's share; the store's claim keeps every slot to one run whatever is planned.
+    const unread = shares === undefined
+      ? []
+      : shares.theirs.filter((job) => !Object.hasOwn(snapshot.jobs, job.name) && slotSince(job, covered!, now));
+    rounds.begin(now, due, helpFrom, unread);
     const started: Promise<unknown>[] = [];
     const won = await rounds.round(draft, now, started);
     started.push(...startAgain());

@@ -80,11 +80,13 @@ export function resolveLibsqlOptions(options: LibsqlStoreOptions): ResolvedLibsq
     );
   }
   const authToken = options.authToken;
+  let driver: Promise<typeof import("@libsql/client")> | undefined;
   return {
     // Loaded on first use, so a store given a `{ client }` (say `@libsql/client/web` on
     // Deno Deploy) never loads the driver's native embedded engine.
     open: async () => {
-      const { createClient } = await import("@libsql/client");
+      // A client is reopened after each lock failure: the module is imported once.
+      const { createClient } = await (driver ??= import("@libsql/client"));
       const timeout = Math.min(busyTimeout, NATIVE_WAIT_SLICE);
       return createClient({ url, ...(authToken === undefined ? {} : { authToken }), timeout });
     },

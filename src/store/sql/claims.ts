@@ -3,7 +3,7 @@
  * statement, so no other writer can slip a running row in between them.
  */
 import type { SqlRow, SqlStatement } from "./executor.ts";
-import { bind, COLUMNS } from "./statements.ts";
+import { bind, COLUMNS, OPEN_ROWS } from "./statements.ts";
 import {
   COUNTED_SQL_LIST,
   DEFAULT_BUFFER_LIMIT,
@@ -92,11 +92,16 @@ export function claimsStatement(requests: readonly ClaimRequest[]): SqlStatement
 }
 
 // Shared pieces of the two claim forms; `req` names the request's columns in both.
+// Both probes name the open-row term of the `edgecron_runs_open` index word for word, so
+// each walks the job's few open rows, not its whole history (a 7-day retention keeps
+// 10 080 rows of a minutely job, and a claim probed them all before schema version 5).
 /** A live run of the job from another batch (a `cancelling` row is still live). */
 const LIVE_SQL = `SELECT 1 FROM edgecron_runs o
-  WHERE o.job = req_job AND o.status IN ('running', 'cancelling') AND o.lease_until >= req_now AND o.batch <> req_batch`;
+  WHERE o.job = req_job AND o.${OPEN_ROWS} AND o.status <> 'buffered' AND o.lease_until >= req_now
+    AND o.batch <> req_batch`;
 /** How many slots of the job wait `buffered`. */
-const QUEUED_SQL = `SELECT COUNT(*) FROM edgecron_runs q WHERE q.job = req_job AND q.status = 'buffered'`;
+const QUEUED_SQL =
+  `SELECT COUNT(*) FROM edgecron_runs q WHERE q.job = req_job AND q.${OPEN_ROWS} AND q.status = 'buffered'`;
 /**
  * maxRuns: the job's used runs, as `ClaimRequest.maxRuns` defines them (counted rows,
  * the counted rows pruned since, and every open row).

@@ -89,20 +89,32 @@ export function instantColumn(value: unknown): number | undefined {
   return Number.isSafeInteger(n) ? n : undefined;
 }
 
-/** The statements of `snapshot()`: ensure job rows, then read states+watermarks, defs, running rows. */
+/** The open-row term: word for word the WHERE of the `edgecron_runs_open` index (schema version 5), so SQLite uses it. */
+export const OPEN_ROWS = "status IN ('running', 'cancelling', 'buffered')";
+
+/** The reads of `snapshot()`: states with watermarks, every definition, every open row. */
+export function snapshotReadStatements(names: readonly string[]): SqlStatement[] {
+  return [
+    bind(jobStatesSql, { names: JSON.stringify(names) }),
+    { sql: "SELECT name, spec, version, updated_at FROM edgecron_defs ORDER BY name", args: [] },
+    { sql: `SELECT ${COLUMNS} FROM edgecron_runs WHERE ${OPEN_ROWS}`, args: [] },
+  ];
+}
+
+/**
+ * The statements of `snapshot()` when a job has no state row yet: insert the missing
+ * rows, then the reads of `snapshotReadStatements` (one write transaction).
+ */
 export function snapshotStatements(names: readonly string[], now: number): SqlStatement[] {
-  const list = JSON.stringify(names);
   return [
     bind(
       `INSERT INTO edgecron_jobs (name, first_seen, paused)
         SELECT value, :now, 0 FROM (SELECT value FROM json_each(:names) UNION SELECT name FROM edgecron_defs)
         WHERE true
         ON CONFLICT (name) DO NOTHING`,
-      { names: list, now },
+      { names: JSON.stringify(names), now },
     ),
-    bind(jobStatesSql, { names: list }),
-    { sql: "SELECT name, spec, version, updated_at FROM edgecron_defs ORDER BY name", args: [] },
-    { sql: `SELECT ${COLUMNS} FROM edgecron_runs WHERE status IN ('running', 'cancelling', 'buffered')`, args: [] },
+    ...snapshotReadStatements(names),
   ];
 }
 
@@ -120,8 +132,7 @@ export function readStatements(names: readonly string[]): SqlStatement[] {
       { names: list },
     ),
     bind(
-      `SELECT ${COLUMNS} FROM edgecron_runs
-        WHERE job IN (SELECT value FROM json_each(:names)) AND status IN ('running', 'cancelling', 'buffered')`,
+      `SELECT ${COLUMNS} FROM edgecron_runs WHERE job IN (SELECT value FROM json_each(:names)) AND ${OPEN_ROWS}`,
       { names: list },
     ),
   ];
@@ -235,14 +246,15 @@ export function isRunningStatement(key: AttemptKey): SqlStatement {
 
 /**
  * `reap()`: ended leases become `abandoned` (a `cancelling` row `cancelled`) in one
- * statement, so concurrent reapers split the rows.
+ * statement, so concurrent reapers split the rows. Running and cancelling rows are
+ * selected as open rows that are not buffered, so the open-row index serves it.
  */
 export function reapStatement(now: number, error: string, cancelled: string): SqlStatement {
   return bind(
     `UPDATE edgecron_runs
       SET status = CASE WHEN status = 'cancelling' THEN 'cancelled' ELSE 'abandoned' END, finished_at = :now,
         error = CASE WHEN status = 'cancelling' THEN :cancelled ELSE :error END
-      WHERE status IN ('running', 'cancelling') AND lease_until < :now
+      WHERE ${OPEN_ROWS} AND status <> 'buffered' AND lease_until < :now
       RETURNING ${COLUMNS}`,
     { now, error, cancelled },
   );

@@ -22,6 +22,7 @@ import {
   reclaimStatement,
   renewStatement,
   runRecord,
+  snapshotReadStatements,
   snapshotStatements,
   updateManyStatement,
   updateStatement,
@@ -57,6 +58,15 @@ import type {
 } from "../types.ts";
 import { quote } from "../../core/errors.ts";
 import type { SqlResult } from "./executor.ts";
+
+/** Whether the states read have a row for every name asked and every definition (nothing for `snapshot()` to insert). */
+function hasEveryRow(names: readonly string[], states: SqlResult | undefined, defs: SqlResult | undefined): boolean {
+  const seen = new Set<string>();
+  for (const row of states?.rows ?? []) seen.add(String(row.name));
+  for (const name of names) if (!seen.has(name)) return false;
+  for (const row of defs?.rows ?? []) if (!seen.has(String(row.name))) return false;
+  return true;
+}
 
 /** The statement of one compare-and-set (a read when the patch sets nothing). */
 function casStatement(key: AttemptKey, patch: RunPatch): SqlStatement {
@@ -137,8 +147,15 @@ export function createSqlStore(db: SqlExecutor): Store {
     async snapshot(names, now): Promise<TickSnapshot> {
       checkNames(names, "snapshot.names");
       checkInstant(now, "snapshot.now");
-      const [, states, defs, running] = await write("snapshot", snapshotStatements(names, now));
-      return planningState(states, defs, running);
+      await ensureReady();
+      // Once every job has its state row (every tick but the first few), the snapshot is a
+      // read: no write lock, so nodes ticking the same minute do not queue on one another
+      // (4 processes on one file retried this write up to 36 times a minute, each retry
+      // behind another node's 10 000-name insert). Only a missing row takes the write.
+      const [states, defs, running] = await db.read("snapshot", snapshotReadStatements(names));
+      if (hasEveryRow(names, states, defs)) return planningState(states, defs, running);
+      const [, s, d, r] = await write("snapshot", snapshotStatements(names, now));
+      return planningState(s, d, r);
     },
 
     async read(names): Promise<TickSnapshot> {

@@ -6,6 +6,8 @@ import type { ResolvedJob } from "../../../src/engine/jobs/spec.ts";
 import { ownerOf } from "../../../src/engine/tick/spread.ts";
 import { PRESENCE_KEY } from "../../../src/engine/tick/presence.ts";
 import { HELP_DELAY_MS } from "../../../src/engine/tick/rounds.ts";
+import { slotSince } from "../../../src/engine/tick/tick.ts";
+import { startOf } from "../../../src/engine/tick/jitter.ts";
 import { createManualClock } from "../../../src/engine/clock.ts";
 import type { ClaimRequest, TickSnapshot } from "../../../src/store/types.ts";
 import { MIN, setup, T0, tickAt } from "../_helpers.ts";
@@ -240,6 +242,56 @@ describe("concurrency", () => {
     assert.equal(ran.filter((r) => r.endsWith(`@${slot}`)).length, 40, "then n2 helps with all of it");
   });
 
+  it("with other nodes ticking, a node reads and plans its own share only, and still runs a gone node's share", async () => {
+    const store = createMemoryStore();
+    const clock = createManualClock(T0 - MIN);
+    await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
+    const asked: number[] = [];
+    const read: string[][] = [];
+    const { snapshot } = store;
+    const view = store.read;
+    store.snapshot = (list, now) => {
+      asked.push(list.length);
+      return snapshot(list, now);
+    };
+    store.read = (list) => {
+      read.push([...list]);
+      return view(list);
+    };
+    const b = setup({ clock, store, node: "n2", concurrency: 5 });
+    const names = Array.from({ length: 40 }, (_, i) => `job-${i}`);
+    const ran: string[] = [];
+    for (const name of names) {
+      b.scheduler.job(name, { schedule: "* * * * *", run: (ctx) => void ran.push(`${ctx.job}@${ctx.slot}`) });
+    }
+    await b.scheduler.tick(T0 - MIN + 1); // registers every job (a whole snapshot: nothing planned before)
+    assert.deepEqual(asked, [40]);
+    asked.length = 0;
+    read.length = 0;
+    const mine = names.filter((n) => ownerOf(n, ["n1", "n2"]) === "n2").length;
+
+    // n1 is gone: n2 snapshots its own share, and reads n1's jobs only when it helps.
+    await clock.set(T0);
+    const tick = b.scheduler.tick(T0);
+    await clock.advance(HELP_DELAY_MS - 1);
+    assert.deepEqual(asked, [mine], "one snapshot, of n2's share only");
+    assert.equal(ran.length, mine, "n1's share waits for its head start");
+    assert.equal(read.length, 0, "nor is it read before then");
+    await clock.advance(1);
+    await tick;
+    assert.equal(ran.filter((r) => r.endsWith(`@${T0}`)).length, 40, "then every slot ran, once");
+    assert.equal(new Set(ran).size, ran.length);
+    assert.deepEqual(read.flat().sort(), names.filter((n) => ownerOf(n, ["n1", "n2"]) === "n1").sort());
+
+    // A tick with nothing due since the last plan reads none of n1's jobs.
+    read.length = 0;
+    asked.length = 0;
+    await clock.set(T0 + 30_000);
+    await b.scheduler.tick(T0 + 30_000);
+    assert.deepEqual(asked, [mine]);
+    assert.deepEqual(read, [], "no slot of n1's jobs since the last plan: nothing to read");
+  });
+
   it("refuses a concurrency that is not a positive integer", () => {
     assert.throws(() => setup({ concurrency: 0 }), /concurrency/);
     assert.throws(() => setup({ concurrency: 1.5 }), /concurrency/);
@@ -318,5 +370,30 @@ describe("concurrency in timer mode", () => {
     assert.equal(c[0]!.status, "ok");
     assert.equal(c[0]!.startedAt, T0 + 59_000, "the row records when the queued slot started, not when it was claimed");
     await s.scheduler.stop();
+  });
+});
+
+describe("slotSince()", () => {
+  it("is true only for an enabled job whose slot (its start, when jittered) falls in (from, now]", () => {
+    const hourly = job("h", "0 * * * *");
+    assert.equal(slotSince(hourly, T0, T0 + 59 * MIN), false, "no slot after the one at `from`");
+    assert.equal(slotSince(hourly, T0, T0 + 60 * MIN), true);
+    assert.equal(slotSince(hourly, T0 - 1, T0), true, "the slot at `now` counts");
+    assert.equal(slotSince({ ...hourly, enabled: false }, T0, T0 + 60 * MIN), false);
+    const jittered = resolveJob("j", { schedule: "0 * * * *", jitter: "30s", run: () => {} }, {});
+    const start = startOf(jittered, T0 + 60 * MIN);
+    assert.ok(start > T0 + 60 * MIN, "the jitter of this name is not zero");
+    assert.equal(slotSince(jittered, T0 + 59 * MIN, start - 1), false, "the slot is due at its start, not before");
+    assert.equal(slotSince(jittered, T0 + 59 * MIN, start), true);
+    const throwing = {
+      ...hourly,
+      schedule: {
+        ...hourly.schedule,
+        next: () => {
+          throw new Error("bad");
+        },
+      },
+    };
+    assert.equal(slotSince(throwing as ResolvedJob, T0, T0 + 1), true, "a schedule that throws is read, not skipped");
   });
 });

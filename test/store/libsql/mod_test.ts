@@ -7,8 +7,15 @@ import { join } from "node:path";
 import { createClient } from "@libsql/client";
 import { SchedulerError } from "../../../src/core/errors.ts";
 import { libsqlStore } from "../../../src/store/libsql/mod.ts";
-import { bind, jobStatesSql } from "../../../src/store/sql/statements.ts";
+import {
+  bind,
+  jobStatesSql,
+  readStatements,
+  reapStatement,
+  snapshotReadStatements,
+} from "../../../src/store/sql/statements.ts";
 import { SCHEMA_VERSION } from "../../../src/store/sql/schema.ts";
+import { claimsStatement } from "../../../src/store/sql/claims.ts";
 import { request, storeContract } from "../contract.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "edgecron-libsql-"));
@@ -17,6 +24,7 @@ let files = 0;
 const freshUrl = (): string => `file:${join(dir, `db-${++files}.db`)}`;
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
+const MIN = 60_000;
 const isCode = (code: string) => (error: unknown): boolean => error instanceof SchedulerError && error.code === code;
 
 storeContract("libsql (file)", async () => libsqlStore({ url: freshUrl() }));
@@ -92,6 +100,52 @@ describe("libsqlStore schema", () => {
     );
     assert.match(overlap, /edgecron_runs_running/);
     raw.close();
+  });
+
+  it("the snapshot's open rows, read()'s, reap() and a claim's overlap probes walk the open-row index, not the run history (EXPLAIN QUERY PLAN)", async () => {
+    const url = freshUrl();
+    const store = libsqlStore({ url });
+    await store.init();
+    await store.close();
+    const raw = createClient({ url });
+    const plan = async (statement: { sql: string; args: (string | number | null)[] }): Promise<string> =>
+      (await raw.execute({ sql: `EXPLAIN QUERY PLAN ${statement.sql}`, args: statement.args })).rows
+        .map((r) => String(r.detail)).join("\n");
+    const [, , open] = snapshotReadStatements(["a"]);
+    assert.match(await plan(open!), /USING INDEX edgecron_runs_open/);
+    assert.match(await plan(readStatements(["a"])[2]!), /USING INDEX edgecron_runs_open/);
+    const reap = await plan(reapStatement(T0, "x", "y"));
+    assert.match(reap, /USING INDEX edgecron_runs_open/);
+    assert.doesNotMatch(reap, /SCAN edgecron_runs$/m);
+    // A claim's overlap and buffer probes: the job's open rows, not its history.
+    const claim = await plan(claimsStatement([request("a", T0, { overlap: "bufferAll" })]));
+    assert.match(claim, /SEARCH o USING INDEX edgecron_runs_open \(job=\?\)/);
+    assert.match(claim, /SEARCH q USING INDEX edgecron_runs_open \(job=\?\)/);
+    raw.close();
+  });
+
+  it("a snapshot of jobs the store knows is a read: it needs no write lock; a new name still writes", async () => {
+    const url = freshUrl();
+    const store = libsqlStore({ url, busyTimeout: 0 });
+    await store.snapshot(["a", "b"], T0);
+    await store.claim([request("a", T0 + MIN)]);
+    const holder = createClient({ url });
+    const tx = await holder.transaction("write");
+    await tx.execute("INSERT INTO edgecron_settings (key, value) VALUES ('held', '1')");
+    try {
+      const view = await store.snapshot(["a", "b"], T0 + MIN);
+      assert.deepEqual(Object.keys(view.jobs).sort(), ["a", "b"]);
+      assert.equal(view.jobs.a?.firstSeen, T0, "the rows first seen at T0 are read as they are");
+      assert.deepEqual(view.running.map((r) => `${r.job}@${r.slot}`), [`a@${T0 + MIN}`]);
+      assert.equal(view.watermarks.a, T0 + MIN);
+      await assert.rejects(store.snapshot(["a", "c"], T0 + MIN), /store-error/, "a missing row waits for the lock");
+    } finally {
+      await tx.rollback();
+      holder.close();
+    }
+    const view = await store.snapshot(["a", "c"], T0 + 2 * MIN);
+    assert.equal(view.jobs.c?.firstSeen, T0 + 2 * MIN, "once the lock is free, the new name gets its row");
+    await store.close();
   });
 });
 

@@ -1,10 +1,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SchedulerError } from "../../src/core/errors.ts";
-import { createMemoryStore } from "../../src/store/memory/mod.ts";
+import { createMemoryStore, MEMORY_SNAPSHOT_PAGE } from "../../src/store/memory/mod.ts";
 import { request, storeContract } from "./contract.ts";
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
+const MIN = 60_000;
 
 storeContract("memory", async () => createMemoryStore());
 
@@ -47,6 +48,36 @@ describe("createMemoryStore", () => {
       defs: [],
       running: [],
     });
+  });
+
+  it("snapshot() of more than a page of jobs yields to the event loop between pages, and every page is read", async () => {
+    const store = createMemoryStore();
+    const page = MEMORY_SNAPSHOT_PAGE;
+    const name = (i: number): string => `job-${String(i).padStart(6, "0")}`;
+    const names = Array.from({ length: page * 2 + 10 }, (_, i) => name(i));
+    // Known before: the last of page 1, the first of page 3; page 2's first is new.
+    await store.snapshot([name(page - 1), name(page * 2)], T0);
+    await store.claim([request(name(page * 2), T0 + MIN, { batch: "t" })]);
+    await store.setPaused(name(page * 2), true, T0 + MIN);
+    await store.putDef("zz-hook", { schedule: "* * * * *" }, T0);
+    let timerRan = false;
+    setTimeout(() => (timerRan = true), 0);
+    const snap = await store.snapshot(names, T0 + 2 * MIN);
+    assert.equal(timerRan, true, "a timer due during the snapshot ran before it resolved");
+    assert.equal(Object.keys(snap.jobs).length, names.length + 1);
+    assert.equal(snap.jobs[name(page - 1)]?.firstSeen, T0);
+    assert.equal(snap.jobs[name(page)]?.firstSeen, T0 + 2 * MIN);
+    assert.deepEqual(snap.jobs[name(page * 2)], {
+      name: name(page * 2),
+      firstSeen: T0,
+      paused: true,
+      pause: { note: null, at: T0 + MIN, by: "api" },
+    });
+    assert.equal(snap.jobs[name(page * 2 + 9)]?.firstSeen, T0 + 2 * MIN);
+    assert.equal(snap.jobs["zz-hook"]?.firstSeen, T0);
+    assert.deepEqual(snap.watermarks, { [name(page * 2)]: T0 + MIN });
+    assert.deepEqual(snap.running.map((r) => r.job), [name(page * 2)]);
+    assert.deepEqual(snap.defs.map((d) => d.name), ["zz-hook"]);
   });
 
   it("the failing option is asked on every call", async () => {

@@ -184,6 +184,32 @@ export function claimCases({ it, withStore }: ContractContext): void {
       assert.deepEqual(second.defs, []);
     }));
 
+  it("snapshot() of thousands of names (a store may read them in pages): new names, known states and definitions at every position", () =>
+    withStore(async (store) => {
+      // 2 600 names: past the SQL stores' pages of 1 000, so a new name opens page 2, a known one page 3.
+      const names = Array.from({ length: 2_600 }, (_, i) => `job-${String(i).padStart(4, "0")}`);
+      const known = ["job-0000", "job-0999", "job-2000", "job-2001", "job-2599"];
+      await store.snapshot(known, T0);
+      await store.claim([request("job-2000", T0 + MIN, { batch: "t" }), request("job-0999", T0 + MIN, { batch: "t" })]);
+      await store.setPaused("job-2001", true, T0 + MIN);
+      await store.putDef("zz-hook", { schedule: "* * * * *" }, T0);
+      const snap = await store.snapshot(names, T0 + 2 * MIN);
+      assert.equal(Object.keys(snap.jobs).length, 2_601, "every asked name and the definition");
+      for (const name of [...names, "zz-hook"]) {
+        const state = snap.jobs[name];
+        const expected = known.includes(name) || name === "zz-hook" ? T0 : T0 + 2 * MIN;
+        assert.equal(state?.firstSeen, expected, `${name}'s firstSeen`);
+        assert.equal(state?.paused, name === "job-2001", `${name}'s paused flag`);
+      }
+      assert.deepEqual(snap.watermarks, { "job-0999": T0 + MIN, "job-2000": T0 + MIN });
+      assert.deepEqual(snap.running.map((r) => r.job).sort(), ["job-0999", "job-2000"]);
+      assert.deepEqual(snap.defs.map((d) => d.name), ["zz-hook"]);
+      // The names inserted keep their firstSeen: a later snapshot reads them as they are.
+      const again = await store.snapshot(names.slice(1_000, 1_001), T0 + 3 * MIN);
+      assert.equal(again.jobs["job-1000"]?.firstSeen, T0 + 2 * MIN);
+      assert.equal(again.jobs["zz-hook"]?.firstSeen, T0);
+    }));
+
   it("snapshot() watermark is the newest scheduled slot of any status and ignores manual rows", () =>
     withStore(async (store) => {
       await store.claim([

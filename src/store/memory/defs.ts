@@ -6,11 +6,11 @@ import type { JobDef, Store } from "../types.ts";
 // so a caller mutating a returned spec never changes the stored one.
 const copyDef = (def: JobDef): JobDef => ({ ...def, spec: JSON.parse(JSON.stringify(def.spec)) });
 
-/** The definition methods of the memory store, and a sorted read for `snapshot()`. */
+/** The definition methods of the memory store, and the sorted names `snapshot()` reads. */
 export interface MemoryDefs {
   methods: Pick<Store, "listDefs" | "getDef" | "putDef" | "deleteDef">;
-  /** Every definition, sorted by name, as copies. */
-  sorted(): JobDef[];
+  /** Every definition's name, sorted (no copies: `snapshot()` copies them in pages). */
+  names(): readonly string[];
   /** The definition of `name` as a copy, or undefined. */
   get(name: string): JobDef | undefined;
 }
@@ -24,10 +24,9 @@ export function createMemoryDefs(guard: (operation: string) => void): MemoryDefs
   // sorted once per change, so a page of listDefs() is a binary search and a slice.
   let order: string[] | undefined;
   const names = (): string[] => order ??= [...defs.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const sorted = (): JobDef[] => names().map((name) => copyDef(defs.get(name)!));
 
   return {
-    sorted,
+    names,
     get: (name) => {
       const def = defs.get(name);
       return def === undefined ? undefined : copyDef(def);

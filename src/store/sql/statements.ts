@@ -92,29 +92,45 @@ export function instantColumn(value: unknown): number | undefined {
 /** The open-row term: word for word the WHERE of the `edgecron_runs_open` index (schema version 5), so SQLite uses it. */
 export const OPEN_ROWS = "status IN ('running', 'cancelling', 'buffered')";
 
-/** The reads of `snapshot()`: states with watermarks, every definition, every open row. */
+/**
+ * Names per statement of `snapshot()`: at 100 000 jobs one statement over every name
+ * blocked the event loop for 3 s in the embedded driver (SQLite's work and the driver's
+ * row objects); a page of this many is about 10–30 ms on a loaded 2-core machine.
+ */
+export const SNAPSHOT_PAGE = 1_000;
+
+/**
+ * The first read of `snapshot()` (one read transaction): the states with watermarks of
+ * the first page of names, every definition and every open row. The definitions and
+ * open rows are read once per snapshot; later pages read states only
+ * (`snapshotPageStatement`).
+ */
 export function snapshotReadStatements(names: readonly string[]): SqlStatement[] {
   return [
-    bind(jobStatesSql, { names: JSON.stringify(names) }),
+    snapshotPageStatement(names),
     { sql: "SELECT name, spec, version, updated_at FROM edgecron_defs ORDER BY name", args: [] },
     { sql: `SELECT ${COLUMNS} FROM edgecron_runs WHERE ${OPEN_ROWS}`, args: [] },
   ];
 }
 
+/** The states with watermarks of one page of `snapshot()`'s names. */
+export function snapshotPageStatement(names: readonly string[]): SqlStatement {
+  return bind(jobStatesSql, { names: JSON.stringify(names) });
+}
+
 /**
- * The statements of `snapshot()` when a job has no state row yet: insert the missing
- * rows, then the reads of `snapshotReadStatements` (one write transaction).
+ * `snapshot()` for a page with a name that has no state row yet (one write transaction):
+ * insert the missing rows with firstSeen = now, then read the page's states.
  */
-export function snapshotStatements(names: readonly string[], now: number): SqlStatement[] {
+export function snapshotWriteStatements(names: readonly string[], now: number): SqlStatement[] {
   return [
     bind(
       `INSERT INTO edgecron_jobs (name, first_seen, paused)
-        SELECT value, :now, 0 FROM (SELECT value FROM json_each(:names) UNION SELECT name FROM edgecron_defs)
-        WHERE true
+        SELECT value, :now, 0 FROM json_each(:names) WHERE true
         ON CONFLICT (name) DO NOTHING`,
       { names: JSON.stringify(names), now },
     ),
-    ...snapshotReadStatements(names),
+    snapshotPageStatement(names),
   ];
 }
 
@@ -125,7 +141,7 @@ export function snapshotStatements(names: readonly string[], now: number): SqlSt
 export function readStatements(names: readonly string[]): SqlStatement[] {
   const list = JSON.stringify(names);
   return [
-    bind(namedStatesSql, { names: list }),
+    bind(jobStatesSql, { names: list }),
     bind(
       `SELECT name, spec, version, updated_at FROM edgecron_defs
         WHERE name IN (SELECT value FROM json_each(:names)) ORDER BY name`,
@@ -142,12 +158,8 @@ const STATE_COLUMNS = `SELECT j.name, j.first_seen, j.paused, j.pause_note, j.pa
     (SELECT MAX(r.slot) FROM edgecron_runs r WHERE r.job = j.name AND r.kind = 'scheduled') AS watermark
   FROM edgecron_jobs j`;
 
-/** Job states with their watermark (named or data-defined); exported so a test can show the plan uses the index. */
+/** The named jobs' states with their watermark (`snapshot()` pages and `read()`); exported so a test can show the plan uses the index. */
 export const jobStatesSql = `${STATE_COLUMNS}
-  WHERE j.name IN (SELECT value FROM json_each(:names) UNION SELECT name FROM edgecron_defs)`;
-
-/** `read()`'s job states: the named ones only. */
-const namedStatesSql = `${STATE_COLUMNS}
   WHERE j.name IN (SELECT value FROM json_each(:names))`;
 
 /** `listDefs()`: every definition, or a page of them by name (a primary-key range, never a scan from the start). */

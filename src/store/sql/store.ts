@@ -22,8 +22,10 @@ import {
   reclaimStatement,
   renewStatement,
   runRecord,
+  SNAPSHOT_PAGE,
+  snapshotPageStatement,
   snapshotReadStatements,
-  snapshotStatements,
+  snapshotWriteStatements,
   updateManyStatement,
   updateStatement,
 } from "./statements.ts";
@@ -57,15 +59,31 @@ import type {
   TickSnapshot,
 } from "../types.ts";
 import { quote } from "../../core/errors.ts";
+import { nextTurn } from "../_turn.ts";
 import type { SqlResult } from "./executor.ts";
 
-/** Whether the states read have a row for every name asked and every definition (nothing for `snapshot()` to insert). */
-function hasEveryRow(names: readonly string[], states: SqlResult | undefined, defs: SqlResult | undefined): boolean {
+/** Whether the states read have a row for every name of the page (nothing for `snapshot()` to insert). */
+function hasEveryRow(names: readonly string[], states: SqlResult | undefined): boolean {
   const seen = new Set<string>();
   for (const row of states?.rows ?? []) seen.add(String(row.name));
   for (const name of names) if (!seen.has(name)) return false;
-  for (const row of defs?.rows ?? []) if (!seen.has(String(row.name))) return false;
   return true;
+}
+
+/**
+ * The names `snapshot()` reads after its first page: the asked names past it, then the
+ * data-defined jobs not asked for (their states come with every snapshot).
+ */
+function laterNames(names: readonly string[], defs: SqlResult | undefined): string[] {
+  const rest = names.slice(SNAPSHOT_PAGE);
+  const defined = defs?.rows ?? [];
+  if (defined.length === 0) return rest;
+  const asked = new Set(names);
+  for (const row of defined) {
+    const name = String(row.name);
+    if (!asked.has(name)) rest.push(name);
+  }
+  return rest;
 }
 
 /** The statement of one compare-and-set (a read when the patch sets nothing). */
@@ -94,12 +112,8 @@ export function createSqlStore(db: SqlExecutor): Store {
     await ensureReady();
     return db.write(operation, statements);
   };
-  const planningState = (
-    states: SqlResult | undefined,
-    defs: SqlResult | undefined,
-    running: SqlResult | undefined,
-  ): TickSnapshot => {
-    const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs: [], running: [] };
+  /** Adds the job states (with watermarks) of `states` to `snapshot`. */
+  const addStates = (snapshot: TickSnapshot, states: SqlResult | undefined): void => {
     for (const row of states?.rows ?? []) {
       const name = String(row.name);
       const paused = Number(row.paused) === 1;
@@ -128,11 +142,35 @@ export function createSqlStore(db: SqlExecutor): Store {
       }
       setOwn(snapshot.jobs, name, state);
     }
+  };
+  const planningState = (
+    states: SqlResult | undefined,
+    defs: SqlResult | undefined,
+    running: SqlResult | undefined,
+  ): TickSnapshot => {
+    const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs: [], running: [] };
+    addStates(snapshot, states);
     snapshot.defs = (defs?.rows ?? []).map((row) => jobDef(row, db.label));
     for (const row of running?.rows ?? []) {
       if (instantColumn(row.slot) !== undefined) snapshot.running.push(runRecord(row));
     }
     return snapshot;
+  };
+  /**
+   * One page of `snapshot()`'s names into `snapshot`: its states as read (`read`, or a
+   * fresh read), or, when a name has no state row yet, the write that inserts the
+   * missing rows and reads the page again in its transaction.
+   */
+  const snapshotPage = async (
+    snapshot: TickSnapshot,
+    names: readonly string[],
+    now: number,
+    read?: SqlResult,
+  ): Promise<void> => {
+    const states = read ?? (await db.read("snapshot", [snapshotPageStatement(names)]))[0];
+    if (hasEveryRow(names, states)) return addStates(snapshot, states);
+    const [, written] = await write("snapshot", snapshotWriteStatements(names, now));
+    addStates(snapshot, written);
   };
 
   const store: Omit<Store, "getSetting" | "putSetting"> = {
@@ -148,14 +186,25 @@ export function createSqlStore(db: SqlExecutor): Store {
       checkNames(names, "snapshot.names");
       checkInstant(now, "snapshot.now");
       await ensureReady();
-      // Once every job has its state row (every tick but the first few), the snapshot is a
+      // In pages of SNAPSHOT_PAGE names with a turn of the event loop between them: the
+      // embedded driver runs a statement synchronously, and one statement over 100 000
+      // names blocked the loop for 3 s. The definitions and open rows are read once, with
+      // the first page (one round trip when the job set fits a page). Pages are separate
+      // reads, not one view: a claim made meanwhile is still refused by the store's claim.
+      // Once every job has its state row (every tick but the first few), a page is a
       // read: no write lock, so nodes ticking the same minute do not queue on one another
-      // (4 processes on one file retried this write up to 36 times a minute, each retry
-      // behind another node's 10 000-name insert). Only a missing row takes the write.
-      const [states, defs, running] = await db.read("snapshot", snapshotReadStatements(names));
-      if (hasEveryRow(names, states, defs)) return planningState(states, defs, running);
-      const [, s, d, r] = await write("snapshot", snapshotStatements(names, now));
-      return planningState(s, d, r);
+      // (4 processes on one file retried this write up to 36 times a minute). Only a page
+      // with a missing row takes the write.
+      const first = names.slice(0, SNAPSHOT_PAGE);
+      const [states, defs, running] = await db.read("snapshot", snapshotReadStatements(first));
+      const snapshot = planningState(undefined, defs, running);
+      await snapshotPage(snapshot, first, now, states);
+      const rest = laterNames(names, defs);
+      for (let i = 0; i < rest.length; i += SNAPSHOT_PAGE) {
+        await nextTurn();
+        await snapshotPage(snapshot, rest.slice(i, i + SNAPSHOT_PAGE), now);
+      }
+      return snapshot;
     },
 
     async read(names): Promise<TickSnapshot> {

@@ -92,22 +92,7 @@ before(async () => {
   await scheduler.ready();
   // One finished run per job (written straight to the store: a 20 000-job tick is the
   // tick bench's business), and the events a run sends, so every series has a line.
-  await store.snapshot(names, T0);
-  await store.claim(names.map((job) => ({
-    job,
-    slot: T0,
-    kind: "scheduled" as const,
-    status: "running" as const,
-    overlap: "skip" as const,
-    node: "n1",
-    batch: "t",
-    now: T0,
-    leaseUntil: T0 + MIN,
-  })));
-  await store.updateMany(names.map((job) => ({
-    key: { job, slot: T0, attempt: 1, node: "n1" },
-    patch: { status: "ok" as const, finishedAt: T0 + 10, leaseUntil: null },
-  })));
+  await finishedRun(store, names);
   for (const job of names) metrics.onEvent({ type: "succeeded", job, slot: T0, attempt: 1, durationMs: 10 });
   app = edgecronRouter(scheduler, { public: true, metrics, cacheTtl: 0 });
 });
@@ -134,6 +119,26 @@ describe(`HTTP reads at ${JOBS.toLocaleString("en-US")} jobs`, () => {
   }
 });
 
+/** One `ok` run of slot T0 for each of `names`, written straight to `store`. */
+async function finishedRun(store: Store, names: string[]): Promise<void> {
+  await store.snapshot(names, T0);
+  await store.claim(names.map((job) => ({
+    job,
+    slot: T0,
+    kind: "scheduled" as const,
+    status: "running" as const,
+    overlap: "skip" as const,
+    node: "n1",
+    batch: "t",
+    now: T0,
+    leaseUntil: T0 + MIN,
+  })));
+  await store.updateMany(names.map((job) => ({
+    key: { job, slot: T0, attempt: 1, node: "n1" },
+    patch: { status: "ok" as const, finishedAt: T0 + 10, leaseUntil: null },
+  })));
+}
+
 /** A router over `jobs` code jobs with one finished run each, written straight to `store`, and their runs series. */
 async function largeNode(store: Store, jobs: number): Promise<Hono> {
   const clock = createManualClock(T0 + MIN);
@@ -143,23 +148,7 @@ async function largeNode(store: Store, jobs: number): Promise<Hono> {
   for (const name of names) scheduler.job(name, { schedule: "* * * * *", run: () => {} });
   await scheduler.ready();
   for (let i = 0; i < names.length; i += 10_000) {
-    const part = names.slice(i, i + 10_000);
-    await store.snapshot(part, T0);
-    await store.claim(part.map((job) => ({
-      job,
-      slot: T0,
-      kind: "scheduled" as const,
-      status: "running" as const,
-      overlap: "skip" as const,
-      node: "n1",
-      batch: "t",
-      now: T0,
-      leaseUntil: T0 + MIN,
-    })));
-    await store.updateMany(part.map((job) => ({
-      key: { job, slot: T0, attempt: 1, node: "n1" },
-      patch: { status: "ok" as const, finishedAt: T0 + 10, leaseUntil: null },
-    })));
+    await finishedRun(store, names.slice(i, i + 10_000));
   }
   for (const job of names) metrics.onEvent({ type: "succeeded", job, slot: T0, attempt: 1, durationMs: 10 });
   return edgecronRouter(scheduler, { public: true, metrics, cacheTtl: 0 });

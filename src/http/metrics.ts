@@ -5,6 +5,7 @@
 import type { Scheduler, SchedulerEvent } from "../engine/types.ts";
 import { createHistogram, type Histogram, labels, labelValue } from "./metrics_format.ts";
 import { createStalenessCollector } from "./metrics_staleness.ts";
+import { hostTurn } from "../engine/jobs/sort.ts";
 
 /** What the router's `GET /metrics` adds at scrape time: jobs by state. */
 export type JobStateCounts = Record<"active" | "paused" | "disabled" | "running", number>;
@@ -257,10 +258,8 @@ export const SCRAPE_PAGE = 1000;
 /** Runs series checked against the scrape's jobs between two turns (a set lookup each). */
 const SWEEP_STEP = 20_000;
 
-/** Yields to timers and I/O: a store that answers from memory resolves in the same turn. */
-export function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
+/** Yields to timers and I/O (a store that answers from memory resolves in the same turn): {@link hostTurn}. */
+export const nextTurn: () => Promise<void> = hostTurn;
 
 function histogram(out: string[], name: string, help: string, h: Histogram): void {
   out.push(`# HELP ${name} ${help}`, `# TYPE ${name} histogram`, ...h.lines(name));

@@ -19,11 +19,12 @@ const int = (column: string): string => `CASE WHEN typeof(${column}) = 'integer'
  * `tally()`'s two statements, read in one transaction. Each answers ONE row of one column:
  * a JSON array built by SQLite as text, so the driver builds one row object, not one per
  * job, and `JSON.parse` reads numbers. The first: the indexes in `names` of the paused
- * jobs (most are not: every name has a tally, paused or not, known or not). The second, grouped by job and status (each row read once): the name's
- * index, the status's index in `RUN_STATUSES`, its rows, its rows with a buffer-full
- * error, its slots with a lease at or after `now` (text, `"slot,slot"`: open rows only
- * have one), its newest integer slot and that row's started and finished times (SQLite
- * takes bare columns from the row the group's one `MAX()` picked).
+ * jobs (most are not; every name has a tally, paused or not, known or not). The second,
+ * grouped by job and status (each row read once): the name's index, the status's index
+ * in `RUN_STATUSES`, its rows, its rows with a buffer-full error, its slots with a lease
+ * at or after `now` (text, `"slot,slot"`: open rows only have one), its newest integer
+ * slot and that row's started and finished times (SQLite takes bare columns from the row
+ * the group's one `MAX()` picked).
  */
 export function tallyStatements(names: readonly string[], now: number): [SqlStatement, SqlStatement] {
   const list = JSON.stringify(names);

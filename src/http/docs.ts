@@ -23,23 +23,41 @@ export function registerDocs(app: Hono, rc: RouterContext): void {
 }
 
 /** Bytes per chunk of a streamed answer: one chunk is encoded in a few ms. */
-const CHUNK_CHARS = 4 * 1024 * 1024;
+export const CHUNK_BYTES = 4 * 1024 * 1024;
 
 /**
- * `pieces` as a byte stream, encoded a chunk at a time with a turn of the event loop
- * between chunks: at 100 000 jobs the metrics text is tens of MB, and a reader that
- * pulls as fast as it can (a local client, a fast socket) would otherwise take it all
- * in one turn.
+ * `pieces` as a byte stream, a chunk at a time with a turn of the event loop between
+ * chunks: at 100 000 jobs the metrics text is tens of MB, and a reader that pulls as
+ * fast as it can (a local client, a fast socket) would otherwise take it all in one
+ * turn. Each piece is encoded straight into the chunk (`encodeInto`): the pieces are
+ * flat strings, and joining them first made a rope that encoding had to flatten (four
+ * times slower at 36 MB).
  */
-function textStream(pieces: readonly string[]): ReadableStream<Uint8Array> {
+export function textStream(pieces: readonly string[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let next = 0;
+  // What is left of a piece that did not fit in the last chunk.
+  let rest = "";
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      let text = "";
-      while (next < pieces.length && text.length < CHUNK_CHARS) text += pieces[next++];
-      if (text !== "") controller.enqueue(encoder.encode(text));
-      if (next >= pieces.length) controller.close();
+      const chunk = new Uint8Array(CHUNK_BYTES);
+      let at = 0;
+      for (;;) {
+        if (rest === "") {
+          if (next >= pieces.length) break;
+          rest = pieces[next++]!;
+        }
+        const { read, written } = encoder.encodeInto(rest, chunk.subarray(at));
+        at += written;
+        // The chunk is full: encodeInto stops before a character that does not fit whole.
+        if (read < rest.length) {
+          rest = rest.slice(read);
+          break;
+        }
+        rest = "";
+      }
+      if (at > 0) controller.enqueue(at === CHUNK_BYTES ? chunk : chunk.subarray(0, at));
+      if (rest === "" && next >= pieces.length) controller.close();
       else await nextTurn();
     },
   });

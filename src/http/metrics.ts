@@ -5,6 +5,7 @@
 import type { Scheduler, SchedulerEvent } from "../engine/types.ts";
 import { createHistogram, type Histogram, labels, labelValue } from "./metrics_format.ts";
 import { createStalenessCollector } from "./metrics_staleness.ts";
+import { hostTurn } from "../engine/jobs/sort.ts";
 
 /** What the router's `GET /metrics` adds at scrape time: jobs by state. */
 export type JobStateCounts = Record<"active" | "paused" | "disabled" | "running", number>;
@@ -88,7 +89,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       const outcome = OUTCOME_OF[event.type];
       if (outcome !== undefined && "job" in event) {
         let entry = runs.get(event.job);
-        if (entry === undefined) runs.set(event.job, entry = { outcomes: new Map(), text: undefined, seen: scrapes });
+        if (entry === undefined) {
+          runs.set(event.job, entry = { job: event.job, outcomes: new Map(), text: undefined, seen: scrapes });
+        }
         entry.outcomes.set(outcome, (entry.outcomes.get(outcome) ?? 0) + 1);
         entry.text = undefined;
       }
@@ -229,8 +232,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     // Series of jobs this scrape did not see (deleted, or renamed) go; a job whose first
     // outcome came during the scrape, after its page, waits for the next one.
     let checked = 0;
-    for (const [job, entry] of runs) {
-      if (entry.seen < scrape) runs.delete(job);
+    for (const entry of runs.values()) {
+      if (entry.seen < scrape) runs.delete(entry.job);
       if (++checked % SWEEP_STEP === 0) await nextTurn();
     }
     return [...renderWith(series, jobs), ...staleness.pieces()];
@@ -246,6 +249,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
 
 /** One job's runs series: counts by outcome, the rendered lines (until the next outcome), the last scrape that saw it. */
 interface JobRuns {
+  job: string;
   outcomes: Map<string, number>;
   text: string | undefined;
   seen: number;
@@ -257,10 +261,8 @@ export const SCRAPE_PAGE = 1000;
 /** Runs series checked against the scrape's jobs between two turns (a set lookup each). */
 const SWEEP_STEP = 20_000;
 
-/** Yields to timers and I/O: a store that answers from memory resolves in the same turn. */
-export function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
+/** Yields to timers and I/O (a store that answers from memory resolves in the same turn): {@link hostTurn}. */
+export const nextTurn: () => Promise<void> = hostTurn;
 
 function histogram(out: string[], name: string, help: string, h: Histogram): void {
   out.push(`# HELP ${name} ${help}`, `# TYPE ${name} histogram`, ...h.lines(name));

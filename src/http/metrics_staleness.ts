@@ -32,42 +32,57 @@ export interface StalenessCollector {
  */
 export function createStalenessCollector(scheduler: Scheduler): StalenessCollector {
   const success: string[] = [], next: string[] = [], skipped: string[] = [];
+  // Each family's page is gathered as parts (fixed text, the job's label, the value)
+  // and joined once: no string per line is built, and the joined page is flat, so the
+  // stream encodes it without first flattening thousands of small pieces. The three
+  // part lists are kept from page to page (overwritten, not rebuilt), so they grow once
+  // per scrape instead of once per page.
+  const s: string[] = [], n: string[] = [], k: string[] = [];
   return {
     async addPage(jobs) {
-      // Each family's page is gathered as parts (fixed text, the job's label, the value)
-      // and joined once: no string per line is built, and the joined page is flat, so
-      // the stream encodes it without first flattening thousands of small pieces.
-      const s: string[] = [], n: string[] = [], k: string[] = [];
+      // Written by index and cut to length before the join: a list keeps its backing store.
+      let a = 0, b = 0, c = 0;
       for (const job of jobs) {
         const label = `{job="${labelValue(job.name)}"`;
         // Most jobs' newest outcome says it all; only the others cost an await and a read.
         const known = successOf(job);
         const at = known === LOOK ? await lastSuccess(scheduler, job) : known;
-        if (at !== undefined) s.push("edgecron_last_success_timestamp_seconds", label, "} ", String(at / 1000), "\n");
+        if (at !== undefined) {
+          s[a++] = "edgecron_last_success_timestamp_seconds";
+          s[a++] = label;
+          s[a++] = "} ";
+          s[a++] = String(at / 1000);
+          s[a++] = "\n";
+        }
         if (job.next !== undefined) {
-          n.push("edgecron_next_run_timestamp_seconds", label, "} ", String(job.next / 1000), "\n");
+          n[b++] = "edgecron_next_run_timestamp_seconds";
+          n[b++] = label;
+          n[b++] = "} ";
+          n[b++] = String(job.next / 1000);
+          n[b++] = "\n";
         }
         const counts = job.statusCounts;
         if (counts !== undefined) {
           const skipped = counts["skipped"] ?? 0;
           const full = Math.min(job.bufferFull ?? 0, skipped);
-          k.push(
-            "edgecron_skipped_total",
-            label,
-            ',reason="overlap"} ',
-            String(skipped - full),
-            "\nedgecron_skipped_total",
-            label,
-            ',reason="buffer-full"} ',
-            String(full),
-            "\nedgecron_skipped_total",
-            label,
-            ',reason="catch-up"} ',
-            String(counts["missed"] ?? 0),
-            "\n",
-          );
+          k[c++] = "edgecron_skipped_total";
+          k[c++] = label;
+          k[c++] = ',reason="overlap"} ';
+          k[c++] = String(skipped - full);
+          k[c++] = "\nedgecron_skipped_total";
+          k[c++] = label;
+          k[c++] = ',reason="buffer-full"} ';
+          k[c++] = String(full);
+          k[c++] = "\nedgecron_skipped_total";
+          k[c++] = label;
+          k[c++] = ',reason="catch-up"} ';
+          k[c++] = String(counts["missed"] ?? 0);
+          k[c++] = "\n";
         }
       }
+      s.length = a;
+      n.length = b;
+      k.length = c;
       success.push(s.join(""));
       next.push(n.join(""));
       skipped.push(k.join(""));

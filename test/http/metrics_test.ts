@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { createMetrics, SCRAPE_PAGE } from "../../src/http/metrics.ts";
+import { CHUNK_BYTES, textStream } from "../../src/http/docs.ts";
 import { createManualClock, createScheduler } from "../../src/engine/mod.ts";
 import { createMemoryStore } from "../../src/store/mod.ts";
 import { edgecronRouter } from "../../src/http/mod.ts";
@@ -152,14 +153,15 @@ describe("GET /metrics", () => {
       scheduler.job(`job-${String(i).padStart(4, "0")}`, { schedule: "* * * * *", run: () => {} });
     }
     await scheduler.ready();
-    // A timer set before the scrape: it can only run where the scrape gives the event loop a turn.
+    // A callback of the loop's check phase, set before the scrape: it can only run where the
+    // scrape gives the event loop a turn (a zero-delay timer would also need a millisecond to pass).
     let turns = 0;
     let on = true;
     const spin = (): void => {
       turns++;
-      if (on) setTimeout(spin, 0);
+      if (on) setImmediate(spin);
     };
-    setTimeout(spin, 0);
+    setImmediate(spin);
     const text = await metrics.scrape(scheduler);
     on = false;
     // Each page reads its own jobs and one more (the next page's first name says whether there is one).
@@ -172,5 +174,28 @@ describe("GET /metrics", () => {
       value(family(parsePrometheusTextFormat(text) as Family[], "edgecron_jobs"), { state: "active" }),
       2_500,
     );
+  });
+});
+
+describe("GET /metrics stream", () => {
+  it("encodes the pieces in chunks of at most CHUNK_BYTES, never splitting a character, and decodes to their text", async () => {
+    // A piece that overflows the first chunk by a few bytes of multi-byte characters, then small ones.
+    const pieces = ["a".repeat(CHUNK_BYTES - 3), "é€😀x", "", "ü\n", "b".repeat(CHUNK_BYTES + 5), "end"];
+    const reader = textStream(pieces).getReader();
+    const chunks: Uint8Array[] = [];
+    for (let c = await reader.read(); !c.done; c = await reader.read()) chunks.push(c.value);
+    assert.ok(chunks.length >= 3, `${chunks.length} chunks`);
+    for (const chunk of chunks) {
+      assert.ok(chunk.length <= CHUNK_BYTES);
+      // Each chunk decodes on its own: no character is split between two.
+      new TextDecoder("utf-8", { fatal: true }).decode(chunk);
+    }
+    const bytes = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+    let at = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, at);
+      at += chunk.length;
+    }
+    assert.equal(new TextDecoder().decode(bytes), pieces.join(""));
   });
 });

@@ -18,21 +18,21 @@ const int = (column: string): string => `CASE WHEN typeof(${column}) = 'integer'
 /**
  * `tally()`'s two statements, read in one transaction. Each answers ONE row of one column:
  * a JSON array built by SQLite as text, so the driver builds one row object, not one per
- * job, and `JSON.parse` reads numbers. The first: per name, its index in `names` and
- * paused (0/1). The second, grouped by job and status (each row read once): the name's
- * index, the status's index in `RUN_STATUSES`, its rows, its rows with a buffer-full
- * error, its slots with a lease at or after `now` (text, `"slot,slot"`: open rows only
- * have one), its newest integer slot and that row's started and finished times (SQLite
- * takes bare columns from the row the group's one `MAX()` picked).
+ * job, and `JSON.parse` reads numbers. The first: the indexes in `names` of the paused
+ * jobs (most are not; every name has a tally, paused or not, known or not). The second,
+ * grouped by job and status (each row read once): the name's index, the status's index
+ * in `RUN_STATUSES`, its rows, its rows with a buffer-full error, its slots with a lease
+ * at or after `now` (text, `"slot,slot"`: open rows only have one), its newest integer
+ * slot and that row's started and finished times (SQLite takes bare columns from the row
+ * the group's one `MAX()` picked).
  */
 export function tallyStatements(names: readonly string[], now: number): [SqlStatement, SqlStatement] {
   const list = JSON.stringify(names);
   const statusIndex = `CASE c.status ${RUN_STATUSES.map((s, i) => `WHEN '${s}' THEN ${i}`).join(" ")} ELSE -1 END`;
   return [
     bind(
-      `SELECT '[' || COALESCE(group_concat(n.key || ',' ||
-          COALESCE((SELECT j.paused FROM edgecron_jobs j WHERE j.name = n.value), 0), ','), '') || ']' AS tally
-        FROM json_each(:names) n`,
+      `SELECT '[' || COALESCE(group_concat(n.key, ','), '') || ']' AS tally
+        FROM json_each(:names) n JOIN edgecron_jobs j ON j.name = n.value WHERE j.paused = 1`,
       { names: list },
     ),
     bind(
@@ -59,16 +59,16 @@ export function tallyOf(
   states: SqlRow | undefined,
   groups: SqlRow | undefined,
 ): Record<string, JobTally> {
-  const byIndex: JobTally[] = [];
-  const head = JSON.parse(String(states?.tally ?? "[]")) as number[];
-  for (let at = 0; at + 2 <= head.length; at += 2) {
-    byIndex[head[at]!] = {
-      paused: head[at + 1] === 1,
-      runningSince: undefined,
-      last: undefined,
-      counts: zeroCounts(),
-      bufferFull: 0,
-    };
+  const byIndex: JobTally[] = names.map(() => ({
+    paused: false,
+    runningSince: undefined,
+    last: undefined,
+    counts: zeroCounts(),
+    bufferFull: 0,
+  }));
+  for (const at of JSON.parse(String(states?.tally ?? "[]")) as number[]) {
+    const tally = byIndex[at];
+    if (tally !== undefined) tally.paused = true;
   }
   // The newest finished row: of the job's finished statuses, the one whose newest slot is newest.
   const lastSlot: number[] = [];

@@ -21,8 +21,8 @@ const ALPHA = 0.2;
 export interface QueuedRun {
   /**
    * Starts the run (synchronously tracked as in flight); resolves once it settled. It
-   * calls `ran()` when its slots settle, before the tracker hears of it, so the pace is
-   * known to whoever the tracker wakes.
+   * calls `ran()` once its handlers are done (its outcomes may still wait for the group
+   * commit), before the tracker hears of it, so the pace is known to whoever it wakes.
    */
   start(ran: () => void): Promise<void>;
   /** Called instead of `start()` when the queue is dropped (the scheduler stops). */
@@ -48,11 +48,28 @@ export interface RunQueue {
 }
 
 /** Creates the queue over the tracker's runs in flight. */
-export function createRunQueue(deps: { tracker: RunTracker; concurrency: number; now: () => number }): RunQueue {
+export function createRunQueue(deps: {
+  tracker: RunTracker;
+  concurrency: number;
+  now: () => number;
+  /** Held while runs wait to start (outcome writes wait then, `outcomes.ts`); returns the release. */
+  hold?: () => () => void;
+}): RunQueue {
   const { tracker, concurrency } = deps;
   const waiting: { run: QueuedRun; done: () => void }[] = [];
   let head = 0;
-  // Average time from a run's start to its settling (outcome recorded), ms; undefined until one settled.
+  let release: (() => void) | undefined;
+  /** Takes the hold when runs wait, gives it back once none do. */
+  const held = (): void => {
+    if (waiting.length > head) release ??= deps.hold?.();
+    else if (release !== undefined) {
+      const r = release;
+      release = undefined;
+      r();
+    }
+  };
+  // Average time from a run's start to its handlers' end, ms (what holds a unit of
+  // `concurrency`: an outcome waiting for the group commit does not); undefined until one ran.
   let average: number | undefined;
   let lastSettled = -Infinity;
 
@@ -88,6 +105,7 @@ export function createRunQueue(deps: { tracker: RunTracker; concurrency: number;
       waiting.splice(0, head);
       head = 0;
     }
+    held();
   };
   tracker.onSettle(pump);
 
@@ -114,6 +132,7 @@ export function createRunQueue(deps: { tracker: RunTracker; concurrency: number;
       const dropped = waiting.splice(head);
       waiting.length = 0;
       head = 0;
+      held();
       await Promise.all(dropped.map(({ run, done }) => run.drop().then(done, done)));
     },
   };

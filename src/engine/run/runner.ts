@@ -48,24 +48,13 @@ type AttemptResult = { status: "ok" } | {
  * scheduler stopped during a retry backoff (the row then stays `running` until its
  * lease ends and any node records it `abandoned`). Never rejects.
  */
-export async function runSlot(
-  deps: RunnerDeps,
-  job: ResolvedJob,
-  claim: HeldClaim,
-  handled?: () => void,
-): Promise<Outcome | undefined> {
-  const outcome = await runAttempts(deps, job, claim, handled);
+export async function runSlot(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim): Promise<Outcome | undefined> {
+  const outcome = await runAttempts(deps, job, claim);
   await checkFailures(deps, job, outcome);
   return outcome;
 }
 
-/** `handled` is called once the last attempt's handler is done, before its outcome is written. */
-async function runAttempts(
-  deps: RunnerDeps,
-  job: ResolvedJob,
-  claim: HeldClaim,
-  handled?: () => void,
-): Promise<Outcome | undefined> {
+async function runAttempts(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim): Promise<Outcome | undefined> {
   const { clock, store, lease, tracker } = deps;
   const counters = deps.registry.counters(job.name);
   const { slot } = claim;
@@ -77,7 +66,7 @@ async function runAttempts(
       counters.runs++;
       const result = await attemptOnce(deps, job, claim, started);
       const now = clock.now();
-      if (claim.superseded && result.status !== "ok") return await cancel(deps, claim, now, handled);
+      if (claim.superseded && result.status !== "ok") return await cancel(deps, claim, now);
       if (result.status === "ok") {
         counters.ok++;
         deps.emit({ type: "succeeded", job: job.name, slot, attempt, durationMs: now - started });
@@ -88,7 +77,7 @@ async function runAttempts(
           finishedAt: now,
           leaseUntil: null,
           error: null,
-        }, handled);
+        });
       }
       const willRetry = attempt < job.retries.attempts && !result.stopped && !tracker.stopping && !claim.lost;
       if (result.status === "timeout") {
@@ -113,7 +102,7 @@ async function runAttempts(
           finishedAt: now,
           leaseUntil: null,
           error: result.error,
-        }, handled);
+        });
       }
       // Retry k waits backoff * 2^(k-1), at most MAX_BACKOFF_MS; the lease covers the wait and one lease more.
       const delay = Math.min(job.retries.backoffMs * 2 ** (attempt - 1), MAX_BACKOFF_MS);
@@ -125,7 +114,7 @@ async function runAttempts(
       if (!claim.lost && job.overlap === "cancelOther" && (await supersededOf(store, [claim])).size > 0) {
         lease.supersede(claim);
       }
-      if (claim.superseded) return await cancel(deps, claim, clock.now(), handled);
+      if (claim.superseded) return await cancel(deps, claim, clock.now());
       if (tracker.stopping || claim.lost) return leave(deps, claim);
       const restart = clock.now();
       if (!(await lease.move(claim, { from: restart, timeoutMs: job.timeoutMs, startedAt: restart }))) {
@@ -143,9 +132,7 @@ async function finish(
   deps: RunnerDeps,
   claim: HeldClaim,
   patch: RunPatch & { status: Outcome },
-  handled?: () => void,
 ): Promise<Outcome | undefined> {
-  handled?.();
   if (await deps.lease.end(claim, patch)) return patch.status;
   return lost(
     deps,
@@ -160,12 +147,7 @@ async function finish(
  * Records a superseded run `cancelled` (its row is `cancelling`; the compare-and-set
  * still holds for its holder). Also for a queued slot superseded before it started.
  */
-export async function cancel(
-  deps: RunnerDeps,
-  claim: HeldClaim,
-  now: number,
-  handled?: () => void,
-): Promise<Outcome | undefined> {
+export async function cancel(deps: RunnerDeps, claim: HeldClaim, now: number): Promise<Outcome | undefined> {
   deps.registry.counters(claim.job).cancelled++;
   deps.emit({
     type: "cancelled",
@@ -175,12 +157,7 @@ export async function cancel(
     node: claim.node,
     reason: SUPERSEDED,
   });
-  return await finish(
-    deps,
-    claim,
-    { status: "cancelled", finishedAt: now, leaseUntil: null, error: SUPERSEDED },
-    handled,
-  );
+  return await finish(deps, claim, { status: "cancelled", finishedAt: now, leaseUntil: null, error: SUPERSEDED });
 }
 
 function lost(deps: RunnerDeps, claim: HeldClaim, reason: string): undefined {

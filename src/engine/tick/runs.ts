@@ -25,17 +25,8 @@ export interface RunsDeps extends RunnerDeps {
  */
 export function queueRun(deps: RunsDeps, job: ResolvedJob, claims: HeldClaim[], r: JobTickReport): Promise<void> {
   return deps.queue.push({
-    start: (ran) => {
-      // The pace is the handlers' (what `concurrency` bounds), not the outcome writes'.
-      let timed = false;
-      const handled = (): void => {
-        if (timed) return;
-        timed = true;
-        ran();
-      };
-      return deps.tracker.track(runInOrder(deps, job, claims, r, handled).then(handled), job.name)
-        .then(() => drain(deps, job, r));
-    },
+    start: (ran) =>
+      deps.tracker.track(runInOrder(deps, job, claims, r).then(ran), job.name).then(() => drain(deps, job, r)),
     drop: () => deps.lease.release(claims),
   });
 }
@@ -57,17 +48,10 @@ export function drain(deps: RunsDeps, job: ResolvedJob, r: JobTickReport, always
 }
 
 /**
- * Runs one job's won slots oldest first; `handled` once the last slot's handler is done
- * (its outcome may still wait for the group commit). A slot that waited (a later slot of the job, or
+ * Runs one job's won slots oldest first. A slot that waited (a later slot of the job, or
  * a claim whose lease ended while it sat in the queue) is re-leased from when it starts.
  */
-async function runInOrder(
-  deps: RunsDeps,
-  job: ResolvedJob,
-  claims: HeldClaim[],
-  r: JobTickReport,
-  handled: () => void,
-): Promise<void> {
+async function runInOrder(deps: RunsDeps, job: ResolvedJob, claims: HeldClaim[], r: JobTickReport): Promise<void> {
   const { tracker, lease, clock } = deps;
   for (const [i, queued] of claims.entries()) {
     if (tracker.stopping) return lease.release(claims.slice(i));
@@ -81,7 +65,7 @@ async function runInOrder(
     const claim = fresh ? queued : await startQueued(deps, job, queued);
     if (claim === undefined) continue;
     r.run.push(claim.slot);
-    record(r, claim.slot, await runSlot(deps, job, claim, i === claims.length - 1 ? handled : undefined));
+    record(r, claim.slot, await runSlot(deps, job, claim));
   }
 }
 

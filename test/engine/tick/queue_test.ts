@@ -5,9 +5,6 @@ import { createRunTracker } from "../../../src/engine/run/tracker.ts";
 import { deferred, MIN, setup, T0 } from "../_helpers.ts";
 import { createManualClock } from "../../../src/engine/clock.ts";
 import { createMemoryStore } from "../../../src/store/memory/mod.ts";
-import { PRESENCE_KEY } from "../../../src/engine/tick/presence.ts";
-import { HELP_DELAY_MS } from "../../../src/engine/tick/rounds.ts";
-import { ownerOf } from "../../../src/engine/tick/spread.ts";
 
 /** A queue over a real tracker with a hand-set time; each pushed run waits for its gate. */
 function queueOf(concurrency: number) {
@@ -171,37 +168,5 @@ describe("capacity counts handlers", () => {
     release.resolve();
     const report = await ticked;
     assert.ok(Object.values(report.jobs).every((r) => r.outcomes[T0] === "ok"), "every outcome recorded once released");
-  });
-});
-
-describe("the run queue's pace", () => {
-  it("is the handlers' pace: a node claims ahead while its runs' outcomes still wait to be written", async () => {
-    const store = createMemoryStore();
-    const clock = createManualClock(T0 - MIN);
-    await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
-    const gate = deferred();
-    const { updateMany, update, claim } = store;
-    // Outcome writes stall (a store busy with other nodes' claims); claims go through.
-    store.updateMany = async (writes) => (await gate.promise, updateMany(writes));
-    store.update = async (key, patch) => (patch.status !== undefined && await gate.promise, update(key, patch));
-    const sizes: number[] = [];
-    store.claim = (requests) => (sizes.push(requests.length), claim(requests));
-    const s = setup({ clock, store, node: "n1", concurrency: 2 });
-    const names = Array.from({ length: 40 }, (_, i) => `job-${i}`);
-    for (const name of names) s.scheduler.job(name, { schedule: "* * * * *", run: () => {} });
-    await s.scheduler.tick(T0 - MIN + 1); // registers every job, nothing due
-    const mine = names.filter((n) => ownerOf(n, ["n1", "n2"]) === "n1").length;
-    assert.ok(mine > 6, `share of n1: ${mine}`);
-    sizes.length = 0;
-    await clock.set(T0);
-    const tick = s.scheduler.tick(T0);
-    for (let i = 0; i < 100 && sizes.reduce((a, b) => a + b, 0) < mine; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
-    }
-    assert.equal(sizes.reduce((a, b) => a + b, 0), mine, "n1 claimed its share before its outcomes were written");
-    assert.deepEqual(sizes, [2, mine - 2], "the free capacity first, then the rest at the handlers' pace");
-    gate.resolve();
-    await clock.advance(HELP_DELAY_MS);
-    await tick;
   });
 });

@@ -331,6 +331,37 @@ describe("concurrency", () => {
     }
   });
 
+  it("a store without recorded() has the others' jobs read instead, and every slot still runs once", async () => {
+    const store = createMemoryStore();
+    const clock = createManualClock(T0 - MIN);
+    await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
+    delete (store as { recorded?: unknown }).recorded;
+    const read: string[] = [];
+    const view = store.read;
+    store.read = (list) => {
+      read.push(...list);
+      return view(list);
+    };
+    const a = setup({ clock, store, node: "n1", concurrency: 5 });
+    const b = setup({ clock, store, node: "n2", concurrency: 5 });
+    const names = Array.from({ length: 40 }, (_, i) => `job-${i}`);
+    const ran: string[] = [];
+    for (const s of [a, b]) {
+      for (const name of names) {
+        s.scheduler.job(name, { schedule: "* * * * *", run: (ctx) => void ran.push(`${ctx.job}@${ctx.slot}`) });
+      }
+    }
+    for (const slot of [T0, T0 + MIN]) {
+      await clock.set(slot);
+      const both = Promise.all([a.scheduler.tick(slot), b.scheduler.tick(slot)]);
+      await clock.advance(HELP_DELAY_MS);
+      await both;
+      assert.deepEqual(ran.filter((r) => r.endsWith(`@${slot}`)).sort(), names.map((n) => `${n}@${slot}`).sort());
+      assert.deepEqual([...new Set(read)].sort(), [...names].sort(), "each node read the other's share");
+      read.length = 0;
+    }
+  });
+
   it("refuses a concurrency that is not a positive integer", () => {
     assert.throws(() => setup({ concurrency: 0 }), /concurrency/);
     assert.throws(() => setup({ concurrency: 1.5 }), /concurrency/);

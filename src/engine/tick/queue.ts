@@ -69,9 +69,8 @@ export function createRunQueue(deps: {
     }
   };
   // Average time from a run's start to its settling (outcome recorded), ms; undefined until one settled.
-  // Measured to the outcome, not the handler's end: timed to the handler's end (no-op handlers:
-  // about 1 ms) a node claimed its whole share at once, and in the 4-process bench the nodes then
-  // lost 43-3 560 claims each to one another (0 with this pace) and p50 rose from 1.4 to 1.6-2.1 s.
+  // Timed to the handler's end instead (no-op handlers: about 1 ms), a node claimed its whole
+  // share at once and the 4-process bench lost more claims between nodes (bench/README.md).
   let average: number | undefined;
   let lastSettled = -Infinity;
 

@@ -68,7 +68,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
   const registry = createJobRegistry({ defaults, log, deliver });
   const tracker = createRunTracker();
   const sleepFor = (ms: number) => sleep({ clock, tracker }, ms);
-  const writer = createOutcomeWriter({ store, log, maxWaitMs: resolved.policy.heartbeatMs, sleep: sleepFor });
+  const writer = createOutcomeWriter({ store, clock, log, maxWaitMs: resolved.policy.heartbeatMs, sleep: sleepFor });
   const lease = createLease({ store, clock, node, policy: resolved.policy, tracker, writer, log });
   const runner = { store, clock, log, emit, registry, lease, tracker, node };
   const reconciler = createReconciler({ store, clock, node, registry, lease, tracker, emit });

@@ -17,6 +17,7 @@ import type {
   RunRecord,
   RunStatus,
   RunUpdate,
+  SlotKey,
 } from "./types.ts";
 
 const STATUSES = RUN_STATUSES;
@@ -246,6 +247,19 @@ export function checkRenewals(items: readonly LeaseRenewal[], now: number): void
     checkInstant(item.attempt, `renew[${i}].attempt`);
     checkText(item.node, `renew[${i}].node`);
     checkInstant(item.leaseUntil, `renew[${i}].leaseUntil`);
+  });
+}
+
+/** Checks the slots of `recorded()`. */
+export function checkSlotKeys(slots: readonly SlotKey[]): void {
+  if (!Array.isArray(slots)) {
+    throw new SchedulerError("invalid-spec", `recorded: expected an array of slots, got ${quote(slots)}`, {
+      path: "recorded",
+    });
+  }
+  slots.forEach((s, i) => {
+    checkText(s?.job, `recorded[${i}].job`);
+    checkInstant(s.slot, `recorded[${i}].slot`);
   });
 }
 

@@ -35,6 +35,7 @@ export type {
   RunRecord,
   RunStatus,
   RunUpdate,
+  SlotKey,
   StatusCounts,
   Store,
   TickSnapshot,

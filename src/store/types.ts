@@ -150,6 +150,12 @@ export interface AttemptKey {
 }
 
 /** A running attempt's new lease end, for renew(). */
+/** One slot of one job: the key of a run row. */
+export interface SlotKey {
+  job: string;
+  slot: number;
+}
+
 export interface LeaseRenewal extends AttemptKey {
   leaseUntil: number;
 }
@@ -365,6 +371,15 @@ export interface Store {
    * large job list costs a page. Names never seen are absent from `jobs` and `watermarks`.
    */
   read(names: readonly string[]): Promise<TickSnapshot>;
+
+  /**
+   * Optional, read-only: for each `(job, slot)` asked, whether the store has a row for it
+   * (of any status or kind), in request order, in one round trip. A node helping with
+   * other nodes' share of a large minute asks this first, so that the jobs their owners
+   * already claimed cost one primary-key probe each instead of a `read()` of their state.
+   * Without it the engine reads the jobs' state instead.
+   */
+  recorded?(slots: readonly SlotKey[]): Promise<boolean[]>;
 
   /** Applies a batch of claims atomically, in order, in one round trip. Results in request order. */
   claim(requests: readonly ClaimRequest[]): Promise<ClaimResult[]>;

@@ -71,6 +71,11 @@ export interface Lease {
   }>;
   /** Re-claims a finished attempt for attempt + 1 on this node; the held claim, or undefined. Rejects on store failure. */
   reclaim(job: ResolvedJob, slot: number, attempt: number, now: number): Promise<HeldClaim | undefined>;
+  /**
+   * Holds outcome writes back while the node starts a large minute (see `outcomes.ts`):
+   * until the returned release is called, at most `HOLD_MS` per write.
+   */
+  holdOutcomes(): () => void;
   /** Ends held claims now (they were won but will not run), so any node's next tick reaps them. Never rejects. */
   release(claims: readonly HeldClaim[]): Promise<void>;
   /** One heartbeat now: fences checked first, then one renewal write. For tests and the timer. */
@@ -145,6 +150,7 @@ export function createLease(deps: {
       });
       return won ? writes.hold({ job: job.name, slot, attempt: attempt + 1, node }, stored) : undefined;
     },
+    holdOutcomes: () => deps.writer.hold(),
     beat: heart.beat,
     supersede: heart.supersede,
     abandon() {

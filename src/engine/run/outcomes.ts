@@ -1,14 +1,25 @@
 /**
  * Outcome writes with group commit. A write that arrives while another batch is on its
  * way to the store waits and goes with the next one, as ONE `updateMany` (writes that
- * start within a few milliseconds of each other share a transaction, with no timer). A
- * batch that fails falls back to the per-write path: each write retried until the store
- * answers (the lease keeps the claim renewed meanwhile) and read back, so nothing is
- * lost or recorded twice.
+ * start within a few milliseconds of each other share a transaction, with no timer).
+ * While the node is starting a large minute (a claim on its way, runs waiting in its
+ * queue: `hold()`), batches wait too, at most `HOLD_MS` from the oldest write and at most
+ * `MAX_HELD` writes, so a minute's outcomes go in a few large transactions after its
+ * claims instead of dozens between them (each one a write lock the other nodes' claims
+ * queue behind). A held outcome is no less safe than one in flight: its claim stays
+ * renewed until it lands, and if the node dies first the row's lease ends and it is
+ * recorded `abandoned`, as for any run whose outcome was not written. A batch that fails
+ * falls back to the per-write path: each write retried until the store answers (the lease
+ * keeps the claim renewed meanwhile) and read back, so nothing is lost or recorded twice.
  */
 import type { AttemptKey, RunPatch, Store } from "../../store/types.ts";
 import { errorText, jobLabel } from "../text.ts";
-import type { Logger } from "../types.ts";
+import type { Clock, Logger } from "../types.ts";
+
+/** The longest a held write waits for the hold to end. */
+export const HOLD_MS = 1_000;
+/** The most writes a hold keeps back: more go at once (one statement's size stays bounded). */
+export const MAX_HELD = 2_000;
 
 /** Records final outcomes. */
 export interface OutcomeWriter {
@@ -19,6 +30,11 @@ export interface OutcomeWriter {
    * once it does not.
    */
   write(key: AttemptKey, patch: RunPatch, live: () => boolean): Promise<boolean>;
+  /**
+   * Holds batches back until the returned release is called (holds nest; the last release
+   * sends what waits), for at most `HOLD_MS` per write and `MAX_HELD` writes.
+   */
+  hold(): () => void;
 }
 
 interface Pending {
@@ -32,6 +48,7 @@ interface Pending {
 /** What the writer needs; `maxWaitMs` caps the wait between retries (a heartbeat), so a write lands soon after the store is back. */
 export interface OutcomeWriterDeps {
   store: Store;
+  clock: Clock;
   log: Logger;
   maxWaitMs: number;
   sleep: (ms: number) => Promise<void>;
@@ -39,18 +56,39 @@ export interface OutcomeWriterDeps {
 
 /** Creates a writer over `store`: batches go as one `updateMany`, single writes as `update`. */
 export function createOutcomeWriter(deps: OutcomeWriterDeps): OutcomeWriter {
-  const { store } = deps;
+  const { store, clock } = deps;
   let queue: Pending[] = [];
+  /** When the oldest write of `queue` arrived. */
+  let since = 0;
   let flushing = false;
+  let holds = 0;
+  let timer: unknown;
+
+  /** Sends the next batch now, or arms the timer for when a hold stops keeping it back. */
+  const schedule = (): void => {
+    if (flushing || queue.length === 0) return;
+    const waited = clock.now() - since;
+    if (holds > 0 && queue.length < MAX_HELD && waited < HOLD_MS) {
+      timer ??= clock.setTimeout(() => {
+        timer = undefined;
+        schedule();
+      }, HOLD_MS - waited);
+      return;
+    }
+    if (timer !== undefined) clock.clearTimeout(timer);
+    timer = undefined;
+    flushing = true;
+    // Writes queued in this turn go together; later ones join the next batch.
+    queueMicrotask(() => void flush().finally(schedule));
+  };
 
   const flush = async (): Promise<void> => {
-    flushing = true;
-    while (queue.length > 0) {
-      const batch = queue;
-      queue = [];
+    const batch = queue;
+    queue = [];
+    try {
       if (batch.length === 1) {
-        await Promise.all(batch.map((w) => writeOne(deps, w, false).then(w.resolve, w.reject)));
-        continue;
+        await writeOne(deps, batch[0]!, false).then(batch[0]!.resolve, batch[0]!.reject);
+        return;
       }
       let results: boolean[] | undefined;
       try {
@@ -62,25 +100,33 @@ export function createOutcomeWriter(deps: OutcomeWriterDeps): OutcomeWriter {
       }
       if (results !== undefined) {
         batch.forEach((w, i) => w.resolve(results[i] === true));
-        continue;
+        return;
       }
       // The batch's fate is unknown (it may have landed before its answer was lost): each
       // write reads its row back after a refusal.
       await Promise.all(batch.map((w) => writeOne(deps, w, true).then(w.resolve, w.reject)));
+    } finally {
+      flushing = false;
     }
-    flushing = false;
   };
 
   return {
     write(key, patch, live) {
       return new Promise<boolean>((resolve, reject) => {
+        if (queue.length === 0) since = clock.now();
         queue.push({ key, patch, live, resolve, reject });
-        // Writes queued in this turn go together; later ones join the next batch.
-        if (!flushing) {
-          flushing = true;
-          queueMicrotask(() => void flush());
-        }
+        schedule();
       });
+    },
+    hold() {
+      holds++;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        holds--;
+        if (holds === 0) schedule();
+      };
     },
   };
 }

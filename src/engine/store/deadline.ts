@@ -20,6 +20,7 @@ export const STORE_METHODS = [
   "close",
   "snapshot",
   "read",
+  "recorded",
   "claim",
   "update",
   "updateMany",

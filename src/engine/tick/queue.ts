@@ -48,11 +48,29 @@ export interface RunQueue {
 }
 
 /** Creates the queue over the tracker's runs in flight. */
-export function createRunQueue(deps: { tracker: RunTracker; concurrency: number; now: () => number }): RunQueue {
+export function createRunQueue(deps: {
+  tracker: RunTracker;
+  concurrency: number;
+  now: () => number;
+  /** Held while runs wait to start (outcome writes wait then, `outcomes.ts`); returns the release. */
+  hold?: () => () => void;
+}): RunQueue {
   const { tracker, concurrency } = deps;
   const waiting: { run: QueuedRun; done: () => void }[] = [];
   let head = 0;
+  let release: (() => void) | undefined;
+  /** Takes the hold when runs wait, gives it back once none do. */
+  const held = (): void => {
+    if (waiting.length > head) release ??= deps.hold?.();
+    else if (release !== undefined) {
+      const r = release;
+      release = undefined;
+      r();
+    }
+  };
   // Average time from a run's start to its settling (outcome recorded), ms; undefined until one settled.
+  // Timed to the handler's end instead (no-op handlers: about 1 ms), a node claimed its whole
+  // share at once and the 4-process bench lost more claims between nodes (bench/README.md).
   let average: number | undefined;
   let lastSettled = -Infinity;
 
@@ -88,6 +106,7 @@ export function createRunQueue(deps: { tracker: RunTracker; concurrency: number;
       waiting.splice(0, head);
       head = 0;
     }
+    held();
   };
   tracker.onSettle(pump);
 
@@ -114,6 +133,7 @@ export function createRunQueue(deps: { tracker: RunTracker; concurrency: number;
       const dropped = waiting.splice(head);
       waiting.length = 0;
       head = 0;
+      held();
       await Promise.all(dropped.map(({ run, done }) => run.drop().then(done, done)));
     },
   };

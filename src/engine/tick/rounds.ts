@@ -7,7 +7,8 @@
  * the measured pace), its own rendezvous share first (`spread.ts`), the others' shares
  * only after `HELP_DELAY_MS`.
  */
-import type { ClaimRequest } from "../../store/types.ts";
+import type { ClaimRequest, SlotKey } from "../../store/types.ts";
+import { startOf } from "./jitter.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 import type { HeldClaim } from "../run/tracker.ts";
 import { sleep } from "../run/sleep.ts";
@@ -56,6 +57,21 @@ interface Plan {
   nextUnread: number;
   /** Whether a round of this plan ran. */
   started: boolean;
+}
+
+/**
+ * The newest slot of `job` due by `now` (its start, with jitter, not after `now`);
+ * undefined when it has none or its schedule throws.
+ */
+export function newestDue(job: ResolvedJob, now: number): number | undefined {
+  try {
+    let slot = job.schedule.prev(now + 1);
+    // A jittered slot starts after it, and only the newest can still be waiting for its start.
+    if (slot !== null && job.jitterMs > 0 && startOf(job, slot) > now) slot = job.schedule.prev(slot);
+    return slot ?? undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether every job of `p` was taken (or found claimed): nothing left to read or claim. */
@@ -127,7 +143,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
       // the jobs their owners already took (the common case); only the rest is claimed.
       if (p.next >= p.checkedUntil && p.next < p.due.length && budget > 0) {
         const window = p.due.slice(p.next, p.next + HELP_WINDOW);
-        p.open = unclaimed(window, (await store.read(window.map((d) => d.job.name))).watermarks);
+        p.open = await openOf(window);
         p.checkedUntil = p.next + window.length;
       }
       const helping = p.next >= p.helpFrom;
@@ -157,7 +173,8 @@ export function createRounds(deps: RoundsDeps): Rounds {
    * state row from a snapshot of those names, as its owner's tick would have given it.
    */
   const planUnread = async (p: Plan, window: readonly ResolvedJob[]): Promise<DueJob[]> => {
-    const jobs = window.filter((job) => registry.get(job.name) === job);
+    const jobs = await unrecorded(window.filter((job) => registry.get(job.name) === job), p.now);
+    if (jobs.length === 0) return [];
     const names = jobs.map((job) => job.name);
     const view = await store.read(names);
     const missing = names.filter((name) => !Object.hasOwn(view.jobs, name));
@@ -174,6 +191,44 @@ export function createRounds(deps: RoundsDeps): Rounds {
     const planned = planTick(jobs, view, { now: p.now });
     await limitRuns(planned, view, store);
     return planned.idle.concat(planned.runnable);
+  };
+
+  /**
+   * Of `jobs` (other nodes' jobs, not read yet), those whose newest slot due by `now` has
+   * no row: the others were claimed (or recorded) by their owners, and a job whose newest
+   * due slot is recorded has nothing left to plan (its watermark reaches it). One probe
+   * per job through `store.recorded()`, instead of a read of every job's state; a store
+   * without it, or a job whose newest slot is unknown, is read in full.
+   */
+  const unrecorded = async (jobs: ResolvedJob[], now: number): Promise<ResolvedJob[]> => {
+    if (store.recorded === undefined || jobs.length === 0) return jobs;
+    const asked: ResolvedJob[] = [];
+    const slots: SlotKey[] = [];
+    const out: ResolvedJob[] = [];
+    for (const job of jobs) {
+      const slot = newestDue(job, now);
+      if (slot === undefined) out.push(job);
+      else {
+        asked.push(job);
+        slots.push({ job: job.name, slot });
+      }
+    }
+    const recorded = slots.length === 0 ? [] : await store.recorded(slots);
+    asked.forEach((job, i) => void (recorded[i] !== true && out.push(job)));
+    return out;
+  };
+
+  /**
+   * The jobs of `window` (other nodes' shares, planned) that another node has not claimed:
+   * one probe of each job's newest planned slot (`store.recorded()`), or, without it, a
+   * read of their watermarks.
+   */
+  const openOf = async (window: readonly DueJob[]): Promise<Set<DueJob>> => {
+    if (store.recorded === undefined) {
+      return unclaimed(window, (await store.read(window.map((d) => d.job.name))).watermarks);
+    }
+    const recorded = await store.recorded(window.map((d) => ({ job: d.job.name, slot: d.run[d.run.length - 1]! })));
+    return new Set(window.filter((_, i) => recorded[i] !== true));
   };
 
   // Queues what a round won; a turn every QUEUE_CHUNK jobs, so 100 000 won jobs do not hold the loop.

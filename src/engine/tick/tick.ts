@@ -108,7 +108,12 @@ export function createTicker(deps: TickDeps): Ticker {
   let lastTick: number | undefined;
   const { store, clock, node, registry, lease, tracker, emit, log } = deps;
   const presence = createPresence({ store, node, log });
-  const queue = createRunQueue({ tracker, concurrency: deps.concurrency, now: () => clock.now() });
+  const queue = createRunQueue({
+    tracker,
+    concurrency: deps.concurrency,
+    now: () => clock.now(),
+    hold: () => lease.holdOutcomes(),
+  });
   const runs = { ...deps, queue };
   const rounds = createRounds(runs);
   const prune = createPruner({ store, registry, log, retentionMs: deps.retentionMs });

@@ -136,6 +136,29 @@ export function portCases({ it, withStore }: ContractContext): void {
       assert.deepEqual(whole.running.map((r) => r.job).sort(), ["a", "b", "d1", "d2"]);
     }));
 
+  it("recorded() tells which slots have a row (any status or kind), in request order, and never writes", () =>
+    withStore(async (store) => {
+      if (store.recorded === undefined) return;
+      await store.claim([
+        request("a", T0),
+        request("b", T0, { status: "missed" }),
+        request("m", T0, { kind: "manual", batch: "m" }),
+      ]);
+      await store.update({ job: "a", slot: T0, attempt: 1, node: "node-a" }, { status: "ok", finishedAt: T0 });
+      const asked = [
+        { job: "a", slot: T0 },
+        { job: "a", slot: T0 + MIN },
+        { job: "b", slot: T0 },
+        { job: "m", slot: T0 },
+        { job: "never-seen", slot: T0 },
+        { job: "a", slot: T0 },
+      ];
+      assert.deepEqual(await store.recorded(asked), [true, false, true, true, false, true]);
+      assert.deepEqual(await store.recorded([]), []);
+      assert.equal(Object.hasOwn((await store.read(["never-seen"])).jobs, "never-seen"), false);
+      await rejectsWith(store.recorded([{ job: "", slot: T0 }]), "invalid-spec");
+    }));
+
   it("listDefs() pages by name: after a name (exclusive), at most limit, and refuses a bad query", () =>
     withStore(async (store) => {
       for (const name of ["c", "a", "e", "b", "d"]) await store.putDef(name, { schedule: "* * * * *" }, T0);

@@ -12,6 +12,7 @@ import {
   checkNames,
   checkPromote,
   checkReclaim,
+  checkSlotKeys,
   checkText,
   checkUpdate,
   LEASE_EXPIRED,
@@ -223,6 +224,12 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       guard("read");
       checkNames(names, "read.names");
       return namedState(names);
+    },
+
+    async recorded(slots): Promise<boolean[]> {
+      guard("recorded");
+      checkSlotKeys(slots);
+      return slots.map((s) => table.get(s.job, s.slot) !== undefined);
     },
 
     async claim(requests): Promise<ClaimResult[]> {

@@ -10,7 +10,7 @@ import {
   SKIP_OVERLAP,
   SKIP_SUPERSEDED,
 } from "../_validate.ts";
-import type { ClaimRequest } from "../types.ts";
+import type { ClaimRequest, SlotKey } from "../types.ts";
 import type { PgStatement } from "./connection.ts";
 import type { PgTables } from "./schema.ts";
 import { LIVE, OPEN, PG_COLUMNS } from "./statements.ts";
@@ -164,6 +164,15 @@ export function refusedStatement(t: PgTables, requests: readonly ClaimRequest[])
     text: `SELECT q.job, q.slot FROM unnest($1::text[], $2::bigint[]) AS q(job, slot)
       WHERE NOT EXISTS (SELECT 1 FROM ${t.runs} r WHERE r.job = q.job AND r.slot = q.slot)`,
     args: [limited.map((r) => r.job), limited.map((r) => r.slot)],
+  };
+}
+
+/** `recorded()`: the request indexes (from 1) of the slots without a row, one primary-key probe each. */
+export function recordedStatement(t: PgTables, slots: readonly SlotKey[]): PgStatement {
+  return {
+    text: `SELECT q.i FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS q(job, slot, i)
+      WHERE NOT EXISTS (SELECT 1 FROM ${t.runs} r WHERE r.job = q.job AND r.slot = q.slot)`,
+    args: [slots.map((s) => s.job), slots.map((s) => s.slot)],
   };
 }
 

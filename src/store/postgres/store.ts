@@ -19,6 +19,7 @@ import {
   checkPromote,
   checkReclaimRequest,
   checkRenewals,
+  checkSlotKeys,
   checkText,
   checkUpdate,
   checkUpdates,
@@ -35,6 +36,7 @@ import {
   claimsStatement,
   jobLocksStatement,
   jobsToLock,
+  recordedStatement,
   refusedStatement,
   supersedeStatements,
 } from "./claims.ts";
@@ -138,6 +140,16 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
         : (await db.many("claim", [locks, ...writes], "write")).slice(1);
       const limited = refused === null ? [] : results.pop() ?? [];
       return claimOutcomes(requests, results.flat(), limited);
+    },
+
+    async recorded(slots): Promise<boolean[]> {
+      checkSlotKeys(slots);
+      if (slots.length === 0) return [];
+      checkStorable(slots.map((s) => s.job), "recorded");
+      await ensureReady();
+      const out = slots.map(() => true);
+      for (const row of await db.one("recorded", recordedStatement(t, slots), "read")) out[Number(row.i) - 1] = false;
+      return out;
     },
 
     async update(key, patch): Promise<boolean> {

@@ -2,7 +2,15 @@
  * The `Store` over any SQLite-family `SqlExecutor`: libSQL and D1 are this one store
  * with a different connection underneath, so both run the same statements.
  */
-import { claimOutcomes, claimsStatement, claimStatement, refusedStatement, supersedeStatements } from "./claims.ts";
+import {
+  claimOutcomes,
+  claimsStatement,
+  claimStatement,
+  recordedOf,
+  recordedStatement,
+  refusedStatement,
+  supersedeStatements,
+} from "./claims.ts";
 import { sqlDefs } from "./defs.ts";
 import type { SqlExecutor, SqlStatement } from "./executor.ts";
 import { sqlReads } from "./reads.ts";
@@ -40,6 +48,7 @@ import {
   checkPromote,
   checkReclaimRequest,
   checkRenewals,
+  checkSlotKeys,
   checkText,
   checkUpdate,
   checkUpdates,
@@ -228,6 +237,14 @@ export function createSqlStore(db: SqlExecutor): Store {
       const results = await write("claim", refused === undefined ? statements : [...statements, refused]);
       const limited = refused === undefined ? [] : results.pop()?.rows ?? [];
       return claimOutcomes(requests, results.flatMap((result) => result.rows), limited);
+    },
+
+    async recorded(slots): Promise<boolean[]> {
+      checkSlotKeys(slots);
+      if (slots.length === 0) return [];
+      await ensureReady();
+      const [result] = await db.read("recorded", [recordedStatement(slots)]);
+      return recordedOf(slots, result?.rows ?? []);
     },
 
     async update(key, patch): Promise<boolean> {

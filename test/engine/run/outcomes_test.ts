@@ -1,7 +1,10 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { faultyStore } from "../_faulty.ts";
-import { MIN, ofType, rows, setup, T0, tickAt } from "../_helpers.ts";
+import { memoryLogger, MIN, ofType, rows, setup, T0, tickAt } from "../_helpers.ts";
+import { createManualClock } from "../../../src/engine/clock.ts";
+import { createOutcomeWriter, HOLD_MS, MAX_HELD } from "../../../src/engine/run/outcomes.ts";
+import { request } from "../../../src/store/contract/_shared.ts";
 
 describe("outcome writes: group commit", () => {
   it("outcomes of runs finishing together go to the store as one updateMany, not one update each", async () => {
@@ -40,5 +43,88 @@ describe("outcome writes: group commit", () => {
       assert.deepEqual([row!.status, row!.attempt], ["ok", 1]);
     }
     assert.equal(ofType(s.events, "lost").length, 0);
+  });
+});
+
+describe("outcome writes: holds while a large minute starts", () => {
+  /** A writer over a memory store that counts its batches; a claimed row per job `j0`..`j{n-1}`. */
+  async function writerOf(n: number) {
+    const store = faultyStore();
+    const clock = createManualClock(T0);
+    for (let i = 0; i < n; i++) await store.claim([request(`j${i}`, T0)]);
+    const writer = createOutcomeWriter({ store, clock, log: memoryLogger(), maxWaitMs: 1_000, sleep: async () => {} });
+    const write = (i: number) =>
+      writer.write(
+        { job: `j${i}`, slot: T0, attempt: 1, node: "node-a" },
+        { status: "ok", finishedAt: T0 },
+        () => true,
+      );
+    const batches = () => (store.calls["updateMany"] ?? 0) + (store.calls["update"] ?? 0);
+    return { store, clock, writer, write, batches };
+  }
+  const turn = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+  it("writes arriving over several turns while held go as one batch when the hold ends", async () => {
+    const w = await writerOf(6);
+    const release = w.writer.hold();
+    const writes: Promise<boolean>[] = [];
+    for (let i = 0; i < 6; i++) {
+      writes.push(w.write(i));
+      await turn();
+    }
+    assert.equal(w.batches(), 0, "nothing written while held");
+    release();
+    assert.deepEqual(await Promise.all(writes), [true, true, true, true, true, true]);
+    assert.equal(w.store.calls["updateMany"], 1, "one transaction for all six");
+    assert.equal((await w.store.getRun("j5", T0))?.status, "ok");
+  });
+
+  it("unheld, the same writes go as they come (group commit only joins writes of one turn)", async () => {
+    const w = await writerOf(3);
+    for (let i = 0; i < 3; i++) {
+      await w.write(i);
+      await turn();
+    }
+    assert.equal(w.batches(), 3);
+  });
+
+  it("a hold keeps a write back HOLD_MS at most, and MAX_HELD writes at most", async () => {
+    const w = await writerOf(MAX_HELD + 1);
+    const release = w.writer.hold();
+    const first = w.write(0);
+    await w.clock.advance(HOLD_MS - 1);
+    await turn();
+    assert.equal(w.batches(), 0);
+    await w.clock.advance(1);
+    assert.equal(await first, true, "written HOLD_MS after it arrived, hold or not");
+    const many = Array.from({ length: MAX_HELD }, (_, i) => w.write(i + 1));
+    await Promise.all(many);
+    assert.equal(w.store.calls["updateMany"], 1, "MAX_HELD writes went at once, still held");
+    release();
+  });
+
+  it("holds nest: the writes wait for the last release", async () => {
+    const w = await writerOf(2);
+    const a = w.writer.hold();
+    const b = w.writer.hold();
+    const writes = [w.write(0), w.write(1)];
+    a();
+    a();
+    await turn();
+    assert.equal(w.batches(), 0, "one hold left (a second release of the same hold counts once)");
+    b();
+    await Promise.all(writes);
+    assert.equal(w.batches(), 1);
+  });
+
+  it("a minute queued behind the capacity writes its outcomes in a few transactions, not one per settling wave", async () => {
+    const store = faultyStore();
+    const s = setup({ store, start: T0 - MIN + 1, concurrency: 4 });
+    for (let i = 0; i < 60; i++) s.scheduler.job(`j${i}`, { schedule: "* * * * *", run: () => {} });
+    await tickAt(s, T0 - MIN + 1);
+    const report = await tickAt(s, T0);
+    assert.equal(Object.values(report.jobs).filter((r) => r.outcomes[T0] === "ok").length, 60);
+    const writes = (store.calls["updateMany"] ?? 0) + (store.calls["update"] ?? 0);
+    assert.ok(writes <= 2, `60 outcomes in ${writes} writes`);
   });
 });

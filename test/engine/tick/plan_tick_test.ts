@@ -5,7 +5,7 @@ import { claimOrder, planTick, slotsToRun, takeRound } from "../../../src/engine
 import type { ResolvedJob } from "../../../src/engine/jobs/spec.ts";
 import { ownerOf } from "../../../src/engine/tick/spread.ts";
 import { PRESENCE_KEY } from "../../../src/engine/tick/presence.ts";
-import { HELP_DELAY_MS } from "../../../src/engine/tick/rounds.ts";
+import { HELP_DELAY_MS, newestDue } from "../../../src/engine/tick/rounds.ts";
 import { slotSince } from "../../../src/engine/tick/tick.ts";
 import { startOf } from "../../../src/engine/tick/jitter.ts";
 import { createManualClock } from "../../../src/engine/clock.ts";
@@ -292,6 +292,76 @@ describe("concurrency", () => {
     assert.deepEqual(read, [], "no slot of n1's jobs since the last plan: nothing to read");
   });
 
+  it("helping probes the others' newest slots and reads the state only of jobs their owners left", async () => {
+    const store = createMemoryStore();
+    const clock = createManualClock(T0 - MIN);
+    await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
+    const read: string[] = [];
+    const probed: string[] = [];
+    const { read: view, recorded } = store;
+    store.read = (list) => {
+      read.push(...list);
+      return view(list);
+    };
+    store.recorded = (slots) => {
+      probed.push(...slots.map((s) => `${s.job}@${s.slot}`));
+      return recorded!(slots);
+    };
+    const a = setup({ clock, store, node: "n1", concurrency: 5 });
+    const b = setup({ clock, store, node: "n2", concurrency: 5 });
+    const names = Array.from({ length: 40 }, (_, i) => `job-${i}`);
+    const ran: string[] = [];
+    for (const s of [a, b]) {
+      for (const name of names) {
+        s.scheduler.job(name, { schedule: "* * * * *", run: (ctx) => void ran.push(`${ctx.job}@${ctx.slot}`) });
+      }
+    }
+    const slots = (slot: number) => names.map((n) => `${n}@${slot}`).sort();
+    // The nodes' first tick (a whole snapshot each: the others' share is planned, not read),
+    // then a minute where each read its own share only (the others' jobs are read to help).
+    for (const slot of [T0, T0 + MIN]) {
+      await clock.set(slot);
+      const both = Promise.all([a.scheduler.tick(slot), b.scheduler.tick(slot)]);
+      await clock.advance(HELP_DELAY_MS);
+      await both;
+      assert.deepEqual(ran.filter((r) => r.endsWith(`@${slot}`)).sort(), slots(slot), "every slot ran once");
+      assert.deepEqual(probed.sort(), slots(slot), "each node probed the other's share, one slot per job");
+      assert.deepEqual(read, [], "and read no job's state: their owners had claimed them all");
+      probed.length = 0;
+    }
+  });
+
+  it("a store without recorded() has the others' jobs read instead, and every slot still runs once", async () => {
+    const store = createMemoryStore();
+    const clock = createManualClock(T0 - MIN);
+    await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
+    delete (store as { recorded?: unknown }).recorded;
+    const read: string[] = [];
+    const view = store.read;
+    store.read = (list) => {
+      read.push(...list);
+      return view(list);
+    };
+    const a = setup({ clock, store, node: "n1", concurrency: 5 });
+    const b = setup({ clock, store, node: "n2", concurrency: 5 });
+    const names = Array.from({ length: 40 }, (_, i) => `job-${i}`);
+    const ran: string[] = [];
+    for (const s of [a, b]) {
+      for (const name of names) {
+        s.scheduler.job(name, { schedule: "* * * * *", run: (ctx) => void ran.push(`${ctx.job}@${ctx.slot}`) });
+      }
+    }
+    for (const slot of [T0, T0 + MIN]) {
+      await clock.set(slot);
+      const both = Promise.all([a.scheduler.tick(slot), b.scheduler.tick(slot)]);
+      await clock.advance(HELP_DELAY_MS);
+      await both;
+      assert.deepEqual(ran.filter((r) => r.endsWith(`@${slot}`)).sort(), names.map((n) => `${n}@${slot}`).sort());
+      assert.deepEqual([...new Set(read)].sort(), [...names].sort(), "each node read the other's share");
+      read.length = 0;
+    }
+  });
+
   it("refuses a concurrency that is not a positive integer", () => {
     assert.throws(() => setup({ concurrency: 0 }), /concurrency/);
     assert.throws(() => setup({ concurrency: 1.5 }), /concurrency/);
@@ -395,5 +465,30 @@ describe("slotSince()", () => {
       },
     };
     assert.equal(slotSince(throwing as ResolvedJob, T0, T0 + 1), true, "a schedule that throws is read, not skipped");
+  });
+});
+
+describe("newestDue()", () => {
+  it("is the newest slot whose start (jittered or not) is not after `now`; undefined when the schedule throws", () => {
+    const hourly = job("h", "0 * * * *");
+    assert.equal(newestDue(hourly, T0), T0, "a slot at `now` is due");
+    assert.equal(newestDue(hourly, T0 + 59 * MIN), T0);
+    assert.equal(newestDue(hourly, T0 - 1), T0 - 60 * MIN);
+    const jittered = resolveJob("j", { schedule: "0 * * * *", jitter: "30s", run: () => {} }, {});
+    const slot = T0 + 60 * MIN;
+    const start = startOf(jittered, slot);
+    assert.ok(start > slot, "the jitter of this name is not zero");
+    assert.equal(newestDue(jittered, start - 1), T0, "before its start the slot is not due: the one before is");
+    assert.equal(newestDue(jittered, start), slot);
+    const throwing = {
+      ...hourly,
+      schedule: {
+        ...hourly.schedule,
+        prev: () => {
+          throw new Error("bad");
+        },
+      },
+    };
+    assert.equal(newestDue(throwing as ResolvedJob, T0), undefined);
   });
 });

@@ -1,6 +1,6 @@
 /** What every contract case file shares: the test context, times, and request helpers. */
 import { SchedulerError } from "../../core/errors.ts";
-import type { ClaimRequest, Store } from "../types.ts";
+import type { ClaimRequest, StatusCounts, Store } from "../types.ts";
 import { assert } from "./assert.ts";
 
 /** A test harness's `it`: registers one named case (node:test, Deno.test steps, Vitest, Bun...). */
@@ -33,6 +33,20 @@ export function request(job: string, slot: number, overrides: Partial<ClaimReque
     ...overrides,
   };
 }
+
+/** Row counts by status of a job with no rows (what `counts()`, `overview()` and `tally()` give it). */
+export const ZERO_COUNTS: Readonly<StatusCounts> = Object.freeze({
+  running: 0,
+  cancelling: 0,
+  buffered: 0,
+  ok: 0,
+  error: 0,
+  timeout: 0,
+  skipped: 0,
+  missed: 0,
+  abandoned: 0,
+  cancelled: 0,
+});
 
 /** The outcomes of a claim call, in order. */
 export const outcomes = (results: { outcome: string }[]): string[] => results.map((r) => r.outcome);

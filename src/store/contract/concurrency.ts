@@ -4,7 +4,7 @@
  */
 import type { ClaimRequest } from "../types.ts";
 import { assert } from "./assert.ts";
-import { type ContractContext, MIN, outcomes, request, T0 } from "./_shared.ts";
+import { type ContractContext, MIN, outcomes, request, T0, ZERO_COUNTS } from "./_shared.ts";
 
 /** Registers the concurrency cases. */
 export function concurrencyCases({ it, withStore }: ContractContext): void {
@@ -56,18 +56,7 @@ export function concurrencyCases({ it, withStore }: ContractContext): void {
       const results = await store.claim(batch);
       assert.deepEqual(results.map((r) => [r.job, r.slot]), batch.map((r) => [r.job, r.slot]));
       assert.deepEqual(outcomes(results), expected);
-      const zero = {
-        running: 0,
-        cancelling: 0,
-        buffered: 0,
-        ok: 0,
-        error: 0,
-        timeout: 0,
-        skipped: 0,
-        missed: 0,
-        abandoned: 0,
-        cancelled: 0,
-      };
+      const zero = ZERO_COUNTS;
       assert.deepEqual(await store.counts(["job-299", "wide"]), {
         "job-299": { ...zero, running: 2, skipped: 1 },
         wide: { ...zero, running: 125, missed: 125 },

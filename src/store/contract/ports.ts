@@ -1,6 +1,6 @@
 /** Store contract cases for this round's port methods: renew, updateMany, read, overview. */
 import { assert } from "./assert.ts";
-import { type ContractContext, MIN, rejectsWith, request, T0 } from "./_shared.ts";
+import { type ContractContext, MIN, rejectsWith, request, T0, ZERO_COUNTS } from "./_shared.ts";
 import type { Store } from "../types.ts";
 
 /** Registers these cases with `it`; each runs on a fresh store from `withStore`. */
@@ -195,18 +195,7 @@ export function portCases({ it, withStore }: ContractContext): void {
       assert.ok(bufferFull === undefined || bufferFull === 0, `bufferFull ${String(bufferFull)}`);
       assert.deepEqual(none, {
         last: undefined,
-        counts: {
-          running: 0,
-          cancelling: 0,
-          buffered: 0,
-          ok: 0,
-          error: 0,
-          timeout: 0,
-          skipped: 0,
-          missed: 0,
-          abandoned: 0,
-          cancelled: 0,
-        },
+        counts: { ...ZERO_COUNTS },
         recent: [],
       });
       const all = await store.overview(["a"], { since: T0 });

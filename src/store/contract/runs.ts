@@ -1,6 +1,6 @@
 /** Store contract cases: reclaim, history reads, counts, pause, definitions, prune, bad input. */
 import { assert } from "./assert.ts";
-import { type ContractContext, MIN, outcomes, rejectsWith, request, T0 } from "./_shared.ts";
+import { type ContractContext, MIN, outcomes, rejectsWith, request, T0, ZERO_COUNTS } from "./_shared.ts";
 
 /** Registers these cases with `it`; each runs on a fresh store from `withStore`. */
 export function runCases({ it, withStore }: ContractContext): void {
@@ -162,18 +162,7 @@ export function runCases({ it, withStore }: ContractContext): void {
         request("a", T0 + 2 * MIN, { batch: "t" }),
       ]);
       await store.claim([request("a", T0 + 3 * MIN, { batch: "u", now: T0 + 3 * MIN })]);
-      const zero = {
-        running: 0,
-        cancelling: 0,
-        buffered: 0,
-        ok: 0,
-        error: 0,
-        timeout: 0,
-        skipped: 0,
-        missed: 0,
-        abandoned: 0,
-        cancelled: 0,
-      };
+      const zero = ZERO_COUNTS;
       assert.deepEqual(await store.counts(["a", "b"]), {
         a: { ...zero, missed: 2, running: 1, skipped: 1 },
         b: zero,

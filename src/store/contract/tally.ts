@@ -1,6 +1,6 @@
 /** Store contract cases for `tally()`: what a metrics scrape reads per page of jobs. */
 import { assert } from "./assert.ts";
-import { type ContractContext, MIN, request, T0 } from "./_shared.ts";
+import { type ContractContext, MIN, request, T0, ZERO_COUNTS } from "./_shared.ts";
 import type { Store } from "../types.ts";
 
 /** Registers these cases with `it`; each runs on a fresh store from `withStore`. */
@@ -50,18 +50,7 @@ export function tallyCases({ it, withStore }: ContractContext): void {
         paused: false,
         runningSince: undefined,
         last: undefined,
-        counts: {
-          running: 0,
-          cancelling: 0,
-          buffered: 0,
-          ok: 0,
-          error: 0,
-          timeout: 0,
-          skipped: 0,
-          missed: 0,
-          abandoned: 0,
-          cancelled: 0,
-        },
+        counts: { ...ZERO_COUNTS },
         bufferFull: 0,
       });
       // The same counts and newest finished row as overview() tells.

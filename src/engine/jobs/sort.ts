@@ -13,25 +13,14 @@ const MERGE_STEP = 16_384;
 const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /**
- * One turn of the host's event loop (timers and I/O run); not a clock read. A message
- * on a fresh `MessageChannel` where the host has one (Node, Deno, Bun, browsers, Workers
- * from compatibility date 2025-08-15): Node's zero-delay timer waits at least 1 ms, so a
- * walk that yields a hundred times idled 100 ms in timer turns; a message comes back in
- * tens of microseconds, after the timers and I/O that are due. Else a zero-delay timer.
+ * One turn of the host's event loop (timers and I/O run); not a clock read. A zero-delay
+ * timer: it idles about 1 ms per turn on Node. A `MessageChannel` message comes back in
+ * tens of microseconds on Node, but on Deno and Bun due timers did not run between such
+ * turns (the runtimes tier caught it: a heartbeat timer would wait for the whole walk),
+ * so the timer stays.
  */
 export function hostTurn(): Promise<void> {
-  const Channel = globalThis.MessageChannel;
-  if (typeof Channel !== "function") return new Promise((resolve) => globalThis.setTimeout(resolve, 0));
-  return new Promise((resolve) => {
-    const { port1, port2 } = new Channel();
-    port1.onmessage = () => {
-      // Closed ports keep no host alive.
-      port1.close();
-      port2.close();
-      resolve();
-    };
-    port2.postMessage(null);
-  });
+  return new Promise((resolve) => globalThis.setTimeout(resolve, 0));
 }
 
 /**

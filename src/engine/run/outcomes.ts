@@ -2,8 +2,8 @@
  * Outcome writes with group commit. A write that arrives while another batch is on its
  * way to the store waits and goes with the next one, as ONE `updateMany` (writes that
  * start within a few milliseconds of each other share a transaction, with no timer).
- * While the node is starting a large minute (a claim on its way, runs waiting in its
- * queue: `hold()`), batches wait too, at most `HOLD_MS` from the oldest write and at most
+ * While the node is starting a large minute (runs waiting in its queue: `hold()`),
+ * batches wait too, at most `HOLD_MS` from the oldest write and at most
  * `MAX_HELD` writes, so a minute's outcomes go in a few large transactions after its
  * claims instead of dozens between them (each one a write lock the other nodes' claims
  * queue behind). A held outcome is no less safe than one in flight: its claim stays

@@ -6,6 +6,8 @@
  * registered in order) cost one comparison per item and one copy.
  */
 
+import { nextTurn } from "../../store/_turn.ts";
+
 /** Items per sorted run (about 22 000 comparisons), and items merged between two turns. */
 const STEP = 2048;
 const MERGE_STEP = 16_384;
@@ -19,9 +21,7 @@ const byName = (a: { name: string }, b: { name: string }): number => (a.name < b
  * turns (the runtimes tier caught it: a heartbeat timer would wait for the whole walk),
  * so the timer stays.
  */
-export function hostTurn(): Promise<void> {
-  return new Promise((resolve) => globalThis.setTimeout(resolve, 0));
-}
+export const hostTurn: () => Promise<void> = nextTurn;
 
 /**
  * Sorts `items` by name in code-unit order (in place when it is small), calling `pause`

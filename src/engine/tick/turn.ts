@@ -4,10 +4,8 @@
  * starving timers (heartbeats, fences) and I/O (HTTP reads) for seconds.
  */
 
-/** Resolves in a later turn of the event loop, after pending timers and I/O. */
-export function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
+/** Resolves in a later turn of the event loop, after pending timers and I/O: the stores' own yield. */
+export { nextTurn } from "../../store/_turn.ts";
 
 /** Jobs planned between two yields: well under 50 ms of planning on a loaded machine. */
 export const PLAN_CHUNK = 5_000;

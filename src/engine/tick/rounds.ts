@@ -119,12 +119,8 @@ export function createRounds(deps: RoundsDeps): Rounds {
   const take = async (p: Plan, now: number, budget: number) => {
     for (;;) {
       // Each owner gets HELP_DELAY_MS from the slot to start its share; past that, a share
-      // not yet taken is treated as its owner's who is slow or gone.
-      if (p.next >= p.helpFrom && p.next < p.due.length && budget > 0 && clock.now() < p.helpAt) {
-        await sleep({ clock, tracker }, p.helpAt - clock.now());
-        if (tracker.stopping || plan !== p) return "stop" as const;
-      }
-      if (p.next >= p.helpFrom && p.next >= p.due.length && !done(p) && budget > 0 && clock.now() < p.helpAt) {
+      // not yet taken (planned, or not read yet) is treated as its owner's who is slow or gone.
+      if (p.next >= p.helpFrom && !done(p) && budget > 0 && clock.now() < p.helpAt) {
         await sleep({ clock, tracker }, p.helpAt - clock.now());
         if (tracker.stopping || plan !== p) return "stop" as const;
       }

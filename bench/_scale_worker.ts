@@ -16,17 +16,30 @@ const last = first + (Number(minutesText) - 1) * MIN;
 const lateness: number[] = [];
 let claimed = 0;
 let lost = 0;
+// Per measured minute: ms after the slot of this node's first and last claim and its last start.
+const phases = new Map<number, { firstClaim: number; lastClaim: number; lastStart: number }>();
+const phase = (slot: number) => {
+  let p = phases.get(slot);
+  if (p === undefined) phases.set(slot, p = { firstClaim: Infinity, lastClaim: 0, lastStart: 0 });
+  return p;
+};
 const scheduler = createScheduler({
   store: libsqlStore({ url: `file:${db}`, busyTimeout: 30_000 }),
   node: node!,
   logger: {
-    debug() {},
-    info() {},
     warn: (m) => console.error(`[${node}] ${m}`),
     error: (m) => console.error(`[${node}] ${m}`),
   },
   onEvent: (e) => {
-    if (e.type === "claimed") claimed++;
+    if (e.type === "claimed") {
+      claimed++;
+      if (e.slot >= first && e.slot <= last) {
+        const p = phase(e.slot);
+        const at = Date.now() - e.slot;
+        p.firstClaim = Math.min(p.firstClaim, at);
+        p.lastClaim = Math.max(p.lastClaim, at);
+      }
+    }
     else if (e.type === "lost") lost++;
   },
 });
@@ -34,7 +47,12 @@ for (let i = 0; i < Number(jobsText); i++) {
   scheduler.job(`job-${String(i).padStart(6, "0")}`, {
     schedule: scheduleText ?? "* * * * *",
     run: (ctx) => {
-      if (ctx.slot >= first && ctx.slot <= last) lateness.push(Date.now() - ctx.slot);
+      if (ctx.slot >= first && ctx.slot <= last) {
+        const at = Date.now() - ctx.slot;
+        lateness.push(at);
+        const p = phase(ctx.slot);
+        p.lastStart = Math.max(p.lastStart, at);
+      }
     },
   });
 }
@@ -52,5 +70,5 @@ const measured = stats === undefined ? undefined : structuredClone(stats);
 await scheduler.stop({ grace: "2s", deadline: "5s" });
 await scheduler.close();
 console.log(
-  JSON.stringify({ node, lateness, cpuMs: (cpu.user + cpu.system) / 1000, claimed, lost, stats: measured }),
+  JSON.stringify({ node, lateness, phases: [...phases.values()], cpuMs: (cpu.user + cpu.system) / 1000, claimed, lost, stats: measured }),
 );

@@ -51,20 +51,17 @@ function isErrorDetail(value: unknown): value is ErrorDetail {
  * Wraps a logger so that a throwing method is swallowed, and optionally adds
  * fixed fields to every line (the run context's logger adds job, slot, attempt).
  */
-export function safeLogger(inner: Logger, extra?: Record<string, unknown>): Logger {
-  // Method syntax: name-keeping bundlers (esbuild keepNames, as tsx runs) wrap arrow
-  // properties in a defineProperty call, and a run context builds one of these per attempt.
+export function safeLogger(inner: Partial<Logger>, extra?: Record<string, unknown>): Logger {
+  // A level the logger leaves out (or drops) is dropped here too: its lines are not even formatted.
+  const at = (level: Level): LogMethod | undefined =>
+    typeof inner[level] === "function" && inner[level] !== DROPPED
+      ? (m, f) => callSafely(inner as Logger, level, extra, m, f)
+      : undefined;
   return {
-    debug: inner.debug === DROPPED ? DROPPED : (m, f) => callSafely(inner, "debug", extra, m, f),
-    info(m, f) {
-      callSafely(inner, "info", extra, m, f);
-    },
-    warn(m, f) {
-      callSafely(inner, "warn", extra, m, f);
-    },
-    error(m, f) {
-      callSafely(inner, "error", extra, m, f);
-    },
+    debug: at("debug") ?? DROPPED,
+    info: at("info") ?? DROPPED,
+    warn: at("warn") ?? DROPPED,
+    error: at("error") ?? DROPPED,
   };
 }
 
@@ -132,6 +129,7 @@ export function logEvent(log: Logger, event: SchedulerEvent): void {
       if (log.debug === DROPPED) return;
       return log.debug(`${jobLabel(event.job)} started slot ${isoText(event.slot)} (attempt ${event.attempt})`);
     case "succeeded":
+      if (log.info === DROPPED) return;
       return log.info(`${jobLabel(event.job)} succeeded at ${isoText(event.slot)} in ${event.durationMs}ms`);
     case "failed": {
       const line = `${jobLabel(event.job)} failed at ${isoText(event.slot)} (attempt ${event.attempt}): ${event.error}${
@@ -151,12 +149,15 @@ export function logEvent(log: Logger, event: SchedulerEvent): void {
       );
     }
     case "skipped":
+      if (log.info === DROPPED) return;
       return log.info(`${jobLabel(event.job)} skipped slot ${isoText(event.slot)}: still running`);
     case "missed":
+      if (log.info === DROPPED) return;
       return log.info(`${jobLabel(event.job)} missed slot ${isoText(event.slot)}`);
     case "paused":
       return log.warn(`${jobLabel(event.job)} paused by ${event.by}: ${event.reason}`);
     case "buffered":
+      if (log.info === DROPPED) return;
       return log.info(`${jobLabel(event.job)} slot ${isoText(event.slot)} waits for the live run to settle`);
     case "cancelled":
       return log.warn(

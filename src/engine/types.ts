@@ -331,7 +331,12 @@ export interface SchedulerOptions {
   node?: string;
   /** Default: the system clock and timers. */
   clock?: Clock;
-  logger?: Logger;
+  /**
+   * Default: `consoleLogger()`. A level left out is dropped, and its lines are not even
+   * formatted: `{ warn, error }` keeps a scheduler of 10 000 jobs from building a
+   * `succeeded` line per run.
+   */
+  logger?: Partial<Logger>;
   onEvent?: (event: SchedulerEvent) => void;
   /** Defaults for every job's policy fields. */
   defaults?: JobPolicy;

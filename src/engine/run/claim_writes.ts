@@ -6,6 +6,7 @@
 import type { AttemptKey, RunPatch, RunRecord, Store, TickSnapshot } from "../../store/types.ts";
 import type { HeldClaim, RunTracker } from "./tracker.ts";
 import type { Clock } from "../types.ts";
+import type { Abortable } from "./abort.ts";
 import type { Claim, Heartbeat } from "./heartbeat.ts";
 import type { LeaseMove } from "./lease.ts";
 import type { OutcomeWriter } from "./outcomes.ts";
@@ -15,7 +16,7 @@ import { fenceOf, leaseCap, type LeasePolicy, leaseUntil } from "./policy.ts";
 export interface ClaimWrites {
   hold(key: AttemptKey, stored: number): HeldClaim;
   move(claim: HeldClaim, change: LeaseMove): Promise<boolean>;
-  start(claim: HeldClaim, startedAt: number, timeoutMs: number, controller: AbortController): void;
+  start(claim: HeldClaim, startedAt: number, timeoutMs: number, controller: Abortable): void;
   detach(claim: HeldClaim): void;
   end(claim: HeldClaim, patch: RunPatch & { status: RunRecord["status"] }): Promise<boolean>;
   release(claims: readonly HeldClaim[]): Promise<void>;

@@ -9,6 +9,7 @@ import type { AttemptKey, RunPatch, RunRecord, Store, TickSnapshot } from "../..
 import type { HeldClaim, RunTracker } from "./tracker.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 import type { Clock, Logger } from "../types.ts";
+import type { Abortable } from "./abort.ts";
 import { createClaimWrites } from "./claim_writes.ts";
 import { createHeartbeat } from "./heartbeat.ts";
 import type { OutcomeWriter } from "./outcomes.ts";
@@ -43,7 +44,7 @@ export interface Lease {
   /** Holds a claim whose row was just written with lease end `until`, and keeps it renewed until released. */
   hold(key: AttemptKey, until: number): HeldClaim;
   /** Marks a held claim's handler as started: its fence is capped at `startedAt + timeoutMs`; `controller` aborts it. */
-  start(claim: HeldClaim, startedAt: number, timeoutMs: number, controller: AbortController): void;
+  start(claim: HeldClaim, startedAt: number, timeoutMs: number, controller: Abortable): void;
   /** The handler settled (its controller is gone). */
   detach(claim: HeldClaim): void;
   /**

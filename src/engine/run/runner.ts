@@ -11,6 +11,7 @@ import type { Lease } from "./lease.ts";
 import type { JobRegistry } from "../jobs/registry.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 import { sleep } from "./sleep.ts";
+import { lazyAbort } from "./abort.ts";
 import { SUPERSEDED, supersededOf } from "./supersede.ts";
 import { checkFailures } from "./failures.ts";
 import type { HeldClaim, RunTracker } from "./tracker.ts";
@@ -195,7 +196,7 @@ function leaseView(deps: RunnerDeps, claim: HeldClaim): RunLease {
 function attemptOnce(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim, startedAt: number): Promise<AttemptResult> {
   const { tracker, lease } = deps;
   const { slot, attempt } = claim;
-  const controller = new AbortController();
+  const controller = lazyAbort();
   tracker.controllers.add(controller);
   lease.start(claim, startedAt, job.timeoutMs, controller);
   const log = safeLogger(deps.log, { job: job.name, slot, attempt });
@@ -203,7 +204,9 @@ function attemptOnce(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim, start
     job: job.name,
     slot,
     attempt,
-    signal: controller.signal,
+    get signal() {
+      return controller.signal;
+    },
     lease: leaseView(deps, claim),
     payload: job.payload,
     log,
@@ -216,7 +219,7 @@ function attemptOnce(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim, start
   const finished = outcome.then(
     (): AttemptResult => ({ status: "ok" }),
     (e: unknown): AttemptResult => {
-      const aborted = controller.signal.aborted && !timedOut;
+      const aborted = controller.aborted && !timedOut;
       const why = claim.lost ? "lease ended" : "scheduler stopped";
       return {
         status: "error",

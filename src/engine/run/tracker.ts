@@ -3,6 +3,7 @@
  * controllers, and the runs in flight that `stop()` waits for.
  */
 import type { AttemptKey } from "../../store/types.ts";
+import type { Abortable } from "./abort.ts";
 
 /**
  * One claim this node holds, read-only: the lease (`lease.ts`) is its only writer, so
@@ -20,7 +21,7 @@ export interface HeldClaim extends Readonly<AttemptKey> {
   /** No renewal moves the fence past this: the attempt's start + timeout (Infinity while queued or settling). */
   readonly capUntil: number;
   /** Aborts the running handler's signal; undefined while queued or between attempts. */
-  readonly controller: AbortController | undefined;
+  readonly controller: Abortable | undefined;
   /** Set once the fence passed, a renewal found the row taken, or the scheduler gave up; never cleared. */
   readonly lost: boolean;
   /** Set (with `lost`) when a `cancelOther` slot superseded this run: its outcome is `cancelled`. */
@@ -60,7 +61,7 @@ export interface RunTracker {
   /** The runs in flight. */
   active(): Promise<unknown>[];
   /** Abort controllers `stop()` aborts after its grace (running handlers and retry backoffs). */
-  readonly controllers: Set<AbortController>;
+  readonly controllers: Set<Abortable>;
   /** True while `stop()` waits: no retry and no queued slot starts. */
   stopping: boolean;
 }

@@ -294,7 +294,10 @@ export function createRounds(deps: RoundsDeps): Rounds {
       const alone = p.helpFrom >= p.due.length && p.unread.length === 0;
       for (let first = true;; first = false) {
         // What this round already won is not queued yet: it counts against the budget.
-        const budget = alone ? Infinity : Math.max(0, queue.budget() - won.size);
+        // This node's own share is claimed whole (in batches): capacity bounds the handlers in
+        // flight, not the claims, and a share claimed in one go costs one write per batch
+        // instead of a round per free slot (each a write lock the other nodes queue behind).
+        const budget = alone || p.next < p.helpFrom ? Infinity : Math.max(0, queue.budget() - won.size);
         if (!first && (budget === 0 || done(p) || p.next >= p.helpFrom)) break;
         // A store that answers from memory would chain every batch in one turn.
         if (!first) await nextTurn();

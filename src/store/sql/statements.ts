@@ -221,24 +221,23 @@ export function updateManyStatement(
   const rows = new Set<string>();
   const items: unknown[] = [];
   for (const { key, patch } of writes) {
-    const row = JSON.stringify([key.job, key.slot]);
-    const set = Object.fromEntries(
-      Object.keys(PATCH_COLUMNS).filter((f) => patch[f as keyof typeof PATCH_COLUMNS] !== undefined)
-        .map((f) => [f, patch[f as keyof typeof PATCH_COLUMNS]]),
-    );
-    if (rows.has(row) || Object.keys(set).length === 0) return undefined;
+    // One flat array per row: the key, a bit per patched field, then the fields' values.
+    const item: unknown[] = [key.job, key.slot, key.attempt, key.node, 0];
+    let mask = 0;
+    for (let i = 0; i < PATCH_FIELDS.length; i++) {
+      const value = patch[PATCH_FIELDS[i]!];
+      if (value !== undefined) mask |= 1 << i;
+      item.push(value ?? null);
+    }
+    const row = `${key.slot}\u0000${key.job}`;
+    if (rows.has(row) || mask === 0) return undefined;
     rows.add(row);
-    items.push([key.job, key.slot, key.attempt, key.node, set]);
+    item[4] = mask;
+    items.push(item);
   }
-  const sets = Object.entries(PATCH_COLUMNS).map(([field, column]) =>
-    `${column} = CASE WHEN json_type(req.patch, '$.${field}') IS NULL THEN edgecron_runs.${column} ELSE json_extract(req.patch, '$.${field}') END`
-  );
   return bind(
-    `UPDATE edgecron_runs SET ${sets.join(", ")}
-      FROM (SELECT json_extract(value, '$[0]') AS job, json_extract(value, '$[1]') AS slot,
-          json_extract(value, '$[2]') AS attempt, json_extract(value, '$[3]') AS node,
-          json_extract(value, '$[4]') AS patch
-        FROM json_each(:items)) AS req
+    `UPDATE edgecron_runs SET ${UPDATE_MANY_SETS}
+      FROM (SELECT ${UPDATE_MANY_FIELDS} FROM json_each(:items)) AS req
       WHERE edgecron_runs.job = req.job AND edgecron_runs.slot = req.slot
         AND edgecron_runs.attempt = req.attempt AND edgecron_runs.node = req.node
         AND edgecron_runs.status IN ('running', 'cancelling')
@@ -246,6 +245,23 @@ export function updateManyStatement(
     { items: JSON.stringify(items) },
   );
 }
+
+/** The patch fields in `updateManyStatement`'s row arrays, after the key and the mask. */
+const PATCH_FIELDS = Object.keys(PATCH_COLUMNS) as (keyof typeof PATCH_COLUMNS)[];
+/** Each row array read once into columns: the key, the mask, then `v0`, `v1`, … */
+const UPDATE_MANY_FIELDS = [
+  "json_extract(value, '$[0]') AS job",
+  "json_extract(value, '$[1]') AS slot",
+  "json_extract(value, '$[2]') AS attempt",
+  "json_extract(value, '$[3]') AS node",
+  "json_extract(value, '$[4]') AS mask",
+  ...PATCH_FIELDS.map((_, i) => `json_extract(value, '$[${5 + i}]') AS v${i}`),
+].join(", ");
+/** A column takes its value where its bit is set, and keeps its own elsewhere. */
+const UPDATE_MANY_SETS = PATCH_FIELDS.map((field, i) => {
+  const column = PATCH_COLUMNS[field];
+  return `${column} = CASE WHEN req.mask & ${1 << i} THEN req.v${i} ELSE edgecron_runs.${column} END`;
+}).join(", ");
 
 /** Checks whether `key` is the running attempt (for an `update()` with an empty patch). */
 export function isRunningStatement(key: AttemptKey): SqlStatement {

@@ -50,6 +50,29 @@ describe("runs: timeouts", () => {
     assert.deepEqual(stuck, [{ type: "stuck", job: "hang", slot: T0 + MIN, attempt: 1, since: T0 + MIN }]);
   });
 
+  it("a handler that reads ctx.signal only after its timeout finds it aborted by the timeout", async () => {
+    const s = setup();
+    let late: AbortSignal | undefined;
+    let ctxOf: { signal: AbortSignal } | undefined;
+    s.scheduler.job("late-reader", {
+      schedule: "* * * * *",
+      timeout: "10s",
+      run: (ctx) => {
+        ctxOf = ctx;
+        return new Promise(() => {});
+      },
+    });
+    await tickAt(s, T0 + 1);
+    await s.clock.set(T0 + MIN);
+    const pending = s.scheduler.tick();
+    await s.clock.advance(10 * SEC);
+    assert.equal((await pending).jobs["late-reader"]!.outcomes[T0 + MIN], "timeout");
+    late = ctxOf!.signal;
+    assert.equal(late.aborted, true);
+    assert.equal((late.reason as Error).name, "TimeoutError");
+    assert.equal(ctxOf!.signal, late, "the same signal on every read");
+  });
+
   it("no stuck event when the handler honours its signal", async () => {
     const s = setup();
     s.scheduler.job("polite", {

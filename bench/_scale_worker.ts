@@ -39,8 +39,7 @@ const scheduler = createScheduler({
         p.firstClaim = Math.min(p.firstClaim, at);
         p.lastClaim = Math.max(p.lastClaim, at);
       }
-    }
-    else if (e.type === "lost") lost++;
+    } else if (e.type === "lost") lost++;
   },
 });
 for (let i = 0; i < Number(jobsText); i++) {
@@ -70,5 +69,13 @@ const measured = stats === undefined ? undefined : structuredClone(stats);
 await scheduler.stop({ grace: "2s", deadline: "5s" });
 await scheduler.close();
 console.log(
-  JSON.stringify({ node, lateness, phases: [...phases.values()], cpuMs: (cpu.user + cpu.system) / 1000, claimed, lost, stats: measured }),
+  JSON.stringify({
+    node,
+    lateness,
+    phases: [...phases.values()],
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    claimed,
+    lost,
+    stats: measured,
+  }),
 );

@@ -52,7 +52,6 @@ describe("runs: timeouts", () => {
 
   it("a handler that reads ctx.signal only after its timeout finds it aborted by the timeout", async () => {
     const s = setup();
-    let late: AbortSignal | undefined;
     let ctxOf: { signal: AbortSignal } | undefined;
     s.scheduler.job("late-reader", {
       schedule: "* * * * *",
@@ -67,7 +66,7 @@ describe("runs: timeouts", () => {
     const pending = s.scheduler.tick();
     await s.clock.advance(10 * SEC);
     assert.equal((await pending).jobs["late-reader"]!.outcomes[T0 + MIN], "timeout");
-    late = ctxOf!.signal;
+    const late = ctxOf!.signal;
     assert.equal(late.aborted, true);
     assert.equal((late.reason as Error).name, "TimeoutError");
     assert.equal(ctxOf!.signal, late, "the same signal on every read");

@@ -91,6 +91,8 @@ export function instantColumn(value: unknown): number | undefined {
 
 /** The open-row term: word for word the WHERE of the `edgecron_runs_open` index (schema version 5), so SQLite uses it. */
 export const OPEN_ROWS = "status IN ('running', 'cancelling', 'buffered')";
+/** Finished rows, as `edgecron_runs_tally`'s WHERE says it (word for word, or SQLite will not use the index). */
+export const FINISHED_ROWS = "status NOT IN ('running', 'cancelling', 'buffered')";
 
 /**
  * Names per statement of `snapshot()`: at 100 000 jobs one statement over every name

@@ -401,8 +401,11 @@ export interface Store {
   renew(items: readonly LeaseRenewal[], now: number): Promise<boolean[]>;
 
   /**
-   * Group commit: applies many update() compare-and-sets in ONE write transaction.
-   * Results in request order, each what update() would have returned alone.
+   * Group commit: applies many update() compare-and-sets, in order, in as few write
+   * transactions as the store's limits allow (a large group may go in several: Deno KV
+   * commits up to 48 rows at once, the SQL stores 1 000 writes). Results in request
+   * order, each what update() would have returned alone. A rejection leaves the group's
+   * fate unknown, as a timeout does: some writes may have landed (read them back).
    */
   updateMany(writes: readonly RunUpdate[]): Promise<boolean[]>;
 

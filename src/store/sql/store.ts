@@ -34,6 +34,7 @@ import {
   snapshotPageStatement,
   snapshotReadStatements,
   snapshotWriteStatements,
+  UPDATE_PART,
   updateManyStatement,
   updateStatement,
 } from "./statements.ts";
@@ -64,6 +65,7 @@ import type {
   JobState,
   RunPatch,
   RunRecord,
+  RunUpdate,
   Store,
   TickSnapshot,
 } from "../types.ts";
@@ -120,6 +122,21 @@ export function createSqlStore(db: SqlExecutor): Store {
   const write = async (operation: string, statements: readonly SqlStatement[]): Promise<SqlResult[]> => {
     await ensureReady();
     return db.write(operation, statements);
+  };
+  /**
+   * One part of `updateMany()`: distinct rows (a tick's outcomes) in one set-based
+   * statement; otherwise one statement per write in one transaction, each seeing the ones
+   * before it, as update() calls in order would.
+   */
+  const updatePart = async (writes: readonly RunUpdate[]): Promise<boolean[]> => {
+    const grouped = updateManyStatement(writes);
+    if (grouped !== undefined) {
+      const [result] = await write("updateMany", [grouped]);
+      const changed = new Set((result?.rows ?? []).map((row) => JSON.stringify([String(row.job), Number(row.slot)])));
+      return writes.map(({ key }) => changed.has(JSON.stringify([key.job, key.slot])));
+    }
+    const results = await write("updateMany", writes.map(({ key, patch }) => casStatement(key, patch)));
+    return results.map((result) => result.rows.length > 0);
   };
   /** Adds the job states (with watermarks) of `states` to `snapshot`. */
   const addStates = (snapshot: TickSnapshot, states: SqlResult | undefined): void => {
@@ -255,18 +272,19 @@ export function createSqlStore(db: SqlExecutor): Store {
 
     async updateMany(writes): Promise<boolean[]> {
       checkUpdates(writes);
-      if (writes.length === 0) return [];
-      // Distinct rows (a tick's outcomes): one set-based statement. Otherwise one
-      // statement per write in one transaction, each seeing the ones before it, as
-      // update() calls in order would.
-      const grouped = updateManyStatement(writes);
-      if (grouped !== undefined) {
-        const [result] = await write("updateMany", [grouped]);
-        const changed = new Set((result?.rows ?? []).map((row) => JSON.stringify([String(row.job), Number(row.slot)])));
-        return writes.map(({ key }) => changed.has(JSON.stringify([key.job, key.slot])));
+      // In parts of UPDATE_PART writes, in order, each its own transaction, a turn of the
+      // event loop between them: on a `file:` database the driver's work is synchronous,
+      // and a tick's 20 000 outcomes in one transaction held the event loop for about 1 s
+      // (timers, lease renewals, HTTP reads). Nothing needs the group to be atomic: each
+      // write is a compare-and-set of its own row, so a part that landed before a later
+      // part failed is not applied twice; the outcome writer reads each row of a failed
+      // group back (as after a timeout, whose fate is unknown) before it retries.
+      const results: boolean[] = [];
+      for (let at = 0; at < writes.length; at += UPDATE_PART) {
+        if (at > 0) await nextTurn();
+        results.push(...await updatePart(writes.slice(at, at + UPDATE_PART)));
       }
-      const results = await write("updateMany", writes.map(({ key, patch }) => casStatement(key, patch)));
-      return results.map((result) => result.rows.length > 0);
+      return results;
     },
 
     async renew(items, now): Promise<boolean[]> {

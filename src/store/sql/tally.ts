@@ -7,24 +7,34 @@
 import { BUFFER_FULL_ERRORS, setOwn, zeroCounts } from "../_validate.ts";
 import { type JobTally, RUN_STATUSES, type RunStatus } from "../types.ts";
 import type { SqlRow, SqlStatement } from "./executor.ts";
-import { bind } from "./statements.ts";
+import { bind, FINISHED_ROWS, OPEN_ROWS } from "./statements.ts";
 
 /** The buffer-full skip errors as an SQL list (fixed words, no input: a literal list is read once, not per row). */
 const FULL_LIST = `(${BUFFER_FULL_ERRORS.map((e) => `'${e.replaceAll("'", "''")}'`).join(", ")})`;
 
-/** An integer column as JSON text: `null` for NULL or anything that is not an integer (a row edited by hand). */
-const int = (column: string): string => `CASE WHEN typeof(${column}) = 'integer' THEN ${column} ELSE 'null' END`;
+/** The statuses of open rows (a lease, no outcome yet). */
+const OPEN_STATUSES: readonly RunStatus[] = ["running", "cancelling", "buffered"];
+
+/** An integer column, NULL for anything that is not an integer (a row edited by hand). */
+const int = (column: string): string => `CASE WHEN typeof(${column}) = 'integer' THEN ${column} END`;
 
 /**
  * `tally()`'s two statements, read in one transaction. Each answers ONE row of one column:
  * a JSON array built by SQLite as text, so the driver builds one row object, not one per
  * job, and `JSON.parse` reads numbers. The first: the indexes in `names` of the paused
  * jobs (most are not; every name has a tally, paused or not, known or not). The second,
- * grouped by job and status (each row read once): the name's index, the status's index
- * in `RUN_STATUSES`, its rows, its rows with a buffer-full error, its slots with a lease
- * at or after `now` (text, `"slot,slot"`: open rows only have one), its newest integer
- * slot and that row's started and finished times (SQLite takes bare columns from the row
- * the group's one `MAX()` picked).
+ * one array per job and status: the job's name, the status's index in `RUN_STATUSES`,
+ * its rows, its rows with a buffer-full error (skipped rows only, else 0), its slots with
+ * a lease at or after `now` (open rows only, text `"slot,slot"`, else null), its newest
+ * integer slot and that row's started and finished times (SQLite takes bare columns
+ * from the row the group's one `MAX()` picked).
+ *
+ * Why this shape (at 100 000 jobs SQLite's work for it is most of a libSQL scrape's
+ * store time): the groups come from the `edgecron_runs_tally` index alone, in its
+ * order (the `IN` list is walked sorted), so no row is read from the table and none is
+ * sorted; the columns only skipped and open groups need are read for those groups
+ * alone; and each group is one `json_array`, not a string grown by `||` field by field.
+ * About 40% fewer instructions than grouping by the name's position in `names`.
  */
 export function tallyStatements(names: readonly string[], now: number): [SqlStatement, SqlStatement] {
   const list = JSON.stringify(names);
@@ -36,22 +46,31 @@ export function tallyStatements(names: readonly string[], now: number): [SqlStat
       { names: list },
     ),
     bind(
-      `SELECT '[' || COALESCE(group_concat(g.t, ','), '') || ']' AS tally FROM (
-          SELECT n.key || ',' || ${statusIndex} || ',' || COUNT(*) || ',' ||
-              COUNT(CASE WHEN c.error IN ${FULL_LIST} THEN 1 END) || ',' ||
-              COALESCE('"' || group_concat(CASE WHEN c.lease_until >= :now THEN c.slot END) || '"', 'null') || ',' ||
-              COALESCE(MAX(CASE WHEN typeof(c.slot) = 'integer' THEN c.slot END), 'null') || ',' ||
-              ${int("c.started_at")} || ',' || ${int("c.finished_at")} AS t
-            FROM json_each(:names) n JOIN edgecron_runs c ON c.job = n.value
-            GROUP BY n.key, c.status) g`,
+      `SELECT json_group_array(json_array(g.job, g.status, g.n, g.full, g.leases, g.slot, g.started, g.finished))
+          AS tally FROM (
+          SELECT c.job AS job, ${statusIndex} AS status, COUNT(*) AS n,
+              CASE c.status WHEN 'skipped' THEN (SELECT COUNT(*) FROM edgecron_runs s
+                WHERE s.job = c.job AND s.status = 'skipped' AND s.${FINISHED_ROWS} AND s.error IN ${FULL_LIST})
+                ELSE 0 END AS full,
+              NULL AS leases, MAX(${int("c.slot")}) AS slot, ${int("c.started_at")} AS started,
+              ${int("c.finished_at")} AS finished
+            FROM edgecron_runs c WHERE c.job IN (SELECT value FROM json_each(:names)) AND c.${FINISHED_ROWS}
+            GROUP BY c.job, c.status
+          UNION ALL
+          SELECT c.job, ${statusIndex}, COUNT(*), 0, group_concat(CASE WHEN c.lease_until >= :now THEN c.slot END),
+              NULL, NULL, NULL
+            FROM edgecron_runs c WHERE c.job IN (SELECT value FROM json_each(:names)) AND c.${OPEN_ROWS}
+            GROUP BY c.job, c.status) g`,
       { names: list, now },
     ),
   ];
 }
 
 const SKIPPED = RUN_STATUSES.indexOf("skipped");
-const OPEN_INDEXES = new Set(["running", "cancelling", "buffered"].map((s) => RUN_STATUSES.indexOf(s as RunStatus)));
-const GROUP = 8;
+const OPEN_INDEXES = new Set(OPEN_STATUSES.map((s) => RUN_STATUSES.indexOf(s)));
+
+/** One group of the second statement: job, status index, rows, buffer-full rows, live slots, newest slot, its started and finished times. */
+type Group = [string, number, number, number, string | null, number | null, number | null, number | null];
 
 /** Maps `tallyStatements`' two rows for `names` to `tally()`'s record (a name asked for twice comes once). */
 export function tallyOf(
@@ -59,45 +78,45 @@ export function tallyOf(
   states: SqlRow | undefined,
   groups: SqlRow | undefined,
 ): Record<string, JobTally> {
-  const byIndex: JobTally[] = names.map(() => ({
-    paused: false,
-    runningSince: undefined,
-    last: undefined,
-    counts: zeroCounts(),
-    bufferFull: 0,
-  }));
+  const byName = new Map<string, JobTally>();
+  for (const name of names) {
+    if (!byName.has(name)) {
+      byName.set(name, {
+        paused: false,
+        runningSince: undefined,
+        last: undefined,
+        counts: zeroCounts(),
+        bufferFull: 0,
+      });
+    }
+  }
   for (const at of JSON.parse(String(states?.tally ?? "[]")) as number[]) {
-    const tally = byIndex[at];
+    const tally = byName.get(names[at] ?? "");
     if (tally !== undefined) tally.paused = true;
   }
   // The newest finished row: of the job's finished statuses, the one whose newest slot is newest.
-  const lastSlot: number[] = [];
-  const values = JSON.parse(String(groups?.tally ?? "[]")) as (number | string | null)[];
-  for (let at = 0; at + GROUP <= values.length; at += GROUP) {
-    const key = values[at] as number;
-    const tally = byIndex[key];
-    const index = values[at + 1] as number;
+  const lastSlot = new Map<string, number>();
+  for (const group of JSON.parse(String(groups?.tally ?? "[]")) as Group[]) {
+    const [name, index, n, full, leases, slot, startedAt, finishedAt] = group;
+    const tally = byName.get(name);
     const status = RUN_STATUSES[index];
     if (tally === undefined || status === undefined) continue;
-    tally.counts[status] = values[at + 2] as number;
-    if (index === SKIPPED) tally.bufferFull = values[at + 3] as number;
+    tally.counts[status] = n;
+    if (index === SKIPPED) tally.bufferFull = full;
     if (OPEN_INDEXES.has(index)) {
-      for (const text of String(values[at + 4] ?? "").split(",")) {
-        const slot = Number(text);
-        if (
-          text !== "" && Number.isSafeInteger(slot) && (tally.runningSince === undefined || slot < tally.runningSince)
-        ) {
-          tally.runningSince = slot;
+      for (const text of String(leases ?? "").split(",")) {
+        const at = Number(text);
+        if (text !== "" && Number.isSafeInteger(at) && (tally.runningSince === undefined || at < tally.runningSince)) {
+          tally.runningSince = at;
         }
       }
       continue;
     }
-    const slot = values[at + 5], startedAt = values[at + 6], finishedAt = values[at + 7];
-    if (typeof slot !== "number" || typeof startedAt !== "number" || slot <= (lastSlot[key] ?? -Infinity)) continue;
-    lastSlot[key] = slot;
-    tally.last = { status, startedAt, finishedAt: typeof finishedAt === "number" ? finishedAt : null };
+    if (slot === null || startedAt === null || slot <= (lastSlot.get(name) ?? -Infinity)) continue;
+    lastSlot.set(name, slot);
+    tally.last = { status, startedAt, finishedAt };
   }
   const result: Record<string, JobTally> = Object.create(null);
-  byIndex.forEach((tally, i) => setOwn(result, names[i]!, tally));
+  for (const [name, tally] of byName) setOwn(result, name, tally);
   return result;
 }

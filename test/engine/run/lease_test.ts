@@ -4,6 +4,7 @@ import { createManualClock } from "../../../src/engine/clock.ts";
 import type { Clock, RunContext } from "../../../src/engine/types.ts";
 import { createMemoryStore } from "../../../src/store/memory/mod.ts";
 import type { LeaseRenewal, Store } from "../../../src/store/types.ts";
+import { RENEW_PART } from "../../../src/engine/run/heartbeat.ts";
 import { deferred, MIN, ofType, rows, SEC, setup, T0, tickAt } from "../_helpers.ts";
 
 /** A memory store that records each renew() call's items. */
@@ -47,6 +48,27 @@ describe("lease: heartbeat renewals", () => {
     assert.equal(renewals.length, 61, "one write per 5 s beat");
     assert.equal((await store.getRun("c", T0))!.leaseUntil, T0 + 5 * MIN + 25 * SEC);
     assert.equal(ofType(s.events, "abandoned").length, 0);
+  });
+
+  it(`renews more than RENEW_PART (${RENEW_PART}) claims in writes of at most RENEW_PART, every claim once per beat`, async () => {
+    const { store, renewals } = renewSpy();
+    const s = setup({ store, start: T0 - MIN + 1, concurrency: 100 });
+    const count = RENEW_PART + 500;
+    for (let i = 0; i < count; i++) {
+      s.scheduler.job(`job-${String(i).padStart(5, "0")}`, { schedule: "* * * * *", run: () => new Promise(() => {}) });
+    }
+    await tickAt(s, T0 - MIN + 1);
+    await s.clock.set(T0);
+    void s.scheduler.tick();
+    await s.clock.settle();
+    renewals.length = 0;
+    await s.clock.advance(5 * SEC);
+    // Running and queued claims alike: one beat, two writes.
+    assert.deepEqual(renewals.map((items) => items.length), [RENEW_PART, 500]);
+    assert.equal(new Set(renewals.flat().map((r) => r.job)).size, count);
+    assert.ok(renewals.flat().every((r) => r.leaseUntil === T0 + 25 * SEC));
+    assert.equal((await store.getRun(`job-${String(count - 1).padStart(5, "0")}`, T0))!.leaseUntil, T0 + 25 * SEC);
+    await s.scheduler.close();
   });
 
   it("never renews past timeout + leaseGrace, and stops renewing when the run settles", async () => {

@@ -16,6 +16,7 @@ import {
 } from "../../../src/store/sql/statements.ts";
 import { SCHEMA_VERSION } from "../../../src/store/sql/schema.ts";
 import { claimsStatement } from "../../../src/store/sql/claims.ts";
+import { tallyStatements } from "../../../src/store/sql/tally.ts";
 import { request, storeContract } from "../contract.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "edgecron-libsql-"));
@@ -122,6 +123,35 @@ describe("libsqlStore schema", () => {
     assert.match(claim, /SEARCH o USING INDEX edgecron_runs_open \(job=\?\)/);
     assert.match(claim, /SEARCH q USING INDEX edgecron_runs_open \(job=\?\)/);
     raw.close();
+  });
+
+  it("tally() groups finished rows on edgecron_runs_tally alone (no sort, no table row) and open rows on edgecron_runs_open; a version-5 file gains the index on init() (EXPLAIN QUERY PLAN)", async () => {
+    const url = freshUrl();
+    const first = libsqlStore({ url });
+    await first.claim([request("a", T0, { batch: "t1" }), request("b", T0, { batch: "t1" })]);
+    await first.update({ job: "a", slot: T0, attempt: 1, node: "node-a" }, { status: "ok", finishedAt: T0 + 10 });
+    await first.close();
+    // Make it a database written before migration 6.
+    const raw = createClient({ url });
+    await raw.batch(
+      ["DROP INDEX edgecron_runs_tally", "DELETE FROM edgecron_schema_version WHERE version >= 6"],
+      "write",
+    );
+    const store = libsqlStore({ url });
+    const tally = await store.tally(["a", "b"], T0 + 1);
+    assert.deepEqual([tally.a?.counts.ok, tally.a?.last?.finishedAt, tally.b?.runningSince], [1, T0 + 10, T0]);
+    await store.close();
+    raw.close();
+    // A new connection: the one above still has the schema it read before init().
+    const fresh = createClient({ url });
+    const [, groups] = tallyStatements(["a", "b"], T0);
+    const plan = (await fresh.execute({ sql: `EXPLAIN QUERY PLAN ${groups.sql}`, args: groups.args })).rows
+      .map((r) => String(r.detail)).join("\n");
+    fresh.close();
+    assert.match(plan, /SEARCH c USING COVERING INDEX edgecron_runs_tally \(job=\?\)/);
+    assert.match(plan, /SEARCH c USING INDEX edgecron_runs_open \(job=\?\)/);
+    // The open rows' groups are sorted (they are few); the finished rows' are not.
+    assert.equal(plan.match(/USE TEMP B-TREE/g)?.length, 1);
   });
 
   it("a snapshot of jobs the store knows is a read: it needs no write lock; a new name still writes", async () => {

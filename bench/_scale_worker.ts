@@ -6,6 +6,7 @@
 // `stats`, the driver's CPU per kind of statement batch over the measured minutes.
 import { createScheduler } from "../src/engine/mod.ts";
 import { libsqlStore } from "../src/store/libsql/mod.ts";
+import type { Store } from "../src/store/types.ts";
 import { driverStats, resetStats } from "./_driver_stats.ts";
 
 const MIN = 60_000;
@@ -23,8 +24,27 @@ const phase = (slot: number) => {
   if (p === undefined) phases.set(slot, p = { firstClaim: Infinity, lastClaim: 0, lastStart: 0 });
   return p;
 };
+// When each store method was first called and first answered in each measured minute (ms after the slot).
+const calls: Record<string, string> = {};
+const traced = (store: Store): Store =>
+  new Proxy(store, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      if (typeof value !== "function" || typeof key !== "string") return value;
+      return (...args: unknown[]) => {
+        const slot = Math.floor(Date.now() / MIN) * MIN;
+        const from = Date.now() - slot;
+        const result = (value as (...a: unknown[]) => unknown).apply(target, args);
+        if (slot >= first && slot <= last && from < 10_000) {
+          const k = `${(slot - first) / MIN}:${key}`;
+          void Promise.resolve(result).then(() => void (calls[k] ??= `${from}-${Date.now() - slot}`), () => {});
+        }
+        return result;
+      };
+    },
+  });
 const scheduler = createScheduler({
-  store: libsqlStore({ url: `file:${db}`, busyTimeout: 30_000 }),
+  store: traced(libsqlStore({ url: `file:${db}`, busyTimeout: 30_000 })),
   node: node!,
   logger: {
     warn: (m) => console.error(`[${node}] ${m}`),
@@ -63,7 +83,15 @@ const until = (at: number): Promise<void> =>
 await until(first - 1_000);
 const cpu0 = process.cpuUsage();
 if (stats !== undefined) resetStats(stats);
-await until(last + MIN - 1_000);
+// CPU of each measured minute, from 1 s before its slot.
+const perMinute: number[] = [];
+let mark = cpu0;
+for (let at = first + MIN; at <= last + MIN; at += MIN) {
+  await until(at - 1_000);
+  const now = process.cpuUsage();
+  perMinute.push(Math.round((now.user - mark.user + now.system - mark.system) / 1000));
+  mark = now;
+}
 const cpu = process.cpuUsage(cpu0);
 const measured = stats === undefined ? undefined : structuredClone(stats);
 await scheduler.stop({ grace: "2s", deadline: "5s" });
@@ -73,6 +101,8 @@ console.log(
     node,
     lateness,
     phases: [...phases.values()],
+    perMinute,
+    calls,
     cpuMs: (cpu.user + cpu.system) / 1000,
     claimed,
     lost,

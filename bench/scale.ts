@@ -139,12 +139,19 @@ export async function benchProcesses(
           ((eCpu / el.length) / (cCpu / Math.max(1, cl.length))).toFixed(2)
         }x (target <= 2x); claims won/lost ${results.map((r) => `${r["claimed"]}/${r["lost"]}`).join(" ")}`,
     );
+    if (opts.stats === true) {
+      for (const r of results) {
+        console.log(`  ${r["node"]} first store calls (ms after the slot): ${JSON.stringify(r["calls"])}`);
+      }
+    }
     // When each node claimed and started its part of each minute, ms after the slot.
     for (const r of results) {
       const phases = (r["phases"] ?? []) as { firstClaim: number; lastClaim: number; lastStart: number }[];
       console.log(
         `  ${r["node"]} claims at +${phases.map((p) => `${p.firstClaim}..${p.lastClaim}`).join(", +")} ms; ` +
-          `last start +${phases.map((p) => p.lastStart).join(", +")} ms`,
+          `last start +${phases.map((p) => p.lastStart).join(", +")} ms; CPU per minute ${
+            ((r["perMinute"] ?? []) as number[]).join(", ")
+          } ms`,
       );
     }
     if (opts.prof === true) console.log(`profile of n1 in ${profDir}`);

@@ -16,7 +16,10 @@ const KINDS: [RegExp, string][] = [
   [/^SELECT j\.name[\s\S]*UNION SELECT name FROM edgecron_defs/, "snapshot (read)"],
   [/^SELECT j\.name/, "read"],
   [/^WITH req AS MATERIALIZED/, "claim"],
-  [/^UPDATE edgecron_runs SET status = CASE WHEN json_type|^UPDATE edgecron_runs SET status = \?/, "updateMany"],
+  [
+    /^UPDATE edgecron_runs SET status = CASE WHEN (json_type|req\.mask)|^UPDATE edgecron_runs SET status = \?/,
+    "updateMany",
+  ],
   [/^UPDATE edgecron_runs SET lease_until = req\.lease/, "renew"],
   [/^UPDATE edgecron_runs SET/, "update"],
   [/^SELECT value FROM edgecron_settings|^INSERT INTO edgecron_settings|edgecron_settings/, "settings"],

@@ -199,7 +199,7 @@ function attemptOnce(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim, start
   const controller = lazyAbort();
   tracker.controllers.add(controller);
   lease.start(claim, startedAt, job.timeoutMs, controller);
-  const log = safeLogger(deps.log, { job: job.name, slot, attempt });
+  let log: RunContext["log"] | undefined;
   const ctx: RunContext = {
     job: job.name,
     slot,
@@ -209,7 +209,10 @@ function attemptOnce(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim, start
     },
     lease: leaseView(deps, claim),
     payload: job.payload,
-    log,
+    // Made on first use, like the signal: most handlers never log through it.
+    get log() {
+      return log ??= safeLogger(deps.log, { job: job.name, slot, attempt });
+    },
   };
   const { clock } = deps;
   let settled = false;

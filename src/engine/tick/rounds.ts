@@ -294,10 +294,12 @@ export function createRounds(deps: RoundsDeps): Rounds {
       const alone = p.helpFrom >= p.due.length && p.unread.length === 0;
       for (let first = true;; first = false) {
         // What this round already won is not queued yet: it counts against the budget.
-        // This node's own share is claimed whole (in batches): capacity bounds the handlers in
-        // flight, not the claims, and a share claimed in one go costs one write per batch
-        // instead of a round per free slot (each a write lock the other nodes queue behind).
-        const budget = alone || p.next < p.helpFrom ? Infinity : Math.max(0, queue.budget() - won.size);
+        // This node's own share is claimed whole (in batches) while its runs settle within a
+        // second: capacity bounds the handlers in flight, not the claims, and a share claimed
+        // in one go costs one write per batch instead of a round per free slot (each a write
+        // lock the other nodes queue behind). Slow runs claim at their pace; the rest is helped with.
+        const whole = alone || (p.next < p.helpFrom && queue.quick());
+        const budget = whole ? Infinity : Math.max(0, queue.budget() - won.size);
         if (!first && (budget === 0 || done(p) || p.next >= p.helpFrom)) break;
         // A store that answers from memory would chain every batch in one turn.
         if (!first) await nextTurn();

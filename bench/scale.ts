@@ -14,7 +14,7 @@
 //   its total time and the longest event-loop block while it ran; a whole minute tick
 //   (concurrency 20 000: 5 rounds), and timer re-arms (`nextWake` over every job, then the wake cache's heap).
 //
-// Run one part: `npx tsx bench/scale.ts procs|single|stall [--minutes=N] [--prof] [--stats] [--no-croner]`;
+// Run one part: `npx tsx bench/scale.ts procs|single|stall [--minutes=N] [--nodes=N] [--prof] [--stats] [--no-croner]`;
 // `npm run bench` runs all three (`npm run bench -- --only=procs` for one).
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -70,7 +70,15 @@ function summary(lateness: number[]): string {
 
 /** 4 edgecron processes on one libSQL file, then croner alone, each over `minutes` minute slots of `jobs` jobs. */
 export async function benchProcesses(
-  opts: { jobs?: number; minutes?: number; prof?: boolean; stats?: boolean; croner?: boolean; schedule?: string } = {},
+  opts: {
+    jobs?: number;
+    minutes?: number;
+    nodes?: number;
+    prof?: boolean;
+    stats?: boolean;
+    croner?: boolean;
+    schedule?: string;
+  } = {},
 ): Promise<void> {
   const jobs = opts.jobs ?? 10_000;
   const minutes = opts.minutes ?? 2;
@@ -99,7 +107,7 @@ export async function benchProcesses(
     const db = join(dir, "shared.db");
     const profDir = join(tmpdir(), "edgecron-profiles");
     if (opts.prof === true) mkdirSync(profDir, { recursive: true });
-    const nodes = ["n1", "n2", "n3", "n4"];
+    const nodes = Array.from({ length: opts.nodes ?? 4 }, (_, i) => `n${i + 1}`);
     const results = await Promise.all(nodes.map((node) => {
       const prof = opts.prof === true && node === "n1" ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
       return run([
@@ -129,9 +137,9 @@ export async function benchProcesses(
       } s/min | ${cl.length}/${expected} ran`,
     );
     console.log(
-      `edgecron, 4 procs, libSQL  | ${summary(el)} | CPU ${
+      `edgecron, ${nodes.length} procs, libSQL  | ${summary(el)} | CPU ${
         (eCpu / 1000).toFixed(2)
-      } s/min (4 workers) | ${el.length}/${expected} ran; share ${perNode}`,
+      } s/min (${nodes.length} workers) | ${el.length}/${expected} ran; share ${perNode}`,
     );
     console.log(
       `ratios edgecron/croner: p99 ${(pct(eSorted, 0.99) / pct(cSorted, 0.99)).toFixed(2)}x (target <= 1.5x), ` +
@@ -341,6 +349,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
       await benchProcesses({
         ...(jobs === undefined ? {} : { jobs }),
         minutes: Number(flag("minutes") ?? 2),
+        ...(flag("nodes") === undefined ? {} : { nodes: Number(flag("nodes")) }),
         prof: args.includes("--prof"),
         stats: args.includes("--stats"),
         croner: !args.includes("--no-croner"),

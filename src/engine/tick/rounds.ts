@@ -57,6 +57,8 @@ interface Plan {
   nextUnread: number;
   /** Whether a round of this plan ran. */
   started: boolean;
+  /** Whether every node knew the same nodes at the previous tick as now (see `begin`). */
+  steady: boolean;
 }
 
 /**
@@ -85,8 +87,11 @@ export interface Rounds {
   /**
    * Replaces the plan with a new tick's: `due` in claim order, other nodes' shares from
    * `helpFrom`, then `unread` (other nodes' jobs not planned yet; read when helping).
+   * `steady`: this node saw the same live nodes at its previous tick, so the others have
+   * had a minute to see it too and their shares match its own; only then is its own share
+   * claimed whole (a node the others do not know yet would otherwise lose its share to them).
    */
-  begin(now: number, due: DueJob[], helpFrom: number, unread?: readonly ResolvedJob[]): void;
+  begin(now: number, due: DueJob[], helpFrom: number, unread?: readonly ResolvedJob[], steady?: boolean): void;
   /** Forgets the plan (a tick that failed before planning). */
   clear(): void;
   /** The `now` of the plan, while it has slots left. */
@@ -242,7 +247,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
   };
 
   return {
-    begin(now, due, helpFrom, unread = []) {
+    begin(now, due, helpFrom, unread = [], steady = false) {
       plan = {
         now,
         batch: crypto.randomUUID(),
@@ -256,6 +261,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
         unread,
         nextUnread: 0,
         started: false,
+        steady,
       };
       // Each job not read may have a slot due: the timer keeps coming back until they are read.
       plan.deferred += unread.length;
@@ -295,10 +301,11 @@ export function createRounds(deps: RoundsDeps): Rounds {
       for (let first = true;; first = false) {
         // What this round already won is not queued yet: it counts against the budget.
         // This node's own share is claimed whole (in batches) while its runs settle within a
-        // second: capacity bounds the handlers in flight, not the claims, and a share claimed
-        // in one go costs one write per batch instead of a round per free slot (each a write
-        // lock the other nodes queue behind). Slow runs claim at their pace; the rest is helped with.
-        const whole = alone || (p.next < p.helpFrom && queue.quick());
+        // second and the node set is steady: capacity bounds the handlers in flight, not the
+        // claims, and a share claimed in one go costs one write per batch instead of a round
+        // per free slot (each a write lock the other nodes queue behind). Slow runs, or a node
+        // set that just changed, claim at the measured pace; the rest is helped with.
+        const whole = alone || (p.next < p.helpFrom && p.steady && queue.quick());
         const budget = whole ? Infinity : Math.max(0, queue.budget() - won.size);
         if (!first && (budget === 0 || done(p) || p.next >= p.helpFrom)) break;
         // A store that answers from memory would chain every batch in one turn.

@@ -242,6 +242,32 @@ describe("concurrency", () => {
     assert.equal(ran.filter((r) => r.endsWith(`@${slot}`)).length, 40, "then n2 helps with all of it");
   });
 
+  it("a node whose node set just changed claims its first large minute at its free capacity, not its whole share", async () => {
+    const store = createMemoryStore();
+    const clock = createManualClock(T0 - MIN);
+    await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
+    const running: number[] = [];
+    const claim = store.claim;
+    store.claim = (requests) => {
+      running.push(requests.filter((r) => r.status === "running").length);
+      return claim(requests);
+    };
+    const b = setup({ clock, store, node: "n2", concurrency: 5 });
+    const names = Array.from({ length: 60 }, (_, i) => `job-${i}`);
+    for (const name of names) b.scheduler.job(name, { schedule: "* * * * *", run: () => {} });
+    await b.scheduler.tick(T0 - MIN + 1);
+    // n3 arrives before the minute: n2's view changed, and n3 may not know n2 yet.
+    await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0, n2: T0 - MIN, n3: T0 }));
+    await clock.set(T0);
+    running.length = 0;
+    const tick = b.scheduler.tick(T0);
+    await clock.advance(HELP_DELAY_MS);
+    await tick;
+    const share = names.filter((n) => ownerOf(n, ["n1", "n2", "n3"]) === "n2").length;
+    assert.ok(share > 5, `share of n2: ${share}`);
+    assert.equal(running[0], 5, `first claim: the free capacity (5) of a share of ${share}, got ${running}`);
+  });
+
   it("a node claims its own share whole while its runs are quick, and only at its pace once they are slow", async () => {
     const store = createMemoryStore();
     const calls = countCalls(store);

@@ -115,4 +115,21 @@ describe("safeLogger", () => {
     safeLogger({ ...inner, info: (...args: unknown[]) => void bare.push(args) }).info("x");
     assert.deepEqual(bare, [["x"]]);
   });
+
+  it("drops the levels a partial logger leaves out, without formatting their event lines", () => {
+    const seen: string[] = [];
+    const log = safeLogger({ error: (m) => void seen.push(`error ${m}`) });
+    assert.doesNotThrow(() => {
+      log.debug("d");
+      log.info("i");
+      log.warn("w");
+    });
+    // A slot the formatter would throw on: a dropped level never formats it.
+    assert.doesNotThrow(() =>
+      logEvent(log, { type: "succeeded", job: "a", slot: Number.NaN, attempt: 1, durationMs: 1 })
+    );
+    assert.doesNotThrow(() => logEvent(log, { type: "missed", job: "a", slot: Number.NaN }));
+    logEvent(log, { type: "failed", job: "a", slot: T0, attempt: 1, error: "boom", willRetry: false });
+    assert.deepEqual(seen, [`error job "a" failed at ${new Date(T0).toISOString()} (attempt 1): boom`]);
+  });
 });

@@ -57,7 +57,7 @@ interface Plan {
   nextUnread: number;
   /** Whether a round of this plan ran. */
   started: boolean;
-  /** Whether every node knew the same nodes at the previous tick as now (see `begin`). */
+  /** Whether the other nodes count this one in their shares (see `begin`). */
   steady: boolean;
 }
 
@@ -87,9 +87,9 @@ export interface Rounds {
   /**
    * Replaces the plan with a new tick's: `due` in claim order, other nodes' shares from
    * `helpFrom`, then `unread` (other nodes' jobs not planned yet; read when helping).
-   * `steady`: this node saw the same live nodes at its previous tick, so the others have
-   * had a minute to see it too and their shares match its own; only then is its own share
-   * claimed whole (a node the others do not know yet would otherwise lose its share to them).
+   * `steady`: this node's presence entry was already in the list it read, so the others
+   * reading that list count it in their shares; only then is its own share claimed whole
+   * (a node the others do not know yet would lose its share to them: they claim it as theirs).
    */
   begin(now: number, due: DueJob[], helpFrom: number, unread?: readonly ResolvedJob[], steady?: boolean): void;
   /** Forgets the plan (a tick that failed before planning). */
@@ -301,10 +301,10 @@ export function createRounds(deps: RoundsDeps): Rounds {
       for (let first = true;; first = false) {
         // What this round already won is not queued yet: it counts against the budget.
         // This node's own share is claimed whole (in batches) while its runs settle within a
-        // second and the node set is steady: capacity bounds the handlers in flight, not the
+        // second and the others know this node: capacity bounds the handlers in flight, not the
         // claims, and a share claimed in one go costs one write per batch instead of a round
         // per free slot (each a write lock the other nodes queue behind). Slow runs, or a node
-        // set that just changed, claim at the measured pace; the rest is helped with.
+        // new to the presence list, claim at the measured pace; the rest is helped with.
         const whole = alone || (p.next < p.helpFrom && p.steady && queue.quick());
         const budget = whole ? Infinity : Math.max(0, queue.budget() - won.size);
         if (!first && (budget === 0 || done(p) || p.next >= p.helpFrom)) break;

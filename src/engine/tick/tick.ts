@@ -118,7 +118,6 @@ export function createTicker(deps: TickDeps): Ticker {
   const rounds = createRounds(runs);
   const prune = createPruner({ store, registry, log, retentionMs: deps.retentionMs });
   // The shares change only with the jobs or the live nodes: 10 000 jobs hash in ~70 ms a tick.
-  let lastNodes: string | undefined;
   let shared: { version: number; nodes: string; shares: ReturnType<typeof ownShare> } | undefined;
   const sharesOf = (nodes: readonly string[]): ReturnType<typeof ownShare> => {
     const key = [...new Set(nodes)].sort().join("\n");
@@ -218,10 +217,8 @@ export function createTicker(deps: TickDeps): Ticker {
     const unread = shares === undefined
       ? []
       : shares.theirs.filter((job) => !Object.hasOwn(snapshot.jobs, job.name) && slotSince(job, covered!, now));
-    // The node set this tick saw, against the previous tick's (see `Rounds.begin`).
-    const seen = [...new Set(nodes)].sort().join("\n");
-    const steady = seen === lastNodes;
-    lastNodes = seen;
+    // Whether the others count this node in their shares (see `Rounds.begin`).
+    const steady = (mayBeLarge || first) && presence.known();
     rounds.begin(now, due, helpFrom, unread, steady);
     const started: Promise<unknown>[] = [];
     const won = await rounds.round(draft, now, started);

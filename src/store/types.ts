@@ -405,7 +405,9 @@ export interface Store {
    * transactions as the store's limits allow (a large group may go in several: Deno KV
    * commits up to 48 rows at once, the SQL stores 1 000 writes). Results in request
    * order, each what update() would have returned alone. A rejection leaves the group's
-   * fate unknown, as a timeout does: some writes may have landed (read them back).
+   * fate unknown, as a timeout does: some writes may have landed (read them back). A
+   * store that splits the group may attach the results of the transactions that did
+   * commit before the failure (`landedOf()` in `src/store/_landed.ts`), so only the rest is read back.
    */
   updateMany(writes: readonly RunUpdate[]): Promise<boolean[]>;
 

@@ -14,6 +14,7 @@
  */
 import type { AttemptKey, RunPatch, Store } from "../../store/types.ts";
 import { errorText, jobLabel } from "../text.ts";
+import { landedOf } from "../../store/_landed.ts";
 import type { Clock, Logger } from "../types.ts";
 
 /** The longest a held write waits for the hold to end. */
@@ -90,21 +91,29 @@ export function createOutcomeWriter(deps: OutcomeWriterDeps): OutcomeWriter {
         await writeOne(deps, batch[0]!, false).then(batch[0]!.resolve, batch[0]!.reject);
         return;
       }
-      let results: boolean[] | undefined;
+      let results: readonly boolean[] | undefined;
+      let landed: readonly boolean[] = [];
       try {
         results = await store.updateMany(batch.map(({ key, patch }) => ({ key, patch })));
       } catch (e) {
-        deps.log.warn(`recording ${batch.length} outcomes in one batch failed; recording them one by one`, {
-          error: errorText(e),
-        });
+        // A store that split the group says which of its first writes committed.
+        landed = (landedOf(e) ?? []).slice(0, batch.length);
+        deps.log.warn(
+          `recording ${batch.length} outcomes in one batch failed${
+            landed.length > 0 ? ` after ${landed.length} were recorded` : ""
+          }; recording the rest one by one`,
+          { error: errorText(e) },
+        );
       }
       if (results !== undefined) {
         batch.forEach((w, i) => w.resolve(results[i] === true));
         return;
       }
-      // The batch's fate is unknown (it may have landed before its answer was lost): each
+      landed.forEach((recorded, i) => batch[i]!.resolve(recorded));
+      // The rest's fate is unknown (it may have landed before its answer was lost): each
       // write reads its row back after a refusal.
-      await Promise.all(batch.map((w) => writeOne(deps, w, true).then(w.resolve, w.reject)));
+      const rest = batch.slice(landed.length);
+      await Promise.all(rest.map((w) => writeOne(deps, w, true).then(w.resolve, w.reject)));
     } finally {
       flushing = false;
     }

@@ -71,6 +71,7 @@ import type {
 } from "../types.ts";
 import { quote } from "../../core/errors.ts";
 import { nextTurn } from "../_turn.ts";
+import { withLanded } from "../_landed.ts";
 import type { SqlResult } from "./executor.ts";
 
 /** Whether the states read have a row for every name of the page (nothing for `snapshot()` to insert). */
@@ -280,9 +281,14 @@ export function createSqlStore(db: SqlExecutor): Store {
       // part failed is not applied twice; the outcome writer reads each row of a failed
       // group back (as after a timeout, whose fate is unknown) before it retries.
       const results: boolean[] = [];
-      for (let at = 0; at < writes.length; at += UPDATE_PART) {
-        if (at > 0) await nextTurn();
-        results.push(...await updatePart(writes.slice(at, at + UPDATE_PART)));
+      try {
+        for (let at = 0; at < writes.length; at += UPDATE_PART) {
+          if (at > 0) await nextTurn();
+          results.push(...await updatePart(writes.slice(at, at + UPDATE_PART)));
+        }
+      } catch (e) {
+        // The parts before this one committed: their results go with the error.
+        throw withLanded(e, results);
       }
       return results;
     },

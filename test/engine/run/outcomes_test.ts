@@ -4,6 +4,7 @@ import { faultyStore } from "../_faulty.ts";
 import { memoryLogger, MIN, ofType, rows, setup, T0, tickAt } from "../_helpers.ts";
 import { createManualClock } from "../../../src/engine/clock.ts";
 import { createOutcomeWriter, HOLD_MS, MAX_HELD } from "../../../src/engine/run/outcomes.ts";
+import { withLanded } from "../../../src/store/_landed.ts";
 import { request } from "../../../src/store/contract/_shared.ts";
 
 describe("outcome writes: group commit", () => {
@@ -77,6 +78,30 @@ describe("outcome writes: holds while a large minute starts", () => {
     assert.deepEqual(await Promise.all(writes), [true, true, true, true, true, true]);
     assert.equal(w.store.calls["updateMany"], 1, "one transaction for all six");
     assert.equal((await w.store.getRun("j5", T0))?.status, "ok");
+  });
+
+  it("a group that failed after its first writes landed reads back only the rest", async () => {
+    const w = await writerOf(6);
+    const updateMany = w.store.updateMany.bind(w.store);
+    // The store commits the first 4 (one of them refused: the row is not that attempt's),
+    // then fails on the last 2, and says which of its writes committed.
+    w.store.updateMany = async (writes) => {
+      const first = await updateMany(writes.slice(0, 4));
+      throw withLanded(new Error("SQLITE_IOERR on the second part"), first);
+    };
+    const getRun = w.store.getRun.bind(w.store);
+    const readBack: string[] = [];
+    w.store.getRun = (job, slot) => {
+      readBack.push(job);
+      return getRun(job, slot);
+    };
+    const release = w.writer.hold();
+    const writes = [0, 1, 2, 3, 4, 5].map((i) => w.write(i === 2 ? 99 : i));
+    release();
+    assert.deepEqual(await Promise.all(writes), [true, true, false, true, true, true]);
+    assert.deepEqual(readBack, [], "no landed write is read back (the last two went through update())");
+    assert.equal((await w.store.getRun("j5", T0))?.status, "ok");
+    assert.equal((await w.store.getRun("j2", T0))?.status, "running", "j99 has no row: j2 was never written");
   });
 
   it("unheld, the same writes go as they come (group commit only joins writes of one turn)", async () => {

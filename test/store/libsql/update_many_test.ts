@@ -11,6 +11,7 @@ import { type Client, createClient, type InStatement } from "@libsql/client";
 import { libsqlStore } from "../../../src/store/libsql/mod.ts";
 import { UPDATE_PART } from "../../../src/store/sql/statements.ts";
 import type { RunUpdate } from "../../../src/store/types.ts";
+import { landedOf } from "../../../src/store/_landed.ts";
 import { request } from "../contract.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "edgecron-libsql-update-"));
@@ -64,6 +65,38 @@ describe("libsqlStore updateMany() in parts", () => {
     assert.equal(results.filter((r) => r).length, count - 1);
     assert.equal((await store.getRun(name(count - 1), T0))?.status, "ok");
     assert.equal((await store.getRun(name(10), T0))?.status, "running");
+    await store.close();
+    raw.close();
+  });
+
+  it("a part that fails after earlier parts committed rejects with their results attached (landedOf)", async () => {
+    const raw = createClient({ url: `file:${join(dir, "landed.db")}` });
+    let writeBatches = 0;
+    const client = Object.create(raw) as Client;
+    client.batch = (statements: InStatement[], mode?: "write" | "read" | "deferred") => {
+      // The second part of the group fails (not a lock: no retry).
+      const sql = statements.map((st) => (typeof st === "string" ? st : st.sql)).join(";");
+      if (mode === "write" && sql.startsWith("UPDATE edgecron_runs SET status") && ++writeBatches === 2) {
+        return Promise.reject(new Error("disk I/O error"));
+      }
+      return raw.batch(statements, mode);
+    };
+    client.execute = ((statement: InStatement) => raw.execute(statement)) as Client["execute"];
+    const store = libsqlStore({ client });
+    const count = UPDATE_PART + 10;
+    await store.claim(Array.from({ length: count }, (_, i) => request(name(i), T0, { batch: "t" })));
+    const writes = Array.from({ length: count }, (_, i): RunUpdate => ({
+      key: { job: i === 3 ? "ghost" : name(i), slot: T0, attempt: 1, node: "node-a" },
+      patch: { status: "ok", finishedAt: T0 + 1, leaseUntil: null },
+    }));
+    const error = await store.updateMany(writes).then(() => undefined, (e: unknown) => e);
+    assert.ok(error instanceof Error, "the group rejects");
+    assert.match(error.message, /disk I\/O error/);
+    const landed = landedOf(error);
+    assert.equal(landed?.length, UPDATE_PART, "the first part's results");
+    assert.deepEqual([landed![0], landed![3], landed![UPDATE_PART - 1]], [true, false, true]);
+    assert.equal((await store.getRun(name(UPDATE_PART - 1), T0))?.status, "ok", "the first part committed");
+    assert.equal((await store.getRun(name(UPDATE_PART), T0))?.status, "running", "the second did not");
     await store.close();
     raw.close();
   });

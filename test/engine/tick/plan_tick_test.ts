@@ -246,12 +246,7 @@ describe("concurrency", () => {
     const store = createMemoryStore();
     const clock = createManualClock(T0 - MIN);
     await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
-    const running: number[] = [];
-    const claim = store.claim;
-    store.claim = (requests) => {
-      running.push(requests.filter((r) => r.status === "running").length);
-      return claim(requests);
-    };
+    const running = runningPerClaim(store);
     const b = setup({ clock, store, node: "n2", concurrency: 5 });
     const names = Array.from({ length: 60 }, (_, i) => `job-${i}`);
     for (const name of names) b.scheduler.job(name, { schedule: "* * * * *", run: () => {} });
@@ -274,13 +269,7 @@ describe("concurrency", () => {
     const calls = countCalls(store);
     const clock = createManualClock(T0 - MIN);
     await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
-    // Slots to run per claim call (missed slots, recorded at once, cost no capacity).
-    const running: number[] = [];
-    const claim = store.claim;
-    store.claim = (requests) => {
-      running.push(requests.filter((r) => r.status === "running").length);
-      return claim(requests);
-    };
+    const running = runningPerClaim(store);
     const b = setup({ clock, store, node: "n2", concurrency: 5 });
     const names = Array.from({ length: 60 }, (_, i) => `job-${i}`);
     let slow = false;
@@ -453,6 +442,17 @@ describe("concurrency", () => {
 });
 
 /** Counts `snapshot()` calls and the size of each `claim()` batch of a memory store. */
+/** Slots to run per claim call, in order (missed slots, recorded at once, cost no capacity). */
+function runningPerClaim(store: MemoryStore): number[] {
+  const running: number[] = [];
+  const claim = store.claim;
+  store.claim = (requests) => {
+    running.push(requests.filter((r) => r.status === "running").length);
+    return claim(requests);
+  };
+  return running;
+}
+
 function countCalls(store: MemoryStore): { snapshot: number; requests: number[]; presence: number } {
   const calls = { snapshot: 0, requests: [] as number[], presence: 0 };
   const { snapshot, claim, getSetting } = store;

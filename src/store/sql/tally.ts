@@ -72,35 +72,60 @@ const OPEN_INDEXES = new Set(OPEN_STATUSES.map((s) => RUN_STATUSES.indexOf(s)));
 /** One group of the second statement: job, status index, rows, buffer-full rows, live slots, newest slot, its started and finished times. */
 type Group = [string, number, number, number, string | null, number | null, number | null, number | null];
 
-/** Maps `tallyStatements`' two rows for `names` to `tally()`'s record (a name asked for twice comes once). */
+/**
+ * Maps `tallyStatements`' two rows for `names` to `tally()`'s record (a name asked for
+ * twice comes once). A group's name is a string SQLite just made, so hashing it to find
+ * its job costs a pass over its characters: the groups come in the index's order, which
+ * is the order of a sorted `names`, so each is first compared with the name it most
+ * likely is (the previous group's, or the one after it) and only looked up on a miss.
+ */
 export function tallyOf(
   names: readonly string[],
   states: SqlRow | undefined,
   groups: SqlRow | undefined,
 ): Record<string, JobTally> {
-  const byName = new Map<string, JobTally>();
-  for (const name of names) {
-    if (!byName.has(name)) {
-      byName.set(name, {
-        paused: false,
-        runningSince: undefined,
-        last: undefined,
-        counts: zeroCounts(),
-        bufferFull: 0,
-      });
+  const result: Record<string, JobTally> = Object.create(null);
+  // Per position in `names`: its job's tally and the position of the name's first copy.
+  const tallies: JobTally[] = new Array(names.length);
+  const first = new Map<string, number>();
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    const seen = first.get(name);
+    if (seen !== undefined) {
+      tallies[i] = tallies[seen]!;
+      continue;
     }
+    first.set(name, i);
+    const tally: JobTally = {
+      paused: false,
+      runningSince: undefined,
+      last: undefined,
+      counts: zeroCounts(),
+      bufferFull: 0,
+    };
+    tallies[i] = tally;
+    setOwn(result, name, tally);
   }
   for (const at of JSON.parse(String(states?.tally ?? "[]")) as number[]) {
-    const tally = byName.get(names[at] ?? "");
+    const tally = tallies[at];
     if (tally !== undefined) tally.paused = true;
   }
   // The newest finished row: of the job's finished statuses, the one whose newest slot is newest.
-  const lastSlot = new Map<string, number>();
+  const lastSlot = new Map<JobTally, number>();
+  let p = 0;
   for (const group of JSON.parse(String(groups?.tally ?? "[]")) as Group[]) {
     const [name, index, n, full, leases, slot, startedAt, finishedAt] = group;
-    const tally = byName.get(name);
+    if (names[p] !== name) {
+      if (names[p + 1] === name) p++;
+      else {
+        const at = first.get(name);
+        if (at === undefined) continue;
+        p = at;
+      }
+    }
+    const tally = tallies[p]!;
     const status = RUN_STATUSES[index];
-    if (tally === undefined || status === undefined) continue;
+    if (status === undefined) continue;
     tally.counts[status] = n;
     if (index === SKIPPED) tally.bufferFull = full;
     if (OPEN_INDEXES.has(index)) {
@@ -112,11 +137,9 @@ export function tallyOf(
       }
       continue;
     }
-    if (slot === null || startedAt === null || slot <= (lastSlot.get(name) ?? -Infinity)) continue;
-    lastSlot.set(name, slot);
+    if (slot === null || startedAt === null || slot <= (lastSlot.get(tally) ?? -Infinity)) continue;
+    lastSlot.set(tally, slot);
     tally.last = { status, startedAt, finishedAt };
   }
-  const result: Record<string, JobTally> = Object.create(null);
-  for (const [name, tally] of byName) setOwn(result, name, tally);
   return result;
 }

@@ -2,6 +2,8 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { bind, instantColumn, jobDef, updateStatement } from "../../../src/store/sql/statements.ts";
 import type { Row } from "@libsql/client";
+import { tallyOf } from "../../../src/store/sql/tally.ts";
+import { RUN_STATUSES } from "../../../src/store/types.ts";
 
 describe("bind", () => {
   it("numbers placeholders by first use and repeats the number for a repeated name", () => {
@@ -59,5 +61,40 @@ describe("instantColumn", () => {
         undefined,
       ],
     );
+  });
+});
+
+describe("tallyOf", () => {
+  const group = (
+    name: string,
+    status: string,
+    n: number,
+    slot: number | null = null,
+  ) => [name, RUN_STATUSES.indexOf(status as never), n, 0, null, slot, slot, slot === null ? null : slot + 1];
+  const row = (groups: unknown[]) => ({ tally: JSON.stringify(groups) });
+
+  it("finds each group's job whatever the order of the names and groups, a name asked twice once", () => {
+    const names = ["c", "a", "b", "a", "d"];
+    const tally = tallyOf(
+      names,
+      { tally: "[1, 3]" },
+      row([
+        group("a", "ok", 2, 200),
+        group("b", "ok", 1, 100),
+        group("zz", "ok", 9, 900),
+        group("c", "error", 4, 300),
+        group("a", "error", 1, 100),
+        group("d", "ok", 5, 500),
+        group("c", "ok", 3, 400),
+        group("b", "error", 7, 50),
+      ]),
+    );
+    assert.deepEqual(Object.keys(tally), ["c", "a", "b", "d"]);
+    assert.equal(tally.a?.paused, true);
+    assert.equal(tally.c?.paused, false);
+    assert.deepEqual([tally.a?.counts.ok, tally.a?.counts.error, tally.a?.last?.startedAt], [2, 1, 200]);
+    assert.deepEqual([tally.b?.counts.ok, tally.b?.counts.error, tally.b?.last?.status], [1, 7, "ok"]);
+    assert.deepEqual([tally.c?.counts.ok, tally.c?.counts.error, tally.c?.last?.startedAt], [3, 4, 400]);
+    assert.deepEqual([tally.d?.counts.ok, tally.d?.last?.finishedAt], [5, 501]);
   });
 });

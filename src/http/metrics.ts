@@ -4,7 +4,7 @@
  */
 import type { Scheduler, SchedulerEvent } from "../engine/types.ts";
 import { createHistogram, type Histogram, labels, labelValue } from "./metrics_format.ts";
-import { createStalenessCollector, type StalenessCache } from "./metrics_staleness.ts";
+import { createStalenessCollector } from "./metrics_staleness.ts";
 import { hostTurn } from "../engine/jobs/sort.ts";
 
 /** What the router's `GET /metrics` adds at scrape time: jobs by state. */
@@ -77,8 +77,6 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   // last scrape that saw it (a job no scrape sees any more is dropped).
   const runs = new Map<string, JobRuns>();
   let scrapes = 0;
-  // The last scrape's staleness lines per job, reused where the job's values are the same.
-  let staleLines: StalenessCache = new Map();
   const claims = { won: 0, lost: 0 };
   let storeErrors = 0;
   let ticks = 0;
@@ -205,7 +203,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const scrapeChunks = async (scheduler: Scheduler): Promise<string[]> => {
     const scrape = ++scrapes;
     const jobs: JobStateCounts = { active: 0, paused: 0, disabled: 0, running: 0 };
-    const staleness = createStalenessCollector(scheduler, staleLines);
+    const staleness = createStalenessCollector(scheduler);
     const series: string[] = [];
     let after: string | undefined;
     for (;;) {
@@ -238,7 +236,6 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       if (entry.seen < scrape) runs.delete(entry.job);
       if (++checked % SWEEP_STEP === 0) await nextTurn();
     }
-    staleLines = staleness.rendered();
     return [...renderWith(series, jobs), ...staleness.pieces()];
   };
 

@@ -19,22 +19,6 @@ export interface StalenessCollector {
   addPage(jobs: readonly JobSummary[]): Promise<void>;
   /** The three families' exposition text, in pieces of at most a page each, every line ending in a newline. */
   pieces(): string[];
-  /** Each job's lines as this scrape rendered them: pass it to the next scrape's collector. */
-  rendered(): StalenessCache;
-}
-
-/** Each job's staleness lines by name, with the values they were rendered from. */
-export type StalenessCache = Map<string, JobLines>;
-
-/** One job's three families' lines (each "" when the job has none) and the values behind them. */
-interface JobLines {
-  at: number | undefined;
-  next: number | undefined;
-  /** skipped − full, full, missed; undefined without `statusCounts`. */
-  skips: [number, number, number] | undefined;
-  success: string;
-  nextRun: string;
-  skipped: string;
 }
 
 /**
@@ -43,37 +27,58 @@ interface JobLines {
  * the next run is the job's next slot (absent while paused, disabled, ended or
  * completed); skips count `skipped` rows a full buffer dropped as `buffer-full`, the
  * other `skipped` rows as `overlap` and `missed` rows as `catch-up`, over the retained
- * history. Each job is rendered once, as its page comes: a scrape keeps text, not the
- * jobs. A job whose values are those `previous` rendered it with reuses its lines
- * (most jobs, between two scrapes: no number is formatted and no label escaped again).
+ * history. Each job is rendered once, as its page comes: a scrape
+ * keeps text, not the jobs.
  */
-export function createStalenessCollector(
-  scheduler: Scheduler,
-  previous: StalenessCache = new Map(),
-): StalenessCollector {
+export function createStalenessCollector(scheduler: Scheduler): StalenessCollector {
   const success: string[] = [], next: string[] = [], skipped: string[] = [];
-  const rendered: StalenessCache = new Map();
-  // Each family's page is one join of its jobs' lines (flat strings, so the stream
-  // encodes the joined page without flattening thousands of small pieces). The three
-  // lists are kept from page to page (overwritten, not rebuilt).
+  // Each family's page is gathered as parts (fixed text, the job's label, the value)
+  // and joined once: no string per line is built, and the joined page is flat, so the
+  // stream encodes it without first flattening thousands of small pieces. The three
+  // part lists are kept from page to page (overwritten, not rebuilt), so they grow once
+  // per scrape instead of once per page.
   const s: string[] = [], n: string[] = [], k: string[] = [];
   return {
     async addPage(jobs) {
       // Written by index and cut to length before the join: a list keeps its backing store.
       let a = 0, b = 0, c = 0;
       for (const job of jobs) {
+        const label = `{job="${labelValue(job.name)}"`;
         // Most jobs' newest outcome says it all; only the others cost an await and a read.
         const known = successOf(job);
         const at = known === LOOK ? await lastSuccess(scheduler, job) : known;
-        const counts = job.statusCounts;
-        let lines = previous.get(job.name);
-        if (lines === undefined || lines.at !== at || lines.next !== job.next || !sameSkips(lines.skips, job)) {
-          lines = render(job, at);
+        if (at !== undefined) {
+          s[a++] = "edgecron_last_success_timestamp_seconds";
+          s[a++] = label;
+          s[a++] = "} ";
+          s[a++] = String(at / 1000);
+          s[a++] = "\n";
         }
-        rendered.set(job.name, lines);
-        if (lines.success !== "") s[a++] = lines.success;
-        if (lines.nextRun !== "") n[b++] = lines.nextRun;
-        if (counts !== undefined) k[c++] = lines.skipped;
+        if (job.next !== undefined) {
+          n[b++] = "edgecron_next_run_timestamp_seconds";
+          n[b++] = label;
+          n[b++] = "} ";
+          n[b++] = String(job.next / 1000);
+          n[b++] = "\n";
+        }
+        const counts = job.statusCounts;
+        if (counts !== undefined) {
+          const skipped = counts["skipped"] ?? 0;
+          const full = Math.min(job.bufferFull ?? 0, skipped);
+          k[c++] = "edgecron_skipped_total";
+          k[c++] = label;
+          k[c++] = ',reason="overlap"} ';
+          k[c++] = String(skipped - full);
+          k[c++] = "\nedgecron_skipped_total";
+          k[c++] = label;
+          k[c++] = ',reason="buffer-full"} ';
+          k[c++] = String(full);
+          k[c++] = "\nedgecron_skipped_total";
+          k[c++] = label;
+          k[c++] = ',reason="catch-up"} ';
+          k[c++] = String(counts["missed"] ?? 0);
+          k[c++] = "\n";
+        }
       }
       s.length = a;
       n.length = b;
@@ -95,40 +100,6 @@ export function createStalenessCollector(
         ...skipped,
       ];
     },
-    rendered: () => rendered,
-  };
-}
-
-/** The skip counts a job's `edgecron_skipped_total` lines show: overlap, buffer-full, catch-up. */
-function skipsOf(job: JobSummary): [number, number, number] | undefined {
-  const counts = job.statusCounts;
-  if (counts === undefined) return undefined;
-  const skipped = counts["skipped"] ?? 0;
-  const full = Math.min(job.bufferFull ?? 0, skipped);
-  return [skipped - full, full, counts["missed"] ?? 0];
-}
-
-function sameSkips(seen: [number, number, number] | undefined, job: JobSummary): boolean {
-  const counts = job.statusCounts;
-  if (seen === undefined || counts === undefined) return seen === undefined && counts === undefined;
-  const skipped = counts["skipped"] ?? 0;
-  const full = Math.min(job.bufferFull ?? 0, skipped);
-  return seen[0] === skipped - full && seen[1] === full && seen[2] === (counts["missed"] ?? 0);
-}
-
-/** A job's three families' lines. */
-function render(job: JobSummary, at: number | undefined): JobLines {
-  const label = `{job="${labelValue(job.name)}"`;
-  const skips = skipsOf(job);
-  return {
-    at,
-    next: job.next,
-    skips,
-    success: at === undefined ? "" : `edgecron_last_success_timestamp_seconds${label}} ${at / 1000}\n`,
-    nextRun: job.next === undefined ? "" : `edgecron_next_run_timestamp_seconds${label}} ${job.next / 1000}\n`,
-    skipped: skips === undefined ? "" : `edgecron_skipped_total${label},reason="overlap"} ${skips[0]}\n` +
-      `edgecron_skipped_total${label},reason="buffer-full"} ${skips[1]}\n` +
-      `edgecron_skipped_total${label},reason="catch-up"} ${skips[2]}\n`,
   };
 }
 

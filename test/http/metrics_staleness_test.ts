@@ -3,8 +3,6 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { createMetrics } from "../../src/http/metrics.ts";
-import { createStalenessCollector, type StalenessCache } from "../../src/http/metrics_staleness.ts";
-import type { JobSummary, Scheduler } from "../../src/engine/types.ts";
 import { createManualClock, createScheduler } from "../../src/engine/mod.ts";
 import { createMemoryStore } from "../../src/store/mod.ts";
 import { edgecronRouter } from "../../src/http/mod.ts";
@@ -115,93 +113,6 @@ describe("GET /metrics staleness series", () => {
     await scheduler.define("a", { schedule: "*/2 * * * *", target });
     assert.equal(await next(), (T0 + 6 * MIN) / 1000, "redefined: the new schedule's next slot");
     await scheduler.close();
-  });
-
-  it("a scrape reuses no line whose value changed: each scrape's lines are a fresh sink's", async () => {
-    const clock = createManualClock(T0 - MIN + 1);
-    const store = createMemoryStore();
-    let release = (): void => {};
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    let fail = false;
-    const target = { url: "https://example.test/hook", method: "POST" as const };
-    const node = () => {
-      const metrics = createMetrics({ now: clock.now });
-      const scheduler = createScheduler({
-        clock,
-        store,
-        logger: quietLogger(),
-        onEvent: metrics.onEvent,
-        webhookSecret: "a long enough secret for the test",
-      })
-        .job("ok", {
-          schedule: "* * * * *",
-          run: () => {
-            if (fail) throw new Error("down");
-          },
-        })
-        .job("hold", { schedule: "* * * * *", timeout: "1h", run: () => gate });
-      return { metrics, scheduler };
-    };
-    const a = node();
-    await a.scheduler.define("gone", { schedule: "0 0 1 1 *", target });
-    const staleness = (text: string): string =>
-      text.split("\n").filter((l) => /^edgecron_(last_success|next_run|skipped)/.test(l)).join("\n");
-    const fresh = async (): Promise<string> => {
-      const b = node();
-      try {
-        return staleness(await b.metrics.scrape(b.scheduler));
-      } finally {
-        await b.scheduler.close();
-      }
-    };
-    await a.scheduler.tick();
-    const seen: string[] = [];
-    for (const step of [0, 1, 2, 3]) {
-      if (step === 2) fail = true;
-      if (step === 3) await a.scheduler.undefine("gone");
-      await clock.set(T0 + step * MIN);
-      void a.scheduler.tick();
-      await clock.advance(100);
-      const text = staleness(await a.metrics.scrape(a.scheduler));
-      assert.equal(text, await fresh(), `scrape ${step}`);
-      seen.push(text);
-    }
-    assert.equal(new Set(seen).size, 4, "every step changed some line");
-    assert.match(seen[2]!, /job="gone"/);
-    assert.doesNotMatch(seen[3]!, /job="gone"/);
-    release();
-    await a.scheduler.close();
-  });
-
-  it("a job's lines are rendered again when any of its values changed, else reused", async () => {
-    const scheduler = { runs: () => Promise.resolve([]) } as unknown as Scheduler;
-    const job = (counts: Record<string, number>, bufferFull: number, next?: number): JobSummary => ({
-      name: 'a"b',
-      enabled: true,
-      paused: false,
-      runningSince: undefined,
-      next,
-      lastOutcome: { status: "ok", startedAt: T0, finishedAt: T0 + 1500 },
-      statusCounts: counts,
-      bufferFull,
-    });
-    let previous: StalenessCache | undefined;
-    const text = async (summary: JobSummary): Promise<string> => {
-      const collector = createStalenessCollector(scheduler, previous);
-      await collector.addPage([summary]);
-      previous = collector.rendered();
-      return collector.pieces().join("");
-    };
-    const first = await text(job({ ok: 1, skipped: 1 }, 0, T0 + MIN));
-    assert.match(first, /reason="overlap"} 1\n/);
-    assert.equal(await text(job({ ok: 1, skipped: 1 }, 0, T0 + MIN)), first);
-    assert.match(await text(job({ ok: 1, skipped: 2 }, 0, T0 + MIN)), /reason="overlap"} 2\n/);
-    assert.match(await text(job({ ok: 1, skipped: 2 }, 1, T0 + MIN)), /reason="buffer-full"} 1\n/);
-    assert.match(await text(job({ ok: 1, skipped: 2, missed: 3 }, 1, T0 + MIN)), /reason="catch-up"} 3\n/);
-    assert.doesNotMatch(await text(job({ ok: 1, skipped: 2, missed: 3 }, 1)), /edgecron_next_run_timestamp_seconds\{/);
-    const last = await text(job({ ok: 1, skipped: 2, missed: 3 }, 1, T0 + 2 * MIN));
-    assert.match(last, new RegExp(`next_run_timestamp_seconds\\{job="a\\\\"b"\\} ${(T0 + 2 * MIN) / 1000}\n`));
-    assert.match(last, new RegExp(`last_success_timestamp_seconds\\{job="a\\\\"b"\\} ${(T0 + 1500) / 1000}\n`));
   });
 
   it("skips a full buffer dropped are counted as buffer-full, apart from overlap, on every node alike", async () => {

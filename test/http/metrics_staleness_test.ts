@@ -90,31 +90,6 @@ describe("GET /metrics staleness series", () => {
     release();
   });
 
-  it("the next run follows the clock from scrape to scrape, and a redefined job's schedule at once", async () => {
-    const clock = createManualClock(T0 + 1);
-    const metrics = createMetrics({ now: clock.now });
-    const scheduler = createScheduler({
-      clock,
-      logger: quietLogger(),
-      onEvent: metrics.onEvent,
-      webhookSecret: "a long enough secret for the test",
-    });
-    const target = { url: "https://example.test/hook", method: "POST" as const };
-    await scheduler.define("a", { schedule: "*/5 * * * *", target });
-    const next = async (): Promise<number | undefined> =>
-      series(await metrics.scrape(scheduler), "edgecron_next_run_timestamp_seconds")["a"];
-    assert.equal(await next(), (T0 + 5 * MIN) / 1000);
-    await clock.set(T0 + 4 * MIN);
-    assert.equal(await next(), (T0 + 5 * MIN) / 1000, "no slot passed: the same next run");
-    await clock.set(T0 + 5 * MIN);
-    assert.equal(await next(), (T0 + 10 * MIN) / 1000, "at the slot itself, the one after");
-    await clock.set(T0 + 5 * MIN + 1);
-    assert.equal(await next(), (T0 + 10 * MIN) / 1000);
-    await scheduler.define("a", { schedule: "*/2 * * * *", target });
-    assert.equal(await next(), (T0 + 6 * MIN) / 1000, "redefined: the new schedule's next slot");
-    await scheduler.close();
-  });
-
   it("skips a full buffer dropped are counted as buffer-full, apart from overlap, on every node alike", async () => {
     const clock = createManualClock(T0 - MIN + 1);
     const store = createMemoryStore();

@@ -209,26 +209,6 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
     return out;
   };
 
-  // Each job's next slot after the instant it was computed at: it stays the answer for
-  // any `now` from that instant until the slot (no slot lies between), so a scrape does
-  // not step every job's schedule again. Kept across ticks; a redefined job (another
-  // object) or a new registry version computes afresh.
-  let nextCache = new Map<string, { job: ResolvedJob; from: number; next: number | undefined }>();
-  let nextVersion = registry.version;
-  const nextSlot = (job: ResolvedJob, now: number): number | undefined => {
-    if (nextVersion !== registry.version) {
-      nextCache = new Map();
-      nextVersion = registry.version;
-    }
-    const hit = nextCache.get(job.name);
-    if (hit !== undefined && hit.job === job && hit.from <= now && (hit.next === undefined || now < hit.next)) {
-      return hit.next;
-    }
-    const next = nextRuns(job, now, 1)[0];
-    nextCache.set(job.name, { job, from: now, next });
-    return next;
-  };
-
   // A page of jobs with what `GET /metrics` reads: the definitions of the page's range
   // and one tally() of its jobs; nothing is described beyond that.
   const summaries = async (options: { after?: string; limit?: number } = {}): Promise<JobSummary[]> => {
@@ -261,7 +241,7 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
         enabled: listed.enabled,
         paused,
         runningSince: t?.runningSince,
-        next: fires ? nextSlot(listed, now) : undefined,
+        next: fires ? nextRuns(listed, now, 1)[0] : undefined,
         lastOutcome: t?.last,
       };
       if (t !== undefined) {

@@ -11,7 +11,8 @@ import { layout, notFound } from "./_layout.ts";
 import type { JobView } from "./_job.ts";
 import { plannedSpans } from "./_planned.ts";
 import { formatterCache } from "./_format.ts";
-import { jobPage, type Notice, overviewPage } from "./pages.ts";
+import { jobPage, type Notice, overviewCards, overviewPage } from "./pages.ts";
+import { nextTurn } from "../metrics.ts";
 import { chromeOf, htmlHeaders, pageAuth } from "./_shared.ts";
 
 const DAY = 86_400_000;
@@ -102,7 +103,7 @@ export function registerOverview(app: Hono, rc: RouterContext): void {
       await layout(
         { ...chrome, refreshSeconds: REFRESH, refreshUrl: refreshUrl(c, "after") },
         "Jobs",
-        overviewPage(views, cc, await withError(scheduler, noticeFrom(c))),
+        overviewPage(await overviewCards(views, cc, nextTurn), cc, await withError(scheduler, noticeFrom(c))),
       ),
     );
   });

@@ -3,7 +3,7 @@
  * statement, so no other writer can slip a running row in between them.
  */
 import type { SqlRow, SqlStatement } from "./executor.ts";
-import { bind, COLUMNS, OPEN_ROWS } from "./statements.ts";
+import { bind, COLUMNS, OPEN_ROWS, slotKeyText } from "./statements.ts";
 import {
   COUNTED_SQL_LIST,
   DEFAULT_BUFFER_LIMIT,
@@ -244,10 +244,10 @@ export function claimOutcomes(
   inserted: readonly SqlRow[],
   refused: readonly SqlRow[] = [],
 ): ClaimResult[] {
-  const statusOf = new Map(inserted.map((row) => [`${String(row.job)}\u0000${Number(row.slot)}`, String(row.status)]));
-  const limited = new Set(refused.map((row) => `${String(row.job)}\u0000${Number(row.slot)}`));
+  const statusOf = new Map(inserted.map((row) => [slotKeyText(row.job, row.slot), String(row.status)]));
+  const limited = new Set(refused.map((row) => slotKeyText(row.job, row.slot)));
   return requests.map((r) => {
-    const key = `${r.job}\u0000${r.slot}`;
+    const key = slotKeyText(r.job, r.slot);
     const status = statusOf.get(key);
     statusOf.delete(key);
     const outcome: ClaimOutcome = status === undefined

@@ -239,7 +239,7 @@ export function updateManyStatement(
       if (value !== undefined) mask |= 1 << i;
       item.push(value ?? null);
     }
-    const row = `${key.slot}\u0000${key.job}`;
+    const row = slotKeyText(key.job, key.slot);
     if (rows.has(row) || mask === 0) return undefined;
     rows.add(row);
     item[4] = mask;
@@ -519,6 +519,11 @@ export function renewStatement(items: readonly LeaseRenewal[], now: number): Sql
         edgecron_runs.node AS node`,
     { items: JSON.stringify(rows), now },
   );
+}
+
+/** The key of one (job, slot) row, for matching returned rows to requests (claims, outcomes). */
+export function slotKeyText(job: unknown, slot: unknown): string {
+  return `${String(job)}\u0000${Number(slot)}`;
 }
 
 /** The key `renew()` matches its returned rows on. */

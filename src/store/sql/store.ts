@@ -30,6 +30,7 @@ import {
   reclaimStatement,
   renewStatement,
   runRecord,
+  slotKeyText,
   SNAPSHOT_PAGE,
   snapshotPageStatement,
   snapshotReadStatements,
@@ -133,8 +134,8 @@ export function createSqlStore(db: SqlExecutor): Store {
     const grouped = updateManyStatement(writes);
     if (grouped !== undefined) {
       const [result] = await write("updateMany", [grouped]);
-      const changed = new Set((result?.rows ?? []).map((row) => JSON.stringify([String(row.job), Number(row.slot)])));
-      return writes.map(({ key }) => changed.has(JSON.stringify([key.job, key.slot])));
+      const changed = new Set((result?.rows ?? []).map((row) => slotKeyText(row.job, row.slot)));
+      return writes.map(({ key }) => changed.has(slotKeyText(key.job, key.slot)));
     }
     const results = await write("updateMany", writes.map(({ key, patch }) => casStatement(key, patch)));
     return results.map((result) => result.rows.length > 0);

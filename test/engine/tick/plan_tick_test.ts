@@ -189,18 +189,7 @@ describe("concurrency", () => {
     const calls = countCalls(store);
     const clock = createManualClock(T0 - MIN);
     await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
-    const a = setup({ clock, store, node: "n1", concurrency: 5 });
-    const b = setup({ clock, store, node: "n2", concurrency: 5 });
-    const names = Array.from({ length: 40 }, (_, i) => `job-${i}`);
-    const ran: string[] = [];
-    for (const s of [a, b]) {
-      for (const name of names) {
-        s.scheduler.job(name, {
-          schedule: "* * * * *",
-          run: (ctx) => void ran.push(`${ctx.job}@${ctx.slot}`),
-        });
-      }
-    }
+    const { a, b, names, ran } = twoNodes(clock, store);
     await a.scheduler.tick(T0 - MIN + 1); // registers without a slot (a slot at registration runs)
     await b.scheduler.tick(T0 - MIN + 1);
     const mine = names.filter((n) => ownerOf(n, ["n1", "n2"]) === "n1").length;
@@ -307,15 +296,7 @@ describe("concurrency", () => {
       probed.push(...slots.map((s) => `${s.job}@${s.slot}`));
       return recorded!(slots);
     };
-    const a = setup({ clock, store, node: "n1", concurrency: 5 });
-    const b = setup({ clock, store, node: "n2", concurrency: 5 });
-    const names = Array.from({ length: 40 }, (_, i) => `job-${i}`);
-    const ran: string[] = [];
-    for (const s of [a, b]) {
-      for (const name of names) {
-        s.scheduler.job(name, { schedule: "* * * * *", run: (ctx) => void ran.push(`${ctx.job}@${ctx.slot}`) });
-      }
-    }
+    const { a, b, names, ran } = twoNodes(clock, store);
     const slots = (slot: number) => names.map((n) => `${n}@${slot}`).sort();
     // The nodes' first tick (a whole snapshot each: the others' share is planned, not read),
     // then a minute where each read its own share only (the others' jobs are read to help).
@@ -342,15 +323,7 @@ describe("concurrency", () => {
       read.push(...list);
       return view(list);
     };
-    const a = setup({ clock, store, node: "n1", concurrency: 5 });
-    const b = setup({ clock, store, node: "n2", concurrency: 5 });
-    const names = Array.from({ length: 40 }, (_, i) => `job-${i}`);
-    const ran: string[] = [];
-    for (const s of [a, b]) {
-      for (const name of names) {
-        s.scheduler.job(name, { schedule: "* * * * *", run: (ctx) => void ran.push(`${ctx.job}@${ctx.slot}`) });
-      }
-    }
+    const { a, b, names, ran } = twoNodes(clock, store);
     for (const slot of [T0, T0 + MIN]) {
       await clock.set(slot);
       const both = Promise.all([a.scheduler.tick(slot), b.scheduler.tick(slot)]);
@@ -369,6 +342,20 @@ describe("concurrency", () => {
 });
 
 /** Counts `snapshot()` calls and the size of each `claim()` batch of a memory store. */
+/** Nodes n1 and n2 (concurrency 5) on `store`, each with the same 40 minutely jobs; `ran` lists `job@slot` per run. */
+function twoNodes(clock: ReturnType<typeof createManualClock>, store: MemoryStore) {
+  const a = setup({ clock, store, node: "n1", concurrency: 5 });
+  const b = setup({ clock, store, node: "n2", concurrency: 5 });
+  const names = Array.from({ length: 40 }, (_, i) => `job-${i}`);
+  const ran: string[] = [];
+  for (const s of [a, b]) {
+    for (const name of names) {
+      s.scheduler.job(name, { schedule: "* * * * *", run: (ctx) => void ran.push(`${ctx.job}@${ctx.slot}`) });
+    }
+  }
+  return { a, b, names, ran };
+}
+
 function countCalls(store: MemoryStore): { snapshot: number; requests: number[]; presence: number } {
   const calls = { snapshot: 0, requests: [] as number[], presence: 0 };
   const { snapshot, claim, getSetting } = store;

@@ -77,6 +77,13 @@ export const bundles = {
   },
 };
 
+/**
+ * Every output, in the order `npm run build` makes them: `lib` first (seconds), then the
+ * bundles, the Deno Deploy one (the smallest) first. The test runner starts each e2e
+ * file once what it reads is built.
+ */
+export const BUILD_ORDER = ["lib", "deno-deploy", "worker", "worker-d1"];
+
 /** The folders `lib` writes (package.json `files` publishes them). */
 export const LIB_DIRS = ["dist/src", "dist/adapters", "dist/cli"];
 
@@ -140,7 +147,7 @@ async function shrinkFile(file) {
  * `outdir` (relative to the repository) writes the bundles there instead of dist/, so a
  * measurement can build beside a test that runs dist/.
  */
-export async function buildAll(names = ["lib", ...Object.keys(bundles)], { outdir } = {}) {
+export async function buildAll(names = BUILD_ORDER, { outdir } = {}) {
   const results = {};
   for (const name of names) {
     if (name === "lib") {
@@ -163,7 +170,7 @@ export async function buildAll(names = ["lib", ...Object.keys(bundles)], { outdi
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const args = process.argv.slice(2);
-  const names = args.length > 0 ? args : ["lib", ...Object.keys(bundles)];
+  const names = args.length > 0 ? args : BUILD_ORDER;
   await buildAll(names);
   for (const name of names) console.log(`built ${name === "lib" ? LIB_DIRS.join(", ") : bundles[name].outfile}`);
 }

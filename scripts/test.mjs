@@ -19,7 +19,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { availableParallelism, setPriority } from "node:os";
 import { dirname, join } from "node:path";
 import { portabilityViolations } from "./portability.mjs";
-import { E2E_LONGEST, testFiles } from "./tiers.mjs";
+import { E2E_BUILDS, E2E_LONGEST, testFiles } from "./tiers.mjs";
+import { BUILD_ORDER } from "./build.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 process.chdir(root);
@@ -360,10 +361,20 @@ const e2eWanted = () =>
  * Every dist/ output once, before the e2e files that read it: they then skip their own
  * builds (EDGECRON_PREBUILT=1), so none rewrites dist/ while another runs from it. It starts
  * at once, beside the check and unit tiers (no unit file reads dist/) and the e2e files
- * that do not read dist/.
+ * that do not read dist/. The outputs are built one after the other (BUILD_ORDER: `lib`
+ * first, it takes seconds; the bundles' minification takes the rest), so a file that reads
+ * only `lib` (E2E_BUILDS) starts long before the last bundle is made. Resolves to a
+ * promise per output, true once it is built.
  */
 function startE2eBuild() {
-  return e2eWanted() ? step("e2e build (dist/)", process.execPath, ["scripts/build.mjs"]) : Promise.resolve(true);
+  const built = {};
+  let previous = Promise.resolve(true);
+  for (const name of BUILD_ORDER) {
+    built[name] = previous = e2eWanted()
+      ? previous.then((ok) => ok && step(`e2e build (dist/, ${name})`, process.execPath, ["scripts/build.mjs", name]))
+      : Promise.resolve(true);
+  }
+  return built;
 }
 
 /**
@@ -379,14 +390,21 @@ function readsDist(file, seen = new Set()) {
   return helpers.some((helper) => readsDist(helper, seen));
 }
 
+/** The dist/ outputs an e2e file waits for: none, those E2E_BUILDS names, or every one. */
+function buildsOf(file) {
+  if (!readsDist(file)) return [];
+  return E2E_BUILDS[file] ?? BUILD_ORDER;
+}
+
 async function e2eTier(built) {
   if (!e2eWanted()) return true;
   const first = E2E_LONGEST.filter((f) => e2e.includes(f));
   const rest = e2e.filter((f) => !first.includes(f)).sort((a, b) => statSync(b).size - statSync(a).size);
-  // Longest first; until dist/ is built, the longest file that does not read it.
-  const queue = [...first, ...rest].map((file) => ({ file, dist: readsDist(file) }));
-  let buildDone = false;
-  const buildOk = built.then((ok) => ((buildDone = true), ok));
+  // Longest first; until what a file reads from dist/ is built, the next one that can start.
+  const ok = {};
+  for (const [name, promise] of Object.entries(built)) void promise.then((result) => (ok[name] = result));
+  const queue = [...first, ...rest].map((file) => ({ file, needs: buildsOf(file) }));
+  const ready = (entry) => entry.needs.every((name) => name in ok);
   const t0 = Date.now();
   const counts = { passed: 0, failed: 0 };
   const results = [];
@@ -405,14 +423,17 @@ async function e2eTier(built) {
     );
   const worker = async () => {
     while (queue.length > 0) {
-      const i = queue.findIndex((entry) => buildDone || !entry.dist);
+      const i = queue.findIndex(ready);
       if (i === -1) {
-        await buildOk;
+        // Nothing can start until another output is built.
+        await Promise.race(queue.flatMap((entry) => entry.needs.filter((n) => !(n in ok)).map((n) => built[n])));
+        await Promise.resolve();
         continue;
       }
       const [entry] = queue.splice(i, 1);
-      if (entry.dist && !await buildOk) {
-        console.log(`--- e2e ${entry.file}: not run, the dist/ build failed`);
+      const failed = entry.needs.filter((name) => !ok[name]);
+      if (failed.length > 0) {
+        console.log(`--- e2e ${entry.file}: not run, the dist/ build of ${failed.join(", ")} failed`);
         results.push(false);
         continue;
       }
@@ -420,13 +441,13 @@ async function e2eTier(built) {
     }
   };
   await Promise.all(Array.from({ length: Math.min(E2E_CONCURRENCY, queue.length) }, worker));
-  const ok = results.every(Boolean);
+  const passed = results.every(Boolean);
   summary.push(
     `e2e (node, ${e2e.length} files, ${E2E_CONCURRENCY} at a time): ${counts.passed} passed, ${counts.failed} failed in ${
       seconds(Date.now() - t0)
     }`,
   );
-  return ok;
+  return passed;
 }
 
 if (watch) {

@@ -42,11 +42,13 @@ export function testFiles(root) {
 
 /**
  * The e2e files that wait longest on real time (40-80 s each on an idle machine: real
- * minutes, default leases, a real `Deno.cron`), longest first: `npm test` starts them first
+ * minutes, default leases, a real `Deno.cron`; the packed tarball's npm install and its
+ * consumers), longest first: `npm test` starts them first
  * so that none holds the e2e tier open alone at its end. Other e2e files follow, largest
  * first. test/tiers_test.ts checks that each one exists.
  */
 export const E2E_LONGEST = [
+  "test/integration/consumer_test.ts",
   "test/integration/capacity_test.ts",
   "test/integration/run_ahead_test.ts",
   "test/integration/postgres_lease_test.ts",
@@ -54,3 +56,16 @@ export const E2E_LONGEST = [
   "test/integration/deno_test.ts",
   "test/integration/fencing_test.ts",
 ];
+
+/**
+ * The dist/ outputs (scripts/build.mjs names) an e2e file runs, when it reads only some:
+ * the tier builds `lib` first, then the bundles one by one, and starts each file once
+ * what it reads is built. An e2e file that reads dist/ and is not listed here waits for
+ * every output. test/tiers_test.ts checks the names.
+ */
+export const E2E_BUILDS = {
+  "test/integration/consumer_test.ts": ["lib"],
+  "test/integration/cli_bin_test.ts": ["lib"],
+  "test/integration/deno_test.ts": ["deno-deploy"],
+  "test/integration/cloudflare_test.ts": ["worker"],
+};

@@ -8,7 +8,9 @@ import { readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 // @ts-ignore: plain JS module shared with scripts/test.mjs
-import { E2E_LONGEST, testFiles, tierOf } from "../scripts/tiers.mjs";
+import { E2E_BUILDS, E2E_LONGEST, testFiles, tierOf } from "../scripts/tiers.mjs";
+// @ts-ignore: plain JS module
+import { BUILD_ORDER } from "../scripts/build.mjs";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const FORBIDDEN = /^(?:node:child_process|child_process|esbuild|miniflare|wrangler|playwright-core|playwright)$/;
@@ -46,6 +48,17 @@ describe("test tiers", () => {
   it("every file npm test starts first in the e2e tier exists and is an e2e file", () => {
     const { e2e } = testFiles(root) as { e2e: string[] };
     for (const file of E2E_LONGEST as string[]) assert.ok(e2e.includes(file), `${file} is not an e2e test file`);
+  });
+
+  it("every file with its own dist/ outputs is an e2e file, and names outputs the build makes", () => {
+    const { e2e } = testFiles(root) as { e2e: string[] };
+    const builds = E2E_BUILDS as Record<string, string[]>;
+    assert.ok(Object.keys(builds).length > 0);
+    for (const [file, names] of Object.entries(builds)) {
+      assert.ok(e2e.includes(file), `${file} is not an e2e test file`);
+      assert.ok(names.length > 0, `${file} names no output`);
+      for (const name of names) assert.ok((BUILD_ORDER as string[]).includes(name), `${file}: no output "${name}"`);
+    }
   });
 
   it("a file's tier follows from its path", () => {

@@ -5,7 +5,7 @@
 // of a zero-delay timer), not the request's total time: a read may take as long as it
 // likes, so long as it lets timers and I/O run. A gap counts only as far as this process
 // spent CPU in it, so a loaded machine that deschedules the process is not blamed on the
-// code; each request is measured three times and its smallest worst block is asserted.
+// code; each request is measured up to five times and its smallest worst block is asserted.
 // (Speed itself is `npm run bench -- --only=stall`.) `GET /metrics` is measured again at
 // 100 000 jobs on the memory store and 50 000 on a libSQL file (a page costs the same at
 // any size; the file's setup is what takes long): a scrape walks every job.
@@ -25,6 +25,8 @@ import { quietLogger, T0 } from "../http/_setup.ts";
 
 const JOBS = 20_000;
 const BLOCK_MS = 50;
+/** Runs of one request at most, for its smallest worst block. */
+const TRIES = 5;
 const MIN = 60_000;
 
 const cpuMs = (): number => {
@@ -54,6 +56,20 @@ async function longestBlock(work: () => Promise<void>): Promise<number> {
   on = false;
   gap();
   return worst;
+}
+
+/**
+ * The longest block of each of up to {@link TRIES} runs of `request`, stopping at the first
+ * within {@link BLOCK_MS}: a code path that blocks longer does so every time, while a
+ * garbage collection or a busy machine (the suite runs tiers side by side on two cores)
+ * lengthens some runs only. A one-off block (the first scrape, which resolves the
+ * definitions another node stored) therefore passes when a later run is within the
+ * limit; `npm run bench -- --only=stall` reports the first scrape on its own.
+ */
+async function worstBlocks(request: () => Promise<void>): Promise<number[]> {
+  const blocks: number[] = [];
+  while (blocks.length < TRIES && !blocks.some((b) => b <= BLOCK_MS)) blocks.push(await longestBlock(request));
+  return blocks;
 }
 
 /** Reads a response body chunk by chunk, as a client on a socket would. */
@@ -100,16 +116,11 @@ before(async () => {
 describe(`HTTP reads at ${JOBS.toLocaleString("en-US")} jobs`, () => {
   for (const path of ["/metrics", "/jobs", `/jobs?after=job-${JOBS - 50}`, "/", "/jobs/job-10000"]) {
     it(`GET ${path} never blocks the event loop for more than ${BLOCK_MS} ms`, async () => {
-      const blocks: number[] = [];
-      for (let i = 0; i < 3; i++) {
-        blocks.push(
-          await longestBlock(async () => {
-            const res = await app.request(path);
-            assert.equal(res.status, 200);
-            assert.ok((await drain(res)) > 0);
-          }),
-        );
-      }
+      const blocks = await worstBlocks(async () => {
+        const res = await app.request(path);
+        assert.equal(res.status, 200);
+        assert.ok((await drain(res)) > 0);
+      });
       const best = Math.min(...blocks);
       assert.ok(
         best <= BLOCK_MS,
@@ -164,16 +175,11 @@ describe("GET /metrics of a large node", () => {
   for (const [label, jobs, make] of stores) {
     it(`${label}, ${jobs.toLocaleString("en-US")} jobs: a scrape never blocks the event loop for more than ${BLOCK_MS} ms, and every job has its series`, async () => {
       const node = await largeNode(make(), jobs);
-      const blocks: number[] = [];
-      for (let i = 0; i < 3; i++) {
-        blocks.push(
-          await longestBlock(async () => {
-            const res = await node.request("/metrics");
-            assert.equal(res.status, 200);
-            assert.ok((await drain(res)) > 0);
-          }),
-        );
-      }
+      const blocks = await worstBlocks(async () => {
+        const res = await node.request("/metrics");
+        assert.equal(res.status, 200);
+        assert.ok((await drain(res)) > 0);
+      });
       const text = await (await node.request("/metrics")).text();
       assert.ok(text.includes(`edgecron_jobs{state="active"} ${jobs}\n`));
       const last = `{job="job-${String(jobs - 1).padStart(6, "0")}"}`;

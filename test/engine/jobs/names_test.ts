@@ -1,8 +1,8 @@
 // Job names are user text: names that are also Object.prototype members must work on
 // every node and every store; names URL normalisation would eat are refused.
-import { describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { libsqlStore } from "../../../src/store/libsql/mod.ts";
@@ -21,9 +21,12 @@ const PROTO_NAMES = [
 ];
 const fetchOk = (() => Promise.resolve(new Response("ok"))) as typeof fetch;
 
+const dir = mkdtempSync(join(tmpdir(), "edgecron-names-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
 const stores: [string, () => Store][] = [
   ["memory", () => createMemoryStore()],
-  ["libsql", () => libsqlStore({ url: `file:${join(mkdtempSync(join(tmpdir(), "edgecron-names-")), "db.sqlite")}` })],
+  ["libsql", () => libsqlStore({ url: `file:${join(dir, "db.sqlite")}` })],
 ];
 
 for (const [kind, make] of stores) {

@@ -1,6 +1,7 @@
 // Opens a fresh Deno KV file per store for the tests; only under Deno (the KV is built
 // into the Deno runtime). Node and Bun get `undefined` and skip the Deno KV tests.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { after } from "node:test";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type KvLike, kvStore } from "../../../src/store/deno-kv/mod.ts";
@@ -21,8 +22,14 @@ export const skipReason: string | false = denoKv !== undefined
   ? false
   : "Deno KV exists only in the Deno runtime: these tests run in the deno step of npm test (deno test --unstable-kv)";
 
-const dir = mkdtempSync(join(tmpdir(), "edgecron-kv-"));
+// Made on first use (Node and Bun never open a KV file), removed after the file's tests
+// (Deno runs `after` hooks, not process exit listeners).
+let dir: string | undefined;
 let files = 0;
+after(() => {
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
 
 /** Opens a new KV file, or `path` again (a second handle, as another process would). */
 export function openKv(path = newKvPath()): Promise<KvLike> {
@@ -32,6 +39,9 @@ export function openKv(path = newKvPath()): Promise<KvLike> {
 
 /** A path for a new KV file in this run's temporary directory. */
 export function newKvPath(): string {
+  if (dir === undefined) {
+    dir = mkdtempSync(join(tmpdir(), "edgecron-kv-"));
+  }
   files += 1;
   return join(dir, `kv-${files}.db`);
 }

@@ -15,7 +15,7 @@ export function libsqlExecutor(connection: LibsqlConnection): SqlExecutor {
     label: "libsql",
 
     async write(operation, statements): Promise<SqlResult[]> {
-      const sets = await connection.run(operation, (c) => c.batch(statements.map(statement), "write"));
+      const sets = await connection.write(operation, (c) => c.batch(statements.map(statement), "write"));
       return sets.map(result);
     },
 

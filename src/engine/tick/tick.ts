@@ -217,7 +217,9 @@ export function createTicker(deps: TickDeps): Ticker {
     const unread = shares === undefined
       ? []
       : shares.theirs.filter((job) => !Object.hasOwn(snapshot.jobs, job.name) && slotSince(job, covered!, now));
-    rounds.begin(now, due, helpFrom, unread);
+    // Whether the others count this node in their shares (see `Rounds.begin`).
+    const steady = (mayBeLarge || first) && presence.known();
+    rounds.begin(now, due, helpFrom, unread, steady);
     const started: Promise<unknown>[] = [];
     const won = await rounds.round(draft, now, started);
     started.push(...startAgain());

@@ -77,43 +77,45 @@ export function libsqlConnection(resolved: ResolvedLibsqlOptions): LibsqlConnect
     }, () => undefined);
   };
 
+  const run = async <T>(operation: string, fn: (client: Client) => Promise<T>): Promise<T> => {
+    const started = Date.now();
+    const limit = started + Math.min(resolved.busyTimeout, life.callTimeout);
+    for (let attempt = 0;; attempt += 1) {
+      life.checkOpen();
+      let used: Client | undefined;
+      try {
+        used = await life.get();
+        return await fn(used);
+      } catch (error) {
+        if (error instanceof SchedulerError) throw error;
+        life.checkOpen(error);
+        const busy = isBusy(error);
+        // A client closed under this call by a recovery elsewhere: try the fresh one.
+        if (!busy && !(used?.closed === true && resolved.owned)) throw storeError(operation, error, resolved.where);
+        if (busy) contendedAt = Date.now();
+        if (busy && used !== undefined) recover(used);
+        // Jittered, capped backoff so contending processes spread out.
+        const delay = backoff(attempt, 1, 50);
+        if (Date.now() + delay > limit) {
+          throw storeError(`${operation} (still locked after ${Date.now() - started} ms)`, error, resolved.where);
+        }
+        await life.pause(delay);
+      }
+    }
+  };
+
   return {
     get reopened(): number {
       return reopened;
     },
 
-    async run<T>(operation: string, fn: (client: Client) => Promise<T>): Promise<T> {
-      const started = Date.now();
-      const limit = started + Math.min(resolved.busyTimeout, life.callTimeout);
-      for (let attempt = 0;; attempt += 1) {
-        life.checkOpen();
-        let used: Client | undefined;
-        try {
-          used = await life.get();
-          return await fn(used);
-        } catch (error) {
-          if (error instanceof SchedulerError) throw error;
-          life.checkOpen(error);
-          const busy = isBusy(error);
-          // A client closed under this call by a recovery elsewhere: try the fresh one.
-          if (!busy && !(used?.closed === true && resolved.owned)) throw storeError(operation, error, resolved.where);
-          if (busy) contendedAt = Date.now();
-          if (busy && used !== undefined) recover(used);
-          // Jittered, capped backoff so contending processes spread out.
-          const delay = backoff(attempt, 1, 50);
-          if (Date.now() + delay > limit) {
-            throw storeError(`${operation} (still locked after ${Date.now() - started} ms)`, error, resolved.where);
-          }
-          await life.pause(delay);
-        }
-      }
-    },
+    run,
 
     async write<T>(operation: string, fn: (client: Client) => Promise<T>): Promise<T> {
       const wait = writeGap(Date.now(), wroteAt, contendedAt);
       if (wait > 0) await life.pause(wait);
       try {
-        return await this.run(operation, fn);
+        return await run(operation, fn);
       } finally {
         wroteAt = Date.now();
       }

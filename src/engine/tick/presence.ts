@@ -25,29 +25,19 @@ const fresh = (at: number, now: number): boolean => at >= now - PRESENCE_TTL_MS 
 export interface Presence {
   /** The other nodes seen in large minutes within the TTL; notes this node. Never rejects. */
   live(now: number): Promise<string[]>;
-  /**
-   * Whether the last `live()` read found this node's own entry already there (fresh): the
-   * other nodes reading the same list then count this node in their shares too. False
-   * before the first read, after a failed one, and when this node had to (re)write its
-   * entry first: a node that is new to the list may be missing from the others' views.
-   */
-  known(): boolean;
 }
 
 /** Creates the presence of `node` over `store`'s settings. */
 export function createPresence(deps: { store: Store; node: string; log: Logger }): Presence {
   const { store, node, log } = deps;
   let wrote = -Infinity;
-  let known = false;
   return {
-    known: () => known,
     async live(now) {
       try {
         const seen = parse(await store.getSetting(PRESENCE_KEY));
         const live = new Map<string, number>();
         for (const [name, at] of seen) if (fresh(at, now)) live.set(name, at);
         const mine = live.get(node);
-        known = mine !== undefined;
         if (mine === undefined || now - Math.max(mine, wrote) >= REFRESH_MS) {
           wrote = now;
           // Read-modify-write: nodes booting together overwrite one another's entries, and a
@@ -64,7 +54,6 @@ export function createPresence(deps: { store: Store; node: string; log: Logger }
         live.delete(node);
         return [...live.keys()];
       } catch (e) {
-        known = false;
         log.debug("node presence unavailable; spreading without it", { error: errorText(e) });
         return [];
       }

@@ -43,12 +43,6 @@ export interface RunQueue {
   budget(): number;
   /** Runs worth claiming beyond the free capacity: about `AHEAD_MS` of work at the average run time measured. */
   ahead(): number;
-  /**
-   * Whether runs settle within `AHEAD_MS` on average (or none has been measured yet): a
-   * node then claims its own share of a large minute whole, since it starts it about as
-   * fast as it could claim it in rounds.
-   */
-  quick(): boolean;
   /** Drops every queued run (their `drop()`); resolves when they are dropped. */
   drop(): Promise<void>;
 }
@@ -135,7 +129,6 @@ export function createRunQueue(deps: {
       return Math.max(0, free + (settling ? ahead() : 0) - (waiting.length - head));
     },
     ahead,
-    quick: () => average === undefined || average <= AHEAD_MS,
     async drop() {
       const dropped = waiting.splice(head);
       waiting.length = 0;

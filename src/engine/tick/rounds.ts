@@ -57,8 +57,6 @@ interface Plan {
   nextUnread: number;
   /** Whether a round of this plan ran. */
   started: boolean;
-  /** Whether the other nodes count this one in their shares (see `begin`). */
-  steady: boolean;
 }
 
 /**
@@ -87,11 +85,8 @@ export interface Rounds {
   /**
    * Replaces the plan with a new tick's: `due` in claim order, other nodes' shares from
    * `helpFrom`, then `unread` (other nodes' jobs not planned yet; read when helping).
-   * `steady`: this node's presence entry was already in the list it read, so the others
-   * reading that list count it in their shares; only then is its own share claimed whole
-   * (a node the others do not know yet would lose its share to them: they claim it as theirs).
    */
-  begin(now: number, due: DueJob[], helpFrom: number, unread?: readonly ResolvedJob[], steady?: boolean): void;
+  begin(now: number, due: DueJob[], helpFrom: number, unread?: readonly ResolvedJob[]): void;
   /** Forgets the plan (a tick that failed before planning). */
   clear(): void;
   /** The `now` of the plan, while it has slots left. */
@@ -247,7 +242,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
   };
 
   return {
-    begin(now, due, helpFrom, unread = [], steady = false) {
+    begin(now, due, helpFrom, unread = []) {
       plan = {
         now,
         batch: crypto.randomUUID(),
@@ -261,7 +256,6 @@ export function createRounds(deps: RoundsDeps): Rounds {
         unread,
         nextUnread: 0,
         started: false,
-        steady,
       };
       // Each job not read may have a slot due: the timer keeps coming back until they are read.
       plan.deferred += unread.length;
@@ -300,13 +294,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
       const alone = p.helpFrom >= p.due.length && p.unread.length === 0;
       for (let first = true;; first = false) {
         // What this round already won is not queued yet: it counts against the budget.
-        // This node's own share is claimed whole (in batches) while its runs settle within a
-        // second and the others know this node: capacity bounds the handlers in flight, not the
-        // claims, and a share claimed in one go costs one write per batch instead of a round
-        // per free slot (each a write lock the other nodes queue behind). Slow runs, or a node
-        // new to the presence list, claim at the measured pace; the rest is helped with.
-        const whole = alone || (p.next < p.helpFrom && p.steady && queue.quick());
-        const budget = whole ? Infinity : Math.max(0, queue.budget() - won.size);
+        const budget = alone ? Infinity : Math.max(0, queue.budget() - won.size);
         if (!first && (budget === 0 || done(p) || p.next >= p.helpFrom)) break;
         // A store that answers from memory would chain every batch in one turn.
         if (!first) await nextTurn();

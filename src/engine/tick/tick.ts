@@ -217,9 +217,7 @@ export function createTicker(deps: TickDeps): Ticker {
     const unread = shares === undefined
       ? []
       : shares.theirs.filter((job) => !Object.hasOwn(snapshot.jobs, job.name) && slotSince(job, covered!, now));
-    // Whether the others count this node in their shares (see `Rounds.begin`).
-    const steady = (mayBeLarge || first) && presence.known();
-    rounds.begin(now, due, helpFrom, unread, steady);
+    rounds.begin(now, due, helpFrom, unread);
     const started: Promise<unknown>[] = [];
     const won = await rounds.round(draft, now, started);
     started.push(...startAgain());

@@ -231,79 +231,6 @@ describe("concurrency", () => {
     assert.equal(ran.filter((r) => r.endsWith(`@${slot}`)).length, 40, "then n2 helps with all of it");
   });
 
-  it("a node missing from the presence list the others read claims its first large minute at its free capacity, not its whole share", async () => {
-    const store = createMemoryStore();
-    const clock = createManualClock(T0 - MIN);
-    await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
-    const running = runningPerClaim(store);
-    const b = setup({ clock, store, node: "n2", concurrency: 5 });
-    const names = Array.from({ length: 60 }, (_, i) => `job-${i}`);
-    for (const name of names) b.scheduler.job(name, { schedule: "* * * * *", run: () => {} });
-    await b.scheduler.tick(T0 - MIN + 1);
-    // n3 arrives before the minute and its write of the list drops n2's entry: n1 and n3
-    // read a list without n2 and count n2's jobs in their own shares.
-    await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0, n3: T0 }));
-    await clock.set(T0);
-    running.length = 0;
-    const tick = b.scheduler.tick(T0);
-    await clock.advance(HELP_DELAY_MS);
-    await tick;
-    const share = names.filter((n) => ownerOf(n, ["n1", "n2", "n3"]) === "n2").length;
-    assert.ok(share > 5, `share of n2: ${share}`);
-    assert.equal(running[0], 5, `first claim: the free capacity (5) of a share of ${share}, got ${running}`);
-  });
-
-  it("a node claims its own share whole while its runs are quick, and only at its pace once they are slow", async () => {
-    const store = createMemoryStore();
-    const calls = countCalls(store);
-    const clock = createManualClock(T0 - MIN);
-    await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
-    const running = runningPerClaim(store);
-    const b = setup({ clock, store, node: "n2", concurrency: 5 });
-    const names = Array.from({ length: 60 }, (_, i) => `job-${i}`);
-    let slow = false;
-    for (const name of names) {
-      b.scheduler.job(name, {
-        schedule: "* * * * *",
-        // Slow: each run takes 5 s of the (manual) clock.
-        run: () => (slow ? new Promise<void>((resolve) => clock.setTimeout(resolve, 5_000)) : undefined),
-      });
-    }
-    await b.scheduler.tick(T0 - MIN + 1);
-    const share = names.filter((n) => ownerOf(n, ["n1", "n2"]) === "n2").length;
-    assert.ok(share > 10, `share of n2: ${share}`);
-
-    // Quick runs (none timed yet, then ~0 ms): the whole share in one claim, not rounds of 5.
-    await clock.set(T0);
-    calls.requests.length = 0;
-    const quick = b.scheduler.tick(T0);
-    await clock.advance(HELP_DELAY_MS);
-    await quick;
-    assert.equal(calls.requests[0], share, `first claim: the whole share of ${share}, got ${calls.requests}`);
-
-    // Slow runs: the pace is measured over a minute of them, then the next minute's first
-    // claim takes what the node can start within about a second (its 5 free slots + 1), not its share.
-    slow = true;
-    await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 + MIN, n2: T0 + MIN }));
-    await clock.set(T0 + MIN);
-    let timed = false;
-    const timing = b.scheduler.tick(T0 + MIN).then(() => void (timed = true));
-    for (let i = 0; i < 100 && !timed; i++) await clock.advance(5_000);
-    await timing;
-    const next = Math.ceil((clock.now() + 1) / MIN) * MIN;
-    await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: next, n2: next }));
-    await clock.set(next);
-    running.length = 0;
-    const paced = b.scheduler.tick(next);
-    // Host turns (the tick yields between its steps), no time passing.
-    for (let i = 0; i < 40 && running.length === 0; i++) await new Promise((r) => setTimeout(r, 0));
-    assert.ok(running[0]! <= 6, `first claim at the slow pace: at most 6 slots to run, got ${running}`);
-    let done = false;
-    void paced.then(() => void (done = true));
-    for (let i = 0; i < 200 && !done; i++) await clock.advance(5_000);
-    await paced;
-  });
-
   it("with other nodes ticking, a node reads and plans its own share only, and still runs a gone node's share", async () => {
     const store = createMemoryStore();
     const clock = createManualClock(T0 - MIN);
@@ -414,6 +341,7 @@ describe("concurrency", () => {
   });
 });
 
+/** Counts `snapshot()` calls and the size of each `claim()` batch of a memory store. */
 /** Nodes n1 and n2 (concurrency 5) on `store`, each with the same 40 minutely jobs; `ran` lists `job@slot` per run. */
 function twoNodes(clock: ReturnType<typeof createManualClock>, store: MemoryStore) {
   const a = setup({ clock, store, node: "n1", concurrency: 5 });
@@ -428,18 +356,6 @@ function twoNodes(clock: ReturnType<typeof createManualClock>, store: MemoryStor
   return { a, b, names, ran };
 }
 
-/** Slots to run per claim call, in order (missed slots, recorded at once, cost no capacity). */
-function runningPerClaim(store: MemoryStore): number[] {
-  const running: number[] = [];
-  const claim = store.claim;
-  store.claim = (requests) => {
-    running.push(requests.filter((r) => r.status === "running").length);
-    return claim(requests);
-  };
-  return running;
-}
-
-/** Counts `snapshot()` calls and the size of each `claim()` batch of a memory store. */
 function countCalls(store: MemoryStore): { snapshot: number; requests: number[]; presence: number } {
   const calls = { snapshot: 0, requests: [] as number[], presence: 0 };
   const { snapshot, claim, getSetting } = store;

@@ -14,25 +14,6 @@ describe("presence", () => {
     assert.deepEqual(await a.live(T0 + 2), ["b"]);
   });
 
-  it("known() once this node's entry was already in the list it read: not on its first read, nor after its entry was lost", async () => {
-    const store = createMemoryStore();
-    const a = createPresence({ store, node: "a", log: memoryLogger() });
-    assert.equal(a.known(), false, "before any read");
-    await a.live(T0);
-    assert.equal(a.known(), false, "first read: a wrote its entry, others may not have read it");
-    await a.live(T0 + 1_000);
-    assert.equal(a.known(), true, "its entry was there");
-    // Another node's read-modify-write dropped a's entry.
-    await store.putSetting(PRESENCE_KEY, JSON.stringify({ b: T0 + 2_000 }));
-    await a.live(T0 + 2_000);
-    assert.equal(a.known(), false, "missing from the list others read");
-    await a.live(T0 + 3_000);
-    assert.equal(a.known(), true);
-    store.setFailing(true);
-    await a.live(T0 + 4_000);
-    assert.equal(a.known(), false, "a failed read knows nothing");
-  });
-
   it("forgets a node not seen within the TTL", async () => {
     const store = createMemoryStore();
     await store.putSetting(PRESENCE_KEY, JSON.stringify({ old: T0 - PRESENCE_TTL_MS - 1, recent: T0 - 1_000 }));

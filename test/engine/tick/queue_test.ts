@@ -55,23 +55,6 @@ describe("the run queue", () => {
     assert.equal(q.queue.budget(), 10 + 200);
   });
 
-  it("quick() while runs settle within AHEAD_MS on average (or none was timed), not once they take longer", async () => {
-    const q = queueOf(10);
-    assert.equal(q.queue.quick(), true, "nothing timed yet");
-    const fast = q.push(1);
-    q.at(50);
-    q.gates[1]!();
-    await fast;
-    assert.equal(q.queue.quick(), true, "50 ms runs");
-    for (let id = 2; id <= 12; id++) {
-      const run = q.push(id);
-      q.at(50 + (id - 1) * 5 * AHEAD_MS);
-      q.gates[id]!();
-      await run;
-    }
-    assert.equal(q.queue.quick(), false, "runs of 5 x AHEAD_MS");
-  });
-
   it("claims nothing ahead while every run is busy and none settled for AHEAD_MS (long handlers)", async () => {
     const q = queueOf(1);
     const first = q.push(1);

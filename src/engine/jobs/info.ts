@@ -115,14 +115,18 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
         j.source === "data" && !found.has(j.name) && !registry.isCode(j.name) && (upTo === undefined || j.name <= upTo)
       )
       .map((j) => j.name);
-    // Resolved RESOLVE_STEP names at a time with a host turn between: a page of new
-    // definitions (the first read after another node stored them) resolves each one, and
-    // a thousand at once held the event loop for 100-190 ms.
+    // Synced RESOLVE_STEP names at a time, with a host turn after a step that changed the
+    // registry: a page of new definitions (the first read after another node stored them)
+    // resolves each one, and a thousand at once held the event loop for 100-190 ms. A page
+    // whose definitions are all known costs a version check each and no turn.
     const covered = [...found, ...gone];
+    let changed = false;
     for (let i = 0; i < covered.length; i += RESOLVE_STEP) {
-      if (i > 0) await hostTurn();
+      if (changed) await hostTurn();
       const names = new Set(covered.slice(i, i + RESOLVE_STEP));
+      const version = registry.version;
       registry.syncPart({ defs: defs.filter((d) => names.has(d.name)) }, names);
+      changed = registry.version !== version;
     }
     return pageOf(await sortedJobs(), after, size);
   };

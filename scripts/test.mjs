@@ -368,11 +368,12 @@ const e2eWanted = () =>
  */
 function startE2eBuild() {
   const built = {};
-  let previous = Promise.resolve(true);
+  let previous = Promise.resolve(e2eWanted());
   for (const name of BUILD_ORDER) {
-    built[name] = previous = e2eWanted()
-      ? previous.then((ok) => ok && step(`e2e build (dist/, ${name})`, process.execPath, ["scripts/build.mjs", name]))
-      : Promise.resolve(true);
+    // An output is not built once one before it failed (nor when the tier does not run).
+    built[name] = previous = previous.then((ok) =>
+      ok && step(`e2e build (dist/, ${name})`, process.execPath, ["scripts/build.mjs", name])
+    );
   }
   return built;
 }
@@ -426,14 +427,14 @@ async function e2eTier(built) {
       const i = queue.findIndex(ready);
       if (i === -1) {
         // Nothing can start until another output is built.
+        // (`ok` is set first: its callbacks were registered before this race's.)
         await Promise.race(queue.flatMap((entry) => entry.needs.filter((n) => !(n in ok)).map((n) => built[n])));
-        await Promise.resolve();
         continue;
       }
       const [entry] = queue.splice(i, 1);
       const failed = entry.needs.filter((name) => !ok[name]);
       if (failed.length > 0) {
-        console.log(`--- e2e ${entry.file}: not run, the dist/ build of ${failed.join(", ")} failed`);
+        console.log(`--- e2e ${entry.file}: not run, dist/ ${failed.join(", ")} not built (a build step failed)`);
         results.push(false);
         continue;
       }

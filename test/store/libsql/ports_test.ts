@@ -95,7 +95,7 @@ describe("libsqlStore: this round's port methods", () => {
     raw.close();
   });
 
-  it("updateMany() of distinct rows (a tick's outcomes) is one set-based statement, compare-and-set per row", async () => {
+  it("updateMany() of distinct rows (a tick's outcomes) is one transaction of a set-based statement per set of fields, compare-and-set per row", async () => {
     const { client, calls, raw } = countingClient();
     const store = libsqlStore({ client });
     await store.claim(
@@ -109,7 +109,8 @@ describe("libsqlStore: this round's port methods", () => {
         : { status: "error" as const, finishedAt: T0 + i, leaseUntil: null, error: `boom ${i}` },
     }));
     const results = await store.updateMany(writes);
-    assert.deepEqual(calls, [{ kind: "batch", mode: "write", statements: 1 }]);
+    // Two sets of fields (the error patches also set `error`): two statements, one transaction.
+    assert.deepEqual(calls, [{ kind: "batch", mode: "write", statements: 2 }]);
     assert.deepEqual(results, writes.map((_, i) => i % 3 !== 0));
     const [j1, j2, j3] = await Promise.all([1, 2, 3].map((i) => store.getRun(`j${i}`, T0)));
     assert.deepEqual([j1?.status, j1?.finishedAt, j1?.leaseUntil, j1?.error, j1?.attempt], [

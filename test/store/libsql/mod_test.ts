@@ -122,6 +122,12 @@ describe("libsqlStore schema", () => {
     const claim = await plan(claimsStatement([request("a", T0, { overlap: "bufferAll" })]));
     assert.match(claim, /SEARCH o USING INDEX edgecron_runs_open \(job=\?\)/);
     assert.match(claim, /SEARCH q USING INDEX edgecron_runs_open \(job=\?\)/);
+    // A plain batch (skip or allow, no maxRuns) takes the short form: the same overlap probe
+    // on the open rows, and none of the steps that materialise every request again.
+    const plain = claimsStatement([request("a", T0), request("b", T0, { overlap: "allow" })]);
+    assert.doesNotMatch(plain.sql, /MATERIALIZED|OVER \(/);
+    assert.match(await plan(plain), /SEARCH o USING INDEX edgecron_runs_open \(job=\?\)/);
+    assert.match(claimsStatement([request("a", T0), request("b", T0, { maxRuns: 3 })]).sql, /MATERIALIZED/);
     raw.close();
   });
 

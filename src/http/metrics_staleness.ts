@@ -32,52 +32,31 @@ export interface StalenessCollector {
  */
 export function createStalenessCollector(scheduler: Scheduler): StalenessCollector {
   const success: string[] = [], next: string[] = [], skipped: string[] = [];
-  // Each family's page is gathered as parts (fixed text, the job's label, the value)
-  // and joined once: no string per line is built, and the joined page is flat, so the
-  // stream encodes it without first flattening thousands of small pieces. The three
-  // part lists are kept from page to page (overwritten, not rebuilt), so they grow once
-  // per scrape instead of once per page.
+  // Each family's page is gathered as one line per job (the skips' three lines as one)
+  // and joined once: the joined page is flat, so the stream encodes it without first
+  // flattening a rope. A string per line joins faster than its five parts did (a join
+  // pays per piece: 24 pieces a job made the joins most of the family's time). The
+  // three line lists are kept from page to page (overwritten, not rebuilt), so they
+  // grow once per scrape instead of once per page.
   const s: string[] = [], n: string[] = [], k: string[] = [];
   return {
     async addPage(jobs) {
       // Written by index and cut to length before the join: a list keeps its backing store.
       let a = 0, b = 0, c = 0;
       for (const job of jobs) {
-        const label = `{job="${labelValue(job.name)}"`;
+        const name = labelValue(job.name);
         // Most jobs' newest outcome says it all; only the others cost an await and a read.
         const known = successOf(job);
         const at = known === LOOK ? await lastSuccess(scheduler, job) : known;
-        if (at !== undefined) {
-          s[a++] = "edgecron_last_success_timestamp_seconds";
-          s[a++] = label;
-          s[a++] = "} ";
-          s[a++] = String(at / 1000);
-          s[a++] = "\n";
-        }
-        if (job.next !== undefined) {
-          n[b++] = "edgecron_next_run_timestamp_seconds";
-          n[b++] = label;
-          n[b++] = "} ";
-          n[b++] = String(job.next / 1000);
-          n[b++] = "\n";
-        }
+        if (at !== undefined) s[a++] = `edgecron_last_success_timestamp_seconds{job="${name}"} ${at / 1000}\n`;
+        if (job.next !== undefined) n[b++] = `edgecron_next_run_timestamp_seconds{job="${name}"} ${job.next / 1000}\n`;
         const counts = job.statusCounts;
         if (counts !== undefined) {
           const skipped = counts["skipped"] ?? 0;
           const full = Math.min(job.bufferFull ?? 0, skipped);
-          k[c++] = "edgecron_skipped_total";
-          k[c++] = label;
-          k[c++] = ',reason="overlap"} ';
-          k[c++] = String(skipped - full);
-          k[c++] = "\nedgecron_skipped_total";
-          k[c++] = label;
-          k[c++] = ',reason="buffer-full"} ';
-          k[c++] = String(full);
-          k[c++] = "\nedgecron_skipped_total";
-          k[c++] = label;
-          k[c++] = ',reason="catch-up"} ';
-          k[c++] = String(counts["missed"] ?? 0);
-          k[c++] = "\n";
+          k[c++] = `edgecron_skipped_total{job="${name}",reason="overlap"} ${skipped - full}\n` +
+            `edgecron_skipped_total{job="${name}",reason="buffer-full"} ${full}\n` +
+            `edgecron_skipped_total{job="${name}",reason="catch-up"} ${counts["missed"] ?? 0}\n`;
         }
       }
       s.length = a;

@@ -223,6 +223,24 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
     return out;
   };
 
+  // Each job's next slot as summaries() last computed it, by position in the name-sorted
+  // list it was computed on (typed arrays, read in page order: no lookup by name). A slot
+  // computed at `from` is the job's next one for any `now` in [from, slot), as the timer's
+  // wake cache holds; so a later scrape steps no schedule until the slot passes (stepping
+  // 100 000 cron schedules was about 150 ms of a scrape).
+  let slots: { jobs: readonly Listed[]; from: Float64Array; next: Float64Array } | undefined;
+  // The slots of the page that starts at `jobs[0]`, when that page lies in the current sorted list.
+  const slotsOf = (jobs: readonly Listed[], after: string | undefined): { at: number; cache: typeof slots } => {
+    const sorted = byName?.jobs;
+    if (sorted === undefined) return { at: 0, cache: undefined };
+    const at = firstAfter(sorted, after);
+    if (sorted[at] !== jobs[0]) return { at: 0, cache: undefined };
+    if (slots?.jobs !== sorted) {
+      slots = { jobs: sorted, from: new Float64Array(sorted.length).fill(NaN), next: new Float64Array(sorted.length) };
+    }
+    return { at, cache: slots };
+  };
+
   // A page of jobs with what `GET /metrics` reads: the definitions of the page's range
   // and one tally() of its jobs; nothing is described beyond that.
   const summaries = async (options: { after?: string; limit?: number } = {}): Promise<JobSummary[]> => {
@@ -233,8 +251,20 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
     const jobs = await pageJobs(after, size);
     if (jobs.length === 0) return [];
     const tally = await store.tally(jobs.map((j) => j.name), now);
+    // After the tally's await: the slots of the list the page is in now.
+    const { at, cache } = slotsOf(jobs, after);
+    const nextOf = (job: ResolvedJob, i: number): number | undefined => {
+      if (cache !== undefined && cache.from[at + i]! <= now && now < cache.next[at + i]!) return cache.next[at + i];
+      const next = nextRuns(job, now, 1)[0];
+      if (cache !== undefined) {
+        cache.from[at + i] = next === undefined ? NaN : now;
+        cache.next[at + i] = next ?? 0;
+      }
+      return next;
+    };
     const out: JobSummary[] = [];
-    for (const listed of jobs) {
+    for (let i = 0; i < jobs.length; i++) {
+      const listed = jobs[i]!;
       const t = own(tally, listed.name);
       const paused = t?.paused ?? false;
       if ("reason" in listed) {
@@ -255,7 +285,7 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
         enabled: listed.enabled,
         paused,
         runningSince: t?.runningSince,
-        next: fires ? nextRuns(listed, now, 1)[0] : undefined,
+        next: fires ? nextOf(listed, i) : undefined,
         lastOutcome: t?.last,
       };
       if (t !== undefined) {
@@ -283,12 +313,8 @@ function sortByName<T extends { name: string }>(items: T[]): T[] {
   return items.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-/** The page of name-sorted `jobs` strictly after `after`, at most `limit` long: a binary search, not a pass. */
-function pageOf<T extends { name: string }>(
-  sorted: readonly T[],
-  after: string | undefined,
-  limit: number | undefined,
-): T[] {
+/** The position of the first of name-sorted `jobs` strictly after `after`: a binary search, not a pass. */
+function firstAfter(sorted: readonly { name: string }[], after: string | undefined): number {
   let lo = 0;
   if (after !== undefined) {
     let hi = sorted.length;
@@ -298,6 +324,16 @@ function pageOf<T extends { name: string }>(
       else lo = mid + 1;
     }
   }
+  return lo;
+}
+
+/** The page of name-sorted `jobs` strictly after `after`, at most `limit` long. */
+function pageOf<T extends { name: string }>(
+  sorted: readonly T[],
+  after: string | undefined,
+  limit: number | undefined,
+): T[] {
+  const lo = firstAfter(sorted, after);
   const size = limit === undefined ? Infinity : Math.max(0, Math.floor(limit));
   return sorted.slice(lo, size === Infinity ? undefined : lo + size);
 }

@@ -11,6 +11,8 @@ import { nextTurn } from "../../store/_turn.ts";
 /** Items per sorted run (about 22 000 comparisons), and items merged between two turns. */
 const STEP = 2048;
 const MERGE_STEP = 16_384;
+/** Runs found in order between two turns: checking them is MERGE_STEP comparisons, as a merge step. */
+const ORDERED_RUNS = MERGE_STEP / STEP;
 
 const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
@@ -35,11 +37,19 @@ export async function sortByNameInSteps<T extends { name: string }>(
 ): Promise<T[]> {
   if (items.length <= STEP) return items.sort(byName);
   let runs: T[][] = [];
+  let ordered = 0;
   for (let i = 0; i < items.length; i += STEP) {
     const run = items.slice(i, i + STEP);
-    // Jobs are often registered in name order: a run already in order is not sorted again.
-    runs.push(inOrder(run) ? run : run.sort(byName));
-    await pause();
+    // Jobs are often registered in name order: a run already in order is not sorted again,
+    // and costs one pass, so several such runs share a turn (a turn idles about 1 ms: at
+    // 100 000 names in order, 49 turns were most of the sort).
+    if (inOrder(run)) {
+      runs.push(run);
+      if (++ordered % ORDERED_RUNS === 0) await pause();
+    } else {
+      runs.push(run.sort(byName));
+      await pause();
+    }
   }
   while (runs.length > 1) {
     const merged: T[][] = [];

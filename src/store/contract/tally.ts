@@ -64,6 +64,23 @@ export function tallyCases({ it, withStore }: ContractContext): void {
       assert.equal((await store.tally(["a"], slots[4]! + MIN + 1))["a"]!.runningSince, undefined);
     }));
 
+  it("tally() of a page of many names counts every one of them, whatever characters they hold, and no job not asked for", () =>
+    withStore(async (store) => {
+      if (lacks(store)) return;
+      // A scrape's page: many names in order. U+FFFF and U+1F600 sort one way in UTF-16
+      // and the other in UTF-8; jobs between the names have rows and a paused flag.
+      const names = [...Array.from({ length: 40 }, (_, i) => `p-${String(i).padStart(2, "0")}`), "\uffff", "\u{1f600}"];
+      const others = ["p-05x", "p-20x", "\ufffe"];
+      await store.claim([...names, ...others].map((job) => request(job, T0, { status: "missed" })));
+      await store.claim([request("p-07", T0 + MIN, { leaseUntil: T0 + 2 * MIN })]);
+      for (const job of ["p-09", "p-20x"]) await store.setPaused(job, true, T0);
+      const tally = await store.tally(names, T0 + MIN);
+      assert.deepEqual(Object.keys(tally).sort(), [...names].sort());
+      for (const name of names) assert.equal(tally[name]!.counts.missed, 1, `${name}: its row`);
+      assert.deepEqual(names.filter((n) => tally[n]!.paused), ["p-09"]);
+      assert.deepEqual(names.filter((n) => tally[n]!.runningSince !== undefined), ["p-07"]);
+    }));
+
   it("tally() never writes, and checks its arguments", () =>
     withStore(async (store) => {
       if (lacks(store)) return;

@@ -23,7 +23,7 @@ import {
   runRecord,
   runsStatement,
 } from "./statements.ts";
-import { tallyOf, tallyStatements } from "./tally.ts";
+import { tallyOf, tallyStatement } from "./tally.ts";
 
 // A row whose slot is not an instant (edited by hand) is left out of reads: its job is
 // marked broken by the snapshot, and no reader has to cope with a slot that is not a number.
@@ -113,8 +113,8 @@ export function sqlReads(db: SqlExecutor, ready: () => Promise<void>): Reads {
       checkNames(names, "tally.names");
       checkInstant(now, "tally.now");
       await ready();
-      const [states, groups] = await db.read("tally", tallyStatements(names, now));
-      return tallyOf(names, states?.rows[0], groups?.rows[0]);
+      const [result] = await db.read("tally", [tallyStatement(names, now)]);
+      return tallyOf(names, result?.rows[0]);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createMemoryStore } from "../../../src/store/memory/mod.ts";
+import { createManualClock, type ManualClock } from "../../../src/engine/clock.ts";
 import type { Store } from "../../../src/store/types.ts";
 import { HOUR, MIN, setup, T0, tickAt } from "../_helpers.ts";
 
@@ -186,5 +187,28 @@ describe("list()", () => {
     const afterTick = walks; // the tick plans the job's window with between() too
     await s.scheduler.list({ window: 3 * HOUR });
     assert.equal(walks, afterTick + 1, "a tick drops the cache");
+  });
+});
+
+describe("summaries()", () => {
+  it("gives each job's next slot again after the clock reaches it or steps back, and after the job list changes", async () => {
+    const manual = createManualClock(T0 + 1);
+    let now = T0 + 1;
+    // A clock that may step back (the manual clock only moves forward).
+    const clock = { now: () => now, setTimeout: manual.setTimeout, clearTimeout: manual.clearTimeout };
+    const s = setup({ clock: clock as ManualClock });
+    s.scheduler.job("b", { schedule: "0 * * * *", run: () => {} });
+    s.scheduler.job("c", { schedule: "*/15 * * * *", run: () => {} });
+    const next = async (): Promise<Record<string, number | undefined>> =>
+      Object.fromEntries((await s.scheduler.summaries({ limit: 10 })).map((j) => [j.name, j.next]));
+    assert.deepEqual(await next(), { b: T0 + HOUR, c: T0 + 15 * MIN });
+    assert.deepEqual(await next(), { b: T0 + HOUR, c: T0 + 15 * MIN }, "the same, read again");
+    now = T0 + 15 * MIN;
+    assert.deepEqual(await next(), { b: T0 + HOUR, c: T0 + 30 * MIN }, "c's slot came: its next one");
+    now = T0 + 1;
+    assert.deepEqual(await next(), { b: T0 + HOUR, c: T0 + 15 * MIN }, "the clock stepped back");
+    // A job before the others by name moves them along the sorted list.
+    s.scheduler.job("a", { schedule: "*/5 * * * *", run: () => {} });
+    assert.deepEqual(await next(), { a: T0 + 5 * MIN, b: T0 + HOUR, c: T0 + 15 * MIN });
   });
 });

@@ -13,6 +13,15 @@ describe("sortByNameInSteps()", () => {
     assert.ok(pauses >= 10, `${pauses} pauses`);
   });
 
+  it("checks a list already in order run by run, several runs between pauses, and keeps its order", async () => {
+    const items = Array.from({ length: 100_000 }, (_, i) => ({ name: `job-${String(i).padStart(6, "0")}` }));
+    let pauses = 0;
+    const sorted = await sortByNameInSteps([...items], async () => void pauses++);
+    assert.deepEqual(sorted, items);
+    // 49 runs of 2 048: a pause every 8 of them, not one per run.
+    assert.equal(pauses, 6);
+  });
+
   it("sorts a small list in one step, without pausing", async () => {
     let pauses = 0;
     const sorted = await sortByNameInSteps(

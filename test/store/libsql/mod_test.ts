@@ -16,7 +16,7 @@ import {
 } from "../../../src/store/sql/statements.ts";
 import { SCHEMA_VERSION } from "../../../src/store/sql/schema.ts";
 import { claimsStatement } from "../../../src/store/sql/claims.ts";
-import { tallyStatements } from "../../../src/store/sql/tally.ts";
+import { RANGE_MIN, tallyStatement } from "../../../src/store/sql/tally.ts";
 import { request, storeContract } from "../contract.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "edgecron-libsql-"));
@@ -131,7 +131,7 @@ describe("libsqlStore schema", () => {
     raw.close();
   });
 
-  it("tally() groups finished rows on edgecron_runs_tally alone (no sort, no table row) and open rows on edgecron_runs_open; a version-5 file gains the index on init() (EXPLAIN QUERY PLAN)", async () => {
+  it("tally() groups finished rows on edgecron_runs_tally alone (no sort, no table row) and open rows on edgecron_runs_open, a page of many names as a range; a version-5 file gains the index on init() (EXPLAIN QUERY PLAN)", async () => {
     const url = freshUrl();
     const first = libsqlStore({ url });
     await first.claim([request("a", T0, { batch: "t1" }), request("b", T0, { batch: "t1" })]);
@@ -150,14 +150,23 @@ describe("libsqlStore schema", () => {
     raw.close();
     // A new connection: the one above still has the schema it read before init().
     const fresh = createClient({ url });
-    const [, groups] = tallyStatements(["a", "b"], T0);
-    const plan = (await fresh.execute({ sql: `EXPLAIN QUERY PLAN ${groups.sql}`, args: groups.args })).rows
-      .map((r) => String(r.detail)).join("\n");
+    const planOf = async (names: string[]): Promise<string> => {
+      const { sql, args } = tallyStatement(names, T0);
+      return (await fresh.execute({ sql: `EXPLAIN QUERY PLAN ${sql}`, args })).rows.map((r) => String(r.detail))
+        .join("\n");
+    };
+    // A few names: a seek per name; a scrape's page of many: one walk along each index's range.
+    const list = await planOf(["a", "b"]);
+    const page = await planOf(Array.from({ length: RANGE_MIN }, (_, i) => `job-${String(i).padStart(3, "0")}`));
     fresh.close();
-    assert.match(plan, /SEARCH c USING COVERING INDEX edgecron_runs_tally \(job=\?\)/);
-    assert.match(plan, /SEARCH c USING INDEX edgecron_runs_open \(job=\?\)/);
+    assert.match(list, /SEARCH c USING COVERING INDEX edgecron_runs_tally \(job=\?\)/);
+    assert.match(list, /SEARCH c USING INDEX edgecron_runs_open \(job=\?\)/);
+    assert.match(list, /SEARCH j USING INDEX sqlite_autoindex_edgecron_jobs_1 \(name=\?\)/);
+    assert.match(page, /SEARCH c USING COVERING INDEX edgecron_runs_tally \(job>\? AND job<\?\)/);
+    assert.match(page, /SEARCH c USING INDEX edgecron_runs_open \(job>\? AND job<\?\)/);
+    assert.match(page, /SEARCH j USING INDEX sqlite_autoindex_edgecron_jobs_1 \(name>\? AND name<\?\)/);
     // The open rows' groups are sorted (they are few); the finished rows' are not.
-    assert.equal(plan.match(/USE TEMP B-TREE/g)?.length, 1);
+    for (const plan of [list, page]) assert.equal(plan.match(/USE TEMP B-TREE/g)?.length, 1);
   });
 
   it("a snapshot of jobs the store knows is a read: it needs no write lock; a new name still writes", async () => {

@@ -27,19 +27,7 @@ import type { ClaimOutcome, ClaimRequest, ClaimResult, SlotKey } from "../types.
  */
 export function claimsStatement(requests: readonly ClaimRequest[]): SqlStatement {
   if (requests.every(plain)) return plainClaimsStatement(requests);
-  const rows = requests.map((r) => [
-    r.job,
-    r.slot,
-    r.kind,
-    r.status,
-    r.overlap,
-    r.node,
-    r.batch,
-    r.now,
-    r.status === "running" ? r.leaseUntil : null,
-    r.bufferLimit ?? DEFAULT_BUFFER_LIMIT,
-    r.maxRuns ?? null,
-  ]);
+  const rows = requests.map((r) => [...requestRow(r), r.bufferLimit ?? DEFAULT_BUFFER_LIMIT, r.maxRuns ?? null]);
   return {
     sql: `WITH req AS MATERIALIZED (
         SELECT r.key AS k,
@@ -111,17 +99,6 @@ const plain = (r: ClaimRequest): boolean =>
  * insert takes its rows in that order.
  */
 function plainClaimsStatement(requests: readonly ClaimRequest[]): SqlStatement {
-  const rows = requests.map((r) => [
-    r.job,
-    r.slot,
-    r.kind,
-    r.status,
-    r.overlap,
-    r.node,
-    r.batch,
-    r.now,
-    r.status === "running" ? r.leaseUntil : null,
-  ]);
   return {
     sql: `INSERT INTO edgecron_runs (${COLUMNS}, batch)
       SELECT job, slot, kind, status, 1, node, now, now,
@@ -143,9 +120,22 @@ function plainClaimsStatement(requests: readonly ClaimRequest[]): SqlStatement {
       ) WHERE true
       ON CONFLICT (job, slot) DO NOTHING
       RETURNING job, slot, status`,
-    args: [JSON.stringify(rows)],
+    args: [JSON.stringify(requests.map(requestRow))],
   };
 }
+
+/** The fields both claim forms read from a request's row array, `$[0]` to `$[8]`. */
+const requestRow = (r: ClaimRequest): unknown[] => [
+  r.job,
+  r.slot,
+  r.kind,
+  r.status,
+  r.overlap,
+  r.node,
+  r.batch,
+  r.now,
+  r.status === "running" ? r.leaseUntil : null,
+];
 
 // Shared pieces of the two claim forms; `req` names the request's columns in both.
 // Both probes name the open-row term of the `edgecron_runs_open` index word for word, so

@@ -164,8 +164,8 @@ describe("concurrency", () => {
     assert.deepEqual(calls.requests, [5], "capacity bounds runs, not claims: one batch");
     assert.equal(
       calls.presence,
-      2,
-      "a minute larger than the capacity reads who else ticks it (and reads back its own entry)",
+      3,
+      "a minute larger than the capacity reads who else ticks it (and reads back its own entry), and again after its snapshot",
     );
     assert.ok(peak <= 2, `at most 2 runs in flight, saw ${peak}`);
     assert.equal(order.length, 5, "each slot ran once");
@@ -182,6 +182,41 @@ describe("concurrency", () => {
     await tickAt(s, T0 + MIN);
     assert.equal(calls.presence, 2, "no presence read in ordinary minutes");
     assert.equal(calls.snapshot, 3);
+  });
+
+  it("a node that notes itself while another's large tick reads its snapshot gets its share in that minute, not after", async () => {
+    // Booting together, n3's presence entry was overwritten: at its next large minute n3
+    // notes itself again at its tick's start, while n1 is reading its snapshot.
+    const store = createMemoryStore();
+    const clock = createManualClock(T0 - MIN);
+    await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
+    const { snapshot } = store;
+    let arrives = false;
+    store.snapshot = async (list, now) => {
+      if (arrives) {
+        const seen = JSON.parse((await store.getSetting(PRESENCE_KEY))!);
+        await store.putSetting(PRESENCE_KEY, JSON.stringify({ ...seen, n3: now }));
+      }
+      return snapshot(list, now);
+    };
+    const { a, names, ran } = twoNodes(clock, store);
+    await a.scheduler.tick(T0 - MIN + 1); // registers without a slot
+    arrives = true;
+    await clock.set(T0);
+    const tick = a.scheduler.tick(T0);
+    await clock.advance(HELP_DELAY_MS - 1);
+    const of3 = names.filter((n) => ownerOf(n, ["n1", "n2", "n3"]) === "n3");
+    const mine = names.filter((n) => ownerOf(n, ["n1", "n2", "n3"]) === "n1");
+    assert.ok(of3.some((n) => ownerOf(n, ["n1", "n2"]) === "n1"), "some of n3's jobs were n1's before n3 came");
+    assert.deepEqual(
+      ran.map((r) => r.split("@")[0]).sort(),
+      [...mine].sort(),
+      "n1 ran its own share only during the head start",
+    );
+    await clock.advance(1);
+    await tick;
+    assert.equal(ran.length, 40, "then it helps with n2's and n3's shares, which no one claimed: every slot ran once");
+    assert.equal(new Set(ran).size, 40);
   });
 
   it("helping with another node's share claims only what that node left: none when it took it all, all when it is gone", async () => {

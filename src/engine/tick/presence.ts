@@ -7,7 +7,7 @@
  */
 import { errorText } from "../text.ts";
 import type { Store } from "../../store/types.ts";
-import type { Logger } from "../types.ts";
+import type { Clock, Logger } from "../types.ts";
 
 /** The setting that holds `{ node: last seen (epoch ms) }`. */
 export const PRESENCE_KEY = "edgecron.nodes";
@@ -18,21 +18,65 @@ const REFRESH_MS = 30_000;
 
 /** How many times a node writes its entry when another node's write replaced it. */
 const WRITE_TRIES = 3;
+/**
+ * After writing its entry, a node looks again this long later (and once more after each
+ * rewrite, at most `VERIFY_TRIES` times): another node's read-modify-write that began
+ * before this write can land after this node's read-back and drop its entry, and nodes
+ * booting together do exactly that. Left out until its next large minute, a node loses
+ * its share of that minute to the others.
+ */
+export const VERIFY_MS = 2_000;
+const VERIFY_TRIES = 3;
 
 const fresh = (at: number, now: number): boolean => at >= now - PRESENCE_TTL_MS && at <= now + PRESENCE_TTL_MS;
 
 /** The presence of one node. */
 export interface Presence {
-  /** The other nodes seen in large minutes within the TTL; notes this node. Never rejects. */
-  live(now: number): Promise<string[]>;
+  /**
+   * The other nodes seen in large minutes within the TTL; notes this node. With `verify`
+   * (a node with more jobs than its capacity, which others may spread to), a write is
+   * checked again `VERIFY_MS` later. Never rejects.
+   */
+  live(now: number, verify?: boolean): Promise<string[]>;
+  /** Stops the check that follows a write. */
+  close(): void;
 }
 
 /** Creates the presence of `node` over `store`'s settings. */
-export function createPresence(deps: { store: Store; node: string; log: Logger }): Presence {
-  const { store, node, log } = deps;
+export function createPresence(deps: { store: Store; node: string; log: Logger; clock?: Clock }): Presence {
+  const { store, node, log, clock } = deps;
   let wrote = -Infinity;
+  let timer: unknown;
+  let checks = 0;
+  /** Looks again `VERIFY_MS` after a write; rewrites the entry (merged) when it is gone. */
+  const verifySoon = (): void => {
+    if (clock === undefined || timer !== undefined || checks >= VERIFY_TRIES) return;
+    checks++;
+    timer = clock.setTimeout(() => {
+      timer = undefined;
+      void verify();
+    }, VERIFY_MS);
+  };
+  const verify = async (): Promise<void> => {
+    try {
+      const now = clock!.now();
+      const seen = parse(await store.getSetting(PRESENCE_KEY));
+      if (seen.has(node)) return;
+      const live = new Map<string, number>();
+      for (const [name, at] of seen) if (fresh(at, now)) live.set(name, at);
+      live.set(node, wrote);
+      await store.putSetting(PRESENCE_KEY, JSON.stringify(Object.fromEntries(live)));
+      verifySoon();
+    } catch (e) {
+      log.debug("node presence unavailable; spreading without it", { error: errorText(e) });
+    }
+  };
   return {
-    async live(now) {
+    close() {
+      if (timer !== undefined) clock?.clearTimeout(timer);
+      timer = undefined;
+    },
+    async live(now, verify = false) {
       try {
         const seen = parse(await store.getSetting(PRESENCE_KEY));
         const live = new Map<string, number>();
@@ -49,6 +93,10 @@ export function createPresence(deps: { store: Store; node: string; log: Logger }
             const back = parse(await store.getSetting(PRESENCE_KEY));
             for (const [name, at] of back) if (fresh(at, now) && !live.has(name)) live.set(name, at);
             if (back.get(node) === now) break;
+          }
+          if (verify) {
+            checks = 0;
+            verifySoon();
           }
         }
         live.delete(node);

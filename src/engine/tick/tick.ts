@@ -107,7 +107,7 @@ export function slotSince(job: ResolvedJob, from: number, now: number): boolean 
 export function createTicker(deps: TickDeps): Ticker {
   let lastTick: number | undefined;
   const { store, clock, node, registry, lease, tracker, emit, log } = deps;
-  const presence = createPresence({ store, node, log });
+  const presence = createPresence({ store, node, log, clock });
   const queue = createRunQueue({
     tracker,
     concurrency: deps.concurrency,
@@ -165,7 +165,7 @@ export function createTicker(deps: TickDeps): Ticker {
     // with a slot since then are read when helping; the older slots are all recorded.
     const free = deps.concurrency - tracker.handlers;
     const mayBeLarge = registry.count() > free;
-    let nodes = mayBeLarge || first ? await presence.live(now) : [];
+    let nodes = mayBeLarge || first ? await presence.live(now, mayBeLarge) : [];
     const covered = rounds.covered;
     const shares = mayBeLarge && nodes.length > 0 && covered !== undefined && covered < now
       ? sharesOf(nodes)
@@ -293,7 +293,10 @@ export function createTicker(deps: TickDeps): Ticker {
     start,
     more,
     hasRoom: () => queue.budget() >= deps.concurrency / 2,
-    drop: () => queue.drop(),
+    drop: () => {
+      presence.close();
+      return queue.drop();
+    },
     get lastTick() {
       return lastTick;
     },

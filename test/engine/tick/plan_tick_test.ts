@@ -164,8 +164,8 @@ describe("concurrency", () => {
     assert.deepEqual(calls.requests, [5], "capacity bounds runs, not claims: one batch");
     assert.equal(
       calls.presence,
-      3,
-      "a minute larger than the capacity reads who else ticks it (and reads back its own entry), and again after its snapshot",
+      4,
+      "the check 2 s after the registering tick's write, then a minute larger than the capacity reads who else ticks it (and reads back its own entry), and again after its snapshot",
     );
     assert.ok(peak <= 2, `at most 2 runs in flight, saw ${peak}`);
     assert.equal(order.length, 5, "each slot ran once");

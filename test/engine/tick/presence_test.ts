@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { createPresence, PRESENCE_KEY, PRESENCE_TTL_MS } from "../../../src/engine/tick/presence.ts";
+import { createPresence, PRESENCE_KEY, PRESENCE_TTL_MS, VERIFY_MS } from "../../../src/engine/tick/presence.ts";
+import { createManualClock } from "../../../src/engine/clock.ts";
 import { createMemoryStore } from "../../../src/store/memory/mod.ts";
 import { deferred, memoryLogger, T0 } from "../_helpers.ts";
 
@@ -50,5 +51,37 @@ describe("presence", () => {
     await Promise.all(nodes.map((node) => createPresence({ store, node, log: memoryLogger() }).live(T0)));
     const stored = JSON.parse((await getSetting(PRESENCE_KEY))!);
     assert.deepEqual(Object.keys(stored).sort(), nodes);
+  });
+  it("an entry another node's late write dropped is written again at the check after the write, once the check sees it gone", async () => {
+    const store = createMemoryStore();
+    const clock = createManualClock(T0);
+    const a = createPresence({ store, node: "a", log: memoryLogger(), clock });
+    assert.deepEqual(await a.live(T0, true), []);
+    // b read the row before a wrote, and writes after a's read-back: a's entry is gone.
+    await store.putSetting(PRESENCE_KEY, JSON.stringify({ b: T0 }));
+    await clock.advance(VERIFY_MS - 1);
+    assert.deepEqual(Object.keys(JSON.parse((await store.getSetting(PRESENCE_KEY))!)), ["b"]);
+    await clock.advance(1);
+    assert.deepEqual(JSON.parse((await store.getSetting(PRESENCE_KEY))!), { b: T0, a: T0 });
+    // The rewrite is checked too; an entry that stays needs no more writes.
+    const { putSetting } = store;
+    let writes = 0;
+    store.putSetting = (key, value) => (writes++, putSetting(key, value));
+    await clock.advance(VERIFY_MS);
+    assert.equal(writes, 0);
+    assert.equal(clock.pending().length, 0, "no check is left armed");
+  });
+
+  it("no check without verify, and close() disarms it", async () => {
+    const store = createMemoryStore();
+    const clock = createManualClock(T0);
+    const a = createPresence({ store, node: "a", log: memoryLogger(), clock });
+    await a.live(T0);
+    assert.equal(clock.pending().length, 0);
+    const b = createPresence({ store, node: "b", log: memoryLogger(), clock });
+    await b.live(T0, true);
+    assert.equal(clock.pending().length, 1);
+    b.close();
+    assert.equal(clock.pending().length, 0);
   });
 });

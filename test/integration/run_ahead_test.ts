@@ -67,14 +67,17 @@ describe("run-ahead on a one-minute trigger", { concurrency: true }, () => {
         assert.equal(result.outcome, "ok");
       };
       // Boot both isolates first, then shift their clocks so that worker time M (a
-      // minute boundary) comes 3 s from now, and deliver an event 1 s before M to both:
-      // it registers the job (a new job never runs slots from before it existed), has
-      // nothing to run ahead of, and warms each isolate's scheduled path.
+      // minute boundary) comes 10 s from now, and deliver an event 8 s before M to both:
+      // it registers the job (a new job never runs slots from before it existed), runs
+      // what is due before M, and warms each isolate's scheduled path. The 8 s are slack
+      // for a loaded machine: with 1 s, an event whose store calls over the test's HTTP
+      // server ran late left a run of the minute before M live at M (it started at M +
+      // 431 ms), and M's own slot was rightly recorded `skipped` (overlap), 2 full runs of 3.
       await Promise.all([call(a, "/"), call(b, "/")]);
       const M = Math.ceil((Date.now() + 60 * SEC) / MINUTE) * MINUTE;
-      const offset = M - (Date.now() + 3 * SEC);
+      const offset = M - (Date.now() + 10 * SEC);
       await Promise.all([call(a, `/offset?ms=${offset}`), call(b, `/offset?ms=${offset}`)]);
-      await Promise.all([fire(a, M - SEC), fire(b, M - SEC)]);
+      await Promise.all([fire(a, M - 8 * SEC), fire(b, M - 8 * SEC)]);
       await sleep(M - (Date.now() + offset));
       await Promise.all([fire(a, M), fire(b, M), fire(a, M)]);
       // The next minute's trigger: its first slot (the boundary) must run once, not twice.

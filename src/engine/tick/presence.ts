@@ -48,27 +48,35 @@ export function createPresence(deps: { store: Store; node: string; log: Logger; 
   let wrote = -Infinity;
   let timer: unknown;
   let checks = 0;
+  /** The stored entries within the TTL at `now`. */
+  const read = async (now: number): Promise<Map<string, number>> => {
+    const live = new Map<string, number>();
+    for (const [name, at] of parse(await store.getSetting(PRESENCE_KEY))) if (fresh(at, now)) live.set(name, at);
+    return live;
+  };
+  const write = (live: Map<string, number>): Promise<void> =>
+    store.putSetting(PRESENCE_KEY, JSON.stringify(Object.fromEntries(live)));
+  const unavailable = (e: unknown): void =>
+    log.debug("node presence unavailable; spreading without it", { error: errorText(e) });
+
   /** Looks again `VERIFY_MS` after a write; rewrites the entry (merged) when it is gone. */
-  const verifySoon = (): void => {
+  const checkSoon = (): void => {
     if (clock === undefined || timer !== undefined || checks >= VERIFY_TRIES) return;
     checks++;
     timer = clock.setTimeout(() => {
       timer = undefined;
-      void verify();
+      void check(clock.now());
     }, VERIFY_MS);
   };
-  const verify = async (): Promise<void> => {
+  const check = async (now: number): Promise<void> => {
     try {
-      const now = clock!.now();
-      const seen = parse(await store.getSetting(PRESENCE_KEY));
-      if (seen.has(node)) return;
-      const live = new Map<string, number>();
-      for (const [name, at] of seen) if (fresh(at, now)) live.set(name, at);
+      const live = await read(now);
+      if (live.has(node)) return;
       live.set(node, wrote);
-      await store.putSetting(PRESENCE_KEY, JSON.stringify(Object.fromEntries(live)));
-      verifySoon();
+      await write(live);
+      checkSoon();
     } catch (e) {
-      log.debug("node presence unavailable; spreading without it", { error: errorText(e) });
+      unavailable(e);
     }
   };
   return {
@@ -78,9 +86,7 @@ export function createPresence(deps: { store: Store; node: string; log: Logger; 
     },
     async live(now, verify = false) {
       try {
-        const seen = parse(await store.getSetting(PRESENCE_KEY));
-        const live = new Map<string, number>();
-        for (const [name, at] of seen) if (fresh(at, now)) live.set(name, at);
+        const live = await read(now);
         const mine = live.get(node);
         if (mine === undefined || now - Math.max(mine, wrote) >= REFRESH_MS) {
           wrote = now;
@@ -89,20 +95,20 @@ export function createPresence(deps: { store: Store; node: string; log: Logger; 
           // merge again until this node's entry stays (a few tries; advisory all the same).
           for (let tries = 0; tries < WRITE_TRIES; tries++) {
             live.set(node, now);
-            await store.putSetting(PRESENCE_KEY, JSON.stringify(Object.fromEntries(live)));
-            const back = parse(await store.getSetting(PRESENCE_KEY));
-            for (const [name, at] of back) if (fresh(at, now) && !live.has(name)) live.set(name, at);
+            await write(live);
+            const back = await read(now);
+            for (const [name, at] of back) if (!live.has(name)) live.set(name, at);
             if (back.get(node) === now) break;
           }
           if (verify) {
             checks = 0;
-            verifySoon();
+            checkSoon();
           }
         }
         live.delete(node);
         return [...live.keys()];
       } catch (e) {
-        log.debug("node presence unavailable; spreading without it", { error: errorText(e) });
+        unavailable(e);
         return [];
       }
     },

@@ -17,11 +17,8 @@ const ORDERED_RUNS = MERGE_STEP / STEP;
 const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /**
- * One turn of the host's event loop (timers and I/O run); not a clock read. A zero-delay
- * timer: it idles about 1 ms per turn on Node. A `MessageChannel` message comes back in
- * tens of microseconds on Node, but on Deno and Bun due timers did not run between such
- * turns (the runtimes tier caught it: a heartbeat timer would wait for the whole walk),
- * so the timer stays.
+ * One turn of the host's event loop (timers and I/O run); not a clock read: the store's
+ * `nextTurn` (`setImmediate` where the host has it, else a zero-delay timer).
  */
 export const hostTurn: () => Promise<void> = nextTurn;
 

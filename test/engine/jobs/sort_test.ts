@@ -34,13 +34,34 @@ describe("sortByNameInSteps()", () => {
 });
 
 describe("hostTurn()", () => {
-  it("lets a due timer run before it resolves (as a heartbeat timer must), on every runtime", async () => {
-    // A zero-delay timer set before the turn fires first: timers of equal delay run in the
-    // order they were set. A promise-only yield, or a MessageChannel message on Deno and
-    // Bun, resolves before it.
+  // Each busy-waits on the host's clock: a timer is due only once wall time has passed.
+  const busy = (ms: number): void => {
+    const until = performance.now() + ms;
+    while (performance.now() < until);
+  };
+
+  it("lets a timer that is due run before a second turn resolves (as a heartbeat timer must), on every runtime", async () => {
+    // A turn ends after this iteration's I/O; the next iteration begins with its due timers.
     let fired = false;
     setTimeout(() => (fired = true), 0);
+    busy(5);
+    await hostTurn();
     await hostTurn();
     assert.equal(fired, true);
+  });
+
+  it("never starves a timer: turns chained with work between them let it fire, on every runtime", async () => {
+    // A promise-only yield, or a MessageChannel message on Deno and Bun, never lets it run.
+    let fired = false;
+    setTimeout(() => (fired = true), 5);
+    let turns = 0;
+    while (!fired && turns < 1_000) {
+      busy(1);
+      await hostTurn();
+      turns++;
+    }
+    assert.equal(fired, true);
+    // Due after 5 ms of work: it runs at the next iteration's timers, not hundreds of turns later.
+    assert.ok(turns <= 50, `fired after ${turns} turns`);
   });
 });

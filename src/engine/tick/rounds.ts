@@ -53,6 +53,8 @@ interface Plan {
    * order: read and planned a window at a time when helping, then appended to `due`.
    */
   unread: readonly ResolvedJob[];
+  /** Which of `unread` to read when helping (the others have no slot to take); applied a window at a time. */
+  pending: (job: ResolvedJob) => boolean;
   /** The next of `unread` to read. */
   nextUnread: number;
   /** Whether a round of this plan ran. */
@@ -84,9 +86,16 @@ export interface RoundsDeps extends ClaimDeps, RunsDeps {}
 export interface Rounds {
   /**
    * Replaces the plan with a new tick's: `due` in claim order, other nodes' shares from
-   * `helpFrom`, then `unread` (other nodes' jobs not planned yet; read when helping).
+   * `helpFrom`, then `unread` (other nodes' jobs not planned yet; read when helping, those
+   * `pending` accepts: the filter runs a window at a time then, not on the way to the first claim).
    */
-  begin(now: number, due: DueJob[], helpFrom: number, unread?: readonly ResolvedJob[]): void;
+  begin(
+    now: number,
+    due: DueJob[],
+    helpFrom: number,
+    unread?: readonly ResolvedJob[],
+    pending?: (job: ResolvedJob) => boolean,
+  ): void;
   /** Forgets the plan (a tick that failed before planning). */
   clear(): void;
   /** The `now` of the plan, while it has slots left. */
@@ -129,7 +138,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
       if (p.next >= p.due.length && !done(p) && budget > 0) {
         const window = p.unread.slice(p.nextUnread, p.nextUnread + HELP_WINDOW);
         p.nextUnread += window.length;
-        const left = await planUnread(p, window);
+        const left = await planUnread(p, window.filter(p.pending));
         p.open = new Set(left);
         for (const d of left) p.due.push(d);
         p.checkedUntil = p.due.length;
@@ -242,7 +251,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
   };
 
   return {
-    begin(now, due, helpFrom, unread = []) {
+    begin(now, due, helpFrom, unread = [], pending = () => true) {
       plan = {
         now,
         batch: crypto.randomUUID(),
@@ -254,6 +263,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
         checkedUntil: helpFrom,
         open: new Set(),
         unread,
+        pending,
         nextUnread: 0,
         started: false,
       };

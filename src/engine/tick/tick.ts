@@ -225,10 +225,14 @@ export function createTicker(deps: TickDeps): Ticker {
     // plan covered, in helping order. A slot this misses (a job resumed after its slot while
     // its owner is gone) is planned once that owner's presence ends and the job is in a
     // live node's share; the store's claim keeps every slot to one run whatever is planned.
-    const unread = shares === undefined
-      ? []
-      : shares.theirs.filter((job) => !Object.hasOwn(snapshot.jobs, job.name) && slotSince(job, covered!, now));
-    rounds.begin(now, due, helpFrom, unread);
+    // Only whether one has such a slot is asked now (the first usually does): the filter
+    // over all of them (7 500 schedules stepped, 30-100 ms on four busy nodes) runs a window
+    // at a time when helping, after this node's own claims and starts.
+    const since = covered!;
+    const pending = (job: ResolvedJob): boolean => slotSince(job, since, now);
+    const unread = shares === undefined ? [] : shares.theirs.filter((job) => !Object.hasOwn(snapshot.jobs, job.name));
+    if (unread.length > 0 && !unread.some(pending)) unread.length = 0;
+    rounds.begin(now, due, helpFrom, unread, pending);
     const started: Promise<unknown>[] = [];
     const won = await rounds.round(draft, now, started);
     started.push(...startAgain());

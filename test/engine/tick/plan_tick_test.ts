@@ -12,6 +12,8 @@ import { createManualClock } from "../../../src/engine/clock.ts";
 import type { ClaimRequest, TickSnapshot } from "../../../src/store/types.ts";
 import { MIN, setup, T0, tickAt } from "../_helpers.ts";
 import { createMemoryStore, type MemoryStore } from "../../../src/store/memory/mod.ts";
+import { cron } from "../../../src/core/mod.ts";
+import type { Schedule } from "../../../src/core/types.ts";
 
 const job = (name: string, schedule = "* * * * *") => resolveJob(name, { schedule, run: () => {} }, {});
 
@@ -314,6 +316,41 @@ describe("concurrency", () => {
     await b.scheduler.tick(T0 + 30_000);
     assert.deepEqual(asked, [mine]);
     assert.deepEqual(read, [], "no slot of n1's jobs since the last plan: nothing to read");
+  });
+
+  it("the others' schedules are stepped when helping, not on the way to this node's own claims", async () => {
+    const store = createMemoryStore();
+    const clock = createManualClock(T0 - MIN);
+    await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
+    const b = setup({ clock, store, node: "n2", concurrency: 5 });
+    const names = Array.from({ length: 40 }, (_, i) => `job-${i}`);
+    const theirs = new Set(names.filter((n) => ownerOf(n, ["n1", "n2"]) === "n1"));
+    // Steps of the schedules of n1's jobs (n1 is gone), counted from the tick at T0 on.
+    let stepped = 0;
+    let counting = false;
+    const ran: string[] = [];
+    for (const name of names) {
+      const base = cron("* * * * *");
+      const counted: Schedule = Object.assign(Object.create(base) as Schedule, {
+        next: (after: number) => {
+          if (counting && theirs.has(name)) stepped++;
+          return base.next(after);
+        },
+      });
+      b.scheduler.job(name, { schedule: counted, run: (ctx) => void ran.push(`${ctx.job}@${ctx.slot}`) });
+    }
+    await b.scheduler.tick(T0 - MIN + 1);
+    await clock.set(T0);
+    counting = true;
+    const tick = b.scheduler.tick(T0);
+    await clock.advance(HELP_DELAY_MS - 1);
+    assert.ok(ran.length > 0, "n2's own share ran");
+    assert.ok(stepped <= 1, `at most one of n1's ${theirs.size} schedules stepped before helping (${stepped})`);
+    await clock.advance(1);
+    await tick;
+    assert.ok(stepped >= theirs.size, "each was stepped when n2 helped");
+    assert.equal(ran.filter((r) => r.endsWith(`@${T0}`)).length, 40, "and every slot ran, once");
+    assert.equal(new Set(ran).size, ran.length);
   });
 
   it("helping probes the others' newest slots and reads the state only of jobs their owners left", async () => {

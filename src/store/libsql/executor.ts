@@ -11,8 +11,13 @@ const statement = (s: SqlStatement): InStatement => ({ sql: s.sql, args: s.args 
 
 /** Runs the SQL store's batches on `connection`: writes as `"write"` batches, reads without a write lock. */
 export function libsqlExecutor(connection: LibsqlConnection): SqlExecutor {
+  let blocking = false;
   return {
     label: "libsql",
+
+    get blocking() {
+      return blocking;
+    },
 
     async write(operation, statements): Promise<SqlResult[]> {
       const sets = await connection.write(operation, (c) => c.batch(statements.map(statement), "write"));
@@ -30,7 +35,9 @@ export function libsqlExecutor(connection: LibsqlConnection): SqlExecutor {
     async prepare(): Promise<void> {
       await connection.run("init", async (c) => {
         // WAL lets readers run beside the one writer; the mode is stored in the file.
-        if (c.protocol === "file") await c.execute("PRAGMA journal_mode = WAL");
+        // The embedded engine steps statements on this thread (remote URLs are I/O).
+        blocking = c.protocol === "file";
+        if (blocking) await c.execute("PRAGMA journal_mode = WAL");
       });
     },
 

@@ -34,6 +34,11 @@ export interface SqlExecutor {
   write(operation: string, statements: readonly SqlStatement[]): Promise<SqlResult[]>;
   /** Runs read-only statements in one round trip, on one consistent view. Never writes. */
   read(operation: string, statements: readonly SqlStatement[]): Promise<SqlResult[]>;
+  /**
+   * True when statements run on the caller's thread (an embedded engine: a libSQL
+   * `file:` URL), so a long statement blocks the event loop; known after `prepare()`.
+   */
+  readonly blocking?: boolean;
   /** Once, before the schema is migrated (libSQL files switch to WAL here). */
   prepare?(): Promise<void>;
   /** Bounds internal retries by the caller's deadline. */

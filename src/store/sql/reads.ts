@@ -23,7 +23,8 @@ import {
   runRecord,
   runsStatement,
 } from "./statements.ts";
-import { tallyOf, tallyStatement } from "./tally.ts";
+import { createTallyPace, tallyOf, tallyStatement } from "./tally.ts";
+import { nextTurn } from "../_turn.ts";
 
 // A row whose slot is not an instant (edited by hand) is left out of reads: its job is
 // marked broken by the snapshot, and no reader has to cope with a slot that is not a number.
@@ -48,6 +49,25 @@ export function sqlReads(db: SqlExecutor, ready: () => Promise<void>): Reads {
     await ready();
     const [result] = await db.read(operation, [statement]);
     return (result?.rows ?? []).filter(readable).map(runRecord);
+  };
+
+  // On an embedded engine a tally goes in parts sized to the history (`createTallyPace`).
+  const pace = createTallyPace();
+  const tallyInParts = async (names: readonly string[], now: number): Promise<Record<string, JobTally>> => {
+    // In name order, so each part is a short range of the index (a page of a scrape is already).
+    const sorted = [...new Set(names)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const out: Record<string, JobTally> = Object.create(null);
+    for (let at = 0; at < sorted.length;) {
+      if (at > 0) await nextTurn();
+      const part = sorted.slice(at, at + pace.size);
+      at += part.length;
+      const started = Date.now();
+      const [result] = await db.read("tally", [tallyStatement(part, now)]);
+      pace.observe(part.length, Date.now() - started);
+      const tallies = tallyOf(part, result?.rows[0]);
+      for (const name of part) setOwn(out, name, tallies[name]!);
+    }
+    return out;
   };
 
   return {
@@ -113,6 +133,7 @@ export function sqlReads(db: SqlExecutor, ready: () => Promise<void>): Reads {
       checkNames(names, "tally.names");
       checkInstant(now, "tally.now");
       await ready();
+      if (db.blocking === true) return await tallyInParts(names, now);
       const [result] = await db.read("tally", [tallyStatement(names, now)]);
       return tallyOf(names, result?.rows[0]);
     },

@@ -16,7 +16,19 @@ import {
 } from "../../../src/store/sql/statements.ts";
 import { SCHEMA_VERSION } from "../../../src/store/sql/schema.ts";
 import { claimsStatement } from "../../../src/store/sql/claims.ts";
-import { RANGE_MIN, tallyStatement } from "../../../src/store/sql/tally.ts";
+import {
+  createTallyPace,
+  RANGE_MIN,
+  TALLY_FIRST_PART,
+  TALLY_MAX_PART,
+  TALLY_TARGET_MS,
+  tallyOf,
+  tallyStatement,
+} from "../../../src/store/sql/tally.ts";
+import { createSqlStore } from "../../../src/store/sql/store.ts";
+import { libsqlExecutor } from "../../../src/store/libsql/executor.ts";
+import { libsqlConnection } from "../../../src/store/libsql/connection.ts";
+import { resolveLibsqlOptions } from "../../../src/store/libsql/client.ts";
 import { request, storeContract } from "../contract.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "edgecron-libsql-"));
@@ -167,6 +179,67 @@ describe("libsqlStore schema", () => {
     assert.match(page, /SEARCH j USING INDEX sqlite_autoindex_edgecron_jobs_1 \(name>\? AND name<\?\)/);
     // The open rows' groups are sorted (they are few); the finished rows' are not.
     for (const plan of [list, page]) assert.equal(plan.match(/USE TEMP B-TREE/g)?.length, 1);
+  });
+
+  it("tally() on a file goes in parts sized to the history, in name order, and answers as one statement does", async () => {
+    const url = freshUrl();
+    // The store over a libSQL executor whose reads are recorded.
+    const executor = libsqlExecutor(libsqlConnection(resolveLibsqlOptions({ url })));
+    const parts: unknown[] = [];
+    const store = createSqlStore({
+      ...executor,
+      get blocking(): boolean {
+        return executor.blocking === true;
+      },
+      prepare: () => executor.prepare!(),
+      read: (operation, statements) => {
+        if (operation === "tally") parts.push(statements[0]!.args);
+        return executor.read(operation, statements);
+      },
+    });
+    // 300 jobs, asked out of order and one twice, beside a name beyond U+FFFF and "__proto__".
+    const names = Array.from({ length: 300 }, (_, i) => `job-${String((i * 7) % 300).padStart(3, "0")}`);
+    names.push("job-005", "\u{1F600}", "__proto__");
+    const ended = names.slice(0, 120);
+    await store.claim(ended.map((name) => request(name, T0, { batch: "t" })));
+    await store.updateMany(
+      ended.map((job, i) => ({
+        key: { job, slot: T0, attempt: 1, node: "node-a" },
+        patch: { status: i % 3 === 0 ? "error" : "ok", finishedAt: T0 + i, leaseUntil: null },
+      })),
+    );
+    await store.claim(names.slice(120, 140).map((name) => request(name, T0 + MIN, { batch: "u" })));
+    await store.setPaused("job-010", true, T0);
+    const tally = await store.tally(names, T0 + MIN);
+    assert.ok(executor.blocking, "a file: URL runs on this thread");
+    assert.ok(parts.length >= 3, `${parts.length} parts`);
+    // The one-statement answer, read on another connection.
+    const raw = createClient({ url });
+    const { sql, args } = tallyStatement(names, T0 + MIN);
+    const whole = tallyOf(names, (await raw.execute({ sql, args: args as (string | number)[] })).rows[0]);
+    raw.close();
+    assert.deepEqual({ ...tally }, { ...whole });
+    assert.equal(Object.keys(tally).length, 302);
+    assert.deepEqual([tally["job-010"]?.paused, tally[names[130]!]?.runningSince], [true, T0 + MIN]);
+    await store.close();
+  });
+
+  it("the tally's pace: small at first, a part that took long shrinks the next to about 20 ms' worth, fast full parts double it up to a page", () => {
+    const pace = createTallyPace();
+    assert.equal(pace.size, TALLY_FIRST_PART);
+    pace.observe(TALLY_FIRST_PART, 400);
+    assert.equal(pace.size, Math.floor((TALLY_FIRST_PART * TALLY_TARGET_MS) / 400));
+    pace.observe(pace.size, 10_000);
+    assert.equal(pace.size, 1, "never below one name");
+    for (let i = 0; i < 20; i++) pace.observe(pace.size, 1);
+    assert.equal(pace.size, TALLY_MAX_PART, "doubled back to a page, no further");
+    pace.observe(10, 1);
+    assert.equal(pace.size, TALLY_MAX_PART);
+    const short = createTallyPace();
+    short.observe(5, 1);
+    assert.equal(short.size, TALLY_FIRST_PART, "a part cut short by the list's end says nothing of the pace");
+    short.observe(TALLY_FIRST_PART, TALLY_TARGET_MS);
+    assert.equal(short.size, TALLY_FIRST_PART, "a part within the target keeps the size");
   });
 
   it("a snapshot of jobs the store knows is a read: it needs no write lock; a new name still writes", async () => {

@@ -282,7 +282,11 @@ export interface TickReport {
   /** Set when the store failed; then no slot ran. */
   error?: string;
   jobs: Record<string, JobTickReport>;
-  /** Due slots left unclaimed because this node was at its `concurrency`; other nodes (or this one's next tick) take them. */
+  /**
+   * Due slots left unclaimed because this node was at its `concurrency`; other nodes (or this
+   * one's next tick) take them. Other nodes' jobs this node has not read yet count one each
+   * (a bound: some may have no slot due).
+   */
   deferred?: number;
 }
 

@@ -7,9 +7,9 @@
  * The turn is the host's `setImmediate` where it has one (Node, Deno, Bun, workerd with
  * `nodejs_compat`): it resolves after the I/O of the current loop iteration, and the next
  * iteration runs its due timers first, so a chain of turns never starves a timer (a due
- * timer waits at most two turns' work). Without
- * it (workerd's plain globals) a zero-delay timer, which Node would clamp to 1 ms: a
- * 100 000-job scrape yields about 200 times, and those turns idled 150-200 ms of it.
+ * timer waits at most two turns' work). Without it (workerd's plain globals), a zero-delay
+ * timer, which Node would clamp to 1 ms: a 100 000-job scrape yields about 200 times, and
+ * those turns idled 150-200 ms of it.
  * (A `MessageChannel` message was tried and dropped: on Deno and Bun due timers did not
  * run between such turns.)
  */

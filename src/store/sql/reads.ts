@@ -55,7 +55,7 @@ export function sqlReads(db: SqlExecutor, ready: () => Promise<void>): Reads {
   const pace = createTallyPace();
   const tallyInParts = async (names: readonly string[], now: number): Promise<Record<string, JobTally>> => {
     // In name order, so each part is a short range of the index (a page of a scrape is already).
-    const sorted = [...new Set(names)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const sorted = [...new Set(names)].sort();
     const out: Record<string, JobTally> = Object.create(null);
     for (let at = 0; at < sorted.length;) {
       if (at > 0) await nextTurn();

@@ -96,8 +96,12 @@ function rangeOf(names: readonly string[]): [string, string] | undefined {
 export const TALLY_TARGET_MS = 20;
 /** Names of the first tally statement on an embedded engine: small, since the history's size is not known yet. */
 export const TALLY_FIRST_PART = 64;
-/** The most names per tally statement (a scrape's page). */
-export const TALLY_MAX_PART = 1_000;
+/**
+ * The most names per tally statement: a power of two above a scrape's page (1 000 names and
+ * the next page's first), so that doubling from `TALLY_FIRST_PART` reaches a size that
+ * takes a whole page in one statement (a cap of 1 000 split every page in two).
+ */
+export const TALLY_MAX_PART = 2_048;
 
 /** How many names the next tally statement takes, learnt from the time the last ones took. */
 export interface TallyPace {
@@ -110,7 +114,7 @@ export interface TallyPace {
  * The pace of `tally()` on an engine that steps statements on the event loop's thread.
  * SQLite's part of a tally walks every retained row of the page's jobs (about 0.24 µs a
  * row on a libSQL file): 1 000 jobs with 7 days of minutely history held the loop for
- * seconds in one statement. The size starts small, halves to what fits about
+ * seconds in one statement. The size starts small, shrinks to what fits about
  * `TALLY_TARGET_MS` after a slow statement and doubles after a fast one that was full.
  *
  * @example

@@ -26,6 +26,7 @@ import {
   tallyStatement,
 } from "../../../src/store/sql/tally.ts";
 import { createSqlStore } from "../../../src/store/sql/store.ts";
+import { SCRAPE_PAGE } from "../../../src/http/metrics.ts";
 import { libsqlExecutor } from "../../../src/store/libsql/executor.ts";
 import { libsqlConnection } from "../../../src/store/libsql/connection.ts";
 import { resolveLibsqlOptions } from "../../../src/store/libsql/client.ts";
@@ -224,7 +225,7 @@ describe("libsqlStore schema", () => {
     await store.close();
   });
 
-  it("the tally's pace: small at first, a part that took long shrinks the next to about 20 ms' worth, fast full parts double it up to a page", () => {
+  it("the tally's pace: small at first, a part that took long shrinks the next to about 20 ms' worth, fast full parts double it up to the cap, above a page", () => {
     const pace = createTallyPace();
     assert.equal(pace.size, TALLY_FIRST_PART);
     pace.observe(TALLY_FIRST_PART, 400);
@@ -232,7 +233,8 @@ describe("libsqlStore schema", () => {
     pace.observe(pace.size, 10_000);
     assert.equal(pace.size, 1, "never below one name");
     for (let i = 0; i < 20; i++) pace.observe(pace.size, 1);
-    assert.equal(pace.size, TALLY_MAX_PART, "doubled back to a page, no further");
+    assert.equal(pace.size, TALLY_MAX_PART, "doubled back to the cap, no further");
+    assert.ok(TALLY_MAX_PART > SCRAPE_PAGE, "a scrape's page and the next page's first name fit one statement");
     pace.observe(10, 1);
     assert.equal(pace.size, TALLY_MAX_PART);
     const short = createTallyPace();

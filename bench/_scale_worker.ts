@@ -1,7 +1,7 @@
 // One process of the 4-process punctuality bench (bench/scale.ts): timer mode on a shared
 // libSQL file, <jobs> no-op `* * * * *` jobs. Records each handler's start lateness
 // (start − slot) for slots in [first, last], and this process's CPU over those minutes.
-// Usage: _scale_worker.ts <db> <node> <jobs> <first slot> <minutes> [stats|-] [schedule]
+// Usage: _scale_worker.ts <db> <node> <jobs> <first slot> <minutes> [stats|-] [schedule|-] [claimAhead]
 // Prints one JSON line: { node, lateness: number[], cpuMs, claimed, lost, stats? }; with
 // `stats`, the driver's CPU per kind of statement batch over the measured minutes.
 import { createScheduler } from "../src/engine/mod.ts";
@@ -10,7 +10,8 @@ import type { Store } from "../src/store/types.ts";
 import { driverStats, resetStats } from "./_driver_stats.ts";
 
 const MIN = 60_000;
-const [db, node, jobsText, firstText, minutesText, statsFlag, scheduleText] = process.argv.slice(2);
+const [db, node, jobsText, firstText, minutesText, statsFlag, scheduleArg, claimAhead] = process.argv.slice(2);
+const scheduleText = scheduleArg === "-" ? undefined : scheduleArg;
 const stats = statsFlag === "stats" ? driverStats() : undefined;
 const first = Number(firstText);
 const last = first + (Number(minutesText) - 1) * MIN;
@@ -46,6 +47,7 @@ const traced = (store: Store): Store =>
 const scheduler = createScheduler({
   store: traced(libsqlStore({ url: `file:${db}`, busyTimeout: 30_000 })),
   node: node!,
+  ...(claimAhead === undefined ? {} : { claimAhead }),
   logger: {
     warn: (m) => console.error(`[${node}] ${m}`),
     error: (m) => console.error(`[${node}] ${m}`),

@@ -14,7 +14,8 @@
 //   its total time and the longest event-loop block while it ran; a whole minute tick
 //   (concurrency 20 000: 5 rounds), and timer re-arms (`nextWake` over every job, then the wake cache's heap).
 //
-// Run one part: `npx tsx bench/scale.ts procs|single|stall [--minutes=N] [--nodes=N] [--prof] [--stats] [--no-croner]`;
+// Run one part: `npx tsx bench/scale.ts procs|single|stall [--minutes=N] [--nodes=N] [--prof] [--stats] [--no-croner]
+// [--claim-ahead=2s]`;
 // `npm run bench` runs all three (`npm run bench -- --only=procs` for one).
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -78,6 +79,8 @@ export async function benchProcesses(
     stats?: boolean;
     croner?: boolean;
     schedule?: string;
+    /** The workers' `claimAhead` option (default: none, claim when due). */
+    claimAhead?: string;
   } = {},
 ): Promise<void> {
   const jobs = opts.jobs ?? 10_000;
@@ -120,7 +123,8 @@ export async function benchProcesses(
         String(first),
         String(minutes),
         opts.stats === true ? "stats" : "-",
-        ...(opts.schedule === undefined ? [] : [opts.schedule]),
+        opts.schedule ?? "-",
+        ...(opts.claimAhead === undefined ? [] : [opts.claimAhead]),
       ], node);
     }));
     const el = results.flatMap((r) => r["lateness"] as number[]);
@@ -360,6 +364,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
         stats: args.includes("--stats"),
         croner: !args.includes("--no-croner"),
         ...(flag("schedule") === undefined ? {} : { schedule: flag("schedule")! }),
+        ...(flag("claim-ahead") === undefined ? {} : { claimAhead: flag("claim-ahead")! }),
       });
     } else if (part === "single") await benchSingle(jobs);
     else if (part === "stall") await benchStall(jobs);

@@ -30,6 +30,8 @@ export interface ResolvedOptions {
   retentionMs: number;
   historyWarnRows: number;
   runAhead: boolean;
+  /** `claimAhead` in ms (0: claim when due). */
+  claimAheadMs: number;
 }
 
 /**
@@ -64,6 +66,7 @@ export function resolveOptions(options: SchedulerOptions): ResolvedOptions {
     retentionMs,
     historyWarnRows,
     runAhead: options.runAhead ?? true,
+    claimAheadMs: claimAheadOf(options, policy, at),
   };
 }
 
@@ -128,4 +131,25 @@ function storeTimeoutOf(options: SchedulerOptions, at: At): number {
   if (options.storeTimeout === undefined) return 30_000;
   if (options.storeTimeout === Infinity) return Infinity;
   return parseDuration(options.storeTimeout, { ...at("storeTimeout"), min: 1 });
+}
+
+/**
+ * Resolves `claimAhead` (default 0). A claim made ahead judges the other runs of its job
+ * live at the slot (`leaseUntil >= slot`): a live run's lease reaches at least `lease`
+ * less `heartbeat` past the clock, so that is the longest lead at which it reads right.
+ *
+ * @throws {SchedulerError} `invalid-spec` naming `claimAhead`.
+ */
+function claimAheadOf(options: SchedulerOptions, policy: LeasePolicy, at: At): number {
+  if (options.claimAhead === undefined) return 0;
+  const ms = parseDuration(options.claimAhead, at("claimAhead"));
+  const most = policy.leaseMs - policy.heartbeatMs;
+  if (ms > most) {
+    throw new SchedulerError(
+      "invalid-spec",
+      `claimAhead: must be at most lease less heartbeat (${most}ms), got ${ms}ms; shorten it or lengthen lease`,
+      { path: "claimAhead" },
+    );
+  }
+  return ms;
 }

@@ -76,7 +76,14 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
   const ticker = createTicker({ ...runner, reconciler, promoter, concurrency, retentionMs });
   const views = createJobViews({ store, clock, registry });
   const ready = createInit({ store, registry, clock, log, retentionMs, historyWarnRows: resolved.historyWarnRows });
-  const triggers = createTriggers({ ...runner, ticker, views, ready, runAhead: resolved.runAhead });
+  const triggers = createTriggers({
+    ...runner,
+    ticker,
+    views,
+    ready,
+    runAhead: resolved.runAhead,
+    claimAheadMs: resolved.claimAheadMs,
+  });
   const pauses = createPauses({ store, registry, clock, ready });
   const dataJobs = createDataJobs({ store, registry, views, clock, defaults, webhooks, signing, ready });
   // Every read waits for the store's schema first, like every other call that touches the store.

@@ -27,6 +27,8 @@ export interface TriggerDeps {
   ready: () => Promise<void>;
   /** `runAhead` option (default true): whether `tick(now, { until })` runs ahead. */
   runAhead: boolean;
+  /** `claimAhead` option in ms: how long before a slot timer mode claims it (0: when due). */
+  claimAheadMs: number;
 }
 
 /** The scheduler's `tick()` and `start()`, and `halt()` for `stop()`. */
@@ -41,7 +43,8 @@ export interface Triggers {
 
 /** One tick begun (`begin`), the next round of its plan (`more`), and whether a round is worth claiming. */
 interface RoundLoop {
-  begin(now: number): Promise<StartedTick>;
+  /** With `ahead`, `now` is a slot to come, claimed now and started then (`Ticker.start`). */
+  begin(now: number, ahead?: boolean): Promise<StartedTick>;
   more(): Promise<StartedTick>;
   /** At least half the capacity free: when the next round of a tick is worth claiming. */
   hasRoom(): boolean;
@@ -66,6 +69,7 @@ export function createTriggers(deps: TriggerDeps): Triggers {
           if (rounds.hasRoom()) wake();
         }),
       hasCapacity: rounds.hasRoom,
+      leadMs: deps.claimAheadMs,
     },
     rounds.begin,
     rounds.more,
@@ -95,9 +99,14 @@ export function createTriggers(deps: TriggerDeps): Triggers {
         aheads.delete(controller);
       }
     },
-    start: () => timer.start(),
+    start: () => {
+      deps.ticker.halt(false);
+      timer.start();
+    },
     async halt() {
       for (const controller of aheads) controller.abort();
+      // A wait for a slot claimed ahead ends now: its claims are released, not started.
+      deps.ticker.halt(true);
       await timer.stop();
       // Claims queued and not started are released: no new run starts while stopping.
       await deps.ticker.drop();
@@ -116,7 +125,7 @@ function createRoundLoop(deps: TriggerDeps): RoundLoop {
     const report: TickReport = { now, node, ok: false, error, jobs: {} };
     return { report, settled: Promise.resolve(report) };
   };
-  const begin = async (now: number): Promise<StartedTick> => {
+  const begin = async (now: number, ahead = false): Promise<StartedTick> => {
     try {
       await deps.ready();
     } catch {
@@ -124,7 +133,7 @@ function createRoundLoop(deps: TriggerDeps): RoundLoop {
     }
     views.invalidate();
     try {
-      return await ticker.start(now);
+      return await ticker.start(now, { ahead });
     } catch (e) {
       // Only a broken user-supplied Schedule object can get here; tick() still never rejects.
       return failed(now, e);

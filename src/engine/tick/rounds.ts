@@ -59,6 +59,8 @@ interface Plan {
   nextUnread: number;
   /** Whether a round of this plan ran. */
   started: boolean;
+  /** Claimed ahead of its slot (`claimAhead`): runs won start at `now`, not before. */
+  ahead: boolean;
 }
 
 /**
@@ -95,6 +97,7 @@ export interface Rounds {
     helpFrom: number,
     unread?: readonly ResolvedJob[],
     pending?: (job: ResolvedJob) => boolean,
+    ahead?: boolean,
   ): void;
   /** Forgets the plan (a tick that failed before planning). */
   clear(): void;
@@ -111,6 +114,13 @@ export interface Rounds {
    * the store's failure as an `Error`.
    */
   round(draft: ReportDraft, now: number, runs: Promise<unknown>[]): Promise<ReadonlyMap<string, unknown> | Error>;
+  /** Resolves when the clock reaches `at` (a slot claimed ahead), or at once after `halt()`. */
+  gate(at: number): Promise<void>;
+  /**
+   * `halt(true)` ends every `gate()` wait now, and until `halt(false)` the claims won
+   * ahead are released, not run (the scheduler stops, then may start again).
+   */
+  halt(stop: boolean): void;
 }
 
 /** Creates the rounds of one ticker. */
@@ -118,6 +128,22 @@ export function createRounds(deps: RoundsDeps): Rounds {
   const { store, clock, node, registry, lease, tracker, queue } = deps;
   let plan: Plan | undefined;
   let covered: number | undefined;
+  /** Set by `halt()`: runs won ahead are released instead of queued. */
+  let halted = false;
+  const gates = new Set<() => void>();
+  const gate = (at: number): Promise<void> => {
+    const ms = at - clock.now();
+    if (ms <= 0 || halted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const open = (): void => {
+        gates.delete(open);
+        clock.clearTimeout(handle);
+        resolve();
+      };
+      const handle = clock.setTimeout(open, ms);
+      gates.add(open);
+    });
+  };
   /** Forgets a plan taken to its end, noting what it covered. */
   const finished = (p: Plan): void => {
     if (plan === p) plan = undefined;
@@ -237,11 +263,20 @@ export function createRounds(deps: RoundsDeps): Rounds {
   };
 
   // Queues what a round won; a turn every QUEUE_CHUNK jobs, so 100 000 won jobs do not hold the loop.
+  // Slots of a plan claimed ahead are queued at its slot, or released if the node stops first.
   const queueAll = async (
     draft: ReportDraft,
     won: Map<string, HeldClaim[]>,
     runs: Promise<unknown>[],
+    p: Plan,
   ): Promise<void> => {
+    if (p.ahead) {
+      await gate(p.now);
+      if (halted) {
+        await Promise.all([...won.values()].map((claims) => lease.release(claims)));
+        return;
+      }
+    }
     let n = 0;
     for (const [name, claims] of won) {
       if (++n % QUEUE_CHUNK === 0) await nextTurn();
@@ -251,7 +286,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
   };
 
   return {
-    begin(now, due, helpFrom, unread = [], pending = () => true) {
+    begin(now, due, helpFrom, unread = [], pending = () => true, ahead = false) {
       plan = {
         now,
         batch: crypto.randomUUID(),
@@ -266,6 +301,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
         pending,
         nextUnread: 0,
         started: false,
+        ahead,
       };
       // Each job not read may have a slot due: the timer keeps coming back until they are read.
       plan.deferred += unread.length;
@@ -301,10 +337,14 @@ export function createRounds(deps: RoundsDeps): Rounds {
       // A node that knows of no other node ticking the minute claims it all at once (in
       // batches): no one else would take what it left. With others it claims at its
       // measured pace, so a node missing from another's list still gets a part of its share.
+      // Claimed ahead of its slot (`claimAhead`), a node's own share is claimed whole: its
+      // runs start at the slot from the queue, and waiting for capacity would claim the
+      // rest after the slot.
       const alone = p.helpFrom >= p.due.length && p.unread.length === 0;
+      const ahead = p.ahead && p.now > clock.now();
       for (let first = true;; first = false) {
         // What this round already won is not queued yet: it counts against the budget.
-        const budget = alone ? Infinity : Math.max(0, queue.budget() - won.size);
+        const budget = alone || ahead ? Infinity : Math.max(0, queue.budget() - won.size);
         if (!first && (budget === 0 || done(p) || p.next >= p.helpFrom)) break;
         // A store that answers from memory would chain every batch in one turn.
         if (!first) await nextTurn();
@@ -312,7 +352,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
         try {
           taken = await take(p, now, budget);
         } catch (e) {
-          await queueAll(draft, won, runs);
+          await queueAll(draft, won, runs, p);
           return new Error("read failed", { cause: e });
         }
         if (taken === "stop") break;
@@ -320,7 +360,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
         const claimed = await claimBatch(deps, taken.requests as ClaimRequest[], draft);
         if (claimed instanceof Error) {
           // What earlier batches won is held: it runs, and the tick reports the failure.
-          await queueAll(draft, won, runs);
+          await queueAll(draft, won, runs, p);
           return claimed;
         }
         for (const [name, claims] of claimed) won.set(name, claims);
@@ -328,10 +368,15 @@ export function createRounds(deps: RoundsDeps): Rounds {
       }
       // Runs start once the round's claims are made: runs started between its batches
       // would hold the later claims back (the handlers of a large minute share the event loop).
-      await queueAll(draft, won, runs);
+      await queueAll(draft, won, runs, p);
       if (done(p)) finished(p);
       if (p.deferred > 0) draft.report.deferred = p.deferred;
       return won;
+    },
+    gate,
+    halt(stop) {
+      halted = stop;
+      if (stop) { for (const open of [...gates]) open(); }
     },
   };
 }

@@ -33,6 +33,11 @@ export { HELP_DELAY_MS } from "./rounds.ts";
 export interface StartedTick {
   report: TickReport;
   settled: Promise<TickReport>;
+  /**
+   * A tick claimed ahead left jobs out (a run of theirs was in flight then): tick again at
+   * the slot, so their overlap is decided when it is due.
+   */
+  retick?: boolean;
 }
 
 /** What a tick uses: the runner's parts plus the node, its capacity and history retention. */
@@ -46,7 +51,13 @@ export interface TickDeps extends RunnerDeps {
 
 /** The tick half of a scheduler: `start(now)` runs one tick. */
 export interface Ticker {
-  start(now: number): Promise<StartedTick>;
+  /**
+   * With `ahead` (timer mode's `claimAhead`), `now` is a slot still to come: the tick
+   * plans and claims as at `now`, reads liveness (leases, presence) from the clock, and
+   * resolves at `now`, when the runs it won start. Jobs with a run in flight are left
+   * out (`retick`).
+   */
+  start(now: number, opts?: { ahead?: boolean }): Promise<StartedTick>;
   /**
    * The next round of the last tick's plan, as capacity allows: no snapshot, no
    * re-plan. Its report has no jobs (and no `deferred`) when nothing is left.
@@ -56,6 +67,11 @@ export interface Ticker {
   hasRoom(): boolean;
   /** Releases the claims queued and not started (the scheduler stops). */
   drop(): Promise<void>;
+  /**
+   * `halt(true)` ends a wait for a slot claimed ahead now, its claims released, not run
+   * (the scheduler stops); `halt(false)` when it starts again.
+   */
+  halt(stop: boolean): void;
   /** The `now` of the last tick started. */
   readonly lastTick: number | undefined;
 }
@@ -142,7 +158,11 @@ export function createTicker(deps: TickDeps): Ticker {
    * this tick started has its outcome recorded. Never rejects: a store failure gives
    * `ok: false`, a `store-error` event, and no run.
    */
-  const start = async (now: number): Promise<StartedTick> => {
+  const start = async (now: number, opts: { ahead?: boolean } = {}): Promise<StartedTick> => {
+    const ahead = opts.ahead === true && now > clock.now();
+    // Liveness (leases, presence, claims of unknown outcome) is read at the clock's time;
+    // only planning and claiming are at `now`, a slot still to come when ahead.
+    const at = ahead ? clock.now() : now;
     const draft = draftReport(now, node);
     // Re-runs (reclaimed, or claims of unknown outcome settled) start after the claim
     // batch, as fresh slots do; they are claimed, so they run even when the batch fails.
@@ -165,7 +185,7 @@ export function createTicker(deps: TickDeps): Ticker {
     // with a slot since then are read when helping; the older slots are all recorded.
     const free = deps.concurrency - tracker.handlers;
     const mayBeLarge = registry.count() > free;
-    let nodes = mayBeLarge || first ? await presence.live(now, mayBeLarge) : [];
+    let nodes = mayBeLarge || first ? await presence.live(at, mayBeLarge) : [];
     const covered = rounds.covered;
     const shares = mayBeLarge && nodes.length > 0 && covered !== undefined && covered < now
       ? sharesOf(nodes)
@@ -176,13 +196,13 @@ export function createTicker(deps: TickDeps): Ticker {
       const names = shares === undefined ? registry.names() : shares.mine;
       // The store reads a large snapshot in pages, yielding between them; its last page
       // and the registry's sync over every job (40 ms at 100 000) take separate turns.
-      snapshot = await store.snapshot(names, now);
+      snapshot = await store.snapshot(names, at);
       if (names.length > PLAN_CHUNK) await nextTurn();
       registry.sync(snapshot);
-      const settled = await deps.reconciler.settle(snapshot, now);
+      const settled = await deps.reconciler.settle(snapshot, at);
       again.push(...settled.adopted);
       if (settled.error !== undefined) throw settled.error;
-      const { reaped, reclaimed, error } = await lease.reap(snapshot, now, (row) => retryable(snapshot, row));
+      const { reaped, reclaimed, error } = await lease.reap(snapshot, at, (row) => retryable(snapshot, row));
       reported(draft, reaped, reclaimed.map((r) => r.row));
       again.push(...reclaimed);
       if (error !== undefined) throw error;
@@ -197,12 +217,22 @@ export function createTicker(deps: TickDeps): Ticker {
     // instead of being claimed at once as this node's own (one node ran 6.7% of the
     // capacity test's minute that way).
     if (mayBeLarge && !first) {
-      const again = await presence.live(now);
+      const again = await presence.live(at);
       if (again.some((name) => !nodes.includes(name))) nodes = [...new Set([...nodes, ...again])];
     }
 
     // With shares, only this node's is in the snapshot: the others' jobs would plan to nothing.
-    const plan = await planInChunks(shares === undefined ? registry.all() : current(shares.mine), snapshot, now);
+    let jobs = shares === undefined ? registry.all() : current(shares.mine);
+    // Claimed ahead, a job with a run in flight now would have its overlap decided before
+    // its slot: it is left to a tick at the slot (`retick`).
+    let retick = false;
+    if (ahead && snapshot.running.length > 0) {
+      const busy = new Set(snapshot.running.map((row) => row.job));
+      const idle = jobs.filter((job) => !busy.has(job.name));
+      retick = idle.length < jobs.length;
+      jobs = idle;
+    }
+    const plan = await planInChunks(jobs, snapshot, now);
     try {
       await limitRuns(plan, snapshot, store);
     } catch (e) {
@@ -231,7 +261,7 @@ export function createTicker(deps: TickDeps): Ticker {
     const pending = (job: ResolvedJob): boolean => slotSince(job, covered!, now);
     const unread = shares === undefined ? [] : shares.theirs.filter((job) => !Object.hasOwn(snapshot.jobs, job.name));
     if (unread.length > 0 && !unread.some(pending)) unread.length = 0;
-    rounds.begin(now, due, helpFrom, unread, pending);
+    rounds.begin(now, due, helpFrom, unread, pending, ahead);
     const started: Promise<unknown>[] = [];
     const won = await rounds.round(draft, now, started);
     started.push(...startAgain());
@@ -239,8 +269,10 @@ export function createTicker(deps: TickDeps): Ticker {
       draft.fail(won.cause);
       return finish(draft.report, started);
     }
-    startOrphans(runs, snapshot, now, draft, won, started);
-    return finish(draft.report, started);
+    startOrphans(runs, snapshot, at, draft, won, started);
+    // A tick claimed ahead resolves at its slot (timer mode re-arms after it), whatever it won.
+    if (ahead) await rounds.gate(now);
+    return { ...finish(draft.report, started), ...(retick ? { retick } : {}) };
   };
 
   /** Counts, reports and emits the rows the reaper ended. */
@@ -300,6 +332,7 @@ export function createTicker(deps: TickDeps): Ticker {
       presence.close();
       return queue.drop();
     },
+    halt: (stop) => rounds.halt(stop),
     get lastTick() {
       return lastTick;
     },

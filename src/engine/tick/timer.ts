@@ -40,7 +40,10 @@ export interface TimerLoop {
  * job's slot. Ticks therefore overlap when runs are long; the store's claims keep
  * every slot to one run. A tick that left due slots for lack of capacity is followed
  * by `more()` (the next round of its plan) as capacity frees, until the next slot of
- * any job, which gets a whole tick.
+ * any job, which gets a whole tick. With `leadMs` (`claimAhead`), the timer wakes that
+ * long before the next slot and ticks ahead for it (`Ticker.start`): the tick claims
+ * then and resolves at the slot, when its runs start. A slot is ticked ahead once; when
+ * that tick left jobs out (`retick`) or failed, the slot gets an ordinary tick when due.
  */
 export function createTimerLoop(
   state: {
@@ -53,8 +56,10 @@ export function createTimerLoop(
     onCapacity: (listener: () => void) => void;
     /** Whether at least half the capacity is free now. */
     hasCapacity: () => boolean;
+    /** How long before a slot it is claimed (0: when due). */
+    leadMs?: number;
   },
-  tick: (now: number) => Promise<StartedTick>,
+  tick: (now: number, ahead?: boolean) => Promise<StartedTick>,
   more: () => Promise<StartedTick>,
 ): TimerLoop {
   let running = false;
@@ -65,6 +70,12 @@ export function createTimerLoop(
   let handle: unknown;
   let armedMs: number | undefined;
   let planning: Promise<unknown> = Promise.resolve();
+  const lead = state.leadMs ?? 0;
+  /** The slot the armed timer wakes to claim ahead, and the last slot ticked ahead (never twice). */
+  let aheadOf: number | undefined;
+  let aheadDone = -Infinity;
+  /** A tick ahead left jobs out: the next wake is an ordinary tick, at once (the slot has come). */
+  let retick = false;
 
   const arm = (): void => {
     // A wake from before a stop()/start() pair may finish after the new one armed: one timer only.
@@ -79,6 +90,12 @@ export function createTimerLoop(
     // Slots left for lack of capacity are still due: look again at once when this node has
     // room (its claims lost to other nodes'), else once runs end or after a short delay.
     if (deferred) armedMs = state.hasCapacity() ? 0 : Math.min(armedMs, DEFERRED_RETRY_MS);
+    aheadOf = undefined;
+    if (retick) armedMs = 0;
+    else if (lead > 0 && next !== undefined && next !== Infinity && next > now && next > aheadDone) {
+      aheadOf = next;
+      armedMs = Math.min(armedMs, Math.max(0, next - lead - now));
+    }
     handle = state.clock.setTimeout(wake, armedMs);
   };
 
@@ -87,9 +104,19 @@ export function createTimerLoop(
     armedMs = undefined;
     if (!running) return;
     const now = state.clock.now();
-    const phase = (deferred && now < roundsUntil ? more() : tick(now)).then(
+    const slot = aheadOf;
+    aheadOf = undefined;
+    const again = retick;
+    retick = false;
+    let begun: Promise<StartedTick>;
+    if (!again && slot !== undefined && now >= slot - lead && now < slot) {
+      aheadDone = slot;
+      begun = tick(slot, true);
+    } else begun = !again && deferred && now < roundsUntil ? more() : tick(now);
+    const phase = begun.then(
       (started) => {
         deferred = (started.report.deferred ?? 0) > 0;
+        retick = started.retick === true;
         started.settled.catch((e: unknown) => state.log.error("tick failed", { error: errorText(e) }));
       },
       (e: unknown) => state.log.error("tick failed", { error: errorText(e) }),

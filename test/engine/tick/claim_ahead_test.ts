@@ -1,0 +1,128 @@
+// `claimAhead`: timer mode claims a slot that long before it and starts the runs won at
+// the slot. Claims made ahead stay exactly-once beside nodes that claim when due, leave a
+// job with a run in flight to the tick at its slot, and are released when the node stops.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { SchedulerError } from "../../../src/core/errors.ts";
+import { createMemoryStore } from "../../../src/store/memory/mod.ts";
+import { MIN, rows, SEC, setup, T0 } from "../_helpers.ts";
+
+describe("claimAhead", () => {
+  it("claims the minute's slots 2 s before it and starts their runs at the slot, not before", async () => {
+    const s = setup({ start: T0 + 1, claimAhead: "2s" });
+    const starts: { job: string; slot: number; at: number }[] = [];
+    for (const job of ["a", "b", "c"]) {
+      s.scheduler.job(job, {
+        schedule: "* * * * *",
+        run: (ctx) => void starts.push({ job, slot: ctx.slot, at: s.clock.now() }),
+      });
+    }
+    s.scheduler.start();
+    await s.clock.settle();
+    // The first tick registered the jobs at T0 + 1; the timer wakes 2 s before the next slot.
+    assert.equal(s.clock.pending()[0]!.at, T0 + MIN - 2 * SEC);
+    await s.clock.set(T0 + MIN - 2 * SEC);
+    await s.clock.set(T0 + MIN - 1);
+    for (const job of ["a", "b", "c"]) {
+      const [row] = await rows(s.store, job);
+      assert.equal(row?.slot, T0 + MIN, job);
+      assert.equal(row?.status, "running", job);
+      assert.equal(row?.node, s.scheduler.node, job);
+    }
+    assert.equal(starts.length, 0);
+    await s.clock.set(T0 + MIN);
+    assert.deepEqual(starts.map((r) => [r.job, r.slot, r.at]), [
+      ["a", T0 + MIN, T0 + MIN],
+      ["b", T0 + MIN, T0 + MIN],
+      ["c", T0 + MIN, T0 + MIN],
+    ]);
+    // Claimed once: the slot's own time brings no second tick; the next wake is the next minute's lead.
+    await s.clock.settle();
+    assert.equal(s.clock.pending().find((t) => t.at > T0 + MIN)?.at, T0 + 2 * MIN - 2 * SEC);
+    await s.clock.set(T0 + 2 * MIN);
+    assert.equal(starts.length, 6);
+    for (const job of ["a", "b", "c"]) {
+      assert.deepEqual((await rows(s.store, job)).map((r) => [r.slot, r.status]), [[T0 + MIN, "ok"], [
+        T0 + 2 * MIN,
+        "ok",
+      ]]);
+    }
+    await s.scheduler.stop();
+  });
+
+  it("runs every slot once beside a node that claims when due, on one store", async () => {
+    const store = createMemoryStore();
+    const a = setup({ start: T0 + 1, store, node: "a", claimAhead: "3s" });
+    const b = setup({ store, node: "b", clock: a.clock });
+    const ran = new Map<string, number>();
+    for (const s of [a, b]) {
+      for (let i = 0; i < 30; i++) {
+        s.scheduler.job(`job-${i}`, {
+          schedule: "* * * * *",
+          run: (ctx) => void ran.set(`${ctx.job}@${ctx.slot}`, (ran.get(`${ctx.job}@${ctx.slot}`) ?? 0) + 1),
+        });
+      }
+      s.scheduler.start();
+    }
+    await a.clock.set(T0 + 3 * MIN + 10 * SEC);
+    assert.equal(ran.size, 30 * 3);
+    assert.ok([...ran.values()].every((n) => n === 1), JSON.stringify([...ran].filter(([, n]) => n !== 1)));
+    // The node claiming ahead took every slot: the other found them claimed at their time.
+    const nodes = new Set<string>();
+    for (let i = 0; i < 30; i++) for (const row of await rows(store, `job-${i}`)) nodes.add(row.node);
+    assert.deepEqual([...nodes], ["a"]);
+    await a.scheduler.stop();
+    await b.scheduler.stop();
+  });
+
+  it("leaves a job with a run in flight to the tick at its slot, where its overlap is decided", async () => {
+    const s = setup({ start: T0 + 1, claimAhead: "2s" });
+    const slots: number[] = [];
+    s.scheduler.job("long", {
+      schedule: "* * * * *",
+      overlap: "skip",
+      // The first run ends 59 s after its slot: in flight when the next slot is claimed
+      // ahead (58 s), over when it comes (60 s).
+      run: (ctx) => {
+        slots.push(ctx.slot);
+        if (ctx.slot === T0 + MIN) return new Promise<void>((resolve) => s.clock.setTimeout(() => resolve(), 59 * SEC));
+      },
+    });
+    s.scheduler.start();
+    await s.clock.set(T0 + 2 * MIN + 1);
+    assert.deepEqual(slots, [T0 + MIN, T0 + 2 * MIN]);
+    assert.deepEqual((await rows(s.store, "long")).map((r) => r.status), ["ok", "ok"]);
+    await s.scheduler.stop();
+  });
+
+  it("stop() while waiting for a slot claimed ahead releases its claims: none starts, and stop() does not wait for the slot", async () => {
+    const s = setup({ start: T0 + 1, claimAhead: "5s" });
+    let ran = 0;
+    s.scheduler.job("a", { schedule: "* * * * *", run: () => void ran++ });
+    s.scheduler.start();
+    await s.clock.set(T0 + MIN - 4 * SEC);
+    assert.equal((await rows(s.store, "a"))[0]?.status, "running");
+    await s.scheduler.stop();
+    assert.equal(s.clock.now(), T0 + MIN - 4 * SEC);
+    assert.equal(s.clock.pending().filter((t) => t.at <= T0 + MIN).length, 0);
+    // Released: its lease ends now, so any node's next tick records it (as for a queued claim at a stop).
+    const [row] = await rows(s.store, "a");
+    assert.ok(row!.leaseUntil !== null && row!.leaseUntil <= s.clock.now(), JSON.stringify(row));
+    await s.clock.set(T0 + MIN + SEC);
+    assert.equal(ran, 0);
+  });
+
+  it("refuses a lead the lease cannot cover, and text that is not a duration, naming claimAhead", () => {
+    const refused = (claimAhead: unknown, pattern: RegExp): void => {
+      assert.throws(
+        () => setup({ claimAhead: claimAhead as string }),
+        (e: unknown) => e instanceof SchedulerError && e.code === "invalid-spec" && pattern.test(e.message),
+      );
+    };
+    refused("11s", /claimAhead: must be at most lease less heartbeat \(10000ms\), got 11000ms/);
+    refused("soon", /claimAhead: expected a duration like "30s", got "soon"/);
+    refused(-1, /claimAhead: /);
+    assert.doesNotThrow(() => setup({ claimAhead: "10s" }));
+    assert.doesNotThrow(() => setup({ claimAhead: "20s", lease: "30s" }));
+  });
+});

@@ -22,10 +22,11 @@ let lost = 0;
 const phases = new Map<number, { firstClaim: number; lastClaim: number; lastStart: number }>();
 const phase = (slot: number) => {
   let p = phases.get(slot);
-  if (p === undefined) phases.set(slot, p = { firstClaim: Infinity, lastClaim: 0, lastStart: 0 });
+  if (p === undefined) phases.set(slot, p = { firstClaim: Infinity, lastClaim: -Infinity, lastStart: 0 });
   return p;
 };
-// When each store method was first called and first answered in each measured minute (ms after the slot).
+// When each store method was first called and first answered in each measured minute (ms after
+// the slot; from 10 s before it, for claims made ahead).
 const calls: Record<string, string> = {};
 const traced = (store: Store): Store =>
   new Proxy(store, {
@@ -33,7 +34,7 @@ const traced = (store: Store): Store =>
       const value = Reflect.get(target, key, receiver);
       if (typeof value !== "function" || typeof key !== "string") return value;
       return (...args: unknown[]) => {
-        const slot = Math.floor(Date.now() / MIN) * MIN;
+        const slot = Math.floor((Date.now() + 10_000) / MIN) * MIN;
         const from = Date.now() - slot;
         const result = (value as (...a: unknown[]) => unknown).apply(target, args);
         if (slot >= first && slot <= last && from < 10_000) {

@@ -6,7 +6,9 @@
 //   per minute (edgecron: the sum of the 4 workers) and the ratios the targets are
 //   stated in. `--prof` writes a `--cpu-prof` profile of worker n1 to $TMPDIR/edgecron-profiles;
 //   `--stats` prints each worker's driver CPU per kind of statement batch (bench/_driver_stats.ts);
-//   `--schedule="0 0 1 1 *" --no-croner` gives the jobs another schedule: the idle cost per minute.
+//   `--schedule="0 0 1 1 *" --no-croner` gives the jobs another schedule: the idle cost per minute;
+//   `--claim-ahead=0,2s` runs edgecron once per value of `claimAhead` (0: claim when due), as
+//   `npm run bench` does.
 // - `single`: one node, 10 000 due jobs on a libSQL file, default concurrency: time from
 //   tick() until the last claim is made (target: under 1 s), store calls of the tick.
 // - `stall`: 100 000 jobs (memory store and libSQL file): per HTTP read (`GET /metrics`
@@ -15,7 +17,7 @@
 //   (concurrency 20 000: 5 rounds), and timer re-arms (`nextWake` over every job, then the wake cache's heap).
 //
 // Run one part: `npx tsx bench/scale.ts procs|single|stall [--minutes=N] [--nodes=N] [--prof] [--stats] [--no-croner]
-// [--claim-ahead=2s]`;
+// [--claim-ahead=0,2s]` (one edgecron run per value; 0 claims when due);
 // `npm run bench` runs all three (`npm run bench -- --only=procs` for one).
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -79,8 +81,11 @@ export async function benchProcesses(
     stats?: boolean;
     croner?: boolean;
     schedule?: string;
-    /** The workers' `claimAhead` option (default: none, claim when due). */
-    claimAhead?: string;
+    /**
+     * The workers' `claimAhead` option, one edgecron run per entry after the one croner
+     * run (undefined: claim when due). Default `[undefined]`.
+     */
+    claimAheads?: (string | undefined)[];
   } = {},
 ): Promise<void> {
   const jobs = opts.jobs ?? 10_000;
@@ -105,9 +110,28 @@ export async function benchProcesses(
     ], "croner");
     const cl = croner["lateness"] as number[];
     const cCpu = (croner["cpuMs"] as number) / minutes;
+    if (opts.croner !== false) {
+      console.log(
+        `croner 11, 1 process       | ${summary(cl)} | CPU ${(cCpu / 1000).toFixed(2)} s/min | ${cl.length}/${
+          jobs * minutes
+        } ran`,
+      );
+    }
+    for (const [i, claimAhead] of (opts.claimAheads ?? [undefined]).entries()) {
+      await edgecronRun(join(dir, `shared-${i}.db`), claimAhead, { cl, cCpu });
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  /** One edgecron run of `nodes` workers on a fresh database, printed beside croner's `cl`/`cCpu`. */
+  async function edgecronRun(
+    db: string,
+    claimAhead: string | undefined,
+    { cl, cCpu }: { cl: number[]; cCpu: number },
+  ): Promise<void> {
     // edgecron: 20 s for 4 processes to boot and register 10 000 jobs.
     const first = Math.ceil((Date.now() + 20_000) / MIN) * MIN;
-    const db = join(dir, "shared.db");
     const profDir = join(tmpdir(), "edgecron-profiles");
     if (opts.prof === true) mkdirSync(profDir, { recursive: true });
     const nodes = Array.from({ length: opts.nodes ?? 4 }, (_, i) => `n${i + 1}`);
@@ -124,7 +148,7 @@ export async function benchProcesses(
         String(minutes),
         opts.stats === true ? "stats" : "-",
         opts.schedule ?? "-",
-        ...(opts.claimAhead === undefined ? [] : [opts.claimAhead]),
+        ...(claimAhead === undefined ? [] : [claimAhead]),
       ], node);
     }));
     const el = results.flatMap((r) => r["lateness"] as number[]);
@@ -135,15 +159,9 @@ export async function benchProcesses(
     const expected = jobs * minutes;
     const eSorted = [...el].sort((a, b) => a - b);
     const cSorted = [...cl].sort((a, b) => a - b);
-    if (opts.croner !== false) {
-      console.log(
-        `croner 11, 1 process       | ${summary(cl)} | CPU ${
-          (cCpu / 1000).toFixed(2)
-        } s/min | ${cl.length}/${expected} ran`,
-      );
-    }
+    const variant = claimAhead === undefined ? "" : `, claimAhead ${claimAhead}`;
     console.log(
-      `edgecron, ${nodes.length} procs, libSQL  | ${summary(el)} | CPU ${
+      `edgecron, ${nodes.length} procs, libSQL${variant}  | ${summary(el)} | CPU ${
         (eCpu / 1000).toFixed(2)
       } s/min (${nodes.length} workers) | ${el.length}/${expected} ran; share ${perNode}`,
     );
@@ -183,8 +201,6 @@ export async function benchProcesses(
         console.log(`  ${r["node"]} driver CPU per minute: ${kinds.join(", ")}; clients opened ${s.clients}`);
       }
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -364,7 +380,10 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
         stats: args.includes("--stats"),
         croner: !args.includes("--no-croner"),
         ...(flag("schedule") === undefined ? {} : { schedule: flag("schedule")! }),
-        ...(flag("claim-ahead") === undefined ? {} : { claimAhead: flag("claim-ahead")! }),
+        // `--claim-ahead=0,2s`: one edgecron run per value (0: claim when due).
+        ...(flag("claim-ahead") === undefined
+          ? {}
+          : { claimAheads: flag("claim-ahead")!.split(",").map((v) => v === "0" ? undefined : v) }),
       });
     } else if (part === "single") await benchSingle(jobs);
     else if (part === "stall") await benchStall(jobs);

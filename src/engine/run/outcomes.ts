@@ -3,10 +3,11 @@
  * way to the store waits and goes with the next one, as ONE `updateMany` (writes that
  * start within a few milliseconds of each other share a transaction, with no timer).
  * While the node is starting a large minute (runs waiting in its queue: `hold()`),
- * batches wait too, at most `HOLD_MS` from the oldest write and at most
- * `MAX_HELD` writes, so a minute's outcomes go in a few large transactions after its
- * claims instead of dozens between them (each one a write lock the other nodes' claims
- * queue behind). A held outcome is no less safe than one in flight: its claim stays
+ * batches wait too, at most `HOLD_MS` from the oldest write, so a minute's outcomes go
+ * in a few large transactions after its claims and starts instead of dozens between
+ * them (each one a write lock the other nodes' claims queue behind, and, on an embedded
+ * database, a stretch of the event loop the waiting runs do not start in). A batch is
+ * at most `MAX_HELD` writes: more go as several, one after another. A held outcome is no less safe than one in flight: its claim stays
  * renewed until it lands, and if the node dies first the row's lease ends and it is
  * recorded `abandoned`, as for any run whose outcome was not written. A batch that fails
  * falls back to the per-write path: each write retried until the store answers (the lease
@@ -19,7 +20,7 @@ import type { Clock, Logger } from "../types.ts";
 
 /** The longest a held write waits for the hold to end. */
 export const HOLD_MS = 1_000;
-/** The most writes a hold keeps back: more go at once (one statement's size stays bounded). */
+/** The most writes one batch takes (one statement's size stays bounded): more go as several. */
 export const MAX_HELD = 2_000;
 
 /** Records final outcomes. */
@@ -33,7 +34,7 @@ export interface OutcomeWriter {
   write(key: AttemptKey, patch: RunPatch, live: () => boolean): Promise<boolean>;
   /**
    * Holds batches back until the returned release is called (holds nest; the last release
-   * sends what waits), for at most `HOLD_MS` per write and `MAX_HELD` writes.
+   * sends what waits, `MAX_HELD` writes a batch), for at most `HOLD_MS` per write.
    */
   hold(): () => void;
 }
@@ -69,7 +70,7 @@ export function createOutcomeWriter(deps: OutcomeWriterDeps): OutcomeWriter {
   const schedule = (): void => {
     if (flushing || queue.length === 0) return;
     const waited = clock.now() - since;
-    if (holds > 0 && queue.length < MAX_HELD && waited < HOLD_MS) {
+    if (holds > 0 && waited < HOLD_MS) {
       timer ??= clock.setTimeout(() => {
         timer = undefined;
         schedule();
@@ -84,8 +85,9 @@ export function createOutcomeWriter(deps: OutcomeWriterDeps): OutcomeWriter {
   };
 
   const flush = async (): Promise<void> => {
-    const batch = queue;
-    queue = [];
+    const batch = queue.length <= MAX_HELD ? queue : queue.slice(0, MAX_HELD);
+    // The rest (older than any write to come) goes next, as soon as this batch is done.
+    queue = queue.length <= MAX_HELD ? [] : queue.slice(MAX_HELD);
     try {
       if (batch.length === 1) {
         await writeOne(deps, batch[0]!, false).then(batch[0]!.resolve, batch[0]!.reject);

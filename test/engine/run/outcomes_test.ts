@@ -113,8 +113,8 @@ describe("outcome writes: holds while a large minute starts", () => {
     assert.equal(w.batches(), 3);
   });
 
-  it("a hold keeps a write back HOLD_MS at most, and MAX_HELD writes at most", async () => {
-    const w = await writerOf(MAX_HELD + 1);
+  it("a hold keeps a write back HOLD_MS at most, however many wait; a batch takes MAX_HELD writes at most", async () => {
+    const w = await writerOf(2 * MAX_HELD + 2);
     const release = w.writer.hold();
     const first = w.write(0);
     await w.clock.advance(HOLD_MS - 1);
@@ -122,10 +122,23 @@ describe("outcome writes: holds while a large minute starts", () => {
     assert.equal(w.batches(), 0);
     await w.clock.advance(1);
     assert.equal(await first, true, "written HOLD_MS after it arrived, hold or not");
-    const many = Array.from({ length: MAX_HELD }, (_, i) => w.write(i + 1));
-    await Promise.all(many);
-    assert.equal(w.store.calls["updateMany"], 1, "MAX_HELD writes went at once, still held");
+    // More than MAX_HELD writes while held: none goes before the hold ends (the node is
+    // still starting runs), then they go in batches of at most MAX_HELD.
+    const sizes: number[] = [];
+    const updateMany = w.store.updateMany.bind(w.store);
+    w.store.updateMany = (writes) => {
+      sizes.push(writes.length);
+      return updateMany(writes);
+    };
+    const many = Array.from({ length: 2 * MAX_HELD + 1 }, (_, i) => w.write(i + 1));
+    await turn();
+    await w.clock.advance(HOLD_MS - 1);
+    await turn();
+    assert.deepEqual(sizes, [], "held, not sent at MAX_HELD");
     release();
+    assert.ok((await Promise.all(many)).every(Boolean));
+    assert.deepEqual(sizes, [MAX_HELD, MAX_HELD]);
+    assert.equal(w.store.calls["update"], 2, "the first write and the last one, each alone");
   });
 
   it("holds nest: the writes wait for the last release", async () => {

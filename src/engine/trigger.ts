@@ -45,7 +45,8 @@ export interface Triggers {
 interface RoundLoop {
   /** With `ahead`, `now` is a slot to come, claimed now and started then (`Ticker.start`). */
   begin(now: number, ahead?: boolean): Promise<StartedTick>;
-  more(): Promise<StartedTick>;
+  /** The next round; one that must wait to help waits until `until` at most (timer mode's next slot). */
+  more(until?: number): Promise<StartedTick>;
   /** At least half the capacity free: when the next round of a tick is worth claiming. */
   hasRoom(): boolean;
   /** One trigger's tick with all its rounds, resolved when every run has its outcome. */
@@ -140,10 +141,10 @@ function createRoundLoop(deps: TriggerDeps): RoundLoop {
     }
   };
   // The next round of the last tick's plan (its node was at capacity): no snapshot.
-  const more = async (): Promise<StartedTick> => {
+  const more = async (until?: number): Promise<StartedTick> => {
     views.invalidate();
     try {
-      return await ticker.more();
+      return await ticker.more(until);
     } catch (e) {
       return failed(clock.now(), e);
     }

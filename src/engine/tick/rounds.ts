@@ -111,9 +111,15 @@ export interface Rounds {
   /**
    * Claims the next round of the plan at `now` into `draft` and queues the won runs into
    * `runs`; sets `deferred` when slots are left. The won claims by job (for orphans), or
-   * the store's failure as an `Error`.
+   * the store's failure as an `Error`. A round that must wait to help waits until `until`
+   * at most (default: as long as it takes).
    */
-  round(draft: ReportDraft, now: number, runs: Promise<unknown>[]): Promise<ReadonlyMap<string, unknown> | Error>;
+  round(
+    draft: ReportDraft,
+    now: number,
+    runs: Promise<unknown>[],
+    until?: number,
+  ): Promise<ReadonlyMap<string, unknown> | Error>;
   /** Resolves when the clock reaches `at` (a slot claimed ahead), or at once after `halt()`. */
   gate(at: number): Promise<void>;
   /**
@@ -150,14 +156,18 @@ export function createRounds(deps: RoundsDeps): Rounds {
     covered = Math.max(covered ?? -Infinity, p.now);
   };
 
-  /** The next batch of `p`; `stop` when the round should end before claiming (stopping, or replaced). */
-  const take = async (p: Plan, now: number, budget: number) => {
+  /**
+   * The next batch of `p`; `stop` when the round should end before claiming (stopping,
+   * replaced, or `until` came before helping may begin).
+   */
+  const take = async (p: Plan, now: number, budget: number, until: number) => {
     for (;;) {
       // Each owner gets HELP_DELAY_MS from the slot to start its share; past that, a share
       // not yet taken (planned, or not read yet) is treated as its owner's who is slow or gone.
+      // The wait ends at `until` (timer mode's next slot, which gets a tick of its own).
       if (p.next >= p.helpFrom && !done(p) && budget > 0 && clock.now() < p.helpAt) {
-        await sleep({ clock, tracker }, p.helpAt - clock.now());
-        if (tracker.stopping || plan !== p) return "stop" as const;
+        await sleep({ clock, tracker }, Math.min(p.helpAt, until) - clock.now());
+        if (tracker.stopping || plan !== p || clock.now() < p.helpAt) return "stop" as const;
       }
       // Jobs of other shares this tick did not read: read a window now and plan it. What the
       // owners claimed meanwhile has its slot recorded, so the plan holds only what is left.
@@ -281,7 +291,10 @@ export function createRounds(deps: RoundsDeps): Rounds {
     for (const [name, claims] of won) {
       if (++n % QUEUE_CHUNK === 0) await nextTurn();
       const job = registry.get(name);
-      if (job !== undefined) runs.push(queueRun(deps, job, claims, draft.job(name)));
+      // Removed since its claim (a data job undefined while the claim waited for its
+      // slot): not run, and let go, not held and renewed for as long as the node lives.
+      if (job === undefined) runs.push(lease.release(claims));
+      else runs.push(queueRun(deps, job, claims, draft.job(name)));
     }
   };
 
@@ -315,7 +328,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
     get covered() {
       return covered;
     },
-    async round(draft, now, runs) {
+    async round(draft, now, runs, until = Infinity) {
       const p = plan;
       const won = new Map<string, HeldClaim[]>();
       if (p === undefined) return won;
@@ -350,7 +363,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
         if (!first) await nextTurn();
         let taken;
         try {
-          taken = await take(p, now, budget);
+          taken = await take(p, now, budget, until);
         } catch (e) {
           await queueAll(draft, won, runs, p);
           return new Error("read failed", { cause: e });

@@ -60,9 +60,10 @@ export interface Ticker {
   start(now: number, opts?: { ahead?: boolean }): Promise<StartedTick>;
   /**
    * The next round of the last tick's plan, as capacity allows: no snapshot, no
-   * re-plan. Its report has no jobs (and no `deferred`) when nothing is left.
+   * re-plan. Its report has no jobs (and no `deferred`) when nothing is left. A round
+   * that must wait before helping other nodes waits until `until` at most.
    */
-  more(): Promise<StartedTick>;
+  more(until?: number): Promise<StartedTick>;
   /** Whether a round now could claim at least half the node's capacity (runs free, queue short). */
   hasRoom(): boolean;
   /** Releases the claims queued and not started (the scheduler stops). */
@@ -297,12 +298,12 @@ export function createTicker(deps: TickDeps): Ticker {
     }
   };
 
-  const more = async (): Promise<StartedTick> => {
+  const more = async (until?: number): Promise<StartedTick> => {
     const at = rounds.at ?? lastTick ?? clock.now();
     const draft = draftReport(at, node);
     const started: Promise<unknown>[] = [];
     // Claims of later rounds are made now: their overlap check and start time are the clock's.
-    const won = await rounds.round(draft, Math.max(at, clock.now()), started);
+    const won = await rounds.round(draft, Math.max(at, clock.now()), started, until);
     if (won instanceof Error) draft.fail(won.cause);
     return finish(draft.report, started);
   };

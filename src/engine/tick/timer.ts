@@ -60,7 +60,8 @@ export function createTimerLoop(
     leadMs?: number;
   },
   tick: (now: number, ahead?: boolean) => Promise<StartedTick>,
-  more: () => Promise<StartedTick>,
+  /** The next round of the last plan; a wait to help ends at `until`, the next slot. */
+  more: (until: number) => Promise<StartedTick>,
 ): TimerLoop {
   let running = false;
   let deferred = false;
@@ -76,13 +77,20 @@ export function createTimerLoop(
   let aheadDone = -Infinity;
   /** A tick ahead left jobs out: the next wake is an ordinary tick, at once (the slot has come). */
   let retick = false;
+  /** The `now` of the last tick begun (the slot, for a tick ahead). */
+  let tickedAt = -Infinity;
 
   const arm = (): void => {
     // A wake from before a stop()/start() pair may finish after the new one armed: one timer only.
     if (!running || handle !== undefined) return;
     const now = state.clock.now();
     // Between rounds of one plan the next slot is still the one found before: no pass over every job.
-    const next = deferred && roundsUntil > now
+    // When that slot came while a round ran (it waited to help), it is due now: a tick at
+    // once (the wake cache finds only slots after now, so it would be planned at the one
+    // after it, and recorded `missed` by catch-up).
+    const next = roundsUntil > tickedAt && roundsUntil <= now
+      ? now
+      : deferred && roundsUntil > now
       ? roundsUntil
       : wakes.next(now, state.version(), () => enabledSchedules(state.jobs()));
     armedMs = timerDelay(now, next === Infinity ? undefined : next);
@@ -111,8 +119,13 @@ export function createTimerLoop(
     let begun: Promise<StartedTick>;
     if (!again && slot !== undefined && now >= slot - lead && now < slot) {
       aheadDone = slot;
+      tickedAt = slot;
       begun = tick(slot, true);
-    } else begun = !again && deferred && now < roundsUntil ? more() : tick(now);
+    } else if (!again && deferred && now < roundsUntil) begun = more(roundsUntil);
+    else {
+      tickedAt = now;
+      begun = tick(now);
+    }
     const phase = begun.then(
       (started) => {
         deferred = (started.report.deferred ?? 0) > 0;

@@ -112,6 +112,27 @@ describe("claimAhead", () => {
     assert.equal(ran, 0);
   });
 
+  it("a data job removed between its claim made ahead and its slot does not run, and its claim is let go", async () => {
+    let calls = 0;
+    const fetch = (() => {
+      calls++;
+      return Promise.resolve(new Response("ok"));
+    }) as typeof globalThis.fetch;
+    const s = setup({ start: T0 + 1, claimAhead: "2s", webhookSecret: "k", fetch });
+    await s.scheduler.define("hook", { schedule: "* * * * *", target: { url: "https://example.test/hook" } });
+    s.scheduler.start();
+    await s.clock.set(T0 + MIN - SEC);
+    assert.equal((await rows(s.store, "hook"))[0]?.status, "running", "claimed ahead");
+    await s.scheduler.undefine("hook");
+    // Several heartbeats later: not started, and not renewed (a claim held by no run would
+    // keep its row running for as long as the node lives).
+    await s.clock.set(T0 + MIN + 30 * SEC);
+    assert.equal(calls, 0);
+    const [row] = await rows(s.store, "hook");
+    assert.ok(row!.status !== "running" || row!.leaseUntil! <= T0 + MIN, JSON.stringify(row));
+    await s.scheduler.stop();
+  });
+
   it("refuses a lead the lease cannot cover, and text that is not a duration, naming claimAhead", () => {
     const refused = (claimAhead: unknown, pattern: RegExp): void => {
       assert.throws(

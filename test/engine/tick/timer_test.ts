@@ -1,7 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { MAX_TIMER_MS, timerDelay } from "../../../src/engine/tick/timer.ts";
-import { deferred, MIN, SEC, setup, T0 } from "../_helpers.ts";
+import { createMemoryStore } from "../../../src/store/memory/mod.ts";
+import { deferred, MIN, rows, SEC, setup, T0 } from "../_helpers.ts";
 
 describe("timer mode", () => {
   it("timerDelay clamps to 60 s and never goes negative", () => {
@@ -72,6 +73,35 @@ describe("timer mode", () => {
     assert.equal(row!.status, "error");
     assert.match(row!.error ?? "", /scheduler stopped/);
     assert.equal(s.clock.pending().filter((t) => t.at <= s.clock.now() + MIN).length, 0);
+  });
+});
+
+describe("timer mode, a large minute on several nodes", () => {
+  it("waiting to help with the other nodes' shares never holds the timer past the next slot", async () => {
+    // 300 jobs every 2 s on two nodes (more than a node's concurrency of 200): each node
+    // claims its share, and may help with the other's 2 s after the slot, which is when
+    // the next slot is due. The wait must not hold the timer: the next slot gets its tick.
+    const store = createMemoryStore();
+    const a = setup({ start: T0 + 1, store, node: "a" });
+    const b = setup({ store, node: "b", clock: a.clock });
+    const ran = new Set<string>();
+    for (const s of [a, b]) {
+      for (let i = 0; i < 300; i++) {
+        s.scheduler.job(`j${i}`, { schedule: "*/2 * * * * *", run: (ctx) => void ran.add(`${ctx.job}@${ctx.slot}`) });
+      }
+      s.scheduler.start();
+    }
+    await a.clock.set(T0 + 11 * SEC);
+    const slots = [2, 4, 6, 8, 10].map((i) => T0 + i * SEC);
+    for (const slot of slots) {
+      assert.equal([...ran].filter((k) => k.endsWith(`@${slot}`)).length, 300, `slot +${(slot - T0) / SEC}s`);
+    }
+    const statuses = new Set((await rows(store, "j0")).map((r) => r.status));
+    assert.deepEqual([...statuses], ["ok"]);
+    // Stopping waits for the runs' outcomes, whose writes wait on this clock.
+    const stopping = Promise.all([a.scheduler.stop(), b.scheduler.stop()]);
+    await a.clock.advance(30 * SEC);
+    await stopping;
   });
 });
 

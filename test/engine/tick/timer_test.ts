@@ -105,6 +105,48 @@ describe("timer mode, a large minute on several nodes", () => {
   });
 });
 
+describe("timer mode, a node gone silent", () => {
+  it("its share of a 2 s schedule still runs at every slot, taken over by the other node", async () => {
+    const store = createMemoryStore();
+    const a = setup({ start: T0 + 1, store, node: "a" });
+    // b's store calls stop answering at 5 s: it is alive to its presence entry, silent to the store.
+    let silent = false;
+    const hanging = new Proxy(store, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => silent ? new Promise(() => {}) : value.apply(target, args);
+      },
+    });
+    const b = setup({ store: hanging, node: "b", clock: a.clock });
+    const ran = new Map<number, Set<string>>();
+    for (const s of [a, b]) {
+      for (let i = 0; i < 300; i++) {
+        s.scheduler.job(`j${i}`, {
+          schedule: "*/2 * * * * *",
+          run: (ctx) => void (ran.get(ctx.slot) ?? ran.set(ctx.slot, new Set()).get(ctx.slot)!).add(s.scheduler.node),
+        });
+      }
+      s.scheduler.start();
+    }
+    await a.clock.set(T0 + 5 * SEC);
+    silent = true;
+    const counts = new Map<number, number>();
+    for (let t = 6; t <= 20; t += 2) {
+      await a.clock.set(T0 + t * SEC + 500);
+    }
+    for (let i = 0; i < 300; i++) {
+      for (const row of await store.runs(`j${i}`, { limit: 100 })) {
+        if (row.status === "ok") counts.set(row.slot, (counts.get(row.slot) ?? 0) + 1);
+      }
+    }
+    for (const t of [6, 8, 10, 12, 14, 16, 18]) {
+      assert.equal(counts.get(T0 + t * SEC), 300, `slot +${t}s`);
+      assert.deepEqual([...ran.get(T0 + t * SEC)!], ["a"], `slot +${t}s`);
+    }
+  });
+});
+
 describe("stop()", () => {
   it("resolves at the deadline when a handler ignores its abort, leaving the row running for another node", async () => {
     const s = setup({ start: T0 + 1 });

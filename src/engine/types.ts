@@ -385,7 +385,7 @@ export interface SchedulerOptions {
    * `heartbeat` (10 s with the defaults). A claim made ahead checks overlap and pause
    * then: a job with a run in flight at that moment is left to the tick at its slot, and
    * a pause made in the last `claimAhead` before a slot takes effect from the next slot.
-   * See docs/operations.md ("Large minutes").
+   * See docs/operations.md ("Claiming ahead").
    */
   claimAhead?: string | number;
   /**

@@ -7,11 +7,12 @@
  * in a few large transactions after its claims and starts instead of dozens between
  * them (each one a write lock the other nodes' claims queue behind, and, on an embedded
  * database, a stretch of the event loop the waiting runs do not start in). A batch is
- * at most `MAX_HELD` writes: more go as several, one after another. A held outcome is no less safe than one in flight: its claim stays
- * renewed until it lands, and if the node dies first the row's lease ends and it is
- * recorded `abandoned`, as for any run whose outcome was not written. A batch that fails
- * falls back to the per-write path: each write retried until the store answers (the lease
- * keeps the claim renewed meanwhile) and read back, so nothing is lost or recorded twice.
+ * at most `MAX_HELD` writes: more go as several, one after another. A held outcome is
+ * no less safe than one in flight: its claim stays renewed until it lands, and if the
+ * node dies first the row's lease ends and it is recorded `abandoned`, as for any run
+ * whose outcome was not written. A batch that fails falls back to the per-write path:
+ * each write retried until the store answers (the lease keeps the claim renewed
+ * meanwhile) and read back, so nothing is lost or recorded twice.
  */
 import type { AttemptKey, RunPatch, Store } from "../../store/types.ts";
 import { errorText, jobLabel } from "../text.ts";

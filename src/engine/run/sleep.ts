@@ -1,20 +1,23 @@
 import type { Clock } from "../types.ts";
 import type { RunTracker } from "./tracker.ts";
 
-/** Waits `ms` on the scheduler's clock; wakes early when the scheduler stops. */
-export function sleep(deps: { clock: Clock; tracker: RunTracker }, ms: number): Promise<void> {
-  if (ms <= 0) return Promise.resolve();
+/** Waits `ms` on the scheduler's clock; wakes early when the scheduler stops, or when `signal` aborts. */
+export function sleep(deps: { clock: Clock; tracker: RunTracker }, ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal?.aborted === true) return Promise.resolve();
   return new Promise((resolve) => {
-    const handle = deps.clock.setTimeout(() => {
-      deps.tracker.controllers.delete(wake);
-      resolve();
-    }, ms);
     const wake = new AbortController();
-    wake.signal.addEventListener("abort", () => {
-      deps.clock.clearTimeout(handle);
+    const end = (): void => {
       deps.tracker.controllers.delete(wake);
+      signal?.removeEventListener("abort", early);
       resolve();
-    });
+    };
+    const handle = deps.clock.setTimeout(end, ms);
+    const early = (): void => {
+      deps.clock.clearTimeout(handle);
+      end();
+    };
+    wake.signal.addEventListener("abort", early);
+    signal?.addEventListener("abort", early, { once: true });
     deps.tracker.controllers.add(wake);
   });
 }

@@ -134,22 +134,9 @@ export function createRounds(deps: RoundsDeps): Rounds {
   const { store, clock, node, registry, lease, tracker, queue } = deps;
   let plan: Plan | undefined;
   let covered: number | undefined;
-  /** Set by `halt()`: runs won ahead are released instead of queued. */
-  let halted = false;
-  const gates = new Set<() => void>();
-  const gate = (at: number): Promise<void> => {
-    const ms = at - clock.now();
-    if (ms <= 0 || halted) return Promise.resolve();
-    return new Promise((resolve) => {
-      const open = (): void => {
-        gates.delete(open);
-        clock.clearTimeout(handle);
-        resolve();
-      };
-      const handle = clock.setTimeout(open, ms);
-      gates.add(open);
-    });
-  };
+  /** Aborted by `halt(true)`: gates open, and runs won ahead are released instead of queued. */
+  let halting = new AbortController();
+  const gate = (at: number): Promise<void> => sleep({ clock, tracker }, at - clock.now(), halting.signal);
   /** Forgets a plan taken to its end, noting what it covered. */
   const finished = (p: Plan): void => {
     if (plan === p) plan = undefined;
@@ -282,7 +269,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
   ): Promise<void> => {
     if (p.ahead) {
       await gate(p.now);
-      if (halted) {
+      if (halting.signal.aborted) {
         await Promise.all([...won.values()].map((claims) => lease.release(claims)));
         return;
       }
@@ -388,8 +375,8 @@ export function createRounds(deps: RoundsDeps): Rounds {
     },
     gate,
     halt(stop) {
-      halted = stop;
-      if (stop) { for (const open of [...gates]) open(); }
+      if (stop) halting.abort();
+      else if (halting.signal.aborted) halting = new AbortController();
     },
   };
 }

@@ -72,12 +72,11 @@ export function createTimerLoop(
   let armedMs: number | undefined;
   let planning: Promise<unknown> = Promise.resolve();
   const lead = state.leadMs ?? 0;
-  /** The slot the armed timer wakes to claim ahead, and the last slot ticked ahead (never twice). */
+  /** The slot the armed timer wakes to claim ahead. */
   let aheadOf: number | undefined;
-  let aheadDone = -Infinity;
   /** A tick ahead left jobs out: the next wake is an ordinary tick, at once (the slot has come). */
   let retick = false;
-  /** The `now` of the last tick begun (the slot, for a tick ahead). */
+  /** The `now` of the last tick begun (the slot, for a tick ahead: never ticked ahead twice). */
   let tickedAt = -Infinity;
 
   const arm = (): void => {
@@ -100,7 +99,7 @@ export function createTimerLoop(
     if (deferred) armedMs = state.hasCapacity() ? 0 : Math.min(armedMs, DEFERRED_RETRY_MS);
     aheadOf = undefined;
     if (retick) armedMs = 0;
-    else if (lead > 0 && next !== undefined && next !== Infinity && next > now && next > aheadDone) {
+    else if (lead > 0 && next !== undefined && next !== Infinity && next > now && next > tickedAt) {
       aheadOf = next;
       armedMs = Math.min(armedMs, Math.max(0, next - lead - now));
     }
@@ -118,7 +117,6 @@ export function createTimerLoop(
     retick = false;
     let begun: Promise<StartedTick>;
     if (!again && slot !== undefined && now >= slot - lead && now < slot) {
-      aheadDone = slot;
       tickedAt = slot;
       begun = tick(slot, true);
     } else if (!again && deferred && now < roundsUntil) begun = more(roundsUntil);

@@ -85,6 +85,27 @@ const until = (at: number): Promise<void> =>
 // CPU from 1 s before the first slot to 1 s before the minute after the last one.
 await until(first - 1_000);
 const cpu0 = process.cpuUsage();
+// Where in the minute the CPU goes: sampled every 50 ms, by time from the nearest slot.
+const PHASES = [
+  ["before", -30_000],
+  ["claim", -2_500],
+  ["starts", -500],
+  ["after", 1_000],
+  ["help", 1_800],
+  ["rest", 3_500],
+] as const;
+const byPhase: Record<string, number> = Object.fromEntries(PHASES.map(([name]) => [name, 0]));
+let sampled = cpu0;
+const sampler = setInterval(() => {
+  const now = process.cpuUsage();
+  const ms = (now.user - sampled.user + now.system - sampled.system) / 1000;
+  sampled = now;
+  const t = Date.now();
+  const offset = t - Math.round(t / MIN) * MIN;
+  let name: string = PHASES[0][0];
+  for (const [n, from] of PHASES) if (offset >= from) name = n;
+  byPhase[name] = (byPhase[name] ?? 0) + ms;
+}, 50);
 if (stats !== undefined) resetStats(stats);
 // CPU of each measured minute, from 1 s before its slot.
 const perMinute: number[] = [];
@@ -96,6 +117,7 @@ for (let at = first + MIN; at <= last + MIN; at += MIN) {
   mark = now;
 }
 const cpu = process.cpuUsage(cpu0);
+clearInterval(sampler);
 const measured = stats === undefined ? undefined : structuredClone(stats);
 await scheduler.stop({ grace: "2s", deadline: "5s" });
 await scheduler.close();
@@ -105,6 +127,7 @@ console.log(
     lateness,
     phases: [...phases.values()],
     perMinute,
+    byPhase: Object.fromEntries(Object.entries(byPhase).map(([k, v]) => [k, Math.round(v / Number(minutesText))])),
     calls,
     cpuMs: (cpu.user + cpu.system) / 1000,
     claimed,

@@ -8,7 +8,10 @@
 //   `--stats` prints each worker's driver CPU per kind of statement batch (bench/_driver_stats.ts);
 //   `--schedule="0 0 1 1 *" --no-croner` gives the jobs another schedule: the idle cost per minute;
 //   `--claim-ahead=0,2s` runs edgecron once per value of `claimAhead` (0: claim when due), as
-//   `npm run bench` does.
+//   `npm run bench` does. Each worker also prints its CPU per minute by phase of the minute
+//   (claim, starts, help, the rest). The workers run bundled by esbuild, as plain JavaScript
+//   (`--tsx`: through tsx, whose transform names every closure). With croner, the store
+//   floor is printed too: the store calls alone that a row per slot needs (`storeFloor`).
 // - `single`: one node, 10 000 due jobs on a libSQL file, default concurrency: time from
 //   tick() until the last claim is made (target: under 1 s), store calls of the tick.
 // - `stall`: 100 000 jobs (memory store and libSQL file): per HTTP read (`GET /metrics`
@@ -20,6 +23,7 @@
 // [--claim-ahead=0,2s]` (one edgecron run per value; 0 claims when due);
 // `npm run bench` runs all three (`npm run bench -- --only=procs` for one).
 import { spawn } from "node:child_process";
+import { build } from "esbuild";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -71,6 +75,62 @@ function summary(lateness: number[]): string {
   return `p50 ${pct(s, 0.5)} / p99 ${pct(s, 0.99)} / max ${s.at(-1)} ms`;
 }
 
+/**
+ * The CPU per minute of the store calls alone that a minute of `jobs` job-slots needs with
+ * a row per slot (DESIGN: a claim is an insert keyed by (job, slot), and every slot gets an
+ * outcome row), split over `shares` nodes as the engine splits it: each share's snapshot
+ * (in pages), one claim batch, and its outcomes in batches. One process, no engine, no
+ * other writer (no lock waits): a lower bound for edgecron's CPU on this workload. The
+ * median of 5 minutes after a first one (the history grows as in a real run).
+ */
+export async function storeFloor(file: string, jobs: number, shares: number): Promise<number> {
+  const store = libsqlStore({ url: pathToFileURL(file).href });
+  await store.init();
+  const names = Array.from({ length: jobs }, (_, i) => `job-${String(i).padStart(6, "0")}`);
+  const parts = Array.from({ length: shares }, (_, k) => names.filter((_, i) => i % shares === k));
+  const t0 = Math.floor(Date.now() / MIN) * MIN;
+  await store.snapshot(names, t0);
+  const cpu = (): number => {
+    const c = process.cpuUsage();
+    return (c.user + c.system) / 1000;
+  };
+  const minutes: number[] = [];
+  try {
+    for (let m = 1; m <= 6; m++) {
+      const slot = t0 + m * MIN;
+      const c0 = cpu();
+      for (const [k, share] of parts.entries()) {
+        const node = `n${k}`;
+        for (let i = 0; i < share.length; i += 1_000) await store.snapshot(share.slice(i, i + 1_000), slot);
+        const won = await store.claim(share.map((job) => ({
+          job,
+          slot,
+          kind: "scheduled" as const,
+          status: "running" as const,
+          overlap: "skip" as const,
+          node,
+          batch: `${node}-${m}`,
+          now: slot,
+          leaseUntil: slot + MIN,
+        })));
+        if (won.some((r) => r.outcome !== "won")) throw new Error("store floor: a claim was not won");
+        for (let i = 0; i < share.length; i += 2_000) {
+          await store.updateMany(
+            share.slice(i, i + 2_000).map((job) => ({
+              key: { job, slot, attempt: 1, node },
+              patch: { status: "ok" as const, startedAt: slot, finishedAt: slot + 1, leaseUntil: null, error: null },
+            })),
+          );
+        }
+      }
+      if (m > 1) minutes.push(cpu() - c0);
+    }
+  } finally {
+    await store.close();
+  }
+  return minutes.sort((a, b) => a - b)[Math.floor(minutes.length / 2)]!;
+}
+
 /** 4 edgecron processes on one libSQL file, then croner alone, each over `minutes` minute slots of `jobs` jobs. */
 export async function benchProcesses(
   opts: {
@@ -79,6 +139,8 @@ export async function benchProcesses(
     nodes?: number;
     prof?: boolean;
     stats?: boolean;
+    /** Run the workers through tsx instead of as bundled JavaScript. */
+    tsx?: boolean;
     croner?: boolean;
     schedule?: string;
     /**
@@ -91,7 +153,26 @@ export async function benchProcesses(
   const jobs = opts.jobs ?? 10_000;
   const minutes = opts.minutes ?? 2;
   const dir = mkdtempSync(join(tmpdir(), "edgecron-bench-procs-"));
-  const tsx = ["--import", "tsx"];
+  // The workers run as plain JavaScript bundled by esbuild (the engine as users run it: the
+  // package ships compiled JS), not through tsx, whose transform names every closure made
+  // (`__name`, a defineProperty per run and per promise callback). `--tsx`: through tsx.
+  const worker = async (name: string): Promise<string[]> => {
+    if (opts.tsx === true) return ["--import", "tsx", join(ROOT, `bench/${name}.ts`)];
+    const outfile = join(ROOT, "node_modules/.cache/edgecron-bench", `${name}.mjs`);
+    await build({
+      entryPoints: [join(ROOT, `bench/${name}.ts`)],
+      outfile,
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "es2022",
+      packages: "external",
+      logLevel: "warning",
+    });
+    return [outfile];
+  };
+  const cronerWorker = await worker("_croner_worker");
+  const scaleWorker = await worker("_scale_worker");
   try {
     console.log(
       `\npunctuality: ${
@@ -102,8 +183,7 @@ export async function benchProcesses(
     const cronFirst = Math.ceil((Date.now() + 5_000) / MIN) * MIN;
     // `--no-croner` (while iterating): edgecron alone, no ratios.
     const croner = opts.croner === false ? { lateness: [1], cpuMs: 1 } : await run([
-      ...tsx,
-      join(ROOT, "bench/_croner_worker.ts"),
+      ...cronerWorker,
       String(jobs),
       String(cronFirst),
       String(minutes),
@@ -115,6 +195,14 @@ export async function benchProcesses(
         `croner 11, 1 process       | ${summary(cl)} | CPU ${(cCpu / 1000).toFixed(2)} s/min | ${cl.length}/${
           jobs * minutes
         } ran`,
+      );
+    }
+    if (opts.croner !== false) {
+      const floor = await storeFloor(join(dir, "floor.db"), jobs, opts.nodes ?? 4);
+      console.log(
+        `store floor, 1 process     | the store calls alone, no engine: ${(floor / 1000).toFixed(2)} s/min = ${
+          (floor / cCpu).toFixed(2)
+        }x croner's CPU per job-slot (see storeFloor)`,
       );
     }
     for (const [i, claimAhead] of (opts.claimAheads ?? [undefined]).entries()) {
@@ -139,8 +227,7 @@ export async function benchProcesses(
       const prof = opts.prof === true && node === "n1" ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
       return run([
         ...prof,
-        ...tsx,
-        join(ROOT, "bench/_scale_worker.ts"),
+        ...scaleWorker,
         db,
         node,
         String(jobs),
@@ -188,6 +275,16 @@ export async function benchProcesses(
           `last start +${phases.map((p) => p.lastStart).join(", +")} ms; CPU per minute ${
             ((r["perMinute"] ?? []) as number[]).join(", ")
           } ms`,
+      );
+    }
+    // Where each node's CPU went, ms per minute by time from the slot (sampled every 50 ms):
+    // before -2.5 s, claim -2.5..-0.5 s (claimAhead's claims), starts -0.5..+1 s,
+    // after +1..+1.8 s, help +1.8..+3.5 s (other nodes' shares), rest.
+    console.log(`  CPU ms per minute by phase (before | claim | starts | after | help | rest):`);
+    for (const r of results) {
+      const by = (r["byPhase"] ?? {}) as Record<string, number>;
+      console.log(
+        `    ${r["node"]} ${["before", "claim", "starts", "after", "help", "rest"].map((k) => by[k] ?? 0).join(" | ")}`,
       );
     }
     if (opts.prof === true) console.log(`profile of n1 in ${profDir}`);
@@ -378,6 +475,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
         ...(flag("nodes") === undefined ? {} : { nodes: Number(flag("nodes")) }),
         prof: args.includes("--prof"),
         stats: args.includes("--stats"),
+        tsx: args.includes("--tsx"),
         croner: !args.includes("--no-croner"),
         ...(flag("schedule") === undefined ? {} : { schedule: flag("schedule")! }),
         // `--claim-ahead=0,2s`: one edgecron run per value (0: claim when due).

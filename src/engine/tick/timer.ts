@@ -116,9 +116,13 @@ export function createTimerLoop(
     const again = retick;
     retick = false;
     let begun: Promise<StartedTick>;
-    if (!again && slot !== undefined && now >= slot - lead && now < slot) {
+    const ahead = !again && slot !== undefined && now >= slot - lead && now < slot;
+    if (ahead) {
       tickedAt = slot;
       begun = tick(slot, true);
+      // Step the schedules due at the slot now, in the lead, not in the re-arm at the slot
+      // (18-22 ms over 10 000 jobs, while the slot's runs wait to start).
+      wakes.advance(slot, now, state.version(), () => enabledSchedules(state.jobs()));
     } else if (!again && deferred && now < roundsUntil) begun = more(roundsUntil);
     else {
       tickedAt = now;
@@ -127,7 +131,11 @@ export function createTimerLoop(
     const phase = begun.then(
       (started) => {
         deferred = (started.report.deferred ?? 0) > 0;
-        retick = started.retick === true;
+        // A tick ahead that failed once its slot had come (its claims' wait for the slot
+        // ended the tick) leaves the slot to an ordinary tick now; one that failed sooner
+        // re-arms for the slot itself (tickedAt keeps it from being ticked ahead again).
+        retick = started.retick === true ||
+          (ahead && !started.report.ok && state.clock.now() >= slot);
         started.settled.catch((e: unknown) => state.log.error("tick failed", { error: errorText(e) }));
       },
       (e: unknown) => state.log.error("tick failed", { error: errorText(e) }),

@@ -15,6 +15,14 @@ export interface WakeCache {
    * A schedule whose `next()` throws is left out and asked again at every call.
    */
   next(now: number, version: number, schedules: () => Iterable<Schedule>): number | undefined;
+  /**
+   * Steps the schedules due at `slot` past it ahead of time, at `now` (before `slot`, when
+   * `slot` is the earliest next slot: `claimAhead`'s wake), so the re-arm at the slot
+   * finds the next one without stepping them then. Until the clock reaches `slot`, `next()`
+   * answers `slot`; asked before `now` (a clock stepped back) or with another version, it
+   * reads the jobs again.
+   */
+  advance(slot: number, now: number, version: number, schedules: () => Iterable<Schedule>): void;
 }
 
 interface Entry {
@@ -47,8 +55,18 @@ export function createWakeCache(): WakeCache {
     else if (at !== null) push(heap, { at, schedule });
   };
 
+  /** Set by `advance()`: the heap is past `slot` already, stepped at `from`. */
+  let advanced: { slot: number; from: number } | undefined;
+
   return {
     next(now, v, schedules) {
+      if (advanced !== undefined) {
+        const { slot, from } = advanced;
+        if (v === version && now >= from && now < slot) return slot;
+        advanced = undefined;
+        // Asked before the advance (the clock stepped back) or after a change: the heap is past slots still to come.
+        if (now < slot) version = undefined;
+      }
       if (v !== version || now < builtAt) {
         heap = [];
         failing = [];
@@ -62,6 +80,11 @@ export function createWakeCache(): WakeCache {
         while (heap.length > 0 && heap[0]!.at <= now) add(pop(heap).schedule, now);
       }
       return heap[0]?.at;
+    },
+    advance(slot, now, v, schedules) {
+      if (this.next(now, v, schedules) !== slot) return;
+      this.next(slot, v, schedules);
+      advanced = { slot, from: now };
     },
   };
 }

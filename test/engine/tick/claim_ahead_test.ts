@@ -5,6 +5,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SchedulerError } from "../../../src/core/errors.ts";
 import { createMemoryStore } from "../../../src/store/memory/mod.ts";
+import { faultyStore } from "../_faulty.ts";
 import { MIN, rows, SEC, setup, T0 } from "../_helpers.ts";
 
 describe("claimAhead", () => {
@@ -130,6 +131,46 @@ describe("claimAhead", () => {
     assert.equal(calls, 0);
     const [row] = await rows(s.store, "hook");
     assert.ok(row!.status !== "running" || row!.leaseUntil! <= T0 + MIN, JSON.stringify(row));
+    await s.scheduler.stop();
+  });
+
+  it("a tick ahead that fails in the lead leaves its slot to an ordinary tick at the slot", async () => {
+    // The timer steps the schedules past the slot in the lead (not at the slot, where its
+    // runs wait): until the slot comes it must still answer the slot.
+    const store = faultyStore();
+    const s = setup({ start: T0 + 1, store, claimAhead: "2s" });
+    const starts: number[] = [];
+    s.scheduler.job("a", { schedule: "* * * * *", run: (ctx) => void starts.push(ctx.slot) });
+    s.scheduler.start();
+    await s.clock.settle();
+    store.failNext("claim");
+    await s.clock.set(T0 + MIN - 2 * SEC);
+    assert.equal((await rows(store, "a")).length, 0, "the claim made ahead failed");
+    assert.equal(s.clock.pending()[0]?.at, T0 + MIN, "re-armed for the slot itself");
+    await s.clock.set(T0 + MIN);
+    assert.deepEqual(starts, [T0 + MIN]);
+    await s.clock.set(T0 + 2 * MIN);
+    assert.deepEqual(starts, [T0 + MIN, T0 + 2 * MIN]);
+    await s.scheduler.stop();
+  });
+
+  it("stopped and started again in the lead, the node still runs the slot", async () => {
+    const s = setup({ start: T0 + 1, claimAhead: "5s" });
+    const starts: number[] = [];
+    // Retries: the claim released at the stop is re-run once its lease has ended.
+    s.scheduler.job("a", {
+      schedule: "* * * * *",
+      retries: { attempts: 2 },
+      run: (ctx) => void starts.push(ctx.slot, s.clock.now()),
+    });
+    s.scheduler.start();
+    await s.clock.set(T0 + MIN - 4 * SEC);
+    await s.scheduler.stop();
+    s.scheduler.start();
+    await s.clock.set(T0 + MIN);
+    assert.deepEqual(starts, [T0 + MIN, T0 + MIN], "the slot ran at the slot");
+    await s.clock.set(T0 + 2 * MIN);
+    assert.deepEqual(starts.slice(2), [T0 + 2 * MIN, T0 + 2 * MIN]);
     await s.scheduler.stop();
   });
 

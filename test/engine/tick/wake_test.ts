@@ -99,4 +99,43 @@ describe("createWakeCache()", () => {
       ),
     );
   });
+
+  it("advance() steps the slot's schedules in the lead, and answers the slot until it comes", () => {
+    const minute = grid(MIN);
+    const hour = grid(60 * MIN);
+    const wakes = createWakeCache();
+    const all = () => [minute, hour];
+    const lead = T0 + MIN - 2_000;
+    assert.equal(wakes.next(lead, 1, all), T0 + MIN);
+    const before = minute.calls;
+    wakes.advance(T0 + MIN, lead, 1, all);
+    assert.equal(minute.calls, before + 1, "the minute schedule was stepped past its slot in the lead");
+    // Until the slot: the slot (a tick ahead that failed re-arms for an ordinary tick at it).
+    assert.equal(wakes.next(lead + 500, 1, all), T0 + MIN);
+    // At the slot: the next one, with no schedule stepped again.
+    const calls = minute.calls + hour.calls;
+    assert.equal(wakes.next(T0 + MIN, 1, all), T0 + 2 * MIN);
+    assert.equal(minute.calls + hour.calls, calls, "nothing stepped at the slot");
+    assert.equal(wakes.next(T0 + MIN + 1, 1, all), nextWake(all(), T0 + MIN + 1));
+  });
+
+  it("advance() is undone by a clock stepped back or a new version, and ignored for a slot that is not next", () => {
+    const minute = grid(MIN);
+    const wakes = createWakeCache();
+    const lead = T0 + MIN - 2_000;
+    wakes.advance(T0 + MIN, lead, 1, () => [minute]);
+    // Stepped back before the advance: the earliest slot after then, not the advanced one.
+    assert.equal(wakes.next(T0 - 30_000, 1, () => [minute]), T0);
+    wakes.advance(T0 + MIN, lead, 1, () => [minute]);
+    // A job added meanwhile (new version) with a slot before the advanced one.
+    const second = grid(1_000);
+    assert.equal(wakes.next(lead + 1, 2, () => [minute, second]), T0 + MIN - 1_000);
+    // Not the earliest slot: nothing is stepped, and the earliest still comes first.
+    const fresh = createWakeCache();
+    const calls = minute.calls;
+    fresh.advance(T0 + MIN, lead, 1, () => [minute, second]);
+    assert.equal(minute.calls, calls + 1, "only the build steps it");
+    assert.equal(fresh.next(lead, 1, () => [minute, second]), lead + 1_000);
+    assert.equal(fresh.next(T0 + MIN, 1, () => [minute, second]), T0 + MIN + 1_000);
+  });
 });

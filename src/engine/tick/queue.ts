@@ -79,7 +79,10 @@ export function createRunQueue(deps: {
   let starts = 0;
   let yielding = false;
   const pump = (): void => {
-    if (yielding) return;
+    // While yielding, runs still wait: the hold is taken (or kept) all the same. Before,
+    // a pass that yielded returned before `held()`, so the outcomes of a burst's first runs
+    // went to the store in the middle of the burst, one small batch after another.
+    if (yielding) return held();
     while (head < waiting.length && tracker.handlers < concurrency && !tracker.stopping) {
       if (starts >= STARTS_PER_TURN) {
         yielding = true;
@@ -88,7 +91,7 @@ export function createRunQueue(deps: {
           starts = 0;
           pump();
         });
-        return;
+        break;
       }
       starts++;
       const { run, done } = waiting[head]!;

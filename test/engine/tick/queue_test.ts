@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { AHEAD_MS, createRunQueue } from "../../../src/engine/tick/queue.ts";
+import { STARTS_PER_TURN } from "../../../src/engine/tick/turn.ts";
 import { createRunTracker } from "../../../src/engine/run/tracker.ts";
 import { deferred, MIN, setup, T0 } from "../_helpers.ts";
 import { createManualClock } from "../../../src/engine/clock.ts";
@@ -42,6 +43,35 @@ describe("the run queue", () => {
     }
     await Promise.all(done);
     assert.deepEqual(q.started, [1, 2, 3, 4]);
+  });
+
+  it("a burst larger than a turn's starts holds outcome writes from its first yield until the queue is empty", async () => {
+    // Runs that settle at once (no-op handlers): a burst of STARTS_PER_TURN + 44 pushed in one go.
+    let holds = 0;
+    let released = 0;
+    const tracker = createRunTracker();
+    const queue = createRunQueue({
+      tracker,
+      concurrency: 10_000,
+      now: () => 0,
+      hold: () => {
+        holds++;
+        return () => void released++;
+      },
+    });
+    const pushed: Promise<void>[] = [];
+    for (let i = 0; i < STARTS_PER_TURN + 44; i++) {
+      pushed.push(
+        queue.push({ start: (ran) => tracker.track(Promise.resolve().then(ran), `j${i}`), drop: async () => {} }),
+      );
+    }
+    // The first STARTS_PER_TURN started at once; the rest wait for the next turn. The
+    // first runs' outcomes are written in the microtasks before it: held, not sent.
+    assert.equal(queue.length, 44);
+    assert.equal(holds, 1, "held while runs wait, from the yield on");
+    await Promise.all(pushed);
+    assert.equal(queue.length, 0);
+    assert.equal(released, 1, "released once the queue is empty");
   });
 
   it("claims no further than the free capacity until a run was timed, then about AHEAD_MS of work at that pace", async () => {

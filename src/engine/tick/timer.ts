@@ -78,20 +78,31 @@ export function createTimerLoop(
   let retick = false;
   /** The `now` of the last tick begun (the slot, for a tick ahead: never ticked ahead twice). */
   let tickedAt = -Infinity;
+  /** The `tickedAt` whose late slots `arm()` looked for (once per tick). */
+  let checkedFor = -Infinity;
 
   const arm = (): void => {
     // A wake from before a stop()/start() pair may finish after the new one armed: one timer only.
     if (!running || handle !== undefined) return;
     const now = state.clock.now();
+    const schedules = () => enabledSchedules(state.jobs());
     // Between rounds of one plan the next slot is still the one found before: no pass over every job.
     // When that slot came while a round ran (it waited to help), it is due now: a tick at
     // once (the wake cache finds only slots after now, so it would be planned at the one
     // after it, and recorded `missed` by catch-up).
+    // Likewise a slot that came while the last tick ran (a tick slower than the gap to the
+    // next slot: a cold start, a slow store): once per tick, the first slot after the
+    // tick's own time is looked up, and a tick follows at once when it has come.
+    const late = !deferred && !retick && checkedFor !== tickedAt && tickedAt < now;
+    checkedFor = tickedAt;
+    const missed = late ? wakes.next(tickedAt, state.version(), schedules) : undefined;
     const next = roundsUntil > tickedAt && roundsUntil <= now
       ? now
       : deferred && roundsUntil > now
       ? roundsUntil
-      : wakes.next(now, state.version(), () => enabledSchedules(state.jobs()));
+      : missed !== undefined && missed <= now
+      ? now
+      : wakes.next(now, state.version(), schedules);
     armedMs = timerDelay(now, next === Infinity ? undefined : next);
     roundsUntil = next ?? Infinity;
     // Slots left for lack of capacity are still due: look again at once when this node has

@@ -280,13 +280,10 @@ export async function benchProcesses(
     // Where each node's CPU went, ms per minute by time from the slot (sampled every 50 ms):
     // before -2.5 s, claim -2.5..-0.5 s (claimAhead's claims), starts -0.5..+1 s,
     // after +1..+1.8 s, help +1.8..+3.5 s (other nodes' shares), rest.
-    console.log(`  CPU ms per minute by phase (before | claim | starts | after | help | rest):`);
-    for (const r of results) {
-      const by = (r["byPhase"] ?? {}) as Record<string, number>;
-      console.log(
-        `    ${r["node"]} ${["before", "claim", "starts", "after", "help", "rest"].map((k) => by[k] ?? 0).join(" | ")}`,
-      );
-    }
+    // The worker names the phases, in order (`PHASES` in _scale_worker.ts).
+    const byPhase = results.map((r) => (r["byPhase"] ?? {}) as Record<string, number>);
+    console.log(`  CPU ms per minute by phase (${Object.keys(byPhase[0] ?? {}).join(" | ")}):`);
+    results.forEach((r, i) => console.log(`    ${r["node"]} ${Object.values(byPhase[i]!).join(" | ")}`));
     if (opts.prof === true) console.log(`profile of n1 in ${profDir}`);
     if (opts.stats === true) {
       for (const r of results) {

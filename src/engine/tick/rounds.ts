@@ -61,6 +61,8 @@ interface Plan {
   started: boolean;
   /** Claimed ahead of its slot (`claimAhead`): runs won start at `now`, not before. */
   ahead: boolean;
+  /** The first claim waits until this instant (the node's turn in the lead, {@link claimTurn}). */
+  claimFrom: number;
 }
 
 /**
@@ -81,6 +83,37 @@ export function newestDue(job: ResolvedJob, now: number): number | undefined {
 /** Whether every job of `p` was taken (or found claimed): nothing left to read or claim. */
 const done = (p: Plan): boolean => p.next >= p.due.length && p.nextUnread >= p.unread.length;
 
+/** The optional parts of a plan (`Rounds.begin`). */
+export interface PlanOptions {
+  /** Other nodes' jobs not planned yet, in helping order. */
+  unread?: readonly ResolvedJob[];
+  /** Which of `unread` may have a slot to take. */
+  pending?: (job: ResolvedJob) => boolean;
+  /** Claimed ahead of its slot (`claimAhead`). */
+  ahead?: boolean;
+  /** Claims begin no sooner than this instant ({@link claimTurn}). */
+  claimFrom?: number;
+}
+
+/** The longest gap between two nodes' turns to claim ahead ({@link claimTurn}). */
+export const CLAIM_TURN_MS = 200;
+
+/**
+ * When `node` begins its claims ahead of a slot at `slot`, the lead having begun at `from`,
+ * while `others` tick the minute too: each node in name order a turn after the one before
+ * it, a turn being the lead over twice the nodes, at most {@link CLAIM_TURN_MS}. Nodes that
+ * wake together for a lead would otherwise all claim at once, and on a SQLite file most of
+ * their claim batches meet another node's write lock and are retried (7-11 of a node's
+ * 11-15 in the 4-process bench). The turns end in the first half of the lead, so claims
+ * made ahead still land before the slot; a node alone claims at once.
+ */
+export function claimTurn(node: string, others: readonly string[], from: number, slot: number): number {
+  if (others.length === 0 || slot <= from) return from;
+  const rank = others.reduce((n, other) => other < node ? n + 1 : n, 0);
+  const turn = Math.min(CLAIM_TURN_MS, (slot - from) / (2 * (others.length + 1)));
+  return from + Math.floor(rank * turn);
+}
+
 /** What rounds use. */
 export interface RoundsDeps extends ClaimDeps, RunsDeps {}
 
@@ -91,14 +124,7 @@ export interface Rounds {
    * `helpFrom`, then `unread` (other nodes' jobs not planned yet; read when helping, those
    * `pending` accepts: the filter runs a window at a time then, not on the way to the first claim).
    */
-  begin(
-    now: number,
-    due: DueJob[],
-    helpFrom: number,
-    unread?: readonly ResolvedJob[],
-    pending?: (job: ResolvedJob) => boolean,
-    ahead?: boolean,
-  ): void;
+  begin(now: number, due: DueJob[], helpFrom: number, opts?: PlanOptions): void;
   /** Forgets the plan (a tick that failed before planning). */
   clear(): void;
   /** The `now` of the plan, while it has slots left. */
@@ -148,6 +174,11 @@ export function createRounds(deps: RoundsDeps): Rounds {
    * replaced, or `until` came before helping may begin).
    */
   const take = async (p: Plan, now: number, budget: number, until: number) => {
+    // Claimed ahead, this node's turn in the lead; a stop ends the wait, and nothing is claimed.
+    if (p.claimFrom > clock.now()) {
+      await sleep({ clock, tracker }, p.claimFrom - clock.now(), halting.signal);
+      if (tracker.stopping || halting.signal.aborted || plan !== p) return "stop" as const;
+    }
     for (;;) {
       // Each owner gets HELP_DELAY_MS from the slot to start its share; past that, a share
       // not yet taken (planned, or not read yet) is treated as its owner's who is slow or gone.
@@ -286,7 +317,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
   };
 
   return {
-    begin(now, due, helpFrom, unread = [], pending = () => true, ahead = false) {
+    begin(now, due, helpFrom, { unread = [], pending = () => true, ahead = false, claimFrom = -Infinity } = {}) {
       plan = {
         now,
         batch: crypto.randomUUID(),
@@ -302,6 +333,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
         nextUnread: 0,
         started: false,
         ahead,
+        claimFrom,
       };
       // Each job not read may have a slot due: the timer keeps coming back until they are read.
       plan.deferred += unread.length;

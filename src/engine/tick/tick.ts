@@ -22,7 +22,7 @@ import type { HeldClaim } from "../run/tracker.ts";
 import type { TickReport } from "../types.ts";
 import { createRunQueue } from "./queue.ts";
 import { draftReport, type ReportDraft } from "./report.ts";
-import { createRounds } from "./rounds.ts";
+import { claimTurn, createRounds } from "./rounds.ts";
 import { startOrphans } from "./orphans.ts";
 import { runNow } from "./runs.ts";
 import { createPruner } from "./prune.ts";
@@ -262,7 +262,9 @@ export function createTicker(deps: TickDeps): Ticker {
     const pending = (job: ResolvedJob): boolean => slotSince(job, covered!, now);
     const unread = shares === undefined ? [] : shares.theirs.filter((job) => !Object.hasOwn(snapshot.jobs, job.name));
     if (unread.length > 0 && !unread.some(pending)) unread.length = 0;
-    rounds.begin(now, due, helpFrom, unread, pending, ahead);
+    // Claimed ahead with other nodes about, each takes its turn in the lead (`claimTurn`).
+    const claimFrom = ahead && shares !== undefined ? claimTurn(node, nodes, at, now) : -Infinity;
+    rounds.begin(now, due, helpFrom, { unread, pending, ahead, claimFrom });
     const started: Promise<unknown>[] = [];
     const won = await rounds.round(draft, now, started);
     started.push(...startAgain());

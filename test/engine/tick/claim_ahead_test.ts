@@ -4,8 +4,10 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SchedulerError } from "../../../src/core/errors.ts";
+import { createManualClock } from "../../../src/engine/clock.ts";
 import { createMemoryStore } from "../../../src/store/memory/mod.ts";
 import { faultyStore } from "../_faulty.ts";
+import { claimTurn } from "../../../src/engine/tick/rounds.ts";
 import { MIN, rows, SEC, setup, T0 } from "../_helpers.ts";
 
 describe("claimAhead", () => {
@@ -174,6 +176,73 @@ describe("claimAhead", () => {
     await s.scheduler.stop();
   });
 
+  it("nodes that share a large minute take turns to claim it ahead, in name order, all before the slot", async () => {
+    const store = createMemoryStore();
+    const clock = createManualClock(T0 + 1);
+    // When each node's claim calls reach the store, by the clock.
+    const calls: { node: string; at: number; slot: number }[] = [];
+    const claim = store.claim.bind(store);
+    store.claim = (requests) => {
+      if (requests.length > 0) calls.push({ node: requests[0]!.node, at: clock.now(), slot: requests[0]!.slot });
+      return claim(requests);
+    };
+    const nodes = ["a", "c", "b"].map((node) => setup({ store, node, clock, claimAhead: "2s", concurrency: 10 }));
+    const ran = new Map<string, number>();
+    for (const s of nodes) {
+      for (let i = 0; i < 60; i++) {
+        s.scheduler.job(`job-${i}`, {
+          schedule: "* * * * *",
+          run: (ctx) => void ran.set(`${ctx.job}@${ctx.slot}`, (ran.get(`${ctx.job}@${ctx.slot}`) ?? 0) + 1),
+        });
+      }
+      s.scheduler.start();
+    }
+    await clock.set(T0 + 3 * MIN + 10 * SEC);
+    assert.equal(ran.size, 60 * 3);
+    assert.ok([...ran.values()].every((n) => n === 1), JSON.stringify([...ran].filter(([, n]) => n !== 1)));
+    // From the third minute each node knows the others and claims its share ahead, in turn:
+    // a turn is the 2 s lead over twice the 3 nodes, at most 200 ms.
+    const slot = T0 + 3 * MIN;
+    const first = (node: string): number | undefined =>
+      calls.find((c) => c.node === node && c.slot === slot && c.at < slot)?.at;
+    assert.deepEqual(["a", "b", "c"].map(first), [slot - 2 * SEC, slot - 2 * SEC + 200, slot - 2 * SEC + 400]);
+    for (const s of nodes) await s.scheduler.stop();
+  });
+
+  it("a node stopped while it waits for its turn to claim ahead claims nothing; the others take its share", async () => {
+    const store = createMemoryStore();
+    const a = setup({ start: T0 + 1, store, node: "a", claimAhead: "2s", concurrency: 10 });
+    const b = setup({ store, node: "b", clock: a.clock, claimAhead: "2s", concurrency: 10 });
+    const ran = new Map<string, number>();
+    for (const s of [a, b]) {
+      for (let i = 0; i < 40; i++) {
+        s.scheduler.job(`job-${i}`, {
+          schedule: "* * * * *",
+          run: (ctx) => void ran.set(`${ctx.job}@${ctx.slot}`, (ran.get(`${ctx.job}@${ctx.slot}`) ?? 0) + 1),
+        });
+      }
+      s.scheduler.start();
+    }
+    const slot = T0 + 3 * MIN;
+    await a.clock.set(slot - 2 * SEC + 100);
+    // b's turn is 2 000 / 4 = 200 ms into the lead, capped at 200 ms: it has claimed nothing yet.
+    const theirs = async (node: string): Promise<number> => {
+      let n = 0;
+      for (let i = 0; i < 40; i++) {
+        n += (await rows(store, `job-${i}`)).filter((r) => r.slot === slot && r.node === node).length;
+      }
+      return n;
+    };
+    assert.ok((await theirs("a")) > 0);
+    assert.equal(await theirs("b"), 0);
+    await b.scheduler.stop();
+    await a.clock.set(slot + 10 * SEC);
+    assert.equal(await theirs("b"), 0, "b claimed nothing after its stop");
+    assert.equal([...ran.keys()].filter((k) => k.endsWith(`@${slot}`)).length, 40, "a ran b's share after the slot");
+    assert.ok([...ran.values()].every((n) => n === 1));
+    await a.scheduler.stop();
+  });
+
   it("refuses a lead the lease cannot cover, and text that is not a duration, naming claimAhead", () => {
     const refused = (claimAhead: unknown, pattern: RegExp): void => {
       assert.throws(
@@ -186,5 +255,29 @@ describe("claimAhead", () => {
     refused(-1, /claimAhead: /);
     assert.doesNotThrow(() => setup({ claimAhead: "10s" }));
     assert.doesNotThrow(() => setup({ claimAhead: "20s", lease: "30s" }));
+  });
+});
+
+describe("claimTurn", () => {
+  it("puts each node a turn after the one before it in name order, a turn being the lead over twice the nodes, at most 200 ms", () => {
+    // Four nodes, a 2 s lead: 2 000 / 8 = 250, capped at 200.
+    assert.deepEqual(
+      ["n1", "n2", "n3", "n4"].map((n) => claimTurn(n, ["n1", "n2", "n3", "n4"].filter((o) => o !== n), 0, 2_000)),
+      [
+        0,
+        200,
+        400,
+        600,
+      ],
+    );
+    // A short lead: 600 / 6 = 100 ms a turn; the last turn begins in the lead's first half.
+    assert.equal(claimTurn("c", ["a", "b"], 1_000, 1_600), 1_200);
+    // The order is by name, whatever order the others are listed in.
+    assert.equal(claimTurn("b", ["c", "a"], 0, 2_000), 200);
+  });
+
+  it("lets a node alone, or one whose slot has come, claim at once", () => {
+    assert.equal(claimTurn("z", [], 500, 2_000), 500);
+    assert.equal(claimTurn("z", ["a"], 2_000, 2_000), 2_000);
   });
 });

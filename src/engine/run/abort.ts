@@ -18,27 +18,36 @@ export interface LazyAbort extends Abortable {
   readonly aborted: boolean;
 }
 
-/** Creates a controller that makes its `AbortController` on first use of `signal`. */
+/**
+ * Creates a controller that makes its `AbortController` on first use of `signal`. One
+ * object per run, its methods on the prototype: a minute of 10 000 runs makes no closures
+ * for it.
+ */
 export function lazyAbort(): LazyAbort {
-  let controller: AbortController | undefined;
-  let aborted = false;
-  let reason: unknown;
-  return {
-    get signal(): AbortSignal {
-      if (controller === undefined) {
-        controller = new AbortController();
-        if (aborted) controller.abort(reason);
-      }
-      return controller.signal;
-    },
-    get aborted(): boolean {
-      return aborted;
-    },
-    abort(why?: unknown): void {
-      if (aborted) return;
-      aborted = true;
-      reason = why;
-      controller?.abort(why);
-    },
-  };
+  return new Lazy();
+}
+
+class Lazy implements LazyAbort {
+  #controller: AbortController | undefined = undefined;
+  #aborted = false;
+  #reason: unknown = undefined;
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  abort(why?: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = why;
+    this.#controller?.abort(why);
+  }
 }

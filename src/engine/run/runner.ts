@@ -11,7 +11,7 @@ import type { Lease } from "./lease.ts";
 import type { JobRegistry } from "../jobs/registry.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 import { sleep } from "./sleep.ts";
-import { lazyAbort } from "./abort.ts";
+import { type LazyAbort, lazyAbort } from "./abort.ts";
 import { SUPERSEDED, supersededOf } from "./supersede.ts";
 import { checkFailures } from "./failures.ts";
 import type { HeldClaim, RunTracker } from "./tracker.ts";
@@ -172,12 +172,11 @@ function leave(deps: RunnerDeps, claim: HeldClaim): undefined {
 }
 
 /**
- * The fencing value a handler sees: live views of its claim. `held` is true strictly
- * before the fence (`until`), which lies a lease grace before the stored lease end, and
- * never turns true again once false.
+ * The fencing value a handler sees: live views of its claim for `attempt`. `held` is true
+ * strictly before the fence (`until`), which lies a lease grace before the stored lease
+ * end, and never turns true again once false.
  */
-function leaseView(deps: RunnerDeps, claim: HeldClaim): RunLease {
-  const attempt = claim.attempt;
+function leaseView(deps: RunnerDeps, claim: HeldClaim, attempt: number): RunLease {
   let released = false;
   return {
     node: claim.node,
@@ -192,7 +191,12 @@ function leaseView(deps: RunnerDeps, claim: HeldClaim): RunLease {
   };
 }
 
-/** One call of the handler, raced against the timeout. Never rejects. */
+/**
+ * One call of the handler, raced against the timeout. Never rejects. The race is one
+ * promise settled by whichever comes first (the handler, or the timeout's timer), with
+ * its state in one {@link Attempt}: a minute of 10 000 runs makes no promise per run for
+ * the timeout, the race, or the handler's settling beyond the handler's own.
+ */
 function attemptOnce(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim, startedAt: number): Promise<AttemptResult> {
   const { tracker, lease } = deps;
   const { slot, attempt } = claim;
@@ -200,6 +204,7 @@ function attemptOnce(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim, start
   tracker.controllers.add(controller);
   lease.start(claim, startedAt, job.timeoutMs, controller);
   let log: RunContext["log"] | undefined;
+  let view: RunLease | undefined;
   const ctx: RunContext = {
     job: job.name,
     slot,
@@ -207,65 +212,95 @@ function attemptOnce(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim, start
     get signal() {
       return controller.signal;
     },
-    lease: leaseView(deps, claim),
+    // Made on first use too, for this attempt whenever it is first read.
+    get lease() {
+      return view ??= leaseView(deps, claim, attempt);
+    },
     payload: job.payload,
     // Made on first use, like the signal: most handlers never log through it.
     get log() {
       return log ??= safeLogger(deps.log, { job: job.name, slot, attempt });
     },
   };
-  const { clock } = deps;
-  let settled = false;
-  let timedOut = false;
-
-  const outcome = new Promise<unknown>((resolve) => resolve(job.run(ctx)));
-  const finished = outcome.then(
-    (): AttemptResult => ({ status: "ok" }),
-    (e: unknown): AttemptResult => {
-      const aborted = controller.aborted && !timedOut;
-      const why = claim.lost ? "lease ended" : "scheduler stopped";
-      return {
-        status: "error",
-        error: aborted ? `aborted: ${why} (${errorText(e)})` : errorText(e),
-        stopped: aborted,
-        thrown: e,
-      };
-    },
-  );
-  let timer: unknown;
-  const timeout = new Promise<AttemptResult>((resolve) => {
-    timer = clock.setTimeout(() => {
-      timedOut = true;
-      const error = `timed out after ${formatDuration(job.timeoutMs)} (the job's timeout)`;
-      controller.abort(new DOMException(error, "TimeoutError"));
-      resolve({ status: "timeout", error, stopped: false });
-    }, job.timeoutMs);
-  });
-  void finished.then(() => {
-    settled = true;
-  });
-
-  return Promise.race([finished, timeout]).then((result) => {
-    clock.clearTimeout(timer);
-    tracker.controllers.delete(controller);
-    lease.detach(claim);
-    if (result.status === "timeout") watchStuck(deps, job, claim, startedAt, () => settled, finished);
-    return result;
+  return new Promise<AttemptResult>((resolve) => {
+    const run = new Attempt(deps, job, claim, startedAt, controller, resolve);
+    let returned: unknown;
+    try {
+      returned = job.run(ctx);
+    } catch (e) {
+      // A handler that throws before returning fails as one whose promise rejects (a turn later).
+      returned = Promise.reject(e);
+    }
+    run.timer = deps.clock.setTimeout(() => run.timeout(), job.timeoutMs);
+    // Adopts a thenable the handler returns, as `resolve()` would.
+    Promise.resolve(returned).then(() => run.settled(OK), (e: unknown) => run.settled(run.failure(e)));
   });
 }
 
-/** One `stuck` event when a timed-out handler still has not settled when its lease grace ends. */
-function watchStuck(
-  deps: RunnerDeps,
-  job: ResolvedJob,
-  claim: HeldClaim,
-  since: number,
-  isSettled: () => boolean,
-  finished: Promise<unknown>,
-): void {
-  const { slot, attempt } = claim;
-  const handle = deps.clock.setTimeout(() => {
-    if (!isSettled()) deps.emit({ type: "stuck", job: job.name, slot, attempt, since });
-  }, deps.lease.policy.graceMs);
-  void finished.then(() => deps.clock.clearTimeout(handle));
+const OK: AttemptResult = Object.freeze({ status: "ok" as const });
+
+/** The state of one attempt's race between its handler and its timeout. */
+class Attempt {
+  timer: unknown = undefined;
+  /** The handler has settled (after a timeout too: `stuck` asks). */
+  #handlerSettled = false;
+  #decided = false;
+  #timedOut = false;
+  #stuck: unknown = undefined;
+
+  constructor(
+    readonly deps: RunnerDeps,
+    readonly job: ResolvedJob,
+    readonly claim: HeldClaim,
+    readonly startedAt: number,
+    readonly controller: LazyAbort,
+    readonly resolve: (result: AttemptResult) => void,
+  ) {}
+
+  /** What a rejection of the handler means: aborted (stop, lease) or its own error. */
+  failure(e: unknown): AttemptResult {
+    const aborted = this.controller.aborted && !this.#timedOut;
+    const why = this.claim.lost ? "lease ended" : "scheduler stopped";
+    return {
+      status: "error",
+      error: aborted ? `aborted: ${why} (${errorText(e)})` : errorText(e),
+      stopped: aborted,
+      thrown: e,
+    };
+  }
+
+  /** The handler settled with `result`: the attempt's result, unless the timeout came first. */
+  settled(result: AttemptResult): void {
+    this.#handlerSettled = true;
+    if (this.#stuck !== undefined) this.deps.clock.clearTimeout(this.#stuck);
+    this.#stuck = undefined;
+    this.#decide(result);
+  }
+
+  timeout(): void {
+    if (this.#decided) return;
+    this.#timedOut = true;
+    const error = `timed out after ${formatDuration(this.job.timeoutMs)} (the job's timeout)`;
+    this.controller.abort(new DOMException(error, "TimeoutError"));
+    this.#decide({ status: "timeout", error, stopped: false });
+  }
+
+  #decide(result: AttemptResult): void {
+    if (this.#decided) return;
+    this.#decided = true;
+    const { deps, claim } = this;
+    deps.clock.clearTimeout(this.timer);
+    deps.tracker.controllers.delete(this.controller);
+    deps.lease.detach(claim);
+    // One `stuck` event when a timed-out handler still has not settled when its lease grace ends.
+    if (result.status === "timeout" && !this.#handlerSettled) {
+      const { slot, attempt } = claim;
+      const since = this.startedAt;
+      this.#stuck = deps.clock.setTimeout(() => {
+        this.#stuck = undefined;
+        if (!this.#handlerSettled) deps.emit({ type: "stuck", job: this.job.name, slot, attempt, since });
+      }, deps.lease.policy.graceMs);
+    }
+    this.resolve(result);
+  }
 }

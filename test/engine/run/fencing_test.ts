@@ -149,4 +149,30 @@ describe("fencing: held ends before any other node can see the lease end", () =>
     assert.equal(runA.abortedAt, runA.ctx.lease.until, "the signal aborts exactly at the fence");
     assert.equal(runA.ctx.lease.held, false);
   });
+
+  it("a handler's lease view first read after a retry began is still its own attempt's: not held", async () => {
+    const s = setup({ start: T0 + 1 });
+    const seen: RunContext[] = [];
+    s.scheduler.job("flaky", {
+      schedule: "* * * * *",
+      retries: { attempts: 2, backoff: "1s" },
+      run: (ctx) => {
+        seen.push(ctx);
+        if (ctx.attempt === 1) throw new Error("first try fails");
+        // Attempt 2 holds its lease for a while: the claim is held, now for attempt 2.
+        return new Promise<void>((resolve) => s.clock.setTimeout(resolve, 5 * SEC));
+      },
+    });
+    s.scheduler.start();
+    await s.clock.set(T0 + MIN + 2 * SEC);
+    assert.deepEqual(seen.map((c) => c.attempt), [1, 2]);
+    // The first attempt's context had never read its lease; read now, it is attempt 1's and not held.
+    const first = seen[0]!.lease;
+    assert.equal(first.attempt, 1);
+    assert.equal(first.held, false);
+    assert.equal(seen[1]!.lease.attempt, 2);
+    assert.equal(seen[1]!.lease.held, true);
+    await s.clock.set(T0 + MIN + 10 * SEC);
+    await s.scheduler.stop();
+  });
 });

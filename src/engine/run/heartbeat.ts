@@ -54,7 +54,16 @@ export function createHeartbeat(deps: {
     claim.superseded = true;
     lose(claim, SUPERSEDED);
   };
-  const fenced = (claim: HeldClaim): boolean => !claim.lost && !claim.settling;
+  /**
+   * Whether the watch fences `claim` when its fence passes. Not once the fence reached its
+   * cap (the attempt's start + timeout + 1 ms): that fence is the attempt's own timeout,
+   * whose timer, a millisecond sooner, aborts the handler and records `timeout`, and may
+   * retry it. Fenced here instead, whenever this timer ran first (timers due together, an
+   * event loop late) or while the retry's lease write was in flight, the run was marked
+   * lost: an abort-aware handler was recorded `error` ("lease ended"), and a retry was
+   * given up until another node reaped the row.
+   */
+  const fenced = (claim: HeldClaim): boolean => !claim.lost && !claim.settling && claim.heldUntil < claim.capUntil;
   // A paused node wakes with every timer overdue: fences are checked before anything else.
   const expire = (now: number): void => {
     for (const claim of tracker.claims()) {
@@ -98,7 +107,7 @@ export function createHeartbeat(deps: {
     let due = Infinity;
     for (const claim of tracker.claims()) {
       if (claim.lost) continue;
-      if (!claim.settling && claim.heldUntil < watch) watch = claim.heldUntil;
+      if (fenced(claim) && claim.heldUntil < watch) watch = claim.heldUntil;
       if (dueOf(claim) < due) due = dueOf(claim);
     }
     // After a beat (even a failed one) the next waits a heartbeat: a down store is not hammered.

@@ -224,6 +224,9 @@ function attemptOnce(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim, start
   };
   return new Promise<AttemptResult>((resolve) => {
     const run = new Attempt(deps, job, claim, startedAt, controller, resolve);
+    // Armed before the handler runs, for its start + timeout: a handler that works a while
+    // before returning its promise does not push its timeout past the lease's cap.
+    run.timer = deps.clock.setTimeout(() => run.timeout(), Math.max(0, startedAt + job.timeoutMs - deps.clock.now()));
     let returned: unknown;
     try {
       returned = job.run(ctx);
@@ -231,7 +234,6 @@ function attemptOnce(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim, start
       // A handler that throws before returning fails as one whose promise rejects (a turn later).
       returned = Promise.reject(e);
     }
-    run.timer = deps.clock.setTimeout(() => run.timeout(), job.timeoutMs);
     // Adopts a thenable the handler returns, as `resolve()` would.
     Promise.resolve(returned).then(() => run.settled(OK), (e: unknown) => run.settled(run.failure(e)));
   });

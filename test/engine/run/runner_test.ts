@@ -1,6 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { consoleLogger } from "../../../src/engine/events.ts";
+import { createManualClock } from "../../../src/engine/clock.ts";
+import { createMemoryStore } from "../../../src/store/memory/mod.ts";
 import { MIN, ofType, rows, SEC, setup, T0, tickAt } from "../_helpers.ts";
 
 describe("runs: timeouts", () => {
@@ -171,6 +173,44 @@ describe("runs: retries", () => {
       s.logger.lines.join("\n"),
     );
   });
+
+  for (const honours of [false, true]) {
+    it(`retries a timeout when the store's writes take time${honours ? ", the handler honouring its signal" : ""}`, async () => {
+      // Each lease write takes 5 ms, as a remote store's does. The fence sits at the
+      // timeout's cap (1 ms after it): the heartbeat used to fence the claim while the
+      // retry's lease write was in flight (retry given up: `lost`), or before the timeout's
+      // timer (a handler that honours its signal was recorded `error`, "lease ended").
+      const store = createMemoryStore();
+      const clock = createManualClock(T0);
+      const update = store.update.bind(store);
+      store.update = (key, patch) =>
+        new Promise((resolve, reject) => clock.setTimeout(() => update(key, patch).then(resolve, reject), 5));
+      const s = setup({ store, clock });
+      const attempts: number[] = [];
+      s.scheduler.job("slow", {
+        schedule: "* * * * *",
+        timeout: "200ms",
+        retries: { attempts: 2, backoff: "100ms" },
+        run: (ctx) =>
+          new Promise<void>((resolve, reject) => {
+            attempts.push(ctx.attempt);
+            if (ctx.attempt === 2) return resolve();
+            if (honours) ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason));
+          }),
+      });
+      await tickAt(s, T0 + 1);
+      await s.clock.set(T0 + MIN);
+      const pending = s.scheduler.tick();
+      await s.clock.advance(5 * SEC);
+      assert.equal((await pending).jobs["slow"]!.outcomes[T0 + MIN], "ok");
+      assert.deepEqual(attempts, [1, 2]);
+      assert.deepEqual(ofType(s.events, "timed-out").map((e) => [e.attempt, e.willRetry]), [[1, true]]);
+      assert.deepEqual(ofType(s.events, "lost"), []);
+      assert.deepEqual(ofType(s.events, "failed"), []);
+      const [row] = await rows(store, "slow");
+      assert.deepEqual([row?.status, row?.attempt], ["ok", 2]);
+    });
+  }
 
   it("attempts counts every attempt: attempts 2 calls an always-failing handler exactly twice, attempts 1 once", async () => {
     for (const [attempts, expected] of [[2, 2], [1, 1]] as const) {

@@ -58,15 +58,7 @@ describe("claimAhead", () => {
     const a = setup({ start: T0 + 1, store, node: "a", claimAhead: "3s" });
     const b = setup({ store, node: "b", clock: a.clock });
     const ran = new Map<string, number>();
-    for (const s of [a, b]) {
-      for (let i = 0; i < 30; i++) {
-        s.scheduler.job(`job-${i}`, {
-          schedule: "* * * * *",
-          run: (ctx) => void ran.set(`${ctx.job}@${ctx.slot}`, (ran.get(`${ctx.job}@${ctx.slot}`) ?? 0) + 1),
-        });
-      }
-      s.scheduler.start();
-    }
+    for (const s of [a, b]) startCounted(s, 30, ran);
     await a.clock.set(T0 + 3 * MIN + 10 * SEC);
     assert.equal(ran.size, 30 * 3);
     assert.ok([...ran.values()].every((n) => n === 1), JSON.stringify([...ran].filter(([, n]) => n !== 1)));
@@ -188,15 +180,7 @@ describe("claimAhead", () => {
     };
     const nodes = ["a", "c", "b"].map((node) => setup({ store, node, clock, claimAhead: "2s", concurrency: 10 }));
     const ran = new Map<string, number>();
-    for (const s of nodes) {
-      for (let i = 0; i < 60; i++) {
-        s.scheduler.job(`job-${i}`, {
-          schedule: "* * * * *",
-          run: (ctx) => void ran.set(`${ctx.job}@${ctx.slot}`, (ran.get(`${ctx.job}@${ctx.slot}`) ?? 0) + 1),
-        });
-      }
-      s.scheduler.start();
-    }
+    for (const s of nodes) startCounted(s, 60, ran);
     await clock.set(T0 + 3 * MIN + 10 * SEC);
     assert.equal(ran.size, 60 * 3);
     assert.ok([...ran.values()].every((n) => n === 1), JSON.stringify([...ran].filter(([, n]) => n !== 1)));
@@ -214,15 +198,7 @@ describe("claimAhead", () => {
     const a = setup({ start: T0 + 1, store, node: "a", claimAhead: "2s", concurrency: 10 });
     const b = setup({ store, node: "b", clock: a.clock, claimAhead: "2s", concurrency: 10 });
     const ran = new Map<string, number>();
-    for (const s of [a, b]) {
-      for (let i = 0; i < 40; i++) {
-        s.scheduler.job(`job-${i}`, {
-          schedule: "* * * * *",
-          run: (ctx) => void ran.set(`${ctx.job}@${ctx.slot}`, (ran.get(`${ctx.job}@${ctx.slot}`) ?? 0) + 1),
-        });
-      }
-      s.scheduler.start();
-    }
+    for (const s of [a, b]) startCounted(s, 40, ran);
     const slot = T0 + 3 * MIN;
     await a.clock.set(slot - 2 * SEC + 100);
     // b's turn is 2 000 / 4 = 200 ms into the lead, capped at 200 ms: it has claimed nothing yet.
@@ -281,3 +257,14 @@ describe("claimTurn", () => {
     assert.equal(claimTurn("z", ["a"], 2_000, 2_000), 2_000);
   });
 });
+
+/** Adds `count` minutely jobs to `s`, each counting its runs per slot into `ran`, and starts it. */
+function startCounted(s: ReturnType<typeof setup>, count: number, ran: Map<string, number>): void {
+  for (let i = 0; i < count; i++) {
+    s.scheduler.job(`job-${i}`, {
+      schedule: "* * * * *",
+      run: (ctx) => void ran.set(`${ctx.job}@${ctx.slot}`, (ran.get(`${ctx.job}@${ctx.slot}`) ?? 0) + 1),
+    });
+  }
+  s.scheduler.start();
+}

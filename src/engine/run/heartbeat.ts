@@ -61,7 +61,10 @@ export function createHeartbeat(deps: {
    * retry it. Fenced here instead, whenever this timer ran first (timers due together, an
    * event loop late) or while the retry's lease write was in flight, the run was marked
    * lost: an abort-aware handler was recorded `error` ("lease ended"), and a retry was
-   * given up until another node reaped the row.
+   * given up until another node reaped the row. A clock stepped past the cap does not time
+   * the run out early (the timeout's timer counts elapsed time; `held` reads false from the
+   * fence on): timed out there with retries left, a second attempt would start beside a
+   * handler that ignores its signal (`clock_step_test.ts`).
    */
   const fenced = (claim: HeldClaim): boolean => !claim.lost && !claim.settling && claim.heldUntil < claim.capUntil;
   // A paused node wakes with every timer overdue: fences are checked before anything else.

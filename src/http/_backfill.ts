@@ -15,7 +15,12 @@ export function startBackfill(
   options: Omit<BackfillOptions, "onPlan">,
 ): Promise<readonly number[]> {
   return new Promise((resolve, reject) => {
-    const done = rc.scheduler.backfill(name, { ...options, onPlan: resolve }).then(
+    let answered = false;
+    const planned = (slots: readonly number[]): void => {
+      answered = true;
+      resolve(slots);
+    };
+    const done = rc.scheduler.backfill(name, { ...options, onPlan: planned }).then(
       (report) =>
         rc.logger.info(
           `edgecron http: backfill of ${
@@ -23,7 +28,10 @@ export function startBackfill(
           } done: ${report.ran.length} ran, ${report.skipped.length} skipped`,
         ),
       (e: unknown) => {
-        reject(e);
+        // Refused before its plan (a bad range, an unknown job): the caller's answer says so
+        // (400, 404), and it is no failure of the server's to log. After the answer the
+        // caller hears nothing more: the log is where the failure shows.
+        if (!answered) return reject(e);
         rc.logger.error(`edgecron http: backfill of ${JSON.stringify(name)} failed`, {
           error: e instanceof Error ? e.message : String(e),
         });

@@ -54,5 +54,25 @@ describe("POST /jobs/:name/backfill", () => {
       401,
     );
     assert.deepEqual(await f.store.runs("hourly"), [], "nothing ran");
+    // Refused requests are the caller's to fix: their answers say so, the server logs no error.
+    assert.deepEqual(f.errors, []);
+  });
+
+  it("logs a backfill that fails after its answer: the caller had its 202 and hears nothing more", async () => {
+    const f = setup({
+      wrap: (s) => ({
+        ...s,
+        backfill: async (name, options) => {
+          options?.onPlan?.([T0 - HOUR]);
+          throw new Error(`the store went away during the backfill of ${name}`);
+        },
+      }),
+    });
+    const res = await f.call("POST", "/jobs/hourly/backfill", json({ from: T0 - HOUR, to: T0 }));
+    assert.equal(res.status, 202);
+    await f.clock.settle();
+    assert.deepEqual(f.errors.map((e) => [e.message, e.fields?.["error"]]), [
+      ['edgecron http: backfill of "hourly" failed', "the store went away during the backfill of hourly"],
+    ]);
   });
 });

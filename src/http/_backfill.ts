@@ -16,11 +16,11 @@ export function startBackfill(
 ): Promise<readonly number[]> {
   return new Promise((resolve, reject) => {
     let answered = false;
-    const planned = (slots: readonly number[]): void => {
+    const onPlan = (slots: readonly number[]): void => {
       answered = true;
       resolve(slots);
     };
-    const done = rc.scheduler.backfill(name, { ...options, onPlan: planned }).then(
+    const done = rc.scheduler.backfill(name, { ...options, onPlan }).then(
       (report) =>
         rc.logger.info(
           `edgecron http: backfill of ${

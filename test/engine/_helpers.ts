@@ -1,7 +1,14 @@
 /** Shared setup for engine tests: a manual clock, a memory store, collected events. */
 import { createManualClock, type ManualClock } from "../../src/engine/clock.ts";
 import { createScheduler } from "../../src/engine/scheduler.ts";
-import type { Logger, Scheduler, SchedulerEvent, SchedulerOptions, TickReport } from "../../src/engine/types.ts";
+import type {
+  Logger,
+  RunContext,
+  Scheduler,
+  SchedulerEvent,
+  SchedulerOptions,
+  TickReport,
+} from "../../src/engine/types.ts";
 import { createMemoryStore, type MemoryStore } from "../../src/store/memory/mod.ts";
 import type { RunRecord, Store } from "../../src/store/types.ts";
 
@@ -83,4 +90,34 @@ export function ofType<T extends SchedulerEvent["type"]>(
 export async function tickAt(s: { clock: ManualClock; scheduler: Scheduler }, now: number): Promise<TickReport> {
   await s.clock.set(now);
   return s.scheduler.tick();
+}
+
+/** Makes each of `methods` of `store` answer `ms` later on `clock`, as a remote store's round trip does. */
+export function slowed(
+  store: MemoryStore,
+  clock: ManualClock,
+  ms: number,
+  methods: readonly ("update" | "renew")[],
+): void {
+  for (const method of methods) {
+    const inner = (store[method] as (...args: unknown[]) => Promise<unknown>).bind(store);
+    (store as unknown as Record<string, unknown>)[method] = (...args: unknown[]) =>
+      new Promise((resolve, reject) => clock.setTimeout(() => inner(...args).then(resolve, reject), ms));
+  }
+}
+
+/**
+ * A handler whose first attempt never settles (with `honours`, it rejects when its signal
+ * aborts) and whose later attempts succeed; `seen` hears each attempt's context.
+ */
+export function firstAttemptHangs(
+  honours: boolean,
+  seen: (ctx: RunContext) => void,
+): (ctx: RunContext) => Promise<void> {
+  return (ctx) =>
+    new Promise<void>((resolve, reject) => {
+      seen(ctx);
+      if (ctx.attempt > 1) return resolve();
+      if (honours) ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason));
+    });
 }

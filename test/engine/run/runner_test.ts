@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { consoleLogger } from "../../../src/engine/events.ts";
 import { createManualClock } from "../../../src/engine/clock.ts";
 import { createMemoryStore } from "../../../src/store/memory/mod.ts";
-import { MIN, ofType, rows, SEC, setup, T0, tickAt } from "../_helpers.ts";
+import { firstAttemptHangs, MIN, ofType, rows, SEC, setup, slowed, T0, tickAt } from "../_helpers.ts";
 
 describe("runs: timeouts", () => {
   it("a handler that never settles is timed out, recorded, and the job runs again at its next slot", async () => {
@@ -182,21 +182,14 @@ describe("runs: retries", () => {
       // timer (a handler that honours its signal was recorded `error`, "lease ended").
       const store = createMemoryStore();
       const clock = createManualClock(T0);
-      const update = store.update.bind(store);
-      store.update = (key, patch) =>
-        new Promise((resolve, reject) => clock.setTimeout(() => update(key, patch).then(resolve, reject), 5));
+      slowed(store, clock, 5, ["update"]);
       const s = setup({ store, clock });
       const attempts: number[] = [];
       s.scheduler.job("slow", {
         schedule: "* * * * *",
         timeout: "200ms",
         retries: { attempts: 2, backoff: "100ms" },
-        run: (ctx) =>
-          new Promise<void>((resolve, reject) => {
-            attempts.push(ctx.attempt);
-            if (ctx.attempt === 2) return resolve();
-            if (honours) ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason));
-          }),
+        run: firstAttemptHangs(honours, (ctx) => void attempts.push(ctx.attempt)),
       });
       await tickAt(s, T0 + 1);
       await s.clock.set(T0 + MIN);

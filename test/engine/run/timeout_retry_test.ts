@@ -6,7 +6,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createManualClock } from "../../../src/engine/clock.ts";
 import { createMemoryStore } from "../../../src/store/memory/mod.ts";
-import { MIN, ofType, rows, SEC, setup, T0, tickAt } from "../_helpers.ts";
+import { firstAttemptHangs, MIN, ofType, rows, SEC, setup, slowed, T0, tickAt } from "../_helpers.ts";
 
 describe("a 40 s timeout (longer than the lease) on a slow store", () => {
   for (const delay of [5, 300]) {
@@ -15,24 +15,14 @@ describe("a 40 s timeout (longer than the lease) on a slow store", () => {
       it(`times out at 40 s and retries: ${how}, store writes of ${delay} ms`, async () => {
         const store = createMemoryStore();
         const clock = createManualClock(T0);
-        const update = store.update.bind(store);
-        store.update = (key, patch) =>
-          new Promise((resolve, reject) => clock.setTimeout(() => update(key, patch).then(resolve, reject), delay));
-        const renew = store.renew.bind(store);
-        store.renew = (items, now) =>
-          new Promise((resolve, reject) => clock.setTimeout(() => renew(items, now).then(resolve, reject), delay));
+        slowed(store, clock, delay, ["update", "renew"]);
         const s = setup({ store, clock });
         const attempts: [number, number][] = [];
         s.scheduler.job("slow", {
           schedule: "0 0 1 1 *",
           timeout: "40s",
           retries: { attempts: 2, backoff: "1s" },
-          run: (ctx) =>
-            new Promise<void>((resolve, reject) => {
-              attempts.push([ctx.attempt, clock.now()]);
-              if (ctx.attempt === 2) return resolve();
-              if (honours) ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason));
-            }),
+          run: firstAttemptHangs(honours, (ctx) => void attempts.push([ctx.attempt, clock.now()])),
         });
         await tickAt(s, T0 + 1);
         const pending = s.scheduler.run("slow");

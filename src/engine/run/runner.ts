@@ -223,10 +223,8 @@ function attemptOnce(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim, start
     },
   };
   return new Promise<AttemptResult>((resolve) => {
+    // The timeout is armed here, before the handler runs.
     const run = new Attempt(deps, job, claim, startedAt, controller, resolve);
-    // Armed before the handler runs, for its start + timeout: a handler that works a while
-    // before returning its promise does not push its timeout past the lease's cap.
-    run.timer = deps.clock.setTimeout(() => run.timeout(), Math.max(0, startedAt + job.timeoutMs - deps.clock.now()));
     let returned: unknown;
     try {
       returned = job.run(ctx);
@@ -243,7 +241,8 @@ const OK: AttemptResult = Object.freeze({ status: "ok" as const });
 
 /** The state of one attempt's race between its handler and its timeout. */
 class Attempt {
-  timer: unknown = undefined;
+  /** The timeout's timer. */
+  #timer: unknown;
   /** The handler has settled (after a timeout too: `stuck` asks). */
   #handlerSettled = false;
   #decided = false;
@@ -257,7 +256,14 @@ class Attempt {
     readonly startedAt: number,
     readonly controller: LazyAbort,
     readonly resolve: (result: AttemptResult) => void,
-  ) {}
+  ) {
+    // For the attempt's start + timeout: a handler that works a while before returning its
+    // promise does not push its timeout past the lease's cap.
+    this.#timer = deps.clock.setTimeout(
+      () => this.timeout(),
+      Math.max(0, startedAt + job.timeoutMs - deps.clock.now()),
+    );
+  }
 
   /** What a rejection of the handler means: aborted (stop, lease) or its own error. */
   failure(e: unknown): AttemptResult {
@@ -291,7 +297,7 @@ class Attempt {
     if (this.#decided) return;
     this.#decided = true;
     const { deps, claim } = this;
-    deps.clock.clearTimeout(this.timer);
+    deps.clock.clearTimeout(this.#timer);
     deps.tracker.controllers.delete(this.controller);
     deps.lease.detach(claim);
     // One `stuck` event when a timed-out handler still has not settled when its lease grace ends.

@@ -176,7 +176,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
   const take = async (p: Plan, now: number, budget: number, until: number) => {
     // Claimed ahead, this node's turn in the lead; a stop ends the wait, and nothing is claimed.
     if (p.claimFrom > clock.now()) {
-      await sleep({ clock, tracker }, p.claimFrom - clock.now(), halting.signal);
+      await gate(p.claimFrom);
       if (tracker.stopping || halting.signal.aborted || plan !== p) return "stop" as const;
     }
     for (;;) {

@@ -28,7 +28,7 @@ export interface RouterOptions {
   title?: string;
   /** Clock for the dashboard and session expiry (epoch ms); default `Date.now`. */
   now?: () => number;
-  /** Where unexpected errors are logged; default `console`. */
+  /** Where unexpected errors are logged; default the scheduler's own logger (its `logger` option). */
   logger?: Logger;
   /** Dashboard session lifetime; default `"12h"`. */
   sessionTtl?: string | number;
@@ -121,7 +121,8 @@ function resolve(scheduler: Scheduler, options: RouterOptions): RouterContext {
     maxBodyBytes,
     title: options.title ?? "edgecron",
     now,
-    logger: options.logger ?? console,
+    // A scheduler made with a silent or structured logger keeps the router's lines there too.
+    logger: options.logger ?? scheduler.log ?? console,
     sessionTtlMs,
     secureCookie: options.secureCookie,
     trustProxy: options.trustProxy === true,
@@ -142,7 +143,7 @@ function resolve(scheduler: Scheduler, options: RouterOptions): RouterContext {
  *
  * Options: `token` (required unless `public: true`), `public` (default false),
  * `maxBodyBytes` (default 64 KiB), `title` (default "edgecron"), `now` (default
- * `Date.now`), `logger` (default console), `sessionTtl` (default "12h"), `secureCookie`,
+ * `Date.now`), `logger` (default the scheduler's logger), `sessionTtl` (default "12h"), `secureCookie`,
  * `metrics` (default none), `cacheTtl` (default "5s"), `openapi` (default none).
  *
  * Errors answer `{ error: { code, message, path? } }`: 400 invalid input, 401 no or wrong

@@ -2,6 +2,9 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SchedulerError } from "../../src/core/errors.ts";
 import type { Scheduler } from "../../src/engine/types.ts";
+import { createScheduler } from "../../src/engine/scheduler.ts";
+import { createManualClock } from "../../src/engine/clock.ts";
+import { edgecronRouter } from "../../src/http/router.ts";
 import { errorOf, json, setup, TOKEN } from "./_setup.ts";
 
 const KIB = 1024;
@@ -128,5 +131,24 @@ describe("unexpected errors", () => {
       },
     });
     assert.equal((await f.call("GET", "/jobs")).status, 500);
+  });
+
+  it("logs through the scheduler's logger when the router is given none", async () => {
+    const lines: string[] = [];
+    const logger = { error: (m: string) => void lines.push(m) };
+    const scheduler = createScheduler({ clock: createManualClock(0), logger });
+    const said: unknown[] = [];
+    const console_ = globalThis.console.error;
+    globalThis.console.error = (...a: unknown[]) => void said.push(a);
+    try {
+      const router = edgecronRouter(boom(scheduler), { token: TOKEN });
+      const res = await router.request("/jobs", { headers: { authorization: `Bearer ${TOKEN}` } });
+      assert.equal(res.status, 500);
+    } finally {
+      globalThis.console.error = console_;
+    }
+    assert.equal(lines.length, 1, lines.join("\n"));
+    assert.match(lines[0]!, /request failed/);
+    assert.deepEqual(said, []);
   });
 });

@@ -5,7 +5,7 @@
 import { SchedulerError } from "../../core/errors.ts";
 import type { JobDef, JobState } from "../../store/types.ts";
 import { errorText, jobLabel } from "../text.ts";
-import { type DataJob, type DataJobResolved, resolveDataJob, type ResolvedJob, resolveJob } from "./spec.ts";
+import { type DataJob, type DataJobResolved, resolveDataJob, type ResolvedJob, resolveJob, withRun } from "./spec.ts";
 import type { DataJobSpec, JobCounters, JobPolicy, JobSpec, Logger, RunContext } from "../types.ts";
 
 /** A job that does not run because one of its stored rows cannot be read or resolved. */
@@ -82,7 +82,7 @@ export function createJobRegistry(deps: {
       const job = resolveDataJob(def.name, def.spec as unknown as DataJobSpec, defaults, def);
       markDef(def, undefined);
       // Attached once here, so the run path never comes back to the scheduler for it.
-      return { ...job, run: (ctx: RunContext): unknown => deliver(job, ctx) };
+      return withRun(job, (ctx: RunContext): unknown => deliver(job, ctx));
     } catch (e) {
       markDef(def, `its stored definition (version ${def.version}) is invalid: ${errorText(e)}`);
       return undefined;

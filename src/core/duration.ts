@@ -65,7 +65,7 @@ export function tryParseDuration(input: unknown): number | undefined {
  */
 export function parseDuration(
   input: unknown,
-  options: { code?: SchedulerErrorCode; field?: string; path?: string; min?: number } = {},
+  options: { code?: SchedulerErrorCode; field?: string; path?: string; min?: number | undefined } = {},
 ): number {
   const { code = "invalid-duration", field = "duration", path, min } = options;
   const ms = tryParseDuration(input);

@@ -142,10 +142,12 @@ function expand(
   target: WebhookTarget | undefined,
   def: JobDef | undefined,
 ): JobBase & { source: "code" | "data"; run: unknown; target: unknown; def: unknown } {
-  const at = (field: string): { code: "invalid-spec"; field: string; path: string } => ({
+  // One literal with `min` (not `{ ...at(f), min }`: V8 gives each such copy a map of its own).
+  const at = (field: string, min?: number): { code: "invalid-spec"; field: string; path: string; min: number | undefined } => ({
     code: "invalid-spec",
     field: `jobs.${name}.${field}`,
     path: `jobs.${name}.${field}`,
+    min,
   });
   const timezone = spec.timezone ?? defaults.timezone;
   const schedule = buildSchedule(name, spec.schedule, timezone, spec);
@@ -157,13 +159,13 @@ function expand(
     schedule,
     timezone: schedule.timezone,
     description: spec.description ?? defaults.description,
-    timeoutMs: parseDuration(spec.timeout ?? defaults.timeout ?? "10m", { ...at("timeout"), min: 1 }),
+    timeoutMs: parseDuration(spec.timeout ?? defaults.timeout ?? "10m", at("timeout", 1)),
     overlap: spec.overlap ?? defaults.overlap ?? "skip",
     bufferLimit: spec.bufferLimit ?? defaults.bufferLimit ?? 100,
     pauseOnFailure: spec.pauseOnFailure ?? defaults.pauseOnFailure,
     catchUp: {
       mode: catchUp.mode ?? "latest",
-      windowMs: parseDuration(catchUp.window ?? "1h", { ...at("catchUp.window"), min: 1 }),
+      windowMs: parseDuration(catchUp.window ?? "1h", at("catchUp.window", 1)),
       toleranceMs: parseDuration(catchUp.tolerance ?? "60s", at("catchUp.tolerance")),
     },
     retries: {

@@ -49,9 +49,13 @@ const pct = (sorted: number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
 const fmt = (ms: number): string => `${ms < 10 ? ms.toFixed(2) : ms.toFixed(0)} ms`;
 
+// Extra Node/V8 flags for every worker, croner's too (`BENCH_NODE_FLAGS="--trace-gc"`): flags
+// such as `--no-memory-reducer` are refused in NODE_OPTIONS.
+const NODE_FLAGS = (process.env["BENCH_NODE_FLAGS"] ?? "").split(" ").filter((f) => f !== "");
+
 function run(args: string[], label: string): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...NODE_FLAGS, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     child.stdout.on("data", (d: Buffer) => (out += d));

@@ -224,6 +224,12 @@ function isSchedule(input: unknown): input is Schedule {
   return typeof s === "object" && s !== null && typeof s.next === "function" && typeof s.between === "function";
 }
 
+/** Cron strings of digits, `*`, `/`, `,`, `-` and spaces: no names, no `H`, no `L`/`W`/`#`. */
+const PLAIN_CRON = /^[\d*/,\- ]+$/;
+/** Schedules built from plain cron strings, by zone and text; the oldest goes past this many. */
+const SHARED_MAX = 4_096;
+const shared = new Map<string, Schedule>();
+
 /**
  * The job's zone applies to inputs that name none: a cron string and `{ cron }` /
  * `{ every }` objects without `timezone` (core `schedule()` rules).
@@ -241,8 +247,20 @@ function buildSchedule(name: string, input: unknown, timezone: string | undefine
     }
     return withJobModifiers(name, guardSchedule(name, input), mods);
   }
+  // A plain numeric cron string without modifiers is the same schedule whatever the job
+  // (only `H` and the modifiers depend on the job's name), so jobs share one.
+  const shareable = typeof input === "string" && PLAIN_CRON.test(input) && Object.keys(mods).length === 0;
+  const key = shareable ? `${timezone ?? ""}\u0000${input}` : undefined;
+  const known = key === undefined ? undefined : shared.get(key);
+  if (known !== undefined) return known;
   try {
     const options = timezone === undefined ? { hashKey: name } : { timezone, hashKey: name };
+    if (key !== undefined) {
+      const built = toSchedule(input as string, options);
+      if (shared.size >= SHARED_MAX) shared.delete(shared.keys().next().value!);
+      shared.set(key, built);
+      return built;
+    }
     // A stored spec carries the modifiers in its own fields too; the job's options win.
     return toSchedule(withSpecModifiers(input, mods), { ...options, ...mods });
   } catch (e) {

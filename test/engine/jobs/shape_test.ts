@@ -57,3 +57,35 @@ describe("resolved job shape", () => {
     assert.deepEqual(apart, []);
   });
 });
+
+describe("shared schedules", () => {
+  const run = (): void => {};
+  const from = Date.UTC(2030, 0, 1);
+
+  it("jobs with the same plain cron string and zone share one schedule", () => {
+    const a = resolveJob("a", { schedule: "*/5 * * * *", run }, {});
+    const b = resolveJob("b", { schedule: "*/5 * * * *", run }, {});
+    assert.equal(a.schedule, b.schedule);
+    // Nothing of the first job's name is in what the second shows.
+    assert.deepEqual(b.schedule.toJSON(), { cron: "*/5 * * * *", timezone: "UTC" });
+    assert.equal(b.schedule.next(from), from + 5 * 60_000);
+  });
+
+  it("a zone, a modifier or a hashed field gives the job its own", () => {
+    const base = resolveJob("base", { schedule: "0 3 * * *", run }, {});
+    const paris = resolveJob("paris", { schedule: "0 3 * * *", timezone: "Europe/Paris", run }, {});
+    const except = resolveJob("except", { schedule: "0 3 * * *", except: ["2030-01-02"], run }, {});
+    assert.notEqual(paris.schedule, base.schedule);
+    assert.equal(paris.schedule.next(from), Date.UTC(2030, 0, 1, 2));
+    assert.notEqual(except.schedule, base.schedule);
+    assert.equal(except.schedule.next(from), Date.UTC(2030, 0, 1, 3));
+    assert.equal(except.schedule.next(Date.UTC(2030, 0, 1, 3)), Date.UTC(2030, 0, 3, 3));
+    assert.equal(base.schedule.next(Date.UTC(2030, 0, 1, 3)), Date.UTC(2030, 0, 2, 3));
+    // `H` hashes the job's name: two names, two schedules, each keyed by its own name.
+    const h1 = resolveJob("report-1", { schedule: "H * * * *", run }, {});
+    const h2 = resolveJob("report-2", { schedule: "H * * * *", run }, {});
+    assert.notEqual(h1.schedule, h2.schedule);
+    assert.equal((h1.schedule.toJSON() as { hashKey?: string }).hashKey, "report-1");
+    assert.equal((h2.schedule.toJSON() as { hashKey?: string }).hashKey, "report-2");
+  });
+});

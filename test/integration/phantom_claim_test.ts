@@ -99,7 +99,15 @@ describe("phantom claim on a real lock", { timeout: 90_000 }, () => {
         `the phantom row was reconciled, not ${phantom.status}`,
       );
       assert.ok(phantom.status !== "ok" || ran.includes(phantom.slot), "an ok row was really run");
-      assert.deepEqual(after.filter((r) => r.status === "skipped"), [], "the phantom blocked no later slot");
+      // A slot skipped before the phantom row was settled could be the phantom's doing; one
+      // skipped after it was judged against another run (under a loaded machine the slot
+      // before it can still be running when the next one is claimed: an honest skip).
+      const settledAt = phantom.finishedAt ?? Infinity;
+      assert.deepEqual(
+        after.filter((r) => r.status === "skipped" && r.claimedAt < settledAt),
+        [],
+        "the phantom blocked no later slot",
+      );
       assert.ok(after.filter((r) => r.status === "ok").length >= 3, "later slots ran");
     } finally {
       await scheduler.stop().catch(() => undefined);

@@ -138,7 +138,7 @@ function expand(
   spec: JobPolicy & JobModifiers & { schedule: unknown },
   defaults: JobPolicy,
   source: "code" | "data",
-  run: ((ctx: RunContext) => unknown) | undefined,
+  run: (ctx: RunContext) => unknown,
   target: WebhookTarget | undefined,
   def: JobDef | undefined,
 ): JobBase & { source: "code" | "data"; run: unknown; target: unknown; def: unknown } {
@@ -255,14 +255,13 @@ function buildSchedule(name: string, input: unknown, timezone: string | undefine
   if (known !== undefined) return known;
   try {
     const options = timezone === undefined ? { hashKey: name } : { timezone, hashKey: name };
+    // A stored spec carries the modifiers in its own fields too; the job's options win.
+    const built = toSchedule(withSpecModifiers(input, mods), { ...options, ...mods });
     if (key !== undefined) {
-      const built = toSchedule(input as string, options);
       if (shared.size >= SHARED_MAX) shared.delete(shared.keys().next().value!);
       shared.set(key, built);
-      return built;
     }
-    // A stored spec carries the modifiers in its own fields too; the job's options win.
-    return toSchedule(withSpecModifiers(input, mods), { ...options, ...mods });
+    return built;
   } catch (e) {
     const message = e instanceof SchedulerError ? sentenceOf(e) : e instanceof Error ? e.message : String(e);
     const zoneField = timezone !== undefined && e instanceof SchedulerError && e.code === "invalid-timezone" &&

@@ -1,7 +1,7 @@
 // `npm run bench`: every benchmark in one run, our code beside the peers, with ratios.
 // `npm run bench -- --only=procs,stall` runs the named parts only (core, except, tick, store, kv,
 // procs, single, stall, postgres); each part is also runnable alone (`npx tsx bench/core.ts`,
-// `npx tsx bench/scale.ts procs`, ...). `procs` takes about ten minutes.
+// `npx tsx bench/scale.ts procs`, ...). `procs` takes about fourteen minutes.
 import { benchCore } from "./core.ts";
 import { benchExcept } from "./core_except.ts";
 import { benchPostgres } from "./postgres.ts";
@@ -18,7 +18,11 @@ const parts: Record<string, () => Promise<void>> = {
   single: () => benchSingle(),
   stall: () => benchStall(),
   // Claiming when due (the default), then with `claimAhead: "2s"`, beside one croner run.
-  procs: () => benchProcesses({ claimAheads: [undefined, "2s"] }),
+  // 4 workers claiming when due and ahead; then 1 worker: the engine's own cost per slot, no spread.
+  procs: () =>
+    benchProcesses({
+      runs: [{ nodes: 4 }, { nodes: 4, claimAhead: "2s" }, { nodes: 1, claimAhead: "2s" }],
+    }),
   postgres: () =>
     benchPostgres({ minutes: Number(process.argv.find((a) => a.startsWith("--minutes="))?.slice(10) ?? 2) }),
 };

@@ -7,8 +7,10 @@
 //   stated in. `--prof` writes a `--cpu-prof` profile of worker n1 to $TMPDIR/edgecron-profiles;
 //   `--stats` prints each worker's driver CPU per kind of statement batch (bench/_driver_stats.ts);
 //   `--schedule="0 0 1 1 *" --no-croner` gives the jobs another schedule: the idle cost per minute;
-//   `--claim-ahead=0,2s` runs edgecron once per value of `claimAhead` (0: claim when due), as
-//   `npm run bench` does. Each worker also prints its CPU per minute by phase of the minute
+//   `--claim-ahead=0,2s` runs edgecron once per value of `claimAhead` (0: claim when due), and
+//   `--nodes=4,1` once per number of workers (every pair of the two lists). `npm run bench`
+//   runs 4 workers claiming when due and `claimAhead: "2s"`, then 1 worker with `"2s"`: the
+//   engine's own cost per slot with no spread, beside the spread's. Each worker also prints its CPU per minute by phase of the minute
 //   (claim, starts, help, the rest). The workers run bundled by esbuild, as plain JavaScript
 //   (`--tsx`: through tsx, whose transform names every closure). With croner, the store
 //   floor is printed too: the store calls alone that a row per slot needs (`storeFloor`).
@@ -19,8 +21,8 @@
 //   its total time and the longest event-loop block while it ran; a whole minute tick
 //   (concurrency 20 000: 5 rounds), and timer re-arms (`nextWake` over every job, then the wake cache's heap).
 //
-// Run one part: `npx tsx bench/scale.ts procs|single|stall [--minutes=N] [--nodes=N] [--prof] [--stats] [--no-croner]
-// [--claim-ahead=0,2s]` (one edgecron run per value; 0 claims when due);
+// Run one part: `npx tsx bench/scale.ts procs|single|stall [--minutes=N] [--nodes=4,1] [--prof] [--stats] [--no-croner]
+// [--claim-ahead=0,2s]` (one edgecron run per pair of values; claim-ahead 0 claims when due);
 // `npm run bench` runs all three (`npm run bench -- --only=procs` for one).
 import { spawn } from "node:child_process";
 import { build } from "esbuild";
@@ -135,11 +137,12 @@ export async function storeFloor(file: string, jobs: number, shares: number): Pr
   return minutes.sort((a, b) => a - b)[Math.floor(minutes.length / 2)]!;
 }
 
-/** 4 edgecron processes on one libSQL file, then croner alone, each over `minutes` minute slots of `jobs` jobs. */
+/** Croner alone, then edgecron processes on one libSQL file (`runs`), each over `minutes` minute slots of `jobs` jobs. */
 export async function benchProcesses(
   opts: {
     jobs?: number;
     minutes?: number;
+    /** Workers of each edgecron run (default 4) when `runs` is not given. */
     nodes?: number;
     prof?: boolean;
     stats?: boolean;
@@ -152,10 +155,14 @@ export async function benchProcesses(
      * run (undefined: claim when due). Default `[undefined]`.
      */
     claimAheads?: (string | undefined)[];
+    /** The edgecron runs, in order: workers and `claimAhead` of each. Default: `nodes` with each of `claimAheads`. */
+    runs?: { nodes: number; claimAhead?: string | undefined }[];
   } = {},
 ): Promise<void> {
   const jobs = opts.jobs ?? 10_000;
   const minutes = opts.minutes ?? 2;
+  const runs = opts.runs ??
+    (opts.claimAheads ?? [undefined]).map((claimAhead) => ({ nodes: opts.nodes ?? 4, claimAhead }));
   const dir = mkdtempSync(join(tmpdir(), "edgecron-bench-procs-"));
   // The workers run as plain JavaScript bundled by esbuild (the engine as users run it: the
   // package ships compiled JS), not through tsx, whose transform names every closure made
@@ -202,23 +209,24 @@ export async function benchProcesses(
       );
     }
     if (opts.croner !== false) {
-      const floor = await storeFloor(join(dir, "floor.db"), jobs, opts.nodes ?? 4);
+      const floor = await storeFloor(join(dir, "floor.db"), jobs, Math.max(...runs.map((r) => r.nodes)));
       console.log(
         `store floor, 1 process     | the store calls alone, no engine: ${(floor / 1000).toFixed(2)} s/min = ${
           (floor / cCpu).toFixed(2)
         }x croner's CPU per job-slot (see storeFloor)`,
       );
     }
-    for (const [i, claimAhead] of (opts.claimAheads ?? [undefined]).entries()) {
-      await edgecronRun(join(dir, `shared-${i}.db`), claimAhead, { cl, cCpu });
+    for (const [i, { nodes, claimAhead }] of runs.entries()) {
+      await edgecronRun(join(dir, `shared-${i}.db`), nodes, claimAhead, { cl, cCpu });
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 
-  /** One edgecron run of `nodes` workers on a fresh database, printed beside croner's `cl`/`cCpu`. */
+  /** One edgecron run of `count` workers on a fresh database, printed beside croner's `cl`/`cCpu`. */
   async function edgecronRun(
     db: string,
+    count: number,
     claimAhead: string | undefined,
     { cl, cCpu }: { cl: number[]; cCpu: number },
   ): Promise<void> {
@@ -226,7 +234,7 @@ export async function benchProcesses(
     const first = Math.ceil((Date.now() + 20_000) / MIN) * MIN;
     const profDir = join(tmpdir(), "edgecron-profiles");
     if (opts.prof === true) mkdirSync(profDir, { recursive: true });
-    const nodes = Array.from({ length: opts.nodes ?? 4 }, (_, i) => `n${i + 1}`);
+    const nodes = Array.from({ length: count }, (_, i) => `n${i + 1}`);
     const results = await Promise.all(nodes.map((node) => {
       const prof = opts.prof === true && node === "n1" ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
       return run([
@@ -252,7 +260,7 @@ export async function benchProcesses(
     const cSorted = [...cl].sort((a, b) => a - b);
     const variant = claimAhead === undefined ? "" : `, claimAhead ${claimAhead}`;
     console.log(
-      `edgecron, ${nodes.length} procs, libSQL${variant}  | ${summary(el)} | CPU ${
+      `edgecron, ${nodes.length} proc${nodes.length === 1 ? "" : "s"}, libSQL${variant}  | ${summary(el)} | CPU ${
         (eCpu / 1000).toFixed(2)
       } s/min (${nodes.length} workers) | ${el.length}/${expected} ran; share ${perNode}`,
     );
@@ -468,21 +476,27 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const flag = (name: string): string | undefined => args.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
   const parts = args.filter((a) => !a.startsWith("--"));
   const jobs = flag("jobs") === undefined ? undefined : Number(flag("jobs"));
+  const workers = (text: string): number => {
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < 1 || n > 16) {
+      throw new Error(`bench/scale.ts: --nodes takes worker counts from 1 to 16, got ${JSON.stringify(text)}`);
+    }
+    return n;
+  };
   for (const part of parts.length === 0 ? ["single", "stall", "procs"] : parts) {
     if (part === "procs") {
       await benchProcesses({
         ...(jobs === undefined ? {} : { jobs }),
         minutes: Number(flag("minutes") ?? 2),
-        ...(flag("nodes") === undefined ? {} : { nodes: Number(flag("nodes")) }),
         prof: args.includes("--prof"),
         stats: args.includes("--stats"),
         tsx: args.includes("--tsx"),
         croner: !args.includes("--no-croner"),
         ...(flag("schedule") === undefined ? {} : { schedule: flag("schedule")! }),
-        // `--claim-ahead=0,2s`: one edgecron run per value (0: claim when due).
-        ...(flag("claim-ahead") === undefined
-          ? {}
-          : { claimAheads: flag("claim-ahead")!.split(",").map((v) => v === "0" ? undefined : v) }),
+        // `--nodes=4,1 --claim-ahead=0,2s`: one edgecron run per pair (claim-ahead 0: claim when due).
+        runs: (flag("nodes") ?? "4").split(",").map(workers).flatMap((nodes) =>
+          (flag("claim-ahead") ?? "0").split(",").map((v) => ({ nodes, claimAhead: v === "0" ? undefined : v }))
+        ),
       });
     } else if (part === "single") await benchSingle(jobs);
     else if (part === "stall") await benchStall(jobs);

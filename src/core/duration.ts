@@ -20,8 +20,16 @@ const ISO =
   /^P(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
 
 /**
+ * The longest duration: the most whole milliseconds a JavaScript number holds exactly
+ * (2^53 - 1, about 285 000 years). A longer one would not round-trip, and a schedule
+ * `every` that long has no slot at all.
+ */
+export const MAX_DURATION_MS = Number.MAX_SAFE_INTEGER;
+
+/**
  * Parses a duration to whole milliseconds, or returns `undefined` when the input is
- * not a duration. Numbers are milliseconds and must be finite and non-negative.
+ * not a duration or is longer than {@link MAX_DURATION_MS}. Numbers are milliseconds
+ * and must be finite and non-negative.
  *
  * @example
  * ```ts
@@ -32,6 +40,18 @@ const ISO =
  * ```
  */
 export function tryParseDuration(input: unknown): number | undefined {
+  const ms = measure(input);
+  return ms !== undefined && ms <= MAX_DURATION_MS ? ms : undefined;
+}
+
+/** Whether `input` is written as a duration but is longer than {@link MAX_DURATION_MS}. */
+export function isTooLong(input: unknown): boolean {
+  const ms = measure(input);
+  return ms !== undefined && ms > MAX_DURATION_MS;
+}
+
+/** The whole milliseconds `input` is written as, however many, or `undefined` when it is not a duration. */
+function measure(input: unknown): number | undefined {
   if (typeof input === "number") {
     return Number.isFinite(input) && input >= 0 ? Math.round(input) : undefined;
   }
@@ -61,15 +81,19 @@ export function tryParseDuration(input: unknown): number | undefined {
  * Options: `code` (default `"invalid-duration"`), `field` (named in the message,
  * default `"duration"`), `path` (the field path), `min` (ms, inclusive).
  *
- * @throws {SchedulerError} `${code}: ${field}: expected a duration like "30s", got "soon"`
+ * @throws {SchedulerError} `${code}: ${field}: expected a duration like "30s", got "soon"`, or
+ *   `… is longer than the longest duration` past {@link MAX_DURATION_MS}
  */
 export function parseDuration(
   input: unknown,
   options: { code?: SchedulerErrorCode; field?: string; path?: string; min?: number | undefined } = {},
 ): number {
   const { code = "invalid-duration", field = "duration", path, min } = options;
-  const ms = tryParseDuration(input);
+  const ms = measure(input);
   const at = path === undefined ? {} : { path };
+  if (ms !== undefined && ms > MAX_DURATION_MS) {
+    throw new SchedulerError(code, `${field}: ${quote(input)} ${TOO_LONG}`, at);
+  }
   if (ms === undefined) {
     throw new SchedulerError(code, `${field}: expected a duration like "30s", got ${quote(input)}`, at);
   }
@@ -79,9 +103,13 @@ export function parseDuration(
   return ms;
 }
 
+/** The end of the error for a duration longer than {@link MAX_DURATION_MS}. */
+export const TOO_LONG = `is longer than the longest duration, ${formatDuration(MAX_DURATION_MS)} (2^53 - 1 ms)`;
+
 /**
  * Formats milliseconds as the shortest compact duration (`5400000` → `"1h30m"`).
- * `parseDuration(formatDuration(ms)) === ms` for every non-negative integer.
+ * `parseDuration(formatDuration(ms)) === ms` for every whole number of ms from 0 to
+ * {@link MAX_DURATION_MS}.
  */
 export function formatDuration(ms: number): string {
   if (ms === 0) return "0s";

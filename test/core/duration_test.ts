@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { formatDuration, parseDuration, tryParseDuration } from "../../src/core/duration.ts";
+import { formatDuration, MAX_DURATION_MS, parseDuration, tryParseDuration } from "../../src/core/duration.ts";
 import { assertSchedulerError } from "./_helpers.ts";
 
 describe("durations", () => {
@@ -24,6 +24,14 @@ describe("durations", () => {
     ["PT", undefined],
     [-1, undefined],
     [null, undefined],
+    // Past 2^53 - 1 ms a number no longer holds every whole ms: not a duration.
+    [MAX_DURATION_MS, MAX_DURATION_MS],
+    [2 ** 53, undefined],
+    [1e300, undefined],
+    ["99999999999999999999d", undefined],
+    ["104249991d8h59m991ms", MAX_DURATION_MS],
+    ["104249991d8h59m992ms", undefined],
+    ["P99999999999999999999D", undefined],
   ];
   for (const [input, want] of table) {
     it(`tryParseDuration(${JSON.stringify(input)}) is ${want}`, () => assert.equal(tryParseDuration(input), want));
@@ -40,6 +48,22 @@ describe("durations", () => {
       "invalid-duration",
       'invalid-duration: duration: must be at least 1s, got "10ms"',
     );
+  });
+
+  it("parseDuration says a duration past 2^53 - 1 ms is too long, naming the longest", () => {
+    // It was accepted: `every: "99999999999999999999d"` made a job that never ran, shown as
+    // "@every 100000000000000000000d", and `timeout: 1e300` was taken as it came.
+    assertSchedulerError(
+      () => parseDuration("99999999999999999999d", { field: "timeout" }),
+      "invalid-duration",
+      'invalid-duration: timeout: "99999999999999999999d" is longer than the longest duration, 104249991d8h59m991ms (2^53 - 1 ms)',
+    );
+    assertSchedulerError(
+      () => parseDuration(2 ** 60, { code: "invalid-interval", field: "interval" }),
+      "invalid-interval",
+      'invalid-interval: interval: "1152921504606847000" is longer than the longest duration, 104249991d8h59m991ms (2^53 - 1 ms)',
+    );
+    assert.equal(parseDuration(formatDuration(MAX_DURATION_MS)), MAX_DURATION_MS);
   });
 
   it("formatDuration round-trips every integer number of milliseconds", () => {

@@ -54,6 +54,8 @@ describe("data-defined jobs over HTTP", () => {
         "target.headers.X-A",
       ],
       [{ name: "x", ...HOOK, timeout: "soon" }, "timeout"],
+      [{ name: "x", ...HOOK, timeout: "99999999999999999999d" }, "timeout"],
+      [{ name: "x", ...HOOK, schedule: { every: "99999999999999999999d" } }, "schedule"],
       [{ name: "x", ...HOOK, retries: { attempts: -1 } }, "retries.attempts"],
       [{ name: "x", ...HOOK, catchUp: { mode: "some" } }, "catchUp.mode"],
       [{ name: "x", ...HOOK, schedule: { cron: "* * * * *", tz: "UTC" } }, "schedule.tz"],

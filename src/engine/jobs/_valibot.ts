@@ -1,7 +1,7 @@
 /** Valibot building blocks with edgecron's error messages, for the job schemas in `_schema.ts`. */
 import * as v from "valibot";
 import { quote } from "../../core/errors.ts";
-import { tryParseDuration } from "../../core/duration.ts";
+import { isTooLong, TOO_LONG, tryParseDuration } from "../../core/duration.ts";
 
 /** The offending input, quoted and cut; never throws on cyclic or deep input. */
 export const got = (issue: { input: unknown }): string => {
@@ -16,7 +16,7 @@ export const got = (issue: { input: unknown }): string => {
 /** A duration like `"30s"` or a number of ms. */
 export const duration = v.custom<string | number>(
   (input) => tryParseDuration(input) !== undefined,
-  (issue) => `expected a duration like "30s", got ${got(issue)}`,
+  (issue) => isTooLong(issue.input) ? `${got(issue)} ${TOO_LONG}` : `expected a duration like "30s", got ${got(issue)}`,
 );
 
 /** A string of at most `max` characters. */

@@ -166,6 +166,23 @@ describe("backfill", () => {
     assert.deepEqual([report.planned, report.stopped, report.ran], [10_000, true, []]);
     assert.deepEqual(await rows(s.store, "j"), []);
   });
+
+  it("takes a range from the first instant a Date holds, and names only what it was given", async () => {
+    // It refused `from: -8.64e15` naming "-8640000000000001", a value nobody sent: the
+    // range was asked of the schedule as (from - 1, to - 1].
+    const FIRST = -8.64e15;
+    const s = setup({ start: T0 });
+    s.scheduler.job("cron", { schedule: "* * * * *", run: () => {} });
+    s.scheduler.job("once", { schedule: { at: FIRST }, run: () => {} });
+    const none = await s.scheduler.backfill("cron", { from: FIRST, to: FIRST + HOUR, signal: AbortSignal.abort() });
+    assert.equal(none.planned, 0);
+    const once = await s.scheduler.backfill("once", { from: FIRST, to: FIRST + 1, signal: AbortSignal.abort() });
+    assert.equal(once.planned, 1, "the slot at the first instant is in [from, to)");
+    await assert.rejects(
+      s.scheduler.backfill("cron", { from: FIRST - 1, to: T0 }),
+      (e: unknown) => e instanceof SchedulerError && e.message.includes('"-8640000000000001"'),
+    );
+  });
 });
 
 describe("backfill across daylight saving, against slots worked out by hand", () => {

@@ -20,6 +20,9 @@ import type { BackfillOptions, BackfillReport } from "../types.ts";
 /** The most slots one backfill call plans. */
 export const MAX_BACKFILL_SLOTS = 10_000;
 
+/** Largest |epoch ms| an instant can hold (a `Date`'s range). */
+const INSTANT_LIMIT = 8.64e15;
+
 /** What a backfill uses: the runner's parts, the promoter and this node's id. */
 export interface BackfillDeps extends RunnerDeps {
   node: string;
@@ -77,9 +80,11 @@ export function planBackfill(job: ResolvedJob, options: BackfillOptions, now: nu
       path: "rerun",
     });
   }
-  const slots: number[] = [];
   // `between` is (a, b]; slots are whole milliseconds, so (from - 1, to - 1] is [from, to).
-  for (const slot of job.schedule.between(from - 1, to - 1)) {
+  // At the first instant there is no `from - 1`: the range starts after it, and `from`
+  // itself is a slot when the last one before `from + 1` is it.
+  const slots: number[] = from === -INSTANT_LIMIT && job.schedule.prev(from + 1) === from ? [from] : [];
+  for (const slot of job.schedule.between(Math.max(from - 1, -INSTANT_LIMIT), to - 1)) {
     if (slots.length === MAX_BACKFILL_SLOTS) {
       throw new SchedulerError(
         "invalid-spec",

@@ -1,6 +1,7 @@
 /** Argument parsing of the `edgecron` command: flags, the command and its schedule. */
 import { type Command, COMMANDS } from "./usage.ts";
 import type { ModifierArgs } from "./modifiers.ts";
+import { toEpochMs } from "../src/core/instant.ts";
 
 /** A parsed command line that runs a command. */
 export interface Args {
@@ -86,9 +87,14 @@ export function parseArgs(argv: readonly string[]): Request {
       }
     } else if (flag === "--from") {
       const text = value();
-      from = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
-      if (!Number.isFinite(from)) {
-        throw new UsageError(`--from must be an ISO instant or epoch ms, got ${JSON.stringify(text)}`, command);
+      from = instantArg(text);
+      if (from === undefined) {
+        throw new UsageError(
+          `--from must be an ISO instant with Z or an offset (2026-03-08T00:00:00Z) or epoch ms, got ${
+            JSON.stringify(text)
+          }`,
+          command,
+        );
       }
     } else if (flag.startsWith("-") && flag.length > 1 && !/^-\d/.test(flag)) {
       throw new UsageError(`unknown option ${JSON.stringify(flag)}`, command);
@@ -116,4 +122,17 @@ export function parseArgs(argv: readonly string[]): Request {
     );
   }
   return { command: first, expression, timezone, count, from, json, hashKey, format, modifiers };
+}
+
+/**
+ * Epoch ms of `--from`: whole epoch ms (negative too) or an ISO instant with `Z` or an
+ * offset, as the core takes them. `Date.parse` read `-1000` as the year 1000 and
+ * `2026-03-08 10:00` in the machine's own zone.
+ */
+function instantArg(text: string): number | undefined {
+  try {
+    return toEpochMs(/^-?\d+$/.test(text) ? Number(text) : text, { field: "--from" });
+  } catch {
+    return undefined;
+  }
 }

@@ -1,5 +1,7 @@
 /** `--except`, `--start` and `--end` of `edgecron next`: the schedule modifiers on the command line. */
 import type { ModifierOptions } from "../src/core/mod.ts";
+import { SchedulerError } from "../src/core/errors.ts";
+import { toEpochMs } from "../src/core/instant.ts";
 import { zoneOffsets } from "../src/core/zone/offsets.ts";
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -22,11 +24,31 @@ export function modifierOptions(args: ModifierArgs, timezone: string): ModifierO
   if (args.except.length > 0) out.except = args.except;
   if (args.start !== undefined) out.startAt = instant(args.start, timezone, 0);
   if (args.end !== undefined) out.endAt = instant(args.end, timezone, 1);
+  // Named as typed: the core would name `endAt` and the end day's next midnight.
+  const [from, until] = [epochMs(out.startAt), epochMs(out.endAt)];
+  if (from !== undefined && until !== undefined && until <= from) {
+    throw new SchedulerError(
+      "invalid-spec",
+      `--end ${JSON.stringify(args.end)} is not after --start ${
+        JSON.stringify(args.start)
+      }: no slot can fall between them`,
+      { path: "--end" },
+    );
+  }
   return out;
 }
 
+function epochMs(at: string | number | undefined): number | undefined {
+  if (at === undefined) return undefined;
+  try {
+    return toEpochMs(at);
+  } catch {
+    return undefined; // the core names it
+  }
+}
+
 function instant(text: string, timezone: string, dayOffset: number): string | number {
-  if (/^\d+$/.test(text)) return Number(text);
+  if (/^-?\d+$/.test(text)) return Number(text);
   const d = DATE.exec(text);
   if (d === null) return text;
   const day = Date.UTC(Number(d[1]), Number(d[2]) - 1, Number(d[3])) / 86_400_000 + dayOffset;

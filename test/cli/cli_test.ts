@@ -63,6 +63,11 @@ describe("edgecron next", () => {
     });
   });
 
+  it("--from takes negative epoch ms (Date.parse read -1000 as the year 1000)", () => {
+    const { out } = cli("next", "0 0 * * *", "--from", "-1000", "-n", "1", "--json");
+    assert.equal(JSON.parse(out).next[0].utc, "1970-01-01T00:00:00Z");
+  });
+
   it("--from sets the starting instant, and 6-field expressions fire on seconds", () => {
     const { out } = cli("next", "*/20 * * * * *", "--from", "2030-01-01T00:00:00Z", "-n", "3", "--json");
     assert.deepEqual((json(out).next as { utc: string }[]).map((f) => f.utc), [
@@ -174,6 +179,9 @@ describe("edgecron usage errors", () => {
     ["a non-numeric -n", ["next", "* * * * *", "-n", "many"], /got "many"/],
     ["a missing --tz value", ["next", "* * * * *", "--tz"], /--tz needs a value/],
     ["a bad --from", ["next", "* * * * *", "--from", "yesterday"], /--from must be an ISO instant/],
+    // `Date.parse` took these: the first in the machine's zone, the second past the instants a Date holds.
+    ["a --from without a zone", ["next", "* * * * *", "--from", "2026-03-08 10:00"], /--from must be an ISO instant/],
+    ["a --from past the last instant", ["next", "* * * * *", "--from", "99999999999999999999"], /--from must be/],
     ["an unknown option", ["next", "* * * * *", "--utc"], /unknown option "--utc"/],
   ];
   for (const [what, argv, message] of cases) {

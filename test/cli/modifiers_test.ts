@@ -59,4 +59,18 @@ describe("edgecron next with --except, --start, --end", () => {
     assert.match(badEx.err, /except\[0\]: invalid-cron: day-of-month/);
     assert.equal(cli("next", "0 9 * * *", "--except").code, EXIT.usage);
   });
+
+  it("an end before the start is named as typed; an end on the start day keeps that day", () => {
+    // It said `endAt: must be after startAt ("2030-01-01T00:00:00.000Z"), got "2029-01-02T00:00:00.000Z"`.
+    const bad = cli("next", "0 9 * * *", "--start", "2030-01-01", "--end", "2029-01-01");
+    assert.equal(bad.code, EXIT.invalid);
+    assert.match(bad.err, /--end "2029-01-01" is not after --start "2030-01-01"/);
+    const instants = cli("next", "0 9 * * *", "--start", "2030-01-01T09:00:00Z", "--end", "2030-01-01T09:00:00Z");
+    assert.match(instants.err, /--end "2030-01-01T09:00:00Z" is not after --start/);
+    const { code, out } = cli("next", "0 9 * * *", "--start", "2030-01-01", "--end", "2030-01-01", "--json");
+    assert.equal(code, EXIT.ok);
+    assert.deepEqual((JSON.parse(out) as { next: { utc: string }[] }).next.map((f) => f.utc), ["2030-01-01T09:00:00Z"]);
+    const negative = cli("next", "0 0 * * *", "--start", "-86400000", "--from", "-172800000", "-n", "1", "--json");
+    assert.equal((JSON.parse(negative.out) as { next: { utc: string }[] }).next[0]!.utc, "1969-12-31T00:00:00Z");
+  });
 });

@@ -38,7 +38,7 @@ export function modifierOptions(args: ModifierArgs, timezone: string): ModifierO
   return out;
 }
 
-function epochMs(at: string | number | undefined): number | undefined {
+function epochMs(at: unknown): number | undefined {
   if (at === undefined) return undefined;
   try {
     return toEpochMs(at);

@@ -116,15 +116,20 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     undefine: dataJobs.undefine,
     getSetting: afterReady(store.getSetting),
     putSetting: afterReady(store.putSetting),
-    health: async () => ({
-      ok: health.ok,
-      node,
-      store: health.ok ? "ok" : "error",
-      lastTick: ticker.lastTick,
-      lastError: health.lastError,
-      jobs: registry.count(),
-      running: triggers.running,
-    }),
+    health: async () => {
+      // Reads answer beside another process's write lock: after a failed write, one write
+      // shows whether the store takes them again (`probe`).
+      await health.probe();
+      return {
+        ok: health.ok,
+        node,
+        store: health.ok ? "ok" : "error",
+        lastTick: ticker.lastTick,
+        lastError: health.lastError,
+        jobs: registry.count(),
+        running: triggers.running,
+      };
+    },
   };
   return scheduler;
 }

@@ -504,6 +504,12 @@ export interface Scheduler {
   getSetting(key: string): Promise<string | undefined>;
   /** Writes a shared setting. */
   putSetting(key: string, value: string): Promise<void>;
+  /**
+   * The node and its store as the last calls left them. A failed store call makes it
+   * unhealthy; a failed write stays so until a write succeeds (reads answer beside another
+   * process's write lock), and while it does, `health()` tries one setting write
+   * (`edgecron.health-probe`), waiting at most 2 s for it.
+   */
   health(): Promise<HealthReport>;
 }
 

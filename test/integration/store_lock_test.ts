@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SchedulerError } from "../../src/core/errors.ts";
 import { libsqlStore } from "../../src/store/libsql/mod.ts";
+import { createScheduler } from "../../src/engine/mod.ts";
 import type { ClaimRequest } from "../../src/store/types.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
@@ -102,5 +103,27 @@ describe("libsqlStore under a real lock from another process", { timeout: 60_000
       assert.ok((await store.snapshot(["a"], T0)).jobs.a);
     }
     await store.close();
+  });
+
+  it("health() stays false while the lock is held though reads answer, and turns true once a write lands", async () => {
+    // Found holding the demo server's file for 20 s: GET /health said ok at every probe,
+    // because a snapshot read (WAL lets reads through) healed each failed claim.
+    const { path, store } = await freshStore(300);
+    const logger = { warn() {}, error() {} };
+    const scheduler = createScheduler({ store, node: "n1", logger });
+    scheduler.job("a", { schedule: "* * * * *", run: () => {} });
+    await scheduler.ready();
+    const lock = await holdLock(path, 2_500);
+    const report = await scheduler.tick(T0);
+    assert.equal(report.ok, false, "the claim failed on the lock");
+    assert.equal((await scheduler.list()).length, 1, "a read answers beside the lock");
+    const held = await scheduler.health();
+    assert.equal(lock.isReleased(), false, "health() answered while the lock was held");
+    assert.deepEqual([held.ok, held.store], [false, "error"]);
+    await lock.released;
+    const healed = await scheduler.health();
+    assert.deepEqual([healed.ok, healed.store, healed.lastError], [true, "ok", undefined]);
+    assert.equal((await scheduler.tick(T0 + 60_000)).ok, true);
+    await scheduler.close();
   });
 });

@@ -13,8 +13,43 @@ export interface StoreHealth {
   /** The store behind the deadline; a failed call emits `store-error` and marks the store unhealthy, a good one heals it. */
   readonly store: Store;
   readonly ok: boolean;
+  /** False from a failed write until a write succeeds: reads alone do not show that claims can be made. */
+  readonly writable: boolean;
   readonly lastError: string | undefined;
+  /**
+   * While not `writable`: writes one setting ({@link HEALTH_PROBE_KEY}), waiting at most
+   * {@link HEALTH_PROBE_MS} for it; its success heals the store. Otherwise does nothing.
+   */
+  probe(): Promise<void>;
 }
+
+/** The setting `probe()` writes (its value: the clock's time). */
+export const HEALTH_PROBE_KEY = "edgecron.health-probe";
+/** How long `probe()` waits for its write before `health()` answers with the store as it stands. */
+export const HEALTH_PROBE_MS = 2_000;
+
+/**
+ * The store methods that write. A failed write is healed only by a successful write:
+ * beside another process's write lock (SQLite in WAL mode) every read still answers, so
+ * a read that succeeds says nothing of the claims that fail.
+ */
+const WRITES: ReadonlySet<string> = new Set([
+  "init",
+  "claim",
+  "update",
+  "renew",
+  "updateMany",
+  "reap",
+  "reclaim",
+  "promote",
+  "enqueue",
+  "setPaused",
+  "putDef",
+  "deleteDef",
+  "prune",
+  "pruneRows",
+  "putSetting",
+]);
 
 /**
  * Wraps `store`: every method through `withDeadline(store, clock, timeoutMs)`, then
@@ -27,7 +62,8 @@ export function createStoreHealth(
   options: { clock: Clock; timeoutMs: number; emit: (event: SchedulerEvent) => void },
 ): StoreHealth {
   const deadlined = withDeadline(raw, options.clock, options.timeoutMs);
-  let ok = true;
+  let writable = true;
+  let readable = true;
   let lastError: string | undefined;
   const store = {} as Record<string, unknown>;
   for (const name of asyncMethods(raw)) {
@@ -38,14 +74,16 @@ export function createStoreHealth(
     store[name] = async (...args: unknown[]): Promise<unknown> => {
       try {
         const result = await method.apply(deadlined, args);
-        ok = true;
-        lastError = undefined;
+        readable = true;
+        if (WRITES.has(name)) writable = true;
+        if (writable) lastError = undefined;
         return result;
       } catch (e) {
         // A refusal the store reasons about (a version conflict, a bad argument) is an
         // answer, not an outage: only store failures change health.
         if (e instanceof SchedulerError && e.code !== "store-error") throw e;
-        ok = false;
+        if (WRITES.has(name)) writable = false;
+        else readable = false;
         lastError = errorText(e);
         options.emit({ type: "store-error", error: lastError });
         throw e;
@@ -55,10 +93,22 @@ export function createStoreHealth(
   return {
     store: store as unknown as Store,
     get ok() {
-      return ok;
+      return writable && readable;
+    },
+    get writable() {
+      return writable;
     },
     get lastError() {
       return lastError;
+    },
+    probe() {
+      if (writable) return Promise.resolve();
+      const { clock } = options;
+      let timer: unknown;
+      const waited = new Promise<void>((resolve) => (timer = clock.setTimeout(resolve, HEALTH_PROBE_MS)));
+      const put = store["putSetting"] as (key: string, value: string) => Promise<void>;
+      const wrote = put(HEALTH_PROBE_KEY, String(clock.now())).then(() => {}, () => {});
+      return Promise.race([wrote, waited]).finally(() => clock.clearTimeout(timer));
     },
   };
 }

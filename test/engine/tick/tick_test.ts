@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createMemoryStore } from "../../../src/store/memory/mod.ts";
+import { faultyStore } from "../_faulty.ts";
 import { deferred, HOUR, MIN, ofType, rows, setup, T0, tally, tickAt } from "../_helpers.ts";
 
 const OUTAGE_END = T0 + MIN + 3 * HOUR;
@@ -209,5 +210,37 @@ describe("tick with a failing store", () => {
     assert.deepEqual(ran, [T0 + 5 * MIN]);
     assert.deepEqual(report.jobs["minutely"]!.missed, [T0 + MIN, T0 + 2 * MIN, T0 + 3 * MIN, T0 + 4 * MIN]);
     assert.equal((await s.scheduler.health()).ok, true);
+  });
+
+  it("a failed write keeps health false through successful reads; health() tries one write, at most 2 s", async () => {
+    const store = faultyStore();
+    // The scheduler holds the store's methods from its start: a write that hangs is switched on here.
+    const put = store.putSetting;
+    let hang = false;
+    store.putSetting = (key, value) => hang ? new Promise<void>(() => {}) : put(key, value);
+    const s = setup({ store });
+    s.scheduler.job("minutely", { schedule: "* * * * *", run: () => {} });
+    await tickAt(s, T0 + 1);
+    store.failNext("claim");
+    assert.equal((await tickAt(s, T0 + MIN)).ok, false);
+    await s.scheduler.list(); // reads answer
+    store.failNext("putSetting");
+    const sick = await s.scheduler.health();
+    assert.deepEqual([sick.ok, sick.store], [false, "error"], "the probe write failed too");
+    assert.match(sick.lastError ?? "", /putSetting failed/);
+    // A write that does not answer: health() answers after 2 s with the store as it stands.
+    hang = true;
+    const pending = s.scheduler.health();
+    await s.clock.advance(1_999);
+    let answered = false;
+    void pending.then(() => (answered = true));
+    await s.clock.settle();
+    assert.equal(answered, false);
+    await s.clock.advance(1);
+    assert.equal((await pending).ok, false);
+    hang = false;
+    const healed = await s.scheduler.health();
+    assert.deepEqual([healed.ok, healed.lastError], [true, undefined]);
+    assert.equal(await store.getSetting("edgecron.health-probe"), String(s.clock.now()));
   });
 });

@@ -65,6 +65,7 @@ export function createStoreHealth(
   let writable = true;
   let readable = true;
   let lastError: string | undefined;
+  let probing: Promise<void> | undefined;
   const store = {} as Record<string, unknown>;
   for (const name of asyncMethods(raw)) {
     const method = (deadlined as unknown as Record<string, unknown>)[name] as
@@ -106,9 +107,12 @@ export function createStoreHealth(
       const { clock } = options;
       let timer: unknown;
       const waited = new Promise<void>((resolve) => (timer = clock.setTimeout(resolve, HEALTH_PROBE_MS)));
-      const put = store["putSetting"] as (key: string, value: string) => Promise<void>;
-      const wrote = put(HEALTH_PROBE_KEY, String(clock.now())).then(() => {}, () => {});
-      return Promise.race([wrote, waited]).finally(() => clock.clearTimeout(timer));
+      // One write at a time, however many ask: a store that is down is not sent a write per request.
+      probing ??= (store["putSetting"] as (key: string, value: string) => Promise<void>)(
+        HEALTH_PROBE_KEY,
+        String(clock.now()),
+      ).then(() => {}, () => {}).finally(() => (probing = undefined));
+      return Promise.race([probing, waited]).finally(() => clock.clearTimeout(timer));
     },
   };
 }

@@ -217,7 +217,8 @@ describe("tick with a failing store", () => {
     // The scheduler holds the store's methods from its start: a write that hangs is switched on here.
     const put = store.putSetting;
     let hang = false;
-    store.putSetting = (key, value) => hang ? new Promise<void>(() => {}) : put(key, value);
+    let hung = 0;
+    store.putSetting = (key, value) => hang ? new Promise<void>(() => void hung++) : put(key, value);
     const s = setup({ store });
     s.scheduler.job("minutely", { schedule: "* * * * *", run: () => {} });
     await tickAt(s, T0 + 1);
@@ -230,7 +231,9 @@ describe("tick with a failing store", () => {
     assert.match(sick.lastError ?? "", /putSetting failed/);
     // A write that does not answer: health() answers after 2 s with the store as it stands.
     hang = true;
+    const before = hung;
     const pending = s.scheduler.health();
+    const others = [s.scheduler.health(), s.scheduler.health()];
     await s.clock.advance(1_999);
     let answered = false;
     void pending.then(() => (answered = true));
@@ -238,7 +241,11 @@ describe("tick with a failing store", () => {
     assert.equal(answered, false);
     await s.clock.advance(1);
     assert.equal((await pending).ok, false);
+    assert.deepEqual((await Promise.all(others)).map((h) => h.ok), [false, false]);
+    assert.equal(hung - before, 1, "three health() calls at once send one probe write");
     hang = false;
+    // The hung write ends at the store's deadline (`storeTimeout`, 30 s); the next probe heals.
+    await s.clock.advance(30_000);
     const healed = await s.scheduler.health();
     assert.deepEqual([healed.ok, healed.lastError], [true, undefined]);
     assert.equal(await store.getSetting("edgecron.health-probe"), String(s.clock.now()));

@@ -244,7 +244,7 @@ export interface JobSummary {
 
 /** Options of `list()`. */
 export interface ListOptions {
-  /** How many upcoming fire times per job in `next`; default 5, at most 100. */
+  /** How many upcoming fire times per job in `next`: a whole number 0-100, default 5 (more is refused). */
   next?: number;
   /** Horizon in ms: when set, each JobInfo carries `recent` (rows with slot >= now - window, newest first, at most 50) and `upcoming` for (now, now + window]. */
   window?: number;
@@ -463,7 +463,8 @@ export interface Scheduler {
   /** Registers a code-defined job; throws `SchedulerError` (`invalid-spec`, `invalid-name`) naming the field path. Returns the scheduler. */
   job(name: string, spec: JobSpec): Scheduler;
   /**
-   * Plans, claims and runs due slots. Never rejects: store failures are in the report.
+   * Plans, claims and runs due slots. Store failures are in the report; it rejects only
+   * when `now` or `until` is not whole epoch milliseconds (`invalid-instant`).
    * With `until` (a platform trigger's minute end), it then runs ahead: it ticks again at
    * each slot in `(now, until)` as its time comes, claiming each only when due, and
    * resolves when those runs are recorded too (the returned report is the first tick's).

@@ -195,6 +195,44 @@ describe("robustness", () => {
     await s.scheduler.stop();
   });
 
+  it("refuses bad arguments to tick, run, list, get and summaries by name, before any store call", async () => {
+    // They were taken: tick(NaN) reached the store and came back as a failed tick naming
+    // `snapshot.now`; run(name, { mode: "weird" }) ran as "force"; list({ limit: -1 })
+    // listed nothing; get(name, { next: 1e9 }) gave 100; list({ window: 1e20 }) failed
+    // naming the store's `overview.since`.
+    const s = setup();
+    let ran = 0;
+    s.scheduler.job("a", { schedule: "* * * * *", run: () => void ran++ });
+    const refused = async (call: () => Promise<unknown>, code: string, path: string): Promise<void> => {
+      await assert.rejects(call, (e: unknown) => {
+        assert.ok(e instanceof SchedulerError, String(e));
+        assert.deepEqual([e.code, e.path], [code, path], e.message);
+        assert.ok(e.message.startsWith(`${code}: ${path}: `), e.message);
+        return true;
+      });
+    };
+    await refused(() => s.scheduler.tick(NaN), "invalid-instant", "now");
+    await refused(() => s.scheduler.tick("2030-01-01T00:00:00Z" as never), "invalid-instant", "now");
+    await refused(() => s.scheduler.tick(T0 + 0.5), "invalid-instant", "now");
+    await refused(() => s.scheduler.tick(T0, { until: Infinity }), "invalid-instant", "until");
+    await refused(() => s.scheduler.run("a", { mode: "weird" as never }), "invalid-spec", "mode");
+    await refused(() => s.scheduler.list({ limit: -1 }), "invalid-spec", "limit");
+    await refused(() => s.scheduler.list({ limit: 1.5 }), "invalid-spec", "limit");
+    await refused(() => s.scheduler.list({ next: 101 }), "invalid-spec", "next");
+    await refused(() => s.scheduler.get("a", { next: 1e9 }), "invalid-spec", "next");
+    await refused(() => s.scheduler.list({ window: 1e20 }), "invalid-spec", "window");
+    await refused(() => s.scheduler.list({ window: -1 }), "invalid-spec", "window");
+    await refused(() => s.scheduler.list({ after: 7 as never }), "invalid-spec", "after");
+    await refused(() => s.scheduler.summaries({ limit: -1 }), "invalid-spec", "limit");
+    assert.equal(ran, 0);
+    assert.equal(ofType(s.events, "store-error").length, 0);
+    // What they allow still works.
+    assert.equal((await s.scheduler.get("a", { next: 100, window: 86_400_000 }))!.next.length, 100);
+    assert.deepEqual(await s.scheduler.list({ limit: 0 }), []);
+    const report = await s.scheduler.tick(T0, { until: T0 + MIN });
+    assert.equal(report.ok, true);
+  });
+
   it("refuses a node id that is not 1-128 safe characters", () => {
     assert.throws(
       () => setup({ node: "worker 1" }),

@@ -7,6 +7,7 @@
  */
 import { redactDef } from "./redact.ts";
 import { own } from "../../core/own.ts";
+import { quote, SchedulerError } from "../../core/errors.ts";
 import type { RunRecord, Store, TickSnapshot } from "../../store/types.ts";
 import type { BrokenJob, JobRegistry } from "./registry.ts";
 import type { ResolvedJob } from "./spec.ts";
@@ -175,6 +176,7 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
 
   const describe = async (only: string | undefined, options: ListOptions): Promise<JobInfo[]> => {
     const now = clock.now();
+    checkViewOptions(options, now);
     const count = clampNext(options.next);
     const { jobs, snapshot } = await select(only, options);
     if (jobs.length === 0) return [];
@@ -245,6 +247,7 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
   // and one tally() of its jobs; nothing is described beyond that.
   const summaries = async (options: { after?: string; limit?: number } = {}): Promise<JobSummary[]> => {
     const now = clock.now();
+    checkViewOptions(options, now);
     const { after, limit } = options;
     const size = limit === undefined ? undefined : Math.max(0, Math.floor(limit));
     if (size === 0) return [];
@@ -336,6 +339,33 @@ function pageOf<T extends { name: string }>(
   const lo = firstAfter(sorted, after);
   const size = limit === undefined ? Infinity : Math.max(0, Math.floor(limit));
   return sorted.slice(lo, size === Infinity ? undefined : lo + size);
+}
+
+/** Largest |epoch ms| an instant can hold (a `Date`'s range). */
+const INSTANT_LIMIT = 8.64e15;
+
+/**
+ * Refuses by name the options of `list()`, `get()` and `summaries()` that are not what
+ * their types say. They were taken anyway: `limit: -1` listed nothing, `next: 1e9` gave
+ * 100, and `window: 1e20` failed naming the store's `overview.since`.
+ */
+function checkViewOptions(options: ListOptions, now: number): void {
+  const bad = (field: string, what: string, got: unknown): never => {
+    throw new SchedulerError("invalid-spec", `${field}: expected ${what}, got ${quote(got)}`, { path: field });
+  };
+  const { next, window, after, limit, outcomes } = options;
+  if (next !== undefined && !(Number.isInteger(next) && next >= 0 && next <= 100)) {
+    bad("next", "a whole number 0-100", next);
+  }
+  if (
+    window !== undefined &&
+    !(Number.isInteger(window) && window >= 0 && now - window >= -INSTANT_LIMIT && now + window <= INSTANT_LIMIT)
+  ) {
+    bad("window", "whole ms from 0 that keep now - window and now + window inside the instants a Date holds", window);
+  }
+  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) bad("limit", "a whole number from 0", limit);
+  if (after !== undefined && typeof after !== "string") bad("after", "a job name", after);
+  if (outcomes !== undefined && typeof outcomes !== "boolean") bad("outcomes", "true or false", outcomes);
 }
 
 function clampNext(next: number | undefined): number {

@@ -3,6 +3,7 @@ import { planSlots } from "../tick/plan.ts";
 import { type RunnerDeps, runSlot } from "./runner.ts";
 import type { ManualRunResult } from "../types.ts";
 import { own } from "../../core/own.ts";
+import { quote, SchedulerError } from "../../core/errors.ts";
 
 /**
  * Runs a job now and resolves with its outcome, or refuses with a reason.
@@ -91,13 +92,19 @@ export async function manualRun(
  * `scheduler.run(name, { mode })`: {@link manualRun} once the store is ready; `mode`
  * defaults to `"force"`.
  *
- * @throws {SchedulerError} `store-error` when the store cannot be reached.
+ * @throws {SchedulerError} `invalid-spec` naming `mode` when it is neither; `store-error`
+ *   when the store cannot be reached.
  */
 export function createManualRuns(
   deps: RunnerDeps & { node: string; ready: () => Promise<void> },
 ): (name: string, options?: { mode?: "force" | "due" }) => Promise<ManualRunResult> {
   return async (name, options = {}) => {
+    const mode = options.mode ?? "force";
+    // Anything else ran as "force", which is not what was asked.
+    if (mode !== "force" && mode !== "due") {
+      throw new SchedulerError("invalid-spec", `mode: expected "force" or "due", got ${quote(mode)}`, { path: "mode" });
+    }
     await deps.ready();
-    return manualRun(deps, name, options.mode ?? "force");
+    return manualRun(deps, name, mode);
   };
 }

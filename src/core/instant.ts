@@ -42,6 +42,25 @@ export function toEpochMs(input: unknown, options: { field?: string; allowString
   return ms;
 }
 
+/**
+ * {@link toEpochMs}, then whole milliseconds only (a `Date` holds no fraction; a number may).
+ *
+ * @throws {SchedulerError} `invalid-instant: ${field}: expected whole epoch milliseconds, got "0.5"`
+ */
+export function toWholeEpochMs(input: unknown, options: { field: string; allowString?: boolean }): number {
+  const ms = toEpochMs(input, options);
+  if (!Number.isInteger(ms)) {
+    throw new SchedulerError(
+      "invalid-instant",
+      `${options.field}: expected whole epoch milliseconds, got ${quote(ms)}`,
+      {
+        path: options.field,
+      },
+    );
+  }
+  return ms;
+}
+
 function describe(input: unknown): string {
   if (input instanceof Date) return "Invalid Date";
   if (typeof input === "object" && input !== null) return Object.prototype.toString.call(input);

@@ -3,8 +3,7 @@
  * (`start()`). Both begin a tick through the ticker, take further rounds of its plan when
  * this node was at capacity, and fail into a report, never a rejection.
  */
-import { quote, SchedulerError } from "../core/errors.ts";
-import { toEpochMs } from "../core/instant.ts";
+import { toWholeEpochMs } from "../core/instant.ts";
 import { errorText } from "./text.ts";
 import { mergeRounds } from "./tick/report.ts";
 import { runAhead } from "./tick/run_ahead.ts";
@@ -84,8 +83,8 @@ export function createTriggers(deps: TriggerDeps): Triggers {
   return {
     async tick(now, opts = {}) {
       // Checked here: a bad `now` reached the store and came back as a failed tick.
-      const at = now === undefined ? clock.now() : wholeInstant(now, "now");
-      if (opts.until !== undefined) wholeInstant(opts.until, "until");
+      const at = now === undefined ? clock.now() : toWholeEpochMs(now, { field: "now", allowString: false });
+      if (opts.until !== undefined) toWholeEpochMs(opts.until, { field: "until", allowString: false });
       if (opts.until === undefined || !deps.runAhead || opts.until <= at) return rounds.all(at);
       const claimed = rounds.begin(at);
       const main = rounds.all(at, claimed);
@@ -183,15 +182,4 @@ function createRoundLoop(deps: TriggerDeps): RoundLoop {
     return first!;
   };
   return { begin, more, hasRoom, all, settled };
-}
-
-/** `value` as whole epoch ms, or an `invalid-instant` error naming `tick(…)`'s `field`. */
-function wholeInstant(value: unknown, field: string): number {
-  const ms = toEpochMs(value, { field, allowString: false });
-  if (!Number.isInteger(ms)) {
-    throw new SchedulerError("invalid-instant", `${field}: expected whole epoch milliseconds, got ${quote(ms)}`, {
-      path: field,
-    });
-  }
-  return ms;
 }

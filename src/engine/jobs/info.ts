@@ -349,23 +349,24 @@ const INSTANT_LIMIT = 8.64e15;
  * their types say. They were taken anyway: `limit: -1` listed nothing, `next: 1e9` gave
  * 100, and `window: 1e20` failed naming the store's `overview.since`.
  */
-function checkViewOptions(options: ListOptions, now: number): void {
-  const bad = (field: string, what: string, got: unknown): never => {
-    throw new SchedulerError("invalid-spec", `${field}: expected ${what}, got ${quote(got)}`, { path: field });
-  };
-  const { next, window, after, limit, outcomes } = options;
-  if (next !== undefined && !(Number.isInteger(next) && next >= 0 && next <= 100)) {
-    bad("next", "a whole number 0-100", next);
+function checkViewOptions(o: ListOptions, now: number): void {
+  const whole = (n: unknown, max: number): boolean => Number.isInteger(n) && (n as number) >= 0 && (n as number) <= max;
+  const why: [keyof ListOptions, string] | undefined = o.next !== undefined && !whole(o.next, 100)
+    ? ["next", "a whole number 0-100"]
+    : o.window !== undefined && !whole(o.window, INSTANT_LIMIT - Math.abs(now))
+    ? ["window", "whole ms from 0 within the instants a Date holds"]
+    : o.limit !== undefined && !whole(o.limit, Infinity)
+    ? ["limit", "a whole number from 0"]
+    : o.after !== undefined && typeof o.after !== "string"
+    ? ["after", "a job name"]
+    : o.outcomes !== undefined && typeof o.outcomes !== "boolean"
+    ? ["outcomes", "true or false"]
+    : undefined;
+  if (why !== undefined) {
+    throw new SchedulerError("invalid-spec", `${why[0]}: expected ${why[1]}, got ${quote(o[why[0]])}`, {
+      path: why[0],
+    });
   }
-  if (
-    window !== undefined &&
-    !(Number.isInteger(window) && window >= 0 && now - window >= -INSTANT_LIMIT && now + window <= INSTANT_LIMIT)
-  ) {
-    bad("window", "whole ms from 0 that keep now - window and now + window inside the instants a Date holds", window);
-  }
-  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) bad("limit", "a whole number from 0", limit);
-  if (after !== undefined && typeof after !== "string") bad("after", "a job name", after);
-  if (outcomes !== undefined && typeof outcomes !== "boolean") bad("outcomes", "true or false", outcomes);
 }
 
 function clampNext(next: number | undefined): number {

@@ -10,7 +10,7 @@
  * `allow` claim each slot directly with that overlap check.
  */
 import { quote, SchedulerError } from "../../core/errors.ts";
-import { toEpochMs } from "../../core/instant.ts";
+import { toWholeEpochMs } from "../../core/instant.ts";
 import { type Outcome, SKIP_MAX_RUNS } from "../../store/types.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 import type { Promoter } from "./overlap.ts";
@@ -50,8 +50,8 @@ export function planBackfill(job: ResolvedJob, options: BackfillOptions, now: nu
       path: "backfill",
     });
   }
-  const from = integer(toEpochMs(options.from, { field: "from" }), "from");
-  const to = integer(toEpochMs(options.to, { field: "to" }), "to");
+  const from = toWholeEpochMs(options.from, { field: "from" });
+  const to = toWholeEpochMs(options.to, { field: "to" });
   if (!(from < to)) {
     throw new SchedulerError(
       "invalid-spec",
@@ -98,15 +98,6 @@ export function planBackfill(job: ResolvedJob, options: BackfillOptions, now: nu
   }
   // bufferOne and bufferAll are one thing for slots that come one after another.
   return { from, to, slots, overlap: overlap === "bufferOne" ? "bufferAll" : overlap, rerun: options.rerun ?? false };
-}
-
-function integer(ms: number, field: string): number {
-  if (!Number.isSafeInteger(ms)) {
-    throw new SchedulerError("invalid-instant", `${field}: expected whole epoch milliseconds, got ${quote(ms)}`, {
-      path: field,
-    });
-  }
-  return ms;
 }
 
 /**

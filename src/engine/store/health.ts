@@ -33,23 +33,10 @@ export const HEALTH_PROBE_MS = 2_000;
  * beside another process's write lock (SQLite in WAL mode) every read still answers, so
  * a read that succeeds says nothing of the claims that fail.
  */
-const WRITES: ReadonlySet<string> = new Set([
-  "init",
-  "claim",
-  "update",
-  "renew",
-  "updateMany",
-  "reap",
-  "reclaim",
-  "promote",
-  "enqueue",
-  "setPaused",
-  "putDef",
-  "deleteDef",
-  "prune",
-  "pruneRows",
-  "putSetting",
-]);
+const WRITES: ReadonlySet<string> = new Set(
+  "init claim update renew updateMany reap reclaim promote enqueue setPaused putDef deleteDef prune pruneRows putSetting"
+    .split(" "),
+);
 
 /**
  * Wraps `store`: every method through `withDeadline(store, clock, timeoutMs)`, then

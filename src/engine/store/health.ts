@@ -90,15 +90,16 @@ export function createStoreHealth(
       return lastError;
     },
     probe() {
-      if (writable) return Promise.resolve();
+      const put = store["putSetting"] as ((key: string, value: string) => Promise<void>) | undefined;
+      // A store without settings (a hand-made one in JavaScript) is left to its next write.
+      if (writable || typeof put !== "function") return Promise.resolve();
       const { clock } = options;
       let timer: unknown;
       const waited = new Promise<void>((resolve) => (timer = clock.setTimeout(resolve, HEALTH_PROBE_MS)));
       // One write at a time, however many ask: a store that is down is not sent a write per request.
-      probing ??= (store["putSetting"] as (key: string, value: string) => Promise<void>)(
-        HEALTH_PROBE_KEY,
-        String(clock.now()),
-      ).then(() => {}, () => {}).finally(() => (probing = undefined));
+      probing ??= put(HEALTH_PROBE_KEY, String(clock.now())).then(() => {}, () => {}).finally(
+        () => (probing = undefined),
+      );
       return Promise.race([probing, waited]).finally(() => clock.clearTimeout(timer));
     },
   };

@@ -4,7 +4,7 @@
  */
 import { formatDuration, parseDuration } from "./duration.ts";
 import { quote, SchedulerError } from "./errors.ts";
-import { toEpochMs } from "./instant.ts";
+import { INSTANT_LIMIT, toEpochMs } from "./instant.ts";
 import type { InstantInput } from "./instant.ts";
 import { scheduleMethods } from "./iterate.ts";
 import type { Schedule, ScheduleSpec } from "./types.ts";
@@ -28,7 +28,6 @@ export interface EveryOptions extends ModifierOptions {
 }
 
 const DAY_MS = 86_400_000;
-const LIMIT = 8.64e15;
 const CLOCK = /^([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?$/;
 
 const pad = (n: number): string => String(n).padStart(2, "0");
@@ -38,12 +37,12 @@ function fixedGrid(anchor: number, interval: number): Pick<Schedule, "next" | "p
     next(afterMs: number): number | null {
       const after = toEpochMs(afterMs, { field: "after" });
       const t = anchor + (Math.floor((after - anchor) / interval) + 1) * interval;
-      return t > LIMIT ? null : t;
+      return t > INSTANT_LIMIT ? null : t;
     },
     prev(beforeMs: number): number | null {
       const before = toEpochMs(beforeMs, { field: "before" });
       const t = anchor + (Math.ceil((before - anchor) / interval) - 1) * interval;
-      return t < -LIMIT ? null : t;
+      return t < -INSTANT_LIMIT ? null : t;
     },
   };
 }
@@ -58,7 +57,7 @@ function dailyGrid(zone: ZoneOffsets, clock: number, interval: number): Pick<Sch
   return {
     next(afterMs: number): number | null {
       const after = toEpochMs(afterMs, { field: "after" });
-      if (after >= LIMIT - 2 * DAY_MS) return null;
+      if (after >= INSTANT_LIMIT - 2 * DAY_MS) return null;
       let day = localDay(after);
       while (anchorOf(day) > after) day--;
       while (anchorOf(day + 1) <= after) day++;
@@ -68,7 +67,7 @@ function dailyGrid(zone: ZoneOffsets, clock: number, interval: number): Pick<Sch
     },
     prev(beforeMs: number): number | null {
       const before = toEpochMs(beforeMs, { field: "before" });
-      if (before <= -LIMIT + 2 * DAY_MS) return null;
+      if (before <= -INSTANT_LIMIT + 2 * DAY_MS) return null;
       let day = localDay(before);
       while (anchorOf(day) >= before) day--;
       while (anchorOf(day + 1) < before) day++;

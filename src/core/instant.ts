@@ -4,8 +4,8 @@ import { quote, SchedulerError } from "./errors.ts";
 /** What the core accepts as an instant: epoch ms, a `Date`, a `Temporal.Instant`, or an ISO string with offset. */
 export type InstantInput = number | Date | { readonly epochMilliseconds: number } | string;
 
-// Largest |epoch ms| a Date or Temporal.Instant can hold.
-const LIMIT = 8.64e15;
+/** Largest |epoch ms| a Date or Temporal.Instant can hold. */
+export const INSTANT_LIMIT = 8.64e15;
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/i;
 
 /**
@@ -33,7 +33,7 @@ export function toEpochMs(input: unknown, options: { field?: string; allowString
   } else if (typeof input === "string" && allowString && input.length <= 40 && ISO_INSTANT.test(input.trim())) {
     ms = Date.parse(input.trim().toUpperCase().replace(/(\.\d{3})\d+/, "$1"));
   }
-  if (!Number.isFinite(ms) || Math.abs(ms) > LIMIT) {
+  if (!Number.isFinite(ms) || Math.abs(ms) > INSTANT_LIMIT) {
     const what = allowString ? "epoch ms, a Date or an ISO instant with offset" : "epoch ms or a Date";
     throw new SchedulerError("invalid-instant", `${field}: expected ${what}, got ${quote(describe(input))}`, {
       path: field,

@@ -10,7 +10,7 @@
  * `allow` claim each slot directly with that overlap check.
  */
 import { quote, SchedulerError } from "../../core/errors.ts";
-import { toWholeEpochMs } from "../../core/instant.ts";
+import { INSTANT_LIMIT, toWholeEpochMs } from "../../core/instant.ts";
 import { type Outcome, SKIP_MAX_RUNS } from "../../store/types.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 import type { Promoter } from "./overlap.ts";
@@ -19,9 +19,6 @@ import type { BackfillOptions, BackfillReport } from "../types.ts";
 
 /** The most slots one backfill call plans. */
 export const MAX_BACKFILL_SLOTS = 10_000;
-
-/** Largest |epoch ms| an instant can hold (a `Date`'s range). */
-const INSTANT_LIMIT = 8.64e15;
 
 /** What a backfill uses: the runner's parts, the promoter and this node's id. */
 export interface BackfillDeps extends RunnerDeps {

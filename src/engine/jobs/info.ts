@@ -8,6 +8,7 @@
 import { redactDef } from "./redact.ts";
 import { own } from "../../core/own.ts";
 import { quote, SchedulerError } from "../../core/errors.ts";
+import { INSTANT_LIMIT } from "../../core/instant.ts";
 import type { RunRecord, Store, TickSnapshot } from "../../store/types.ts";
 import type { BrokenJob, JobRegistry } from "./registry.ts";
 import type { ResolvedJob } from "./spec.ts";
@@ -144,15 +145,15 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
       registry.syncPart(snapshot, new Set([only]));
       return { jobs: lookup(only), snapshot };
     }
-    const { after, limit } = options;
-    if (after === undefined && limit === undefined) {
+    // `limit` is a whole number from 0 (checkViewOptions).
+    const { after, limit: size } = options;
+    if (after === undefined && size === undefined) {
       // Broken jobs are listed too (marked), after the ones that run; code jobs first, as registered.
       registry.sync({ defs: await store.listDefs() });
       const snapshot = await store.read(registry.names());
       registry.sync({ jobs: snapshot.jobs });
       return { jobs: [...registry.all(), ...registry.broken()], snapshot };
     }
-    const size = limit === undefined ? undefined : Math.max(0, Math.floor(limit));
     if (size === 0) return { jobs: [], snapshot: { jobs: {}, watermarks: {}, defs: [], running: [] } };
     let jobs = await pageJobs(after, size);
     const version = registry.version;
@@ -177,7 +178,7 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
   const describe = async (only: string | undefined, options: ListOptions): Promise<JobInfo[]> => {
     const now = clock.now();
     checkViewOptions(options, now);
-    const count = clampNext(options.next);
+    const count = options.next ?? DEFAULT_NEXT;
     const { jobs, snapshot } = await select(only, options);
     if (jobs.length === 0) return [];
     const window = options.window;
@@ -248,8 +249,7 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
   const summaries = async (options: { after?: string; limit?: number } = {}): Promise<JobSummary[]> => {
     const now = clock.now();
     checkViewOptions(options, now);
-    const { after, limit } = options;
-    const size = limit === undefined ? undefined : Math.max(0, Math.floor(limit));
+    const { after, limit: size } = options;
     if (size === 0) return [];
     const jobs = await pageJobs(after, size);
     if (jobs.length === 0) return [];
@@ -330,19 +330,15 @@ function firstAfter(sorted: readonly { name: string }[], after: string | undefin
   return lo;
 }
 
-/** The page of name-sorted `jobs` strictly after `after`, at most `limit` long. */
+/** The page of name-sorted `jobs` strictly after `after`, at most `limit` (a whole number from 0) long. */
 function pageOf<T extends { name: string }>(
   sorted: readonly T[],
   after: string | undefined,
   limit: number | undefined,
 ): T[] {
   const lo = firstAfter(sorted, after);
-  const size = limit === undefined ? Infinity : Math.max(0, Math.floor(limit));
-  return sorted.slice(lo, size === Infinity ? undefined : lo + size);
+  return sorted.slice(lo, limit === undefined ? undefined : lo + limit);
 }
-
-/** Largest |epoch ms| an instant can hold (a `Date`'s range). */
-const INSTANT_LIMIT = 8.64e15;
 
 /**
  * Refuses by name the options of `list()`, `get()` and `summaries()` that are not what
@@ -367,11 +363,6 @@ function checkViewOptions(o: ListOptions, now: number): void {
       path: why[0],
     });
   }
-}
-
-function clampNext(next: number | undefined): number {
-  const n = next ?? DEFAULT_NEXT;
-  return Math.max(0, Math.min(100, Math.floor(Number.isFinite(n) ? n : DEFAULT_NEXT)));
 }
 
 async function computeUpcoming(

@@ -1,7 +1,6 @@
 /** Argument parsing of the `edgecron` command: flags, the command and its schedule. */
 import { type Command, COMMANDS } from "./usage.ts";
-import type { ModifierArgs } from "./modifiers.ts";
-import { toEpochMs } from "../src/core/instant.ts";
+import { epochMs, type ModifierArgs } from "./modifiers.ts";
 
 /** A parsed command line that runs a command. */
 export interface Args {
@@ -87,7 +86,9 @@ export function parseArgs(argv: readonly string[]): Request {
       }
     } else if (flag === "--from") {
       const text = value();
-      from = instantArg(text);
+      // As the core takes instants: whole epoch ms (negative too) or ISO with `Z` or an offset.
+      // `Date.parse` read `-1000` as the year 1000 and `2026-03-08 10:00` in the machine's zone.
+      from = epochMs(/^-?\d+$/.test(text) ? Number(text) : text);
       if (from === undefined) {
         throw new UsageError(
           `--from must be an ISO instant with Z or an offset (2026-03-08T00:00:00Z) or epoch ms, got ${
@@ -122,17 +123,4 @@ export function parseArgs(argv: readonly string[]): Request {
     );
   }
   return { command: first, expression, timezone, count, from, json, hashKey, format, modifiers };
-}
-
-/**
- * Epoch ms of `--from`: whole epoch ms (negative too) or an ISO instant with `Z` or an
- * offset, as the core takes them. `Date.parse` read `-1000` as the year 1000 and
- * `2026-03-08 10:00` in the machine's own zone.
- */
-function instantArg(text: string): number | undefined {
-  try {
-    return toEpochMs(/^-?\d+$/.test(text) ? Number(text) : text, { field: "--from" });
-  } catch {
-    return undefined;
-  }
 }

@@ -38,12 +38,13 @@ export function modifierOptions(args: ModifierArgs, timezone: string): ModifierO
   return out;
 }
 
-function epochMs(at: unknown): number | undefined {
+/** Epoch ms of what the core takes as an instant, or `undefined` (the caller names what was wrong). */
+export function epochMs(at: unknown): number | undefined {
   if (at === undefined) return undefined;
   try {
     return toEpochMs(at);
   } catch {
-    return undefined; // the core names it
+    return undefined;
   }
 }
 

@@ -289,7 +289,7 @@ export async function benchProcesses(
           } ms`,
       );
     }
-    // Where each node's CPU went, ms per minute by time from the slot (sampled every 50 ms):
+    // Where each node's CPU went, ms per minute by time from the slot (the CPU clock read at each phase boundary):
     // before -2.5 s, claim -2.5..-0.5 s (claimAhead's claims), starts -0.5..+1 s,
     // after +1..+1.8 s, help +1.8..+3.5 s (other nodes' shares), rest.
     // The worker names the phases, in order (`PHASES` in _scale_worker.ts).

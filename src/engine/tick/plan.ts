@@ -82,9 +82,12 @@ export function planSlots(input: PlanInput): Plan {
   }
 }
 
+// Both walk the schedule with `next()`, not `between()`: the iterable `between()` makes per
+// call has a map V8 holds weakly, so once a minute's last one was collected the optimised
+// planning code went with it, and every minute compiled it again (test/engine/tick/warm_test.ts).
 function oldest(schedule: Schedule, lower: number, now: number, max: number): { slots: number[]; dropped: number } {
   const slots: number[] = [];
-  for (const slot of schedule.between(lower, now)) {
+  for (let slot = schedule.next(lower); slot !== null && slot <= now; slot = schedule.next(slot)) {
     if (slots.length === max) break;
     slots.push(slot);
   }
@@ -96,7 +99,7 @@ function newest(schedule: Schedule, lower: number, now: number, max: number): { 
   // A ring of the last `max` slots, so a long window never holds every slot at once.
   const ring: number[] = [];
   let seen = 0;
-  for (const slot of schedule.between(lower, now)) {
+  for (let slot = schedule.next(lower); slot !== null && slot <= now; slot = schedule.next(slot)) {
     ring[seen % max] = slot;
     seen++;
   }

@@ -28,6 +28,14 @@ export function lazyAbort(): LazyAbort {
 }
 
 class Lazy implements LazyAbort {
+  /**
+   * One controller kept for the life of the module. V8 makes the hidden classes a class's
+   * fields give its instances when the first instance gets them, and holds them weakly:
+   * once a minute's last controller was collected they went too, and so did the run path's
+   * optimised code, which was specialised on them. Every minute compiled it again
+   * (test/engine/run/warm_test.ts).
+   */
+  static readonly kept: Lazy = new Lazy();
   #controller: AbortController | undefined = undefined;
   #aborted = false;
   #reason: unknown = undefined;

@@ -225,6 +225,7 @@ function attemptOnce(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim, start
   return new Promise<AttemptResult>((resolve) => {
     // The timeout is armed here, before the handler runs.
     const run = new Attempt(deps, job, claim, startedAt, controller, resolve);
+    run.arm();
     let returned: unknown;
     try {
       returned = job.run(ctx);
@@ -241,8 +242,22 @@ const OK: AttemptResult = Object.freeze({ status: "ok" as const });
 
 /** The state of one attempt's race between its handler and its timeout. */
 class Attempt {
+  /**
+   * One attempt kept for the life of the module, a stand-in never armed, for the reason
+   * `Lazy.kept` is (abort.ts): without it the run path was compiled again every minute.
+   * Its start is a double, as every real one is (epoch ms), so its fields' representations
+   * are the real ones.
+   */
+  static readonly kept: Attempt = new Attempt(
+    undefined as never,
+    undefined as never,
+    undefined as never,
+    Number.NaN,
+    lazyAbort(),
+    () => {},
+  );
   /** The timeout's timer. */
-  #timer: unknown;
+  #timer: unknown = undefined;
   /** The handler has settled (after a timeout too: `stuck` asks). */
   #handlerSettled = false;
   #decided = false;
@@ -256,9 +271,14 @@ class Attempt {
     readonly startedAt: number,
     readonly controller: LazyAbort,
     readonly resolve: (result: AttemptResult) => void,
-  ) {
-    // For the attempt's start + timeout: a handler that works a while before returning its
-    // promise does not push its timeout past the lease's cap.
+  ) {}
+
+  /**
+   * Arms the timeout, for the attempt's start + timeout: a handler that works a while before
+   * returning its promise does not push its timeout past the lease's cap.
+   */
+  arm(): void {
+    const { deps, job, startedAt } = this;
     this.#timer = deps.clock.setTimeout(
       () => this.timeout(),
       Math.max(0, startedAt + job.timeoutMs - deps.clock.now()),

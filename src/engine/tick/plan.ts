@@ -84,7 +84,7 @@ export function planSlots(input: PlanInput): Plan {
 
 // Both walk the schedule with `next()`, not `between()`: the iterable `between()` makes per
 // call has a map V8 holds weakly, so once a minute's last one was collected the optimised
-// planning code went with it, and every minute compiled it again (test/engine/tick/warm_test.ts).
+// planning code went with it, and every minute compiled it again (test/engine/run/warm_test.ts).
 function oldest(schedule: Schedule, lower: number, now: number, max: number): { slots: number[]; dropped: number } {
   const slots: number[] = [];
   for (let slot = schedule.next(lower); slot !== null && slot <= now; slot = schedule.next(slot)) {

@@ -139,7 +139,7 @@ export interface RoundInput {
   /** False for a job that must not be claimed from this plan any more (removed or changed since). */
   current?: (job: ResolvedJob) => boolean;
   /** When given, only these due jobs are claimed; the others are passed (another node claimed them). */
-  open?: ReadonlySet<DueJob>;
+  open?: ReadonlySet<DueJob> | undefined;
 }
 
 /**

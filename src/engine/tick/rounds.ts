@@ -13,7 +13,7 @@ import type { ResolvedJob } from "../jobs/spec.ts";
 import type { HeldClaim } from "../run/tracker.ts";
 import { sleep } from "../run/sleep.ts";
 import { claimBatch, type ClaimDeps } from "./claim_batch.ts";
-import { type DueJob, planTick, slotsToRun, takeRound, unclaimed } from "./plan_tick.ts";
+import { type DueJob, planTick, type RoundInput, slotsToRun, takeRound, unclaimed } from "./plan_tick.ts";
 import { limitRuns } from "./max_runs.ts";
 import { own } from "../../core/own.ts";
 import { setOwn } from "../../store/_validate.ts";
@@ -163,6 +163,27 @@ export function createRounds(deps: RoundsDeps): Rounds {
   /** Aborted by `halt(true)`: gates open, and runs won ahead are released instead of queued. */
   let halting = new AbortController();
   const gate = (at: number): Promise<void> => sleep({ clock, tracker }, at - clock.now(), halting.signal);
+  /**
+   * The one input every round gives `takeRound`, set field by field before each call
+   * (`takeRound` is synchronous and keeps none of it). An object literal per round had a
+   * hidden class V8 held weakly: once a minute's last round input was collected, so was
+   * the class, and `takeRound`'s optimised code with it; every minute compiled it again
+   * (test/engine/run/warm_test.ts).
+   */
+  let leaseFrom = 0;
+  const input: RoundInput = {
+    now: 0,
+    node,
+    batch: "",
+    capacity: 0,
+    until: 0,
+    // Leases count from the clock: `now` may be a late trigger's scheduled time.
+    leaseUntil: (job: ResolvedJob) => lease.until(leaseFrom, job),
+    // A later round skips a job removed or redefined since the plan (the next tick plans
+    // it afresh), and, when helping, a job another node has claimed (`open`).
+    current: (job: ResolvedJob) => registry.get(job.name) === job,
+    open: undefined,
+  };
   /** Forgets a plan taken to its end, noting what it covered. */
   const finished = (p: Plan): void => {
     if (plan === p) plan = undefined;
@@ -206,20 +227,13 @@ export function createRounds(deps: RoundsDeps): Rounds {
         p.checkedUntil = p.next + window.length;
       }
       const helping = p.next >= p.helpFrom;
-      // Leases count from the clock: `now` may be a late trigger's scheduled time.
-      const leaseFrom = Math.max(now, clock.now());
-      const taken = takeRound(p.due, p.next, {
-        now,
-        node,
-        batch: p.batch,
-        capacity: Math.min(budget, MAX_BATCH),
-        until: helping ? p.checkedUntil : p.helpFrom,
-        leaseUntil: (job: ResolvedJob) => lease.until(leaseFrom, job),
-        // A later round skips a job removed or redefined since the plan (the next tick plans
-        // it afresh), and, when helping, a job another node has claimed.
-        current: (job: ResolvedJob) => registry.get(job.name) === job,
-        ...(helping ? { open: p.open } : {}),
-      });
+      leaseFrom = Math.max(now, clock.now());
+      input.now = now;
+      input.batch = p.batch;
+      input.capacity = Math.min(budget, MAX_BATCH);
+      input.until = helping ? p.checkedUntil : p.helpFrom;
+      input.open = helping ? p.open : undefined;
+      const taken = takeRound(p.due, p.next, input);
       p.next = taken.next;
       p.deferred -= taken.passed;
       if (taken.requests.length > 0 || done(p) || budget === 0) return taken;

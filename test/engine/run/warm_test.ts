@@ -3,18 +3,29 @@
 // the objects it saw); when a minute's last such object was collected, the code was thrown
 // away ("deoptimizing ... reason: weak objects") and the next minute compiled it again.
 // Every node did that every minute: about 50 recompilations, 200-350 ms of CPU a minute
-// (bench/README, thirteenth pass). A child Node process runs six minutes with full
-// collections between them and prints V8's deopt trace; after the third minute none of the
-// functions below may lose their code that way. V8 only: on Bun and Deno the test says why
-// it checks nothing.
+// (bench/README, thirteenth pass). A child Node process runs eight minutes with full
+// collections between them and prints V8's deopt trace; none of the functions below may
+// lose its code that way more than once (while the first minutes settle), where each lost
+// it about once a minute before. V8 only: on Bun and Deno the test says why it checks nothing.
 import { it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const CHILD = fileURLToPath(new URL("./_warm_child.ts", import.meta.url));
-/** Functions that recompiled every minute before: planning's walk of a schedule, the attempt and its controller. */
-const WARM = ["planSlots", "newest", "attemptOnce", "runAttempts", "Attempt", "Lazy", "lazyAbort", "settled"];
+/** Functions that recompiled every minute before: planning, a round's claims, the attempt and its controller. */
+const WARM = [
+  "planSlots",
+  "newest",
+  "takeRound",
+  "attemptOnce",
+  "runAttempts",
+  "Attempt",
+  "<instance_members_initializer",
+  "Lazy",
+  "lazyAbort",
+  "settled",
+];
 
 it("planning and the run path keep their optimised code between minutes, on V8", (t) => {
   const versions = process.versions as Record<string, string | undefined>;
@@ -29,12 +40,13 @@ it("planning and the run path keep their optimised code between minutes, on V8",
   });
   assert.equal(child.status, 0, child.stderr);
   const out = child.stdout;
-  assert.match(out, /=== ran 6000/, "every minute ran its 1 000 jobs");
-  const late = out.slice(out.indexOf("=== minute 4"));
-  const lost = [
-    ...late.matchAll(/SharedFunctionInfo ([^>]+)>\) \(opt id \d+\) for deoptimization, reason: weak objects/g),
-  ]
-    .map((m) => m[1]!)
-    .filter((name) => WARM.includes(name));
-  assert.deepEqual(lost, [], "optimised code thrown away after minute 3");
+  assert.match(out, /=== ran 20000/, "every minute ran its 2 500 jobs");
+  const lost = new Map<string, number>();
+  for (
+    const m of out.matchAll(/SharedFunctionInfo ([^>]+)>\) \(opt id \d+\) for deoptimization, reason: weak objects/g)
+  ) {
+    if (WARM.includes(m[1]!)) lost.set(m[1]!, (lost.get(m[1]!) ?? 0) + 1);
+  }
+  const often = [...lost].filter(([, n]) => n > 1);
+  assert.deepEqual(often, [], "optimised code thrown away in more than one of eight minutes");
 });

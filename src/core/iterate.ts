@@ -35,14 +35,33 @@ export function scheduleMethods(core: ScheduleCore): Schedule {
     between(fromMs: number, toMs: number): Iterable<number> {
       const from = toEpochMs(fromMs, { field: "from" });
       const to = toEpochMs(toMs, { field: "to" });
-      return { [Symbol.iterator]: () => fires(core.next, from, to) };
+      return new Fires(core.next, from, to);
     },
     toString: core.toString,
     toJSON: core.toJSON,
   };
 }
 
-function* fires(next: (after: number) => number | null, from: number, to: number): Generator<number> {
-  let t: number | null = from;
-  while ((t = next(t)) !== null && t <= to) yield t;
+/** The slots in (from, to], oldest first, each asked of `next`. */
+class Fires implements Iterable<number> {
+  /**
+   * One kept for the module's life. V8 holds weakly the hidden classes that optimised code
+   * was specialised on, and gives a class's instances theirs as the first one is built:
+   * when planning's iterables all lived for one tick (an object literal per call, before),
+   * the collections between minutes took their class and planning's optimised code with
+   * it, and every node compiled its planning again every minute (test/integration/warm_test.ts).
+   */
+  static readonly kept: Fires = new Fires(() => null, Number.NaN, Number.NaN);
+
+  constructor(
+    readonly next: (after: number) => number | null,
+    readonly from: number,
+    readonly to: number,
+  ) {}
+
+  *[Symbol.iterator](): Generator<number> {
+    const { next, to } = this;
+    let t: number | null = this.from;
+    while ((t = next(t)) !== null && t <= to) yield t;
+  }
 }

@@ -33,7 +33,7 @@ class Lazy implements LazyAbort {
    * fields give its instances when the first instance gets them, and holds them weakly:
    * once a minute's last controller was collected they went too, and so did the run path's
    * optimised code, which was specialised on them. Every minute compiled it again
-   * (test/engine/run/warm_test.ts).
+   * (test/integration/warm_test.ts).
    */
   static readonly kept: Lazy = new Lazy();
   #controller: AbortController | undefined = undefined;

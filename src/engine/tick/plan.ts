@@ -82,12 +82,9 @@ export function planSlots(input: PlanInput): Plan {
   }
 }
 
-// Both walk the schedule with `next()`, not `between()`: the iterable `between()` makes per
-// call has a map V8 holds weakly, so once a minute's last one was collected the optimised
-// planning code went with it, and every minute compiled it again (test/engine/run/warm_test.ts).
 function oldest(schedule: Schedule, lower: number, now: number, max: number): { slots: number[]; dropped: number } {
   const slots: number[] = [];
-  for (let slot = schedule.next(lower); slot !== null && slot <= now; slot = schedule.next(slot)) {
+  for (const slot of schedule.between(lower, now)) {
     if (slots.length === max) break;
     slots.push(slot);
   }
@@ -99,7 +96,7 @@ function newest(schedule: Schedule, lower: number, now: number, max: number): { 
   // A ring of the last `max` slots, so a long window never holds every slot at once.
   const ring: number[] = [];
   let seen = 0;
-  for (let slot = schedule.next(lower); slot !== null && slot <= now; slot = schedule.next(slot)) {
+  for (const slot of schedule.between(lower, now)) {
     ring[seen % max] = slot;
     seen++;
   }

@@ -168,7 +168,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
    * (`takeRound` is synchronous and keeps none of it). An object literal per round had a
    * hidden class V8 held weakly: once a minute's last round input was collected, so was
    * the class, and `takeRound`'s optimised code with it; every minute compiled it again
-   * (test/engine/run/warm_test.ts).
+   * (test/integration/warm_test.ts).
    */
   let leaseFrom = 0;
   const input: RoundInput = {

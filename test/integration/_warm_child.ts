@@ -2,9 +2,9 @@
 // on the memory store with a manual clock, six full collections after each (as the memory
 // reducer does between real minutes). The test counts V8's deopt lines (printed through C's
 // buffered stdout, so their order against console.log's lines is not kept).
-import { createScheduler } from "../../../src/engine/mod.ts";
-import { memoryStore } from "../../../src/store/memory/mod.ts";
-import { createManualClock } from "../../../src/engine/clock.ts";
+import { createScheduler } from "../../src/engine/mod.ts";
+import { memoryStore } from "../../src/store/memory/mod.ts";
+import { createManualClock } from "../../src/engine/clock.ts";
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error("_warm_child.ts: run it with --expose-gc");

@@ -9,7 +9,7 @@ import { mergeRounds } from "./tick/report.ts";
 import { runAhead } from "./tick/run_ahead.ts";
 import { startsOf } from "./tick/jitter.ts";
 import type { StartedTick, Ticker } from "./tick/tick.ts";
-import { createTimerLoop } from "./tick/timer.ts";
+import { createTimerLoop, type TickHint } from "./tick/timer.ts";
 import type { JobRegistry } from "./jobs/registry.ts";
 import type { JobViews } from "./jobs/info.ts";
 import type { RunTracker } from "./run/tracker.ts";
@@ -44,8 +44,8 @@ export interface Triggers {
 
 /** One tick begun (`begin`), the next round of its plan (`more`), and whether a round is worth claiming. */
 interface RoundLoop {
-  /** With `ahead`, `now` is a slot to come, claimed now and started then (`Ticker.start`). */
-  begin(now: number, ahead?: boolean): Promise<StartedTick>;
+  /** With `ahead`, `now` is a slot to come, claimed now and started then; `quietSince`: see `Ticker.start`. */
+  begin(now: number, hint?: TickHint): Promise<StartedTick>;
   /** The next round; one that must wait to help waits until `until` at most (timer mode's next slot). */
   more(until?: number): Promise<StartedTick>;
   /** At least half the capacity free: when the next round of a tick is worth claiming. */
@@ -129,7 +129,7 @@ function createRoundLoop(deps: TriggerDeps): RoundLoop {
     const report: TickReport = { now, node, ok: false, error, jobs: {} };
     return { report, settled: Promise.resolve(report) };
   };
-  const begin = async (now: number, ahead = false): Promise<StartedTick> => {
+  const begin = async (now: number, hint?: TickHint): Promise<StartedTick> => {
     try {
       await deps.ready();
     } catch {
@@ -137,7 +137,7 @@ function createRoundLoop(deps: TriggerDeps): RoundLoop {
     }
     views.invalidate();
     try {
-      return await ticker.start(now, { ahead });
+      return await ticker.start(now, hint);
     } catch (e) {
       // Only a broken user-supplied Schedule object can get here; tick() still never rejects.
       return failed(now, e);

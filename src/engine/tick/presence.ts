@@ -2,8 +2,8 @@
  * Which nodes tick a large minute: each node notes itself in one shared setting while
  * it has more due jobs than it can start at once, so the others can hand it its
  * rendezvous share (`spread.ts`). Advisory only: a stale or lost entry costs spread,
- * never a slot, since the store's claim decides every slot. Read only in large minutes,
- * so an idle node pays nothing for it.
+ * never a slot, since the store's claim decides every slot. In minutes with nothing due a
+ * node only keeps its own entry alive (`keep()`: a read and a write every `KEEP_MS`).
  */
 import { errorText } from "../text.ts";
 import type { Store } from "../../store/types.ts";
@@ -15,6 +15,13 @@ export const PRESENCE_KEY = "edgecron.nodes";
 export const PRESENCE_TTL_MS = 5 * 60_000;
 /** A node rewrites its entry when it is older than this. */
 const REFRESH_MS = 30_000;
+
+/**
+ * How old a node's own entry may grow in minutes with nothing due before it is written
+ * again: well inside the TTL, so an idle node is still counted at the next large minute,
+ * at a read and a write every few idle minutes instead of a read every minute.
+ */
+const KEEP_MS = PRESENCE_TTL_MS / 2;
 
 /** How many times a node writes its entry when another node's write replaced it. */
 const WRITE_TRIES = 3;
@@ -38,6 +45,12 @@ export interface Presence {
    * checked again `VERIFY_MS` later. Never rejects.
    */
   live(now: number, verify?: boolean): Promise<string[]>;
+  /**
+   * In a minute with nothing due: rewrites this node's entry, as `live()` would, once it
+   * is older than `KEEP_MS`, and reads nothing otherwise. Returns the other nodes seen
+   * when it read (empty when it did not). Never rejects.
+   */
+  keep(now: number): Promise<string[]>;
   /** Stops the check that follows a write. */
   close(): void;
 }
@@ -83,6 +96,9 @@ export function createPresence(deps: { store: Store; node: string; log: Logger; 
     close() {
       if (timer !== undefined) clock?.clearTimeout(timer);
       timer = undefined;
+    },
+    keep(now) {
+      return now - wrote < KEEP_MS && now >= wrote ? Promise.resolve([]) : this.live(now);
     },
     async live(now, verify = false) {
       try {

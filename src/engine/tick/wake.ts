@@ -23,6 +23,8 @@ export interface WakeCache {
    * reads the jobs again.
    */
   advance(slot: number, now: number, version: number, schedules: () => Iterable<Schedule>): void;
+  /** How many schedules threw at the last call (left out of its answer). */
+  readonly failing: number;
 }
 
 interface Entry {
@@ -80,6 +82,9 @@ export function createWakeCache(): WakeCache {
         while (heap.length > 0 && heap[0]!.at <= now) add(pop(heap).schedule, now);
       }
       return heap[0]?.at;
+    },
+    get failing() {
+      return failing.length;
     },
     advance(slot, now, v, schedules) {
       if (this.next(now, v, schedules) !== slot) return;

@@ -1,0 +1,154 @@
+// Timer mode's idle minutes: a wake of the 60 s clamp with nothing due reads no job's state
+// (the snapshot names no job) and plans nothing, yet still syncs definitions, reaps ended
+// leases and keeps the node's presence; the next slot runs as it would have.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { createMemoryStore, type MemoryStore } from "../../../src/store/memory/mod.ts";
+import { PRESENCE_KEY } from "../../../src/engine/tick/presence.ts";
+import { MIN, rows, SEC, setup, T0 } from "../_helpers.ts";
+
+/** Records the names of every `snapshot()` and the keys of every `getSetting()` on `store`. */
+function spied(store: MemoryStore): { snapshots: { at: number; names: number }[]; settings: number[] } {
+  const seen = { snapshots: [] as { at: number; names: number }[], settings: [] as number[] };
+  const snapshot = store.snapshot.bind(store);
+  const getSetting = store.getSetting.bind(store);
+  store.snapshot = (names, now) => {
+    seen.snapshots.push({ at: now, names: names.length });
+    return snapshot(names, now);
+  };
+  store.getSetting = (key) => {
+    if (key === PRESENCE_KEY) seen.settings.push(Date.now());
+    return getSetting(key);
+  };
+  return seen;
+}
+
+const hourly = (n: number) => Array.from({ length: n }, (_, i) => `job-${String(i).padStart(3, "0")}`);
+
+describe("timer mode, idle minutes", () => {
+  it("reads no job's state and plans nothing until a slot is due, then runs every job of it", async () => {
+    const store = createMemoryStore();
+    const seen = spied(store);
+    // More jobs than capacity: the node notes its presence, as on a fleet ticking large minutes.
+    const s = setup({ store, start: T0 + 1, concurrency: 50 });
+    const ran: number[] = [];
+    for (const name of hourly(120)) s.scheduler.job(name, { schedule: "0 * * * *", run: (ctx) => void ran.push(ctx.slot) });
+    s.scheduler.start();
+    await s.clock.settle();
+    assert.deepEqual(seen.snapshots.map((c) => c.names), [120], "the first tick reads every job");
+    const presenceReads = seen.settings.length;
+
+    await s.clock.set(T0 + 59 * MIN + 30 * SEC);
+    const idle = seen.snapshots.slice(1);
+    assert.ok(idle.length >= 58, `a wake every minute (got ${idle.length})`);
+    assert.deepEqual(idle.filter((c) => c.names > 0), [], "an idle minute names no job");
+    // Presence: a refresh (read, write, read back) every third idle minute, where every
+    // minute read it and every other rewrote it (about 118 reads).
+    const idleReads = seen.settings.length - presenceReads;
+    assert.ok(idleReads >= 20 && idleReads <= 45, `presence read ${idleReads} times in 59 idle minutes`);
+    assert.equal(ran.length, 0);
+
+    await s.clock.set(T0 + 60 * MIN + 30 * SEC);
+    await s.scheduler.stop();
+    assert.equal(ran.length, 120, "every job ran at the hour");
+    assert.ok(ran.every((slot) => slot === T0 + 60 * MIN));
+    const due = seen.snapshots.find((c) => c.at === T0 + 60 * MIN);
+    assert.ok(due !== undefined && due.names > 0, "the slot's tick read the jobs");
+    for (const name of hourly(120)) assert.deepEqual((await rows(store, name)).map((r) => r.status), ["ok"]);
+  });
+
+  it("reaps another node's ended lease in an idle minute, reading that job's paused state", async () => {
+    const store = createMemoryStore();
+    const seen = spied(store);
+    const s = setup({ store, start: T0 + 1 });
+    s.scheduler.job("paused", { schedule: "0 * * * *", retries: { attempts: 3 }, run: () => {} });
+    s.scheduler.job("live", { schedule: "0 * * * *", retries: { attempts: 3 }, run: () => {} });
+    s.scheduler.start();
+    await s.clock.settle();
+    await s.scheduler.pause("paused");
+    // A node that died holding both jobs' slot of T0 (a backfill, say): leases end at T0 + 2 min.
+    const claim = (job: string) => ({
+      job,
+      slot: T0,
+      kind: "scheduled" as const,
+      status: "running" as const,
+      overlap: "skip" as const,
+      node: "dead",
+      batch: `dead-${job}`,
+      now: T0,
+      leaseUntil: T0 + 2 * MIN,
+    });
+    assert.deepEqual((await store.claim([claim("paused"), claim("live")])).map((r) => r.outcome), ["won", "won"]);
+    await s.clock.set(T0 + 4 * MIN);
+    await s.scheduler.stop();
+    assert.ok(seen.snapshots.slice(1).every((c) => c.names === 0), "every tick after the first was quiet");
+    // The paused job's slot is recorded abandoned and not retried; the other job's is retried here.
+    assert.deepEqual((await rows(store, "paused")).map((r) => [r.status, r.attempt]), [["abandoned", 1]]);
+    assert.deepEqual((await rows(store, "live")).map((r) => [r.status, r.attempt, r.node]), [["ok", 2, s.scheduler.node]]);
+  });
+
+  it("a job defined by another node in an idle minute runs at its first slot", async () => {
+    const store = createMemoryStore();
+    const calls: string[] = [];
+    const fetch = ((input: RequestInfo | URL) => {
+      calls.push(String(input instanceof Request ? input.url : input));
+      return Promise.resolve(new Response("ok"));
+    }) as typeof globalThis.fetch;
+    const a = setup({ store, node: "a", start: T0 + 1, fetch, webhookSecret: "k" });
+    a.scheduler.job("yearly", { schedule: "@yearly", run: () => {} });
+    a.scheduler.start();
+    await a.clock.settle();
+    // Defined after a's wake at 4:00 (a's timer, armed then, next wakes at 5:00 and a
+    // millisecond, the clamp): that wake finds the definition, and the 5:00 slot with it.
+    await a.clock.set(T0 + 4 * MIN + 30 * SEC);
+    const b = setup({ store, node: "b", clock: a.clock, webhookSecret: "k" });
+    await b.scheduler.define("hook", { schedule: "*/5 * * * *", target: { url: "https://example.test/hook" } });
+    await a.clock.set(T0 + 10 * MIN + 30 * SEC);
+    await a.scheduler.stop();
+    const recorded = await rows(store, "hook");
+    assert.deepEqual(recorded.map((r) => [r.slot, r.status, r.node]), [
+      [T0 + 5 * MIN, "ok", "a"],
+      [T0 + 10 * MIN, "ok", "a"],
+    ]);
+    assert.ok(recorded[0]!.startedAt! < T0 + 5 * MIN + SEC, "the 5:00 slot ran at the wake after it");
+    assert.equal(calls.length, 2);
+  });
+
+  it("a job added to a running scheduler is read by the next tick, not left to a quiet one", async () => {
+    const s = setup({ start: T0 + 1 });
+    s.scheduler.job("yearly", { schedule: "@yearly", run: () => {} });
+    s.scheduler.start();
+    await s.clock.set(T0 + 2 * MIN + 30 * SEC);
+    const ran: number[] = [];
+    s.scheduler.job("added", { schedule: "*/3 * * * *", run: (ctx) => void ran.push(ctx.slot) });
+    await s.clock.set(T0 + 9 * MIN + 30 * SEC);
+    await s.scheduler.stop();
+    // The wake after 2:30 (at 3:00 and a millisecond) is an ordinary tick: it notes the job
+    // first seen then, after its 3:00 slot. Read only at the 6:00 slot, it would miss 6:00 too.
+    assert.deepEqual(ran, [T0 + 6 * MIN, T0 + 9 * MIN]);
+  });
+
+  it("a schedule that throws keeps every wake an ordinary tick (its failure is logged each time)", async () => {
+    const s = setup({ start: T0 + 1 });
+    let calls = 0;
+    s.scheduler.job("yearly", { schedule: "@yearly", run: () => {} });
+    s.scheduler.job("broken", {
+      schedule: {
+        next: () => {
+          calls++;
+          throw new Error("broken schedule");
+        },
+        between: () => {
+          throw new Error("broken schedule");
+        },
+      },
+      run: () => {},
+    });
+    s.scheduler.start();
+    await s.clock.set(T0 + 5 * MIN + 30 * SEC);
+    await s.scheduler.stop();
+    const logged = s.logger.lines.filter((l) => l.includes("its schedule failed")).length;
+    assert.ok(logged >= 5, `logged ${logged} times`);
+    assert.ok(calls > 0);
+  });
+});

@@ -173,7 +173,9 @@ export function createTicker(deps: TickDeps): Ticker {
    * the reaper and the orphans' promotion read whether such a job is paused.
    */
   const addOpenStates = async (snapshot: TickSnapshot): Promise<void> => {
-    const names = [...new Set(snapshot.running.map((row) => row.job))].filter((name) => !Object.hasOwn(snapshot.jobs, name));
+    const names = [...new Set(snapshot.running.map((row) => row.job))].filter((name) =>
+      !Object.hasOwn(snapshot.jobs, name)
+    );
     if (names.length === 0) return;
     const read = await store.read(names);
     for (const name of names) {

@@ -32,7 +32,12 @@ describe("timer mode, idle minutes", () => {
     // More jobs than capacity: the node notes its presence, as on a fleet ticking large minutes.
     const s = setup({ store, start: T0 + 1, concurrency: 50 });
     const ran: number[] = [];
-    for (const name of hourly(120)) s.scheduler.job(name, { schedule: "0 * * * *", run: (ctx) => void ran.push(ctx.slot) });
+    for (const name of hourly(120)) {
+      s.scheduler.job(name, {
+        schedule: "0 * * * *",
+        run: (ctx) => void ran.push(ctx.slot),
+      });
+    }
     s.scheduler.start();
     await s.clock.settle();
     assert.deepEqual(seen.snapshots.map((c) => c.names), [120], "the first tick reads every job");
@@ -84,7 +89,11 @@ describe("timer mode, idle minutes", () => {
     assert.ok(seen.snapshots.slice(1).every((c) => c.names === 0), "every tick after the first was quiet");
     // The paused job's slot is recorded abandoned and not retried; the other job's is retried here.
     assert.deepEqual((await rows(store, "paused")).map((r) => [r.status, r.attempt]), [["abandoned", 1]]);
-    assert.deepEqual((await rows(store, "live")).map((r) => [r.status, r.attempt, r.node]), [["ok", 2, s.scheduler.node]]);
+    assert.deepEqual((await rows(store, "live")).map((r) => [r.status, r.attempt, r.node]), [[
+      "ok",
+      2,
+      s.scheduler.node,
+    ]]);
   });
 
   it("a job defined by another node in an idle minute runs at its first slot", async () => {
@@ -134,13 +143,18 @@ describe("timer mode, idle minutes", () => {
     s.scheduler.job("yearly", { schedule: "@yearly", run: () => {} });
     s.scheduler.job("broken", {
       schedule: {
+        kind: "cron",
+        timezone: "UTC",
         next: () => {
           calls++;
           throw new Error("broken schedule");
         },
+        nextRuns: () => [],
+        prev: () => null,
         between: () => {
           throw new Error("broken schedule");
         },
+        toJSON: () => ({ cron: "* * * * *" }),
       },
       run: () => {},
     });

@@ -76,6 +76,7 @@ export function createTriggers(deps: TriggerDeps): Triggers {
     rounds.begin,
     rounds.more,
   );
+  registry.onChange(timer.changed);
   // After the timer's own listener, as it always was: the timer wakes before waiting rounds resume.
   tracker.onSettle(rounds.settled);
   // Run-ahead loops in flight (platform triggers); halt() aborts them.

@@ -57,6 +57,8 @@ export interface JobRegistry {
   counters(name: string): JobCounters;
   /** Bumped on every change of any job, so caches of derived data know to drop. */
   readonly version: number;
+  /** Calls `listener` after each bump of {@link version} (synchronously: batch the work). */
+  onChange(listener: () => void): void;
 }
 
 /** Creates a registry; `deliver` is the handler every data job gets (webhook delivery). */
@@ -70,7 +72,11 @@ export function createJobRegistry(deps: {
   const data = new Map<string, DataJob>();
   const counters = new Map<string, JobCounters>();
   let version = 0;
-  const bump = (): void => void version++;
+  const changeListeners: (() => void)[] = [];
+  const bump = (): void => {
+    version++;
+    for (const listener of changeListeners) listener();
+  };
   const { badDefs, badStates, markDef, syncStates } = createBrokenRows(log, bump);
 
   const resolveDef = (def: JobDef): DataJob | undefined => {
@@ -131,7 +137,7 @@ export function createJobRegistry(deps: {
       }
       code.set(name, job);
       registry.counters(name);
-      version++;
+      bump();
     },
     get: (name) => code.get(name) ?? data.get(name),
     isCode: (name) => code.has(name),
@@ -182,11 +188,11 @@ export function createJobRegistry(deps: {
     resolveDef,
     setData(name, job) {
       if (job === undefined) {
-        if (data.delete(name)) version++;
+        if (data.delete(name)) bump();
         return;
       }
       data.set(name, job);
-      version++;
+      bump();
     },
     counters(name) {
       let c = counters.get(name);
@@ -209,6 +215,9 @@ export function createJobRegistry(deps: {
     },
     get version() {
       return version;
+    },
+    onChange(listener) {
+      changeListeners.push(listener);
     },
   };
   return registry;

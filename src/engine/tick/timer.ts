@@ -42,6 +42,12 @@ export interface TimerLoop {
   readonly running: boolean;
   /** Delay of the armed timer, if armed (for tests and health). */
   readonly armedMs: number | undefined;
+  /**
+   * The job set changed: an armed timer is armed again (once per turn, however many jobs
+   * changed in it) for the earliest slot of the new set, so a job added while the timer
+   * waits out the 60 s clamp is ticked at its first slot, not a clamp wake after it.
+   */
+  changed(): void;
 }
 
 /**
@@ -182,7 +188,21 @@ export function createTimerLoop(
     wake();
   });
 
+  let rearming = false;
+
   return {
+    changed() {
+      if (!running || rearming) return;
+      rearming = true;
+      void Promise.resolve().then(() => {
+        rearming = false;
+        // Mid-tick (not armed), the re-arm after the tick reads the new set anyway.
+        if (!running || handle === undefined) return;
+        state.clock.clearTimeout(handle);
+        handle = undefined;
+        arm();
+      });
+    },
     start() {
       if (running) return;
       running = true;

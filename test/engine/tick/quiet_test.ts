@@ -1,6 +1,7 @@
 // Timer mode's idle minutes: a wake of the 60 s clamp with nothing due reads no job's state
 // (the snapshot names no job) and plans nothing, yet still syncs definitions, reaps ended
-// leases and keeps the node's presence; the next slot runs as it would have.
+// leases and keeps the node's presence; the next slot runs as it would have. And a job
+// added while the timer waits out the clamp re-arms it for the job's first slot.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createMemoryStore, type MemoryStore } from "../../../src/store/memory/mod.ts";
@@ -123,18 +124,23 @@ describe("timer mode, idle minutes", () => {
     assert.equal(calls.length, 2);
   });
 
-  it("a job added to a running scheduler is read by the next tick, not left to a quiet one", async () => {
+  it("a job added to a running scheduler runs from its first slot", async () => {
     const s = setup({ start: T0 + 1 });
     s.scheduler.job("yearly", { schedule: "@yearly", run: () => {} });
     s.scheduler.start();
     await s.clock.set(T0 + 2 * MIN + 30 * SEC);
     const ran: number[] = [];
     s.scheduler.job("added", { schedule: "*/3 * * * *", run: (ctx) => void ran.push(ctx.slot) });
+    // Many jobs added in one turn re-arm the timer once.
+    for (let i = 0; i < 50; i++) s.scheduler.job(`more-${i}`, { schedule: "@yearly", run: () => {} });
+    await s.clock.settle();
+    assert.equal(s.clock.pending().length, 1, "one timer armed");
+    assert.equal(s.clock.pending()[0]!.at, T0 + 3 * MIN, "armed again for the new job's first slot");
     await s.clock.set(T0 + 9 * MIN + 30 * SEC);
     await s.scheduler.stop();
-    // The wake after 2:30 (at 3:00 and a millisecond) is an ordinary tick: it notes the job
-    // first seen then, after its 3:00 slot. Read only at the 6:00 slot, it would miss 6:00 too.
-    assert.deepEqual(ran, [T0 + 6 * MIN, T0 + 9 * MIN]);
+    // Before, the timer kept its clamp wake (3:00 and a millisecond): that tick noted the
+    // job first seen after its 3:00 slot, which never ran.
+    assert.deepEqual(ran, [T0 + 3 * MIN, T0 + 6 * MIN, T0 + 9 * MIN]);
   });
 
   it("a schedule that throws keeps every wake an ordinary tick (its failure is logged each time)", async () => {

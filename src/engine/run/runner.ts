@@ -49,10 +49,14 @@ type AttemptResult = { status: "ok" } | {
  * scheduler stopped during a retry backoff (the row then stays `running` until its
  * lease ends and any node records it `abandoned`). Never rejects.
  */
-export async function runSlot(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim): Promise<Outcome | undefined> {
-  const outcome = await runAttempts(deps, job, claim);
-  await checkFailures(deps, job, outcome);
-  return outcome;
+export function runSlot(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim): Promise<Outcome | undefined> {
+  const run = runAttempts(deps, job, claim);
+  // Only a job with `pauseOnFailure` has anything to check: no second async step per run otherwise.
+  if (job.pauseOnFailure === undefined) return run;
+  return run.then(async (outcome) => {
+    await checkFailures(deps, job, outcome);
+    return outcome;
+  });
 }
 
 async function runAttempts(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim): Promise<Outcome | undefined> {
@@ -233,6 +237,8 @@ function attemptOnce(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim, start
       // A handler that throws before returning fails as one whose promise rejects (a turn later).
       returned = Promise.reject(e);
     }
+    // A handler that returned nothing is done: no promise to adopt, and none made for it.
+    if (returned === undefined) return run.settled(OK);
     // Adopts a thenable the handler returns, as `resolve()` would.
     Promise.resolve(returned).then(() => run.settled(OK), (e: unknown) => run.settled(run.failure(e)));
   });

@@ -127,15 +127,18 @@ export function createSqlStore(db: SqlExecutor): Store {
   };
   /**
    * One part of `updateMany()`: distinct rows (a tick's outcomes) in one set-based
-   * statement; otherwise one statement per write in one transaction, each seeing the ones
-   * before it, as update() calls in order would.
+   * statement, after a read of the rows it will refuse (usually none); otherwise one
+   * statement per write in one transaction, each seeing the ones before it, as update()
+   * calls in order would.
    */
   const updatePart = async (writes: readonly RunUpdate[]): Promise<boolean[]> => {
     const grouped = updateManyStatements(writes);
     if (grouped !== undefined) {
       const results = await write("updateMany", grouped);
-      const changed = new Set(results.flatMap((result) => result.rows).map((row) => slotKeyText(row.job, row.slot)));
-      return writes.map(({ key }) => changed.has(slotKeyText(key.job, key.slot)));
+      const refused = results.flatMap((result) => result.rows);
+      if (refused.length === 0) return writes.map(() => true);
+      const keys = new Set(refused.map((row) => slotKeyText(row.job, row.slot)));
+      return writes.map(({ key }) => !keys.has(slotKeyText(key.job, key.slot)));
     }
     const results = await write("updateMany", writes.map(({ key, patch }) => casStatement(key, patch)));
     return results.map((result) => result.rows.length > 0);

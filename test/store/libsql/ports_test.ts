@@ -109,8 +109,9 @@ describe("libsqlStore: this round's port methods", () => {
         : { status: "error" as const, finishedAt: T0 + i, leaseUntil: null, error: `boom ${i}` },
     }));
     const results = await store.updateMany(writes);
-    // Two sets of fields (the error patches also set `error`): two statements, one transaction.
-    assert.deepEqual(calls, [{ kind: "batch", mode: "write", statements: 2 }]);
+    // Two sets of fields (the error patches also set `error`): two statements, each after the
+    // read of the writes it refuses, in one transaction.
+    assert.deepEqual(calls, [{ kind: "batch", mode: "write", statements: 4 }]);
     assert.deepEqual(results, writes.map((_, i) => i % 3 !== 0));
     const [j1, j2, j3] = await Promise.all([1, 2, 3].map((i) => store.getRun(`j${i}`, T0)));
     assert.deepEqual([j1?.status, j1?.finishedAt, j1?.leaseUntil, j1?.error, j1?.attempt], [

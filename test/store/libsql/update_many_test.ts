@@ -76,7 +76,7 @@ describe("libsqlStore updateMany() in parts", () => {
     client.batch = (statements: InStatement[], mode?: "write" | "read" | "deferred") => {
       // The second part of the group fails (not a lock: no retry).
       const sql = statements.map((st) => (typeof st === "string" ? st : st.sql)).join(";");
-      if (mode === "write" && sql.startsWith("UPDATE edgecron_runs SET status") && ++writeBatches === 2) {
+      if (mode === "write" && sql.includes("UPDATE edgecron_runs SET status") && ++writeBatches === 2) {
         return Promise.reject(new Error("disk I/O error"));
       }
       return raw.batch(statements, mode);

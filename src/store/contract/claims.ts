@@ -236,6 +236,17 @@ export function claimCases({ it, withStore }: ContractContext): void {
       assert.deepEqual(Object.keys(snap.jobs).sort(), ["a", "hook"]);
     }));
 
+  // Timer mode's idle minutes snapshot no name: the reaper and the definitions' sync still need these.
+  it("snapshot() of no name still lists every running row and every definition", () =>
+    withStore(async (store) => {
+      await store.claim([request("a", T0, { leaseUntil: T0 + MIN }), request("y", T0, { status: "missed" })]);
+      await store.putDef("hook", { schedule: "* * * * *" }, T0);
+      const snap = await store.snapshot([], T0 + 5 * MIN);
+      assert.deepEqual(snap.running.map((r) => [r.job, r.slot, r.status]), [["a", T0, "running"]]);
+      assert.deepEqual(snap.defs.map((d) => d.name), ["hook"]);
+      assert.deepEqual(Object.keys(snap.jobs), ["hook"]);
+    }));
+
   it("a definition's state starts at define time and comes with every snapshot, asked for or not", () =>
     withStore(async (store) => {
       await store.putDef("hook", { schedule: "* * * * *" }, T0);

@@ -2,9 +2,13 @@
 // (the snapshot names no job) and plans nothing, yet still syncs definitions, reaps ended
 // leases and keeps the node's presence; the next slot runs as it would have. And a job
 // added while the timer waits out the clamp re-arms it for the job's first slot.
-import { describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createMemoryStore, type MemoryStore } from "../../../src/store/memory/mod.ts";
+import { libsqlStore } from "../../../src/store/libsql/mod.ts";
 import { PRESENCE_KEY } from "../../../src/engine/tick/presence.ts";
 import { MIN, rows, SEC, setup, T0 } from "../_helpers.ts";
 
@@ -61,6 +65,38 @@ describe("timer mode, idle minutes", () => {
     const due = seen.snapshots.find((c) => c.at === T0 + 60 * MIN);
     assert.ok(due !== undefined && due.names > 0, "the slot's tick read the jobs");
     for (const name of hourly(120)) assert.deepEqual((await rows(store, name)).map((r) => r.status), ["ok"]);
+  });
+
+  it("on a libSQL file too: idle minutes name no job, and the hour runs every job once", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "edgecron-quiet-"));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+    const store = libsqlStore({ url: `file:${join(dir, "quiet.db")}` }) as unknown as MemoryStore;
+    const seen = spied(store);
+    const s = setup({ store, start: T0 + 40 * MIN + 1, concurrency: 20 });
+    for (const name of hourly(60)) s.scheduler.job(name, { schedule: "0 * * * *", run: () => {} });
+    s.scheduler.start();
+    // A tick on a file takes more host turns than the manual clock settles after a timer:
+    // step a minute at a time, each once the timer is armed again for a later minute.
+    const armed = async () => {
+      const rearmed = () => s.clock.pending().some((t) => t.at > s.clock.now() + 20 * SEC);
+      for (let i = 0; i < 500 && !rearmed(); i++) await s.clock.settle();
+    };
+    for (let m = 41; m <= 61; m++) {
+      await armed();
+      await s.clock.set(T0 + m * MIN + 30 * SEC);
+    }
+    await armed();
+    await s.scheduler.stop();
+    assert.equal(seen.snapshots[0]!.names, 60);
+    const idle = seen.snapshots.filter((c) => c.at > T0 + 40 * MIN + 1 && c.at < T0 + 60 * MIN);
+    // (The clock may step past the first minute before the start tick re-arms: 18 or 19 wakes.)
+    assert.ok(idle.length >= 18, `a wake each idle minute: ${seen.snapshots.map((c) => (c.at - T0) / SEC).join(" ")}`);
+    assert.deepEqual(idle.filter((c) => c.names > 0), [], "none names a job");
+    assert.ok(seen.snapshots.some((c) => c.at === T0 + 60 * MIN && c.names === 60), "the hour's tick read every job");
+    for (const name of hourly(60)) {
+      assert.deepEqual((await rows(store, name)).map((r) => [r.slot, r.status]), [[T0 + 60 * MIN, "ok"]]);
+    }
+    await store.close();
   });
 
   it("reaps another node's ended lease in an idle minute, reading that job's paused state", async () => {

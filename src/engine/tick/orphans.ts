@@ -24,6 +24,6 @@ export function startOrphans(
     if (tracker.handlers + deps.queue.length >= deps.concurrency) break;
     const job = registry.get(name);
     if (job === undefined || !job.enabled || own(snapshot.jobs, name)?.paused === true || won.has(name)) continue;
-    runs.push(drain(deps, job, draft.job(name), true));
+    runs.push(drain(deps, job, draft.job(name), true)!);
   }
 }

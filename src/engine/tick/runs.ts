@@ -26,7 +26,7 @@ export interface RunsDeps extends RunnerDeps {
 export function queueRun(deps: RunsDeps, job: ResolvedJob, claims: HeldClaim[], r: JobTickReport): Promise<void> {
   return deps.queue.push({
     start: (ran) =>
-      deps.tracker.track(runInOrder(deps, job, claims, r).then(ran), job.name).then(() => drainIf(deps, job, r)),
+      deps.tracker.track(runInOrder(deps, job, claims, r).then(ran), job.name).then(() => drain(deps, job, r)),
     drop: () => deps.lease.release(claims),
   });
 }
@@ -35,21 +35,17 @@ export function queueRun(deps: RunsDeps, job: ResolvedJob, claims: HeldClaim[], 
 export function runNow(deps: RunsDeps, job: ResolvedJob, claim: HeldClaim, r: JobTickReport): Promise<void> {
   r.run.push(claim.slot);
   return deps.tracker.track(runSlot(deps, job, claim).then((o) => record(r, claim.slot, o)), job.name)
-    .then(() => drainIf(deps, job, r));
+    .then(() => drain(deps, job, r));
 }
 
 /**
- * {@link drain} after a run, or nothing (not a resolved promise) when the job's policy
- * does not buffer: a `then` callback that returns a promise costs two more turns of the
- * microtask queue and a job to adopt it, once per run of a large minute.
+ * After a job's runs here: its buffered slots, when its policy buffers (or `always`: the
+ * tick saw some waiting). Nothing otherwise, not a resolved promise: a `then` callback
+ * that returns a promise costs two more turns of the microtask queue and a job to adopt
+ * it, once per run of a large minute.
  */
-function drainIf(deps: RunsDeps, job: ResolvedJob, r: JobTickReport): Promise<void> | undefined {
-  return buffers(job) || deps.promoter.wants(job.name) ? drain(deps, job, r) : undefined;
-}
-
-/** After a job's runs here: its buffered slots, when its policy buffers (or `always`: the tick saw some waiting). */
-export function drain(deps: RunsDeps, job: ResolvedJob, r: JobTickReport, always = false): Promise<void> {
-  if (!always && !buffers(job) && !deps.promoter.wants(job.name)) return Promise.resolve();
+export function drain(deps: RunsDeps, job: ResolvedJob, r: JobTickReport, always = false): Promise<void> | undefined {
+  if (!always && !buffers(job) && !deps.promoter.wants(job.name)) return undefined;
   return deps.promoter.drain(job, (slot, outcome) => {
     r.run.push(slot);
     record(r, slot, outcome);

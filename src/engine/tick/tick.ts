@@ -173,17 +173,10 @@ export function createTicker(deps: TickDeps): Ticker {
    * the reaper and the orphans' promotion read whether such a job is paused.
    */
   const addOpenStates = async (snapshot: TickSnapshot): Promise<void> => {
-    const names = [...new Set(snapshot.running.map((row) => row.job))].filter((name) =>
-      !Object.hasOwn(snapshot.jobs, name)
-    );
+    const names = snapshot.running.map((row) => row.job).filter((name) => !Object.hasOwn(snapshot.jobs, name));
     if (names.length === 0) return;
-    const read = await store.read(names);
-    for (const name of names) {
-      const state = own(read.jobs, name);
-      if (state !== undefined) setOwn(snapshot.jobs, name, state);
-      const mark = own(read.watermarks, name);
-      if (mark !== undefined) setOwn(snapshot.watermarks, name, mark);
-    }
+    const { jobs } = await store.read(names);
+    for (const name in jobs) setOwn(snapshot.jobs, name, jobs[name]!);
   };
 
   const start = async (now: number, opts: TickHint = {}): Promise<StartedTick> => {
@@ -243,7 +236,6 @@ export function createTicker(deps: TickDeps): Ticker {
         // A data-defined job came or changed (another node defined it): an ordinary tick.
         quiet = false;
         snapshot = await store.snapshot(registry.names(), at);
-        if (registry.count() > PLAN_CHUNK) await nextTurn();
         registry.sync(snapshot);
       } else if (quiet) await addOpenStates(snapshot);
       syncedVersion = registry.version;

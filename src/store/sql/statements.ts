@@ -258,27 +258,21 @@ export function updateManyStatements(
     const values = fields.map((_, i) => `json_extract(value, '$[${4 + i}]') AS v${i}`);
     const sets = fields.map((field, i) => `${PATCH_COLUMNS[field]} = req.v${i}`);
     const list = { items: JSON.stringify(items) };
+    const keys = `FROM (SELECT ${[...KEY_FIELDS, ...values].join(", ")} FROM json_each(:items)) AS req`;
     return [
       bind(
-        `SELECT req.job AS job, req.slot AS slot
-          FROM (SELECT ${KEY_FIELDS.join(", ")} FROM json_each(:items)) AS req
-          WHERE NOT EXISTS (
-            SELECT 1 FROM edgecron_runs r WHERE r.job = req.job AND r.slot = req.slot
-              AND r.attempt = req.attempt AND r.node = req.node AND r.status IN ('running', 'cancelling')
-          )`,
+        `SELECT req.job, req.slot ${keys} WHERE NOT EXISTS (SELECT 1 FROM edgecron_runs r WHERE ${held("r")})`,
         list,
       ),
-      bind(
-        `UPDATE edgecron_runs SET ${sets.join(", ")}
-          FROM (SELECT ${[...KEY_FIELDS, ...values].join(", ")} FROM json_each(:items)) AS req
-          WHERE edgecron_runs.job = req.job AND edgecron_runs.slot = req.slot
-            AND edgecron_runs.attempt = req.attempt AND edgecron_runs.node = req.node
-            AND edgecron_runs.status IN ('running', 'cancelling')`,
-        list,
-      ),
+      bind(`UPDATE edgecron_runs SET ${sets.join(", ")} ${keys} WHERE ${held("edgecron_runs")}`, list),
     ];
   });
 }
+
+/** `t` is the running attempt `req` names (its compare-and-set holds). */
+const held = (t: string): string =>
+  `${t}.job = req.job AND ${t}.slot = req.slot AND ${t}.attempt = req.attempt AND ${t}.node = req.node
+    AND ${t}.status IN ('running', 'cancelling')`;
 
 /** The patch fields, in the order `updateManyStatements` writes their values. */
 const PATCH_FIELDS = Object.keys(PATCH_COLUMNS) as (keyof typeof PATCH_COLUMNS)[];

@@ -160,12 +160,6 @@ export function createTicker(deps: TickDeps): Ticker {
     return out;
   };
 
-  /**
-   * Plans, claims and starts the runs of one tick at `now`. Resolves once the first
-   * round's claims are made (timer mode re-arms then); `settled` resolves when every run
-   * this tick started has its outcome recorded. Never rejects: a store failure gives
-   * `ok: false`, a `store-error` event, and no run.
-   */
   /** The registry's version after the last tick's sync: a quiet tick needs the same jobs. */
   let syncedVersion: number | undefined;
   /**
@@ -179,6 +173,12 @@ export function createTicker(deps: TickDeps): Ticker {
     for (const name in jobs) setOwn(snapshot.jobs, name, jobs[name]!);
   };
 
+  /**
+   * Plans, claims and starts the runs of one tick at `now`. Resolves once the first
+   * round's claims are made (timer mode re-arms then); `settled` resolves when every run
+   * this tick started has its outcome recorded. Never rejects: a store failure gives
+   * `ok: false`, a `store-error` event, and no run.
+   */
   const start = async (now: number, opts: TickHint = {}): Promise<StartedTick> => {
     const ahead = opts.ahead === true && now > clock.now();
     // An idle minute (timer mode's clamp wake, nothing due since a plan this node took to its
@@ -201,7 +201,6 @@ export function createTicker(deps: TickDeps): Ticker {
       return finish(draft.report, startAgain());
     };
     const first = lastTick === undefined;
-    if (first) quiet = false;
     lastTick = now;
     // A new tick plans everything due afresh: what an older plan left unclaimed is in it.
     rounds.clear();

@@ -258,31 +258,33 @@ export function updateManyStatements(
     const values = fields.map((_, i) => `json_extract(value, '$[${4 + i}]') AS v${i}`);
     const sets = fields.map((field, i) => `${PATCH_COLUMNS[field]} = req.v${i}`);
     const list = { items: JSON.stringify(items) };
-    const keys = `FROM (SELECT ${[...KEY_FIELDS, ...values].join(", ")} FROM json_each(:items)) AS req`;
     return [
       bind(
-        `SELECT req.job, req.slot ${keys} WHERE NOT EXISTS (SELECT 1 FROM edgecron_runs r WHERE ${held("r")})`,
+        `SELECT req.job, req.slot ${requests()} WHERE NOT EXISTS (SELECT 1 FROM edgecron_runs WHERE ${HELD})`,
         list,
       ),
-      bind(`UPDATE edgecron_runs SET ${sets.join(", ")} ${keys} WHERE ${held("edgecron_runs")}`, list),
+      bind(
+        `UPDATE edgecron_runs SET ${sets.join(", ")} ${requests(...values)} WHERE ${HELD}`,
+        list,
+      ),
     ];
   });
 }
 
-/** `t` is the running attempt `req` names (its compare-and-set holds). */
-const held = (t: string): string =>
-  `${t}.job = req.job AND ${t}.slot = req.slot AND ${t}.attempt = req.attempt AND ${t}.node = req.node
-    AND ${t}.status IN ('running', 'cancelling')`;
+/** The writes of `:items` as the rows `req`: each one's key, and the `values` asked for. */
+const requests = (...values: string[]): string =>
+  `FROM (SELECT ${[KEY_COLUMNS, ...values].join(", ")} FROM json_each(:items)) AS req`;
+
+/** The row of `edgecron_runs` is the running attempt `req` names (its compare-and-set holds). */
+const HELD = `edgecron_runs.job = req.job AND edgecron_runs.slot = req.slot
+  AND edgecron_runs.attempt = req.attempt AND edgecron_runs.node = req.node
+  AND edgecron_runs.status IN ('running', 'cancelling')`;
 
 /** The patch fields, in the order `updateManyStatements` writes their values. */
 const PATCH_FIELDS = Object.keys(PATCH_COLUMNS) as (keyof typeof PATCH_COLUMNS)[];
 /** The key of each row array, read into columns. */
-const KEY_FIELDS = [
-  "json_extract(value, '$[0]') AS job",
-  "json_extract(value, '$[1]') AS slot",
-  "json_extract(value, '$[2]') AS attempt",
-  "json_extract(value, '$[3]') AS node",
-];
+const KEY_COLUMNS = "json_extract(value, '$[0]') AS job, json_extract(value, '$[1]') AS slot, " +
+  "json_extract(value, '$[2]') AS attempt, json_extract(value, '$[3]') AS node";
 
 /** Checks whether `key` is the running attempt (for an `update()` with an empty patch). */
 export function isRunningStatement(key: AttemptKey): SqlStatement {

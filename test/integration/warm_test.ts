@@ -13,7 +13,7 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const CHILD = fileURLToPath(new URL("./_warm_child.ts", import.meta.url));
-/** Functions that recompiled every minute before: planning, a round's claims, the attempt and its controller. */
+/** Functions that recompiled every minute before: planning, a round's claims, the attempt, its controller and its context. */
 const WARM = [
   "planSlots",
   "newest",
@@ -21,6 +21,7 @@ const WARM = [
   "attemptOnce",
   "runAttempts",
   "Attempt",
+  "Context",
   "<instance_members_initializer",
   "Lazy",
   "lazyAbort",

@@ -199,49 +199,72 @@ function leaseView(deps: RunnerDeps, claim: HeldClaim, attempt: number): RunLeas
  * One call of the handler, raced against the timeout. Never rejects. The race is one
  * promise settled by whichever comes first (the handler, or the timeout's timer), with
  * its state in one {@link Attempt}: a minute of 10 000 runs makes no promise per run for
- * the timeout, the race, or the handler's settling beyond the handler's own.
+ * the timeout, the race, or the handler's settling beyond the handler's own. A handler
+ * that returns nothing has settled: its result comes back as it is, with no timer armed.
  */
-function attemptOnce(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim, startedAt: number): Promise<AttemptResult> {
-  const { tracker, lease } = deps;
-  const { slot, attempt } = claim;
+function attemptOnce(
+  deps: RunnerDeps,
+  job: ResolvedJob,
+  claim: HeldClaim,
+  startedAt: number,
+): AttemptResult | Promise<AttemptResult> {
   const controller = lazyAbort();
-  tracker.controllers.add(controller);
-  lease.start(claim, startedAt, job.timeoutMs, controller);
-  let log: RunContext["log"] | undefined;
-  let view: RunLease | undefined;
-  const ctx: RunContext = {
-    job: job.name,
-    slot,
-    attempt,
-    get signal() {
-      return controller.signal;
-    },
-    // Made on first use too, for this attempt whenever it is first read.
-    get lease() {
-      return view ??= leaseView(deps, claim, attempt);
-    },
-    payload: job.payload,
-    // Made on first use, like the signal: most handlers never log through it.
-    get log() {
-      return log ??= safeLogger(deps.log, { job: job.name, slot, attempt });
-    },
-  };
+  deps.tracker.controllers.add(controller);
+  deps.lease.start(claim, startedAt, job.timeoutMs, controller);
+  const run = new Attempt(deps, job, claim, startedAt, controller);
+  let returned: unknown;
+  try {
+    returned = job.run(new Context(run));
+  } catch (e) {
+    // A handler that throws before returning fails as one whose promise rejects (a turn later).
+    returned = Promise.reject(e);
+  }
+  // A handler that returned nothing is done: no timer, no promise to adopt, none made for it.
+  if (returned === undefined) return run.settled(OK);
   return new Promise<AttemptResult>((resolve) => {
-    // The timeout is armed here, before the handler runs.
-    const run = new Attempt(deps, job, claim, startedAt, controller, resolve);
+    run.resolve = resolve;
+    // The timeout runs from the attempt's start: a handler that worked a while before
+    // returning its promise has that much less of it (no timer fires during that work).
     run.arm();
-    let returned: unknown;
-    try {
-      returned = job.run(ctx);
-    } catch (e) {
-      // A handler that throws before returning fails as one whose promise rejects (a turn later).
-      returned = Promise.reject(e);
-    }
-    // A handler that returned nothing is done: no promise to adopt, and none made for it.
-    if (returned === undefined) return run.settled(OK);
     // Adopts a thenable the handler returns, as `resolve()` would.
     Promise.resolve(returned).then(() => run.settled(OK), (e: unknown) => run.settled(run.failure(e)));
   });
+}
+
+/**
+ * A handler's `ctx`: `signal`, `lease` and `log` are getters on the prototype, made on
+ * first read. An object literal with getters cost about 770 bytes a run (a closure per
+ * getter, and an object V8 keeps as a dictionary); this costs about 80.
+ */
+class Context implements RunContext {
+  declare readonly job: string;
+  declare readonly slot: number;
+  declare readonly attempt: number;
+  declare readonly payload: unknown;
+  #run: Attempt;
+  #lease: RunLease | undefined;
+  #log: Logger | undefined;
+
+  constructor(run: Attempt) {
+    this.job = run.job.name;
+    this.slot = run.claim.slot;
+    this.attempt = run.claim.attempt;
+    this.payload = run.job.payload;
+    this.#run = run;
+  }
+
+  get signal(): AbortSignal {
+    return this.#run.controller.signal;
+  }
+
+  /** For this attempt whenever it is first read. */
+  get lease(): RunLease {
+    return this.#lease ??= leaseView(this.#run.deps, this.#run.claim, this.attempt);
+  }
+
+  get log(): Logger {
+    return this.#log ??= safeLogger(this.#run.deps.log, { job: this.job, slot: this.slot, attempt: this.attempt });
+  }
 }
 
 const OK: AttemptResult = Object.freeze({ status: "ok" as const });
@@ -260,7 +283,6 @@ class Attempt {
     undefined as never,
     Number.NaN,
     lazyAbort(),
-    () => {},
   );
   /** The timeout's timer. */
   #timer: unknown = undefined;
@@ -276,8 +298,10 @@ class Attempt {
     readonly claim: HeldClaim,
     readonly startedAt: number,
     readonly controller: LazyAbort,
-    readonly resolve: (result: AttemptResult) => void,
   ) {}
+
+  /** Settles the attempt's promise, once its handler returned one. */
+  resolve?: (result: AttemptResult) => void;
 
   /**
    * Arms the timeout, for the attempt's start + timeout: a handler that works a while before
@@ -304,11 +328,12 @@ class Attempt {
   }
 
   /** The handler settled with `result`: the attempt's result, unless the timeout came first. */
-  settled(result: AttemptResult): void {
+  settled(result: AttemptResult): AttemptResult {
     this.#handlerSettled = true;
     if (this.#stuck !== undefined) this.deps.clock.clearTimeout(this.#stuck);
     this.#stuck = undefined;
     this.#decide(result);
+    return result;
   }
 
   timeout(): void {
@@ -323,7 +348,7 @@ class Attempt {
     if (this.#decided) return;
     this.#decided = true;
     const { deps, claim } = this;
-    deps.clock.clearTimeout(this.#timer);
+    if (this.#timer !== undefined) deps.clock.clearTimeout(this.#timer);
     deps.tracker.controllers.delete(this.controller);
     deps.lease.detach(claim);
     // One `stuck` event when a timed-out handler still has not settled when its lease grace ends.
@@ -335,6 +360,6 @@ class Attempt {
         if (!this.#handlerSettled) deps.emit({ type: "stuck", job: this.job.name, slot, attempt, since });
       }, deps.lease.policy.graceMs);
     }
-    this.resolve(result);
+    this.resolve?.(result);
   }
 }

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { consoleLogger } from "../../../src/engine/events.ts";
 import { createManualClock } from "../../../src/engine/clock.ts";
 import { createMemoryStore } from "../../../src/store/memory/mod.ts";
-import { firstAttemptHangs, MIN, ofType, rows, SEC, setup, slowed, T0, tickAt } from "../_helpers.ts";
+import { deferred, firstAttemptHangs, MIN, ofType, rows, SEC, setup, slowed, T0, tickAt } from "../_helpers.ts";
 
 describe("runs: timeouts", () => {
   it("a handler that never settles is timed out, recorded, and the job runs again at its next slot", async () => {
@@ -325,5 +325,61 @@ describe("runs: the run context", () => {
     await tickAt(s, T0 + MIN);
     assert.deepEqual(seen, { job: "ctx", slot: T0 + MIN, attempt: 1, payload: { to: "ops" }, aborted: false });
     assert.ok(s.logger.lines.includes("info hello"));
+  });
+
+  it("a handler that returns nothing arms no timeout timer; one that returns a promise has it due at start + timeout", async () => {
+    const s = setup();
+    const timeoutAt = T0 + MIN + 30 * SEC;
+    const armed = (): boolean => s.clock.pending().some((t) => t.at === timeoutAt);
+    const seen: Record<string, boolean[]> = { sync: [], async: [] };
+    s.scheduler.job("sync", { schedule: "* * * * *", timeout: "30s", run: () => void seen["sync"]!.push(armed()) });
+    const release = deferred();
+    s.scheduler.job("async", {
+      schedule: "* * * * *",
+      timeout: "30s",
+      run: async () => {
+        await null;
+        seen["async"]!.push(armed());
+        await release.promise;
+      },
+    });
+    await tickAt(s, T0 + 1);
+    await s.clock.set(T0 + MIN);
+    const tick = s.scheduler.tick();
+    await s.clock.settle();
+    assert.deepEqual(
+      seen["sync"],
+      [false],
+      "the timer would be armed and cleared at once: a Timeout per run of a large minute",
+    );
+    assert.deepEqual(seen["async"], [true]);
+    release.resolve();
+    const report = await tick;
+    assert.equal(report.jobs["sync"]!.outcomes[T0 + MIN], "ok");
+    assert.equal(report.jobs["async"]!.outcomes[T0 + MIN], "ok");
+    assert.equal(armed(), false, "the async run's timer is cleared when it settles");
+  });
+
+  it("reads signal, lease and log from the context by destructuring, as handlers do", async () => {
+    const s = setup();
+    let seen: unknown;
+    s.scheduler.job("parts", {
+      schedule: "* * * * *",
+      run: ({ job, slot, attempt, signal, lease, log }) => {
+        log.warn("parts");
+        seen = { job, slot, attempt, aborted: signal.aborted, held: lease.held, node: lease.node };
+      },
+    });
+    await tickAt(s, T0 + 1);
+    await tickAt(s, T0 + MIN);
+    assert.deepEqual(seen, {
+      job: "parts",
+      slot: T0 + MIN,
+      attempt: 1,
+      aborted: false,
+      held: true,
+      node: s.scheduler.node,
+    });
+    assert.ok(s.logger.lines.includes("warn parts"));
   });
 });

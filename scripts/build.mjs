@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { build } from "esbuild";
 import { minify } from "terser";
 import { fileURLToPath } from "node:url";
-import { base64Native, denoNpm, honoTiny, jsbiNative, libsqlHttpOnly } from "./_bundle_plugins.mjs";
+import { base64Native, denoNpm, honoTiny, jsbiNative, libsqlHttpOnly, sqlIndent } from "./_bundle_plugins.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -45,7 +45,7 @@ export const bundles = {
     // inlined by esbuild, so the top-level await resolves during module evaluation.
     // A scheduled event wants one request per batch, not a WebSocket: the HTTP-only
     // libSQL client (libsql:, https:) leaves the WebSocket client out of the bundle.
-    plugins: [libsqlHttpOnly, jsbiNative, base64Native, honoTiny],
+    plugins: [libsqlHttpOnly, jsbiNative, base64Native, honoTiny, sqlIndent],
     shrink: true,
   },
   // The example worker on D1 alone: the same workerd build without the libSQL client.
@@ -56,7 +56,7 @@ export const bundles = {
     platform: "neutral",
     conditions: ["workerd", "worker", "browser", "import"],
     mainFields: ["module", "main"],
-    plugins: [libsqlHttpOnly, jsbiNative, base64Native, honoTiny],
+    plugins: [libsqlHttpOnly, jsbiNative, base64Native, honoTiny, sqlIndent],
     shrink: true,
   },
   "deno-deploy": {
@@ -72,6 +72,7 @@ export const bundles = {
     plugins: [
       denoNpm(["@js-temporal/polyfill", "@libsql/client", "cronstrue"], { "@libsql/client": "@libsql/client/web" }),
       honoTiny,
+      sqlIndent,
     ],
     shrink: true,
   },

@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import JSBI from "jsbi";
 import { Base64 } from "js-base64";
 // @ts-ignore: plain JS build module
-import { BASE64_NATIVE, JSBI_NATIVE } from "../../scripts/_bundle_plugins.mjs";
+import { BASE64_NATIVE, dropTemplateIndent, JSBI_NATIVE } from "../../scripts/_bundle_plugins.mjs";
+import { readdirSync, readFileSync } from "node:fs";
 
 const load = async <T>(source: string): Promise<T> => await import(`data:text/javascript;base64,${btoa(source)}`) as T;
 
@@ -69,5 +70,52 @@ describe("the edge bundles' stand-in for js-base64 (btoa/atob)", () => {
       assert.deepEqual(native.toUint8Array(unpadded), bytes);
     }
     assert.deepEqual(native.toUint8Array("-_8"), Base64.toUint8Array("-_8"), "URL-safe alphabet");
+  });
+});
+
+describe("the edge bundles' SQL without its indentation (dropTemplateIndent)", () => {
+  const drop = dropTemplateIndent as (text: string) => string;
+
+  it("drops spaces after a line break in template text only, not in comments, strings or `${}` code", () => {
+    const source = [
+      "// a comment with a ` backtick",
+      "/* and `one` here,",
+      "   indented */",
+      "const s = 'a `quoted`\\' string';",
+      "const q = `SELECT 1",
+      "    FROM t ${cond ? `WHERE a",
+      '      = 1` : ""}',
+      "    LIMIT 2`;",
+      "  const kept = 1;",
+    ].join("\n");
+    assert.equal(
+      drop(source),
+      [
+        "// a comment with a ` backtick",
+        "/* and `one` here,",
+        "   indented */",
+        "const s = 'a `quoted`\\' string';",
+        "const q = `SELECT 1",
+        "FROM t ${cond ? `WHERE a",
+        '= 1` : ""}',
+        "LIMIT 2`;",
+        "  const kept = 1;",
+      ].join("\n"),
+    );
+  });
+
+  it("changes nothing in the SQL stores' sources but the indentation inside their templates", async () => {
+    const dir = new URL("../../src/store/sql/", import.meta.url);
+    let dropped = 0;
+    for (const name of readdirSync(dir)) {
+      const text = readFileSync(new URL(name, dir), "utf8");
+      const out = drop(text);
+      // Only spaces and tabs after a line break went, and each of them inside a template.
+      assert.equal(out.replace(/\n[ \t]+/g, "\n"), text.replace(/\n[ \t]+/g, "\n"), name);
+      const lines = (t: string) => t.split("\n").map((line) => line.trimStart());
+      assert.deepEqual(lines(out), lines(text), name);
+      dropped += text.length - out.length;
+    }
+    assert.ok(dropped > 1000, `dropped ${dropped} characters`);
   });
 });

@@ -26,7 +26,7 @@
 // `npm run bench` runs all three (`npm run bench -- --only=procs` for one).
 import { spawn } from "node:child_process";
 import { build } from "esbuild";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -54,6 +54,9 @@ const fmt = (ms: number): string => `${ms < 10 ? ms.toFixed(2) : ms.toFixed(0)} 
 // Extra Node/V8 flags for every worker, croner's too (`BENCH_NODE_FLAGS="--trace-gc"`): flags
 // such as `--no-memory-reducer` are refused in NODE_OPTIONS.
 const NODE_FLAGS = (process.env["BENCH_NODE_FLAGS"] ?? "").split(" ").filter((f) => f !== "");
+// `BENCH_DUMP=<dir>`: each worker's standard output (a flag's trace, such as `--trace-gc`) is
+// written to <dir>/<worker>.log.
+const DUMP = process.env["BENCH_DUMP"];
 
 function run(args: string[], label: string): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
@@ -63,6 +66,7 @@ function run(args: string[], label: string): Promise<Record<string, unknown>> {
     child.stdout.on("data", (d: Buffer) => (out += d));
     child.stderr.on("data", (d: Buffer) => (err += d));
     child.on("close", (code) => {
+      if (DUMP !== undefined) writeFileSync(join(DUMP, `${label.replace(/[^a-z0-9]/gi, "_")}.log`), out);
       const line = out.trim().split("\n").at(-1) ?? "";
       if (code !== 0 || !line.startsWith("{")) {
         reject(new Error(`${label} exited ${code}: ${out.slice(-500)}${err.slice(-2000)}`));

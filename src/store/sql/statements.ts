@@ -14,7 +14,7 @@ import type {
   RunRecord,
   RunStatus,
 } from "../types.ts";
-import type { SqlRow, SqlStatement, SqlValue } from "./executor.ts";
+import type { SqlResult, SqlRow, SqlStatement, SqlValue } from "./executor.ts";
 import { BUFFER_FULL_ERRORS, COUNTED_SQL_LIST } from "../_validate.ts";
 
 /** The run columns, in `RunRecord` order. */
@@ -164,13 +164,38 @@ export function readStatements(names: readonly string[]): SqlStatement[] {
   ];
 }
 
-const STATE_COLUMNS = `SELECT j.name, j.first_seen, j.paused, j.pause_note, j.paused_at, j.paused_by, j.pruned_runs,
-    (SELECT MAX(r.slot) FROM edgecron_runs r WHERE r.job = j.name AND r.kind = 'scheduled') AS watermark
-  FROM edgecron_jobs j`;
+/** A column as JSON can hold it: a BLOB (a broken row) as its hex text, which names it in the job's error. */
+const jsonable = (column: string): string => `iif(typeof(${column}) = 'blob', hex(${column}), ${column})`;
 
-/** The named jobs' states with their watermark (`snapshot()` pages and `read()`); exported so a test can show the plan uses the index. */
-export const jobStatesSql = `${STATE_COLUMNS}
-  WHERE j.name IN (SELECT value FROM json_each(:names))`;
+/** The order of a state's fields in each array of {@link jobStatesSql}'s `states`. */
+export const STATE_FIELDS = [
+  "name",
+  "first_seen",
+  "paused",
+  "pause_note",
+  "paused_at",
+  "paused_by",
+  "pruned_runs",
+  "watermark",
+] as const;
+
+/**
+ * The named jobs' states with their watermark (`snapshot()` pages and `read()`), as ONE row
+ * whose `states` is a JSON array of arrays in {@link STATE_FIELDS} order: the embedded
+ * driver builds a row object property by property, and 2 500 rows of eight columns cost
+ * about 20 ms of CPU a snapshot where the one string parses in 5. Exported so a test can
+ * show the plan uses the index.
+ */
+export const jobStatesSql = `SELECT json_group_array(json_array(${STATE_FIELDS.map(jsonable).join(", ")})) AS states
+  FROM (SELECT j.name, j.first_seen, j.paused, j.pause_note, j.paused_at, j.paused_by, j.pruned_runs,
+      (SELECT MAX(r.slot) FROM edgecron_runs r WHERE r.job = j.name AND r.kind = 'scheduled') AS watermark
+    FROM edgecron_jobs j WHERE j.name IN (SELECT value FROM json_each(:names)))`;
+
+/** The state rows of a {@link jobStatesSql} result, each an array in {@link STATE_FIELDS} order. */
+export function stateRows(result: SqlResult | undefined): unknown[][] {
+  const text = result?.rows[0]?.states;
+  return typeof text === "string" ? JSON.parse(text) as unknown[][] : [];
+}
 
 /** `listDefs()`: every definition, or a page of them by name (a primary-key range, never a scan from the start). */
 export function listDefsStatement(after: string | undefined, limit: number | undefined): SqlStatement {

@@ -35,6 +35,7 @@ import {
   snapshotPageStatement,
   snapshotReadStatements,
   snapshotWriteStatements,
+  stateRows,
   UPDATE_PART,
   updateManyStatements,
   updateStatement,
@@ -76,9 +77,9 @@ import { withLanded } from "../_landed.ts";
 import type { SqlResult } from "./executor.ts";
 
 /** Whether the states read have a row for every name of the page (nothing for `snapshot()` to insert). */
-function hasEveryRow(names: readonly string[], states: SqlResult | undefined): boolean {
+function hasEveryRow(names: readonly string[], states: unknown[][]): boolean {
   const seen = new Set<string>();
-  for (const row of states?.rows ?? []) seen.add(String(row.name));
+  for (const row of states) seen.add(String(row[0]));
   for (const name of names) if (!seen.has(name)) return false;
   return true;
 }
@@ -143,32 +144,32 @@ export function createSqlStore(db: SqlExecutor): Store {
     const results = await write("updateMany", writes.map(({ key, patch }) => casStatement(key, patch)));
     return results.map((result) => result.rows.length > 0);
   };
-  /** Adds the job states (with watermarks) of `states` to `snapshot`. */
-  const addStates = (snapshot: TickSnapshot, states: SqlResult | undefined): void => {
-    for (const row of states?.rows ?? []) {
-      const name = String(row.name);
-      const paused = Number(row.paused) === 1;
-      const state: JobState = { name, firstSeen: instantColumn(row.first_seen) ?? 0, paused };
-      const pruned = Number(row.pruned_runs ?? 0);
+  /** Adds the job states (with watermarks) of `states` ({@link stateRows}) to `snapshot`. */
+  const addStates = (snapshot: TickSnapshot, states: unknown[][]): void => {
+    for (const [rawName, firstSeen, rawPaused, note, pausedAt, pausedBy, rawPruned, rawWatermark] of states) {
+      const name = String(rawName);
+      const paused = Number(rawPaused) === 1;
+      const state: JobState = { name, firstSeen: instantColumn(firstSeen) ?? 0, paused };
+      const pruned = Number(rawPruned ?? 0);
       if (Number.isSafeInteger(pruned) && pruned > 0) state.prunedRuns = pruned;
-      if (paused && row.paused_at !== null && row.paused_at !== undefined) {
+      if (paused && pausedAt !== null && pausedAt !== undefined) {
         state.pause = {
-          note: row.pause_note === null || row.pause_note === undefined ? null : String(row.pause_note),
-          at: Number(row.paused_at),
-          by: String(row.paused_by),
+          note: note === null || note === undefined ? null : String(note),
+          at: Number(pausedAt),
+          by: String(pausedBy),
         };
       }
       // One unreadable column disables its job alone, named so an operator can fix the row.
-      if (instantColumn(row.first_seen) === undefined) {
+      if (instantColumn(firstSeen) === undefined) {
         state.broken = `${db.label}: edgecron_jobs row ${quote(name)}: column first_seen is not an integer (got ${
-          quote(String(row.first_seen))
+          quote(String(firstSeen))
         })`;
       }
-      if (row.watermark !== null && row.watermark !== undefined) {
-        const watermark = instantColumn(row.watermark);
+      if (rawWatermark !== null && rawWatermark !== undefined) {
+        const watermark = instantColumn(rawWatermark);
         if (watermark !== undefined) setOwn(snapshot.watermarks, name, watermark);
         else {state.broken ??= `${db.label}: edgecron_runs rows of ${quote(name)}: column slot is not an integer (got ${
-            quote(String(row.watermark))
+            quote(String(rawWatermark))
           })`;}
       }
       setOwn(snapshot.jobs, name, state);
@@ -180,7 +181,7 @@ export function createSqlStore(db: SqlExecutor): Store {
     running: SqlResult | undefined,
   ): TickSnapshot => {
     const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs: [], running: [] };
-    addStates(snapshot, states);
+    addStates(snapshot, stateRows(states));
     snapshot.defs = (defs?.rows ?? []).map((row) => jobDef(row, db.label));
     for (const row of running?.rows ?? []) {
       if (instantColumn(row.slot) !== undefined) snapshot.running.push(runRecord(row));
@@ -198,10 +199,10 @@ export function createSqlStore(db: SqlExecutor): Store {
     now: number,
     read?: SqlResult,
   ): Promise<void> => {
-    const states = read ?? (await db.read("snapshot", [snapshotPageStatement(names)]))[0];
+    const states = stateRows(read ?? (await db.read("snapshot", [snapshotPageStatement(names)]))[0]);
     if (hasEveryRow(names, states)) return addStates(snapshot, states);
     const [, written] = await write("snapshot", snapshotWriteStatements(names, now));
-    addStates(snapshot, written);
+    addStates(snapshot, stateRows(written));
   };
 
   const store: Omit<Store, "getSetting" | "putSetting"> = {

@@ -88,4 +88,34 @@ describe("a bad row disables its job alone", () => {
     assert.match(page, /data-state="broken" title="[^"]*edgecron_jobs row [^"]*stamped/);
     await scheduler.close();
   });
+
+  it("a BLOB in first_seen, in slot or in a pause note (the states are read as one JSON text): every other job runs, the bad ones are named", async () => {
+    const { url } = await brokenStore([
+      "UPDATE edgecron_jobs SET first_seen = X'C0FFEE' WHERE name = 'stamped'",
+      "UPDATE edgecron_runs SET slot = X'0B' WHERE job = 'slotted'",
+      "UPDATE edgecron_jobs SET paused = 1, paused_at = 5, paused_by = 'ops', pause_note = X'00' WHERE name = 'steady'",
+    ]);
+    const clock = createManualClock(T0 - MIN);
+    const ran: string[] = [];
+    const scheduler = createScheduler({ store: libsqlStore({ url }), clock, logger: memoryLogger() });
+    for (const name of ["steady", "stamped", "slotted", "fresh"]) {
+      scheduler.job(name, { schedule: "* * * * *", run: () => void ran.push(name) });
+    }
+    for (let i = 0; i < 2; i++) {
+      await clock.set(T0 + i * MIN);
+      const report = await scheduler.tick();
+      assert.equal(report.ok, true, report.error);
+    }
+    assert.deepEqual(ran, ["fresh", "fresh"], "the unharmed job ran on every tick; the paused and broken ones never");
+    const list = await scheduler.list();
+    const byName = Object.fromEntries(list.map((j) => [j.name, j]));
+    assert.match(byName["stamped"]!.broken!, /column first_seen is not an integer \(got "C0FFEE"\)/);
+    assert.match(
+      byName["slotted"]!.broken!,
+      /edgecron_runs rows of "slotted": column slot is not an integer \(got "0B"\)/,
+    );
+    assert.equal(byName["steady"]!.broken, undefined);
+    assert.deepEqual(byName["steady"]!.pause, { note: "00", at: 5, by: "ops" });
+    await scheduler.close();
+  });
 });

@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@libsql/client";
 import { libsqlStore } from "../../../src/store/libsql/mod.ts";
-import { createManualClock } from "../../../src/engine/clock.ts";
+import { createManualClock, type ManualClock } from "../../../src/engine/clock.ts";
+import type { Scheduler, SchedulerOptions } from "../../../src/engine/types.ts";
 import { createScheduler } from "../../../src/engine/scheduler.ts";
 import { edgecronRouter } from "../../../src/http/router.ts";
 import { memoryLogger, MIN, T0 } from "../_helpers.ts";
@@ -40,6 +41,29 @@ async function brokenStore(damage: string[]): Promise<{ url: string }> {
   return { url };
 }
 
+/**
+ * A scheduler on `url` with a minutely code job per name, ticked at T0 and each minute after
+ * for `minutes` minutes (each tick must succeed); `ran` lists the runs in order.
+ */
+async function tickMinutes(
+  url: string,
+  names: string[],
+  minutes: number,
+  options: Partial<SchedulerOptions> = {},
+): Promise<{ scheduler: Scheduler; clock: ManualClock; logger: ReturnType<typeof memoryLogger>; ran: string[] }> {
+  const clock = createManualClock(T0 - MIN);
+  const logger = memoryLogger();
+  const ran: string[] = [];
+  const scheduler = createScheduler({ store: libsqlStore({ url }), clock, logger, ...options });
+  for (const name of names) scheduler.job(name, { schedule: "* * * * *", run: () => void ran.push(name) });
+  for (let i = 0; i < minutes; i++) {
+    await clock.set(T0 + i * MIN);
+    const report = await scheduler.tick();
+    assert.equal(report.ok, true, report.error);
+  }
+  return { scheduler, clock, logger, ran };
+}
+
 describe("a bad row disables its job alone", () => {
   it("invalid JSON in a definition, text in first_seen and in slot: every other job runs, list() answers, each bad job is marked broken", async () => {
     const { url } = await brokenStore([
@@ -47,21 +71,9 @@ describe("a bad row disables its job alone", () => {
       "UPDATE edgecron_jobs SET first_seen = 'yesterday' WHERE name = 'stamped'",
       "UPDATE edgecron_runs SET slot = 'soon' WHERE job = 'slotted'",
     ]);
-    const clock = createManualClock(T0 - MIN);
-    const logger = memoryLogger();
-    const ran: string[] = [];
-    const scheduler = createScheduler({ store: libsqlStore({ url }), clock, logger, webhookSecret: "s".repeat(32) });
-    for (const name of ["steady", "stamped", "slotted"]) {
-      scheduler.job(name, {
-        schedule: "* * * * *",
-        run: () => void ran.push(name),
-      });
-    }
-    for (let i = 0; i < 3; i++) {
-      await clock.set(T0 + i * MIN);
-      const report = await scheduler.tick();
-      assert.equal(report.ok, true, report.error);
-    }
+    const { scheduler, clock, logger, ran } = await tickMinutes(url, ["steady", "stamped", "slotted"], 3, {
+      webhookSecret: "s".repeat(32),
+    });
     assert.deepEqual(ran, ["steady", "steady", "steady"], "the healthy job ran on every tick; the broken ones never");
     const list = await scheduler.list();
     const broken = Object.fromEntries(list.filter((j) => j.broken !== undefined).map((j) => [j.name, j.broken]));
@@ -95,17 +107,7 @@ describe("a bad row disables its job alone", () => {
       "UPDATE edgecron_runs SET slot = X'0B' WHERE job = 'slotted'",
       "UPDATE edgecron_jobs SET paused = 1, paused_at = 5, paused_by = 'ops', pause_note = X'00' WHERE name = 'steady'",
     ]);
-    const clock = createManualClock(T0 - MIN);
-    const ran: string[] = [];
-    const scheduler = createScheduler({ store: libsqlStore({ url }), clock, logger: memoryLogger() });
-    for (const name of ["steady", "stamped", "slotted", "fresh"]) {
-      scheduler.job(name, { schedule: "* * * * *", run: () => void ran.push(name) });
-    }
-    for (let i = 0; i < 2; i++) {
-      await clock.set(T0 + i * MIN);
-      const report = await scheduler.tick();
-      assert.equal(report.ok, true, report.error);
-    }
+    const { scheduler, ran } = await tickMinutes(url, ["steady", "stamped", "slotted", "fresh"], 2);
     assert.deepEqual(ran, ["fresh", "fresh"], "the unharmed job ran on every tick; the paused and broken ones never");
     const list = await scheduler.list();
     const byName = Object.fromEntries(list.map((j) => [j.name, j]));

@@ -145,11 +145,12 @@ export function dropTemplateIndent(text) {
       continue;
     }
     let end = i + 1;
-    if (c === "/" && text[i + 1] === "/") end = text.indexOf("\n", i) === -1 ? text.length : text.indexOf("\n", i);
-    else if (c === "/" && text[i + 1] === "*") end = text.indexOf("*/", i + 2) + 2;
+    // A comment or string left open runs to the end of the text (never a loop without end).
+    const to = (at) => (at === -1 ? text.length : at);
+    if (c === "/" && text[i + 1] === "/") end = to(text.indexOf("\n", i));
+    else if (c === "/" && text[i + 1] === "*") end = to(text.indexOf("*/", i + 2)) + 2;
     else if (c === '"' || c === "'") {
-      end = i + 1;
-      while (text[end] !== c) end += text[end] === "\\" ? 2 : 1;
+      while (end < text.length && text[end] !== c) end += text[end] === "\\" ? 2 : 1;
       end++;
     } else if (c === "`") stack.push("`");
     else if (c === "{" && stack.length > 0) stack.push("{");

@@ -104,6 +104,12 @@ describe("the edge bundles' SQL without its indentation (dropTemplateIndent)", (
     );
   });
 
+  it("returns a comment or string left open as it is, instead of scanning without end", () => {
+    for (const text of ["/* open\n   comment", "const a = 'open\n  ", 'const b = "open \\', "x // end"]) {
+      assert.equal(drop(text), text);
+    }
+  });
+
   it("changes nothing in the SQL stores' sources but the indentation inside their templates", async () => {
     const dir = new URL("../../src/store/sql/", import.meta.url);
     let dropped = 0;

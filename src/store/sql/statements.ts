@@ -168,7 +168,7 @@ export function readStatements(names: readonly string[]): SqlStatement[] {
 const jsonable = (column: string): string => `iif(typeof(${column}) = 'blob', hex(${column}), ${column})`;
 
 /** The order of a state's fields in each array of {@link jobStatesSql}'s `states`. */
-export const STATE_FIELDS = [
+const STATE_FIELDS = [
   "name",
   "first_seen",
   "paused",

@@ -149,7 +149,8 @@ export function createSqlStore(db: SqlExecutor): Store {
     for (const [rawName, firstSeen, rawPaused, note, pausedAt, pausedBy, rawPruned, rawWatermark] of states) {
       const name = String(rawName);
       const paused = Number(rawPaused) === 1;
-      const state: JobState = { name, firstSeen: instantColumn(firstSeen) ?? 0, paused };
+      const first = instantColumn(firstSeen);
+      const state: JobState = { name, firstSeen: first ?? 0, paused };
       const pruned = Number(rawPruned ?? 0);
       if (Number.isSafeInteger(pruned) && pruned > 0) state.prunedRuns = pruned;
       if (paused && pausedAt !== null && pausedAt !== undefined) {
@@ -160,7 +161,7 @@ export function createSqlStore(db: SqlExecutor): Store {
         };
       }
       // One unreadable column disables its job alone, named so an operator can fix the row.
-      if (instantColumn(firstSeen) === undefined) {
+      if (first === undefined) {
         state.broken = `${db.label}: edgecron_jobs row ${quote(name)}: column first_seen is not an integer (got ${
           quote(String(firstSeen))
         })`;

@@ -320,14 +320,26 @@ export function createRounds(deps: RoundsDeps): Rounds {
       }
     }
     let n = 0;
+    let stopped = false;
+    const left: HeldClaim[] = [];
     for (const [name, claims] of won) {
-      if (++n % QUEUE_CHUNK === 0) await nextTurn();
+      if (!stopped && ++n % QUEUE_CHUNK === 0) {
+        await nextTurn();
+        // The node stopped meanwhile and dropped its queue: the rest is let go with it, not
+        // queued behind it (where it held the outcome writes back and waited for a start()).
+        stopped = halting.signal.aborted;
+      }
+      if (stopped) {
+        left.push(...claims);
+        continue;
+      }
       const job = registry.get(name);
       // Removed since its claim (a data job undefined while the claim waited for its
       // slot): not run, and let go, not held and renewed for as long as the node lives.
       if (job === undefined) runs.push(lease.release(claims));
       else runs.push(queueRun(deps, job, claims, draft.job(name)));
     }
+    if (left.length > 0) runs.push(lease.release(left));
   };
 
   return {

@@ -57,18 +57,36 @@ function invalid(field: string, message: string): SchedulerError {
 }
 
 /**
+ * Whether a redirect to `path` (a raw, percent-encoded pathname) could leave this origin:
+ * once decoded, and without the tabs and line breaks URL parsers drop, it starts with
+ * `//` or `/\` (a protocol-relative URL to a browser), or it does not decode at all.
+ */
+function leavesOrigin(path: string): boolean {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    return true;
+  }
+  return /^[/\\]{2}/.test(decoded.replace(/[\t\n\r]/g, ""));
+}
+
+/**
  * `GET /cron/` (the mount path with a slash, as a browser or a link often has it) and
  * `GET /cron/jobs/`: a permanent redirect to the path without the slash, which is where
  * the routes are. Mounted with `app.route("/cron", router)` a sub-app's `/` route is
- * `/cron` only, and the parent app would answer its own bare 404.
+ * `/cron` only, and the parent app would answer its own bare 404. The `Location` is the
+ * raw pathname, still percent-encoded (`c.req.path` is decoded: a `\`, a tab or a line
+ * break in it would be an open redirect or an invalid header); a path that would leave
+ * the origin is not redirected (404).
  */
 const trailingSlash: MiddlewareHandler = async (c, next) => {
-  const path = c.req.path;
-  if ((c.req.method !== "GET" && c.req.method !== "HEAD") || path.length < 2 || !path.endsWith("/")) return next();
+  if (c.req.method !== "GET" && c.req.method !== "HEAD") return next();
   const url = new URL(c.req.url);
+  const path = url.pathname;
+  if (path.length < 2 || !path.endsWith("/")) return next();
   const trimmed = path.replace(/\/+$/, "");
-  // `//evil.example/` would trim to a protocol-relative URL: keep the redirect on this origin.
-  if (trimmed === "" || trimmed.startsWith("//")) return next();
+  if (trimmed === "" || leavesOrigin(trimmed)) return next();
   c.header("Cache-Control", "no-store");
   return c.redirect(`${trimmed}${url.search}`, 308);
 };

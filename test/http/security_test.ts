@@ -163,3 +163,32 @@ describe("secrets in reads", () => {
     assert.match((await errorOf(back)).message, /\[redacted\] is what reads show/);
   });
 });
+
+describe("the trailing-slash redirect", () => {
+  const locationOf = async (f: ReturnType<typeof setup>, path: string): Promise<[number, string | null]> => {
+    const res = await f.call("GET", path, { auth: false });
+    return [res.status, res.headers.get("location")];
+  };
+
+  it("never leaves the origin: a path that decodes to // or /\\ (tabs and line breaks dropped) is a 404", async () => {
+    const f = setup();
+    for (const path of ["/%5Cevil.com/", "/%09/evil.com/", "/%2F%2Fevil.com/", "/%5C%5Cevil.com/", "/\\evil.com/"]) {
+      assert.deepEqual(await locationOf(f, path), [404, null], path);
+    }
+    assert.deepEqual(f.errors, []);
+  });
+
+  it("redirects to the raw, percent-encoded path: no 500 for control characters, no raw bytes in Location", async () => {
+    const f = setup();
+    const crlf = await f.call("GET", "/%0d%0aSet-Cookie:%20a=b/", { auth: false });
+    assert.equal(crlf.status, 308);
+    assert.equal(crlf.headers.get("location"), "/%0d%0aSet-Cookie:%20a=b");
+    assert.equal(crlf.headers.get("set-cookie"), null);
+    assert.deepEqual(await locationOf(f, "/%00/"), [308, "/%00"]);
+    assert.deepEqual(await locationOf(f, "/%C3%A9/"), [308, "/%C3%A9"]);
+    assert.deepEqual(await locationOf(f, "/jobs/%5Cx/?limit=1"), [308, "/jobs/%5Cx?limit=1"]);
+    assert.deepEqual(f.errors, [], "nothing logged");
+    const mounted = setup({ mount: "/cron" });
+    assert.deepEqual(await locationOf(mounted, "/cron/%5Cevil.com/"), [308, "/cron/%5Cevil.com"]);
+  });
+});

@@ -1,5 +1,5 @@
 /** `at()`: a one-shot schedule. */
-import { toEpochMs } from "./instant.ts";
+import { toEpochMs, toWholeEpochMs } from "./instant.ts";
 import type { InstantInput } from "./instant.ts";
 import { scheduleMethods } from "./iterate.ts";
 import type { Schedule } from "./types.ts";
@@ -17,7 +17,7 @@ import type { Schedule } from "./types.ts";
  * ```
  */
 export function at(instant: InstantInput): Schedule {
-  const ms = toEpochMs(instant, { field: "at" });
+  const ms = toWholeEpochMs(instant, { field: "at" });
   return scheduleMethods({
     kind: "at",
     timezone: "UTC",

@@ -4,7 +4,7 @@
  */
 import { formatDuration, parseDuration } from "./duration.ts";
 import { quote, SchedulerError } from "./errors.ts";
-import { INSTANT_LIMIT, toEpochMs } from "./instant.ts";
+import { INSTANT_LIMIT, toEpochMs, toWholeEpochMs } from "./instant.ts";
 import type { InstantInput } from "./instant.ts";
 import { scheduleMethods } from "./iterate.ts";
 import type { Schedule, ScheduleSpec } from "./types.ts";
@@ -115,7 +115,7 @@ export function every(interval: number | string, options: EveryOptions = {}): Sc
     grid = dailyGrid(zone, h * 3600 + m * 60 + s, ms);
     spec = { every: formatDuration(ms), anchor: `${pad(h)}:${pad(m)}${s === 0 ? "" : `:${pad(s)}`}`, timezone };
   } else if (anchor !== undefined) {
-    const at = toEpochMs(anchor, { field: "anchor" });
+    const at = toWholeEpochMs(anchor, { field: "anchor" });
     grid = fixedGrid(at, ms);
     spec = { every: formatDuration(ms), anchor: at, timezone };
   } else {

@@ -45,5 +45,11 @@ describe("at()", () => {
     assertSchedulerError(() => at(Number.NaN), "invalid-instant");
     assertSchedulerError(() => at(new Date("nope")), "invalid-instant");
     assertSchedulerError(() => at(9e15), "invalid-instant");
+    // A slot is whole milliseconds: a fractional one failed every tick's claims.
+    assertSchedulerError(
+      () => at(1796340360000.5),
+      "invalid-instant",
+      'invalid-instant: at: expected whole epoch milliseconds, got "1796340360000.5"',
+    );
   });
 });

@@ -116,6 +116,11 @@ describe("every(): bad input", () => {
 
   it("refuses bad anchors and zones", () => {
     assertSchedulerError(() => every("1h", { anchor: "25:00" }), "invalid-instant");
+    assertSchedulerError(
+      () => every("1m", { anchor: 0.5 }),
+      "invalid-instant",
+      'invalid-instant: anchor: expected whole epoch milliseconds, got "0.5"',
+    );
     assertSchedulerError(() => every("1h", { anchor: "2026-01-01T00:00:00" }), "invalid-instant");
     assertSchedulerError(() => every("1h", { anchor: "09:30", timezone: "Nowhere/Land" }), "invalid-timezone");
   });

@@ -95,6 +95,34 @@ describe("data-defined jobs", () => {
     );
   });
 
+  it("a fractional anchor or at is refused at define(); one stored before disables its job alone", async () => {
+    // Accepted once, its slots were fractional: every tick's claims failed at its first
+    // slot, so no job of the store ran on any node, with nothing logged.
+    const s = setup({ webhookSecret: "k", fetch: fetchSpy().fetch });
+    for (
+      const [schedule, path] of [
+        [{ every: "1m", anchor: 0.5 }, "jobs.frac.schedule.anchor"],
+        [{ at: T0 + 4_000.5 }, "jobs.frac.schedule.at"],
+      ] as const
+    ) {
+      await assert.rejects(
+        s.scheduler.define("frac", { ...hook, schedule }),
+        (e: unknown) => e instanceof SchedulerError && e.code === "invalid-spec" && e.path === path,
+      );
+    }
+    assert.equal(await s.store.getDef("frac"), undefined);
+    await s.store.putDef("frac", { ...hook, schedule: { every: "1m", anchor: 0.5 } }, T0);
+    let ran = 0;
+    s.scheduler.job("steady", { schedule: "* * * * *", run: () => void ran++ });
+    await tickAt(s, T0 + 1);
+    for (let m = 1; m <= 2; m++) assert.equal((await tickAt(s, T0 + m * MIN)).ok, true);
+    assert.equal(ran, 2);
+    assert.match(
+      (await s.scheduler.get("frac"))?.broken ?? "",
+      /schedule\.anchor: expected an instant \(whole ms\)/,
+    );
+  });
+
   it("undefine() removes it from every node's next tick", async () => {
     const spy = fetchSpy();
     const s = setup({ fetch: spy.fetch, webhookSecret: "k" });

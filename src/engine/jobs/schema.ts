@@ -95,7 +95,7 @@ const scheduleShapes = {
   every: strict({
     every: v.pipe(text(64), v.minLength(1, () => 'expected a duration like "15m"')),
     anchor: v.optional(
-      v.union([v.number(), text(64)], (issue) => `expected an instant (ms) or "HH:MM", got ${got(issue)}`),
+      v.union([v.pipe(v.number(), v.integer(anchorMessage)), text(64)], anchorMessage),
     ),
     timezone: zone,
     hashKey: v.optional(v.pipe(text(128), v.minLength(1, () => "expected the job's name"))),
@@ -103,13 +103,20 @@ const scheduleShapes = {
   }),
   at: strict({
     at: v.union(
-      [v.number(), text(64)],
-      (issue) => `expected epoch milliseconds or an ISO-8601 instant, got ${got(issue)}`,
+      [v.pipe(v.number(), v.integer(atMessage)), text(64)],
+      atMessage,
     ),
     hashKey: v.optional(v.pipe(text(128), v.minLength(1, () => "expected the job's name"))),
     ...specModifierEntries,
   }),
 };
+// A slot is whole milliseconds: a fractional instant here failed every tick's claims at its first slot.
+function anchorMessage(issue: v.BaseIssue<unknown>): string {
+  return `expected an instant (whole ms) or "HH:MM", got ${got(issue)}`;
+}
+function atMessage(issue: v.BaseIssue<unknown>): string {
+  return `expected whole epoch milliseconds or an ISO-8601 instant, got ${got(issue)}`;
+}
 const isScheduleObject = (input: object): boolean =>
   typeof (input as { next?: unknown }).next === "function" &&
   typeof (input as { between?: unknown }).between === "function";

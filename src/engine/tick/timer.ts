@@ -172,7 +172,16 @@ export function createTimerLoop(
         // re-arms for the slot itself (tickedAt keeps it from being ticked ahead again).
         retick = started.retick === true ||
           (ahead && !started.report.ok && state.clock.now() >= slot);
-        started.settled.catch((e: unknown) => state.log.error("tick failed", { error: errorText(e) }));
+        started.settled.then(
+          (report) => {
+            // A store failure is logged as it happens (the `store-error` event); any other
+            // failure of a tick (a refused claim) is said here, or timer mode fails silently.
+            if (!report.ok && report.error?.startsWith("store-error") !== true) {
+              state.log.error("tick failed", { error: report.error });
+            }
+          },
+          (e: unknown) => state.log.error("tick failed", { error: errorText(e) }),
+        );
       },
       (e: unknown) => state.log.error("tick failed", { error: errorText(e) }),
     );

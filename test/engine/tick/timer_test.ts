@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { MAX_TIMER_MS, timerDelay } from "../../../src/engine/tick/timer.ts";
+import { SchedulerError } from "../../../src/core/errors.ts";
 import { createMemoryStore } from "../../../src/store/memory/mod.ts";
 import { deferred, MIN, rows, SEC, setup, T0 } from "../_helpers.ts";
 
@@ -73,6 +74,41 @@ describe("timer mode", () => {
     assert.equal(row!.status, "error");
     assert.match(row!.error ?? "", /scheduler stopped/);
     assert.equal(s.clock.pending().filter((t) => t.at <= s.clock.now() + MIN).length, 0);
+  });
+});
+
+describe("timer mode, a failed tick", () => {
+  it("logs a tick failed by a refusal that is not a store error (once logged nowhere)", async () => {
+    const store = createMemoryStore();
+    const claim = store.claim.bind(store);
+    let refuse = false;
+    store.claim = (requests) => {
+      if (!refuse) return claim(requests);
+      refuse = false;
+      return Promise.reject(new SchedulerError("invalid-instant", "claim[0].slot: expected epoch milliseconds"));
+    };
+    const errors: string[] = [];
+    const logger = {
+      warn() {},
+      error: (message: string, fields?: unknown) => void errors.push(`${message} ${JSON.stringify(fields)}`),
+    };
+    const s = setup({ start: T0 + 1, store, logger });
+    s.scheduler.job("a", { schedule: "* * * * *", run: () => {} });
+    s.scheduler.start();
+    await s.clock.settle();
+    refuse = true;
+    await s.clock.set(T0 + MIN);
+    await s.clock.settle();
+    const lines = errors.filter((l) => l.includes("tick failed"));
+    assert.equal(lines.length, 1, errors.join("\n"));
+    assert.match(lines[0]!, /invalid-instant: claim\[0\]\.slot/);
+    // The next minute runs (the refusal was once), and catch-up records the failed one.
+    await s.clock.set(T0 + 2 * MIN);
+    assert.deepEqual((await rows(store, "a")).map((r) => [r.slot, r.status]), [
+      [T0 + MIN, "missed"],
+      [T0 + 2 * MIN, "ok"],
+    ]);
+    await s.scheduler.stop();
   });
 });
 

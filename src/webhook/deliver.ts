@@ -36,6 +36,12 @@ export const DELIVERY_HEADERS: readonly string[] = [
 export const RESERVED_HEADER =
   /^(?:edgecron-.*|host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|expect|proxy-.*)$/i;
 
+/**
+ * A header value fetch sends (RFC 9110 field values: visible ASCII, Latin-1, spaces and
+ * tabs). Other control characters fail the request, and text beyond Latin-1 fails `Headers`.
+ */
+export const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
 /** The most headers a target may set. */
 export const MAX_TARGET_HEADERS = 50;
 
@@ -130,12 +136,21 @@ export async function deliverWebhook(target: WebhookTarget, ctx: RunContext, opt
       !/^[\d.]+$|^\[/.test(url.hostname)
     ? { send: policy.pinnedFetch, address: checked[0] as string }
     : undefined;
+  // A GET sends no body, and the signature covers the body sent: a stored `body` with GET
+  // (refused at define time now) would sign what the target never receives.
+  if (method === "GET" && target.body !== undefined) {
+    throw new Error(`webhook: ${where} refused: a GET request sends no body (target.body)`);
+  }
   const body = target.body ?? (method === "GET" ? "" : defaultWebhookBody(ctx));
   const headers = new Headers();
   for (const [name, value] of Object.entries(target.headers ?? {})) {
     // A definition stored before these rules (or by hand) must not override edgecron's own headers.
     if (RESERVED_HEADER.test(name)) {
       throw new Error(`webhook: ${where} refused: header ${quote(name)} is set by edgecron`);
+    }
+    if (typeof value !== "string" || !HEADER_VALUE.test(value)) {
+      // Not the value itself: a header is where a target's credentials go.
+      throw new Error(`webhook: ${where} refused: header ${quote(name)} has a value fetch cannot send`);
     }
     headers.set(name, value);
   }

@@ -53,6 +53,17 @@ describe("data-defined jobs over HTTP", () => {
         { name: "x", ...HOOK, target: { url: "https://h/x", headers: { "X-A": "a\r\nInjected: 1" } } },
         "target.headers.X-A",
       ],
+      // Fetch cannot send these: every delivery failed (a review found them accepted).
+      [{ name: "x", ...HOOK, target: { url: "https://h/x", headers: { "X-A": "a\u0001b" } } }, "target.headers.X-A"],
+      [
+        { name: "x", ...HOOK, target: { url: "https://h/x", headers: { "X-A": "\u00e9\u2603" } } },
+        "target.headers.X-A",
+      ],
+      // A GET sends no body, and the signature covers the body sent.
+      [{ name: "x", ...HOOK, target: { url: "https://h/x", method: "GET", body: "hello" } }, "target.body"],
+      // A fractional instant made every tick's claims fail at its first slot.
+      [{ name: "x", ...HOOK, schedule: { every: "1m", anchor: 0.5 } }, "schedule.anchor"],
+      [{ name: "x", ...HOOK, schedule: { at: 4_102_444_800_000.5 } }, "schedule.at"],
       [{ name: "x", ...HOOK, timeout: "soon" }, "timeout"],
       [{ name: "x", ...HOOK, timeout: "99999999999999999999d" }, "timeout"],
       [{ name: "x", ...HOOK, schedule: { every: "99999999999999999999d" } }, "schedule"],
@@ -64,6 +75,11 @@ describe("data-defined jobs over HTTP", () => {
       [{ name: "bad\u0001name", ...HOOK }, "name"],
       [{ ...HOOK }, "name"],
     ];
+    // Parsed JSON keeps "__proto__" as a key, which a record dropped without a word.
+    const proto = JSON.parse(
+      `{"name":"x","schedule":"* * * * *","target":{"url":"https://h/x","headers":{"__proto__":"x"}}}`,
+    );
+    cases.push([proto, "target.headers"]);
     for (const [body, path] of cases) {
       const res = await f.call("POST", "/jobs", json(body));
       assert.equal(res.status, 400, JSON.stringify(body));

@@ -131,6 +131,26 @@ describe("deliverWebhook", () => {
     assert.equal(seen.length, 0);
   });
 
+  it("refuses a stored target fetch cannot send (a bad header value, a GET with a body), naming the header, not its value", async () => {
+    const { fetch, seen } = fakeFetch(() => new Response("ok"));
+    const send = (target: Parameters<typeof deliverWebhook>[0]) =>
+      deliverWebhook(target, ctx(), { fetch, secret: SECRET, nowMs: NOW });
+    for (const value of ["tok\u0001en", "tok\u2603en"]) {
+      await assert.rejects(send({ url: "https://h.example/x", headers: { "X-Key": value } }), (e: Error) => {
+        assert.equal(
+          e.message,
+          'webhook: POST https://h.example/x refused: header "X-Key" has a value fetch cannot send',
+        );
+        return true;
+      });
+    }
+    await assert.rejects(
+      send({ url: "https://h.example/x", method: "GET", body: "hello" }),
+      /refused: a GET request sends no body \(target\.body\)/,
+    );
+    assert.equal(seen.length, 0);
+  });
+
   it("treats a redirect as a failure instead of following it", async () => {
     const { fetch, seen } = fakeFetch(() =>
       new Response(null, { status: 302, headers: { location: "https://elsewhere.example/" } })

@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { quote, SchedulerError } from "../../core/errors.ts";
 import { didYouMean, suggest } from "../../core/suggest.ts";
 import { choice, duration, got, strict, text } from "./_valibot.ts";
-import { MAX_TARGET_HEADERS, RESERVED_HEADER } from "../../webhook/deliver.ts";
+import { HEADER_VALUE, MAX_TARGET_HEADERS, RESERVED_HEADER } from "../../webhook/deliver.ts";
 import { modifierEntries, specModifierEntries } from "./modifiers.ts";
 
 /**
@@ -170,36 +170,51 @@ const url = v.pipe(
   }, () => "credentials in the URL are refused; send them in target.headers"),
 );
 
-const headerNames = v.custom<Record<string, string>>((input) => {
-  if (typeof input !== "object" || input === null || Array.isArray(input)) return true; // the record reports it
-  return Object.keys(input).length <= MAX_TARGET_HEADERS;
-}, () => `at most ${MAX_TARGET_HEADERS} headers`);
+const headerNames = v.pipe(
+  v.custom<Record<string, string>>((input) => {
+    if (typeof input !== "object" || input === null || Array.isArray(input)) return true; // the record reports it
+    return Object.keys(input).length <= MAX_TARGET_HEADERS;
+  }, () => `at most ${MAX_TARGET_HEADERS} headers`),
+  // Parsed JSON has it as an own key, which a record drops without a word.
+  v.check((input) => !Object.hasOwn(input, "__proto__"), () => 'invalid header name "__proto__"'),
+);
 
 /** A data-defined job's webhook target. */
-export const targetSchema = strict({
-  url,
-  method: v.optional(choice(["GET", "POST", "PUT", "PATCH", "DELETE"] as const)),
-  headers: v.optional(v.pipe(
-    headerNames,
-    v.record(
-      v.pipe(
-        v.string(),
-        v.regex(HEADER_NAME, (issue) => `invalid header name ${got(issue)}`),
-        v.check(
-          (name) => !RESERVED_HEADER.test(name),
-          (issue) => `header ${got(issue)} is set by edgecron and cannot be configured`,
+export const targetSchema = v.pipe(
+  strict({
+    url,
+    method: v.optional(choice(["GET", "POST", "PUT", "PATCH", "DELETE"] as const)),
+    headers: v.optional(v.pipe(
+      headerNames,
+      v.record(
+        v.pipe(
+          v.string(),
+          v.regex(HEADER_NAME, (issue) => `invalid header name ${got(issue)}`),
+          v.check(
+            (name) => !RESERVED_HEADER.test(name),
+            (issue) => `header ${got(issue)} is set by edgecron and cannot be configured`,
+          ),
         ),
+        v.pipe(
+          text(4096),
+          v.check((value) => !/[\r\n\0]/.test(value), () => "header values must not contain line breaks"),
+          v.check(
+            (value) => HEADER_VALUE.test(value),
+            () => "header values must be printable Latin-1 text (no control characters)",
+          ),
+          v.check((value) => value !== REDACTED, () => `${REDACTED} is what reads show; send the real value`),
+        ),
+        (issue) => `expected an object of header names to strings, got ${got(issue)}`,
       ),
-      v.pipe(
-        text(4096),
-        v.check((value) => !/[\r\n\0]/.test(value), () => "header values must not contain line breaks"),
-        v.check((value) => value !== REDACTED, () => `${REDACTED} is what reads show; send the real value`),
-      ),
-      (issue) => `expected an object of header names to strings, got ${got(issue)}`,
-    ),
-  )),
-  body: v.optional(text(MAX_TARGET_BODY)),
-});
+    )),
+    body: v.optional(text(MAX_TARGET_BODY)),
+  }),
+  // A GET sends no body, and the signature covers the body sent.
+  v.forward(
+    v.check((target) => target.method !== "GET" || target.body === undefined, () => "a GET request sends no body"),
+    ["body"],
+  ),
+);
 
 const jsonPayload = v.custom<unknown>(
   (input) => isJsonValue(input),

@@ -6,6 +6,7 @@
  */
 import * as v from "valibot";
 import { quote } from "../core/errors.ts";
+import { toWholeEpochMs } from "../core/instant.ts";
 import { checkName, dataJobSchema, JOB_NAME, nameSchema, parseOrThrow } from "../engine/jobs/schema.ts";
 import type { DataJobSpec } from "../engine/types.ts";
 
@@ -93,14 +94,38 @@ const PositiveInt = (max: number) =>
     v.maxValue(max, `expected 1 to ${max}`),
   );
 
+/** What {@link queryInstant} accepts, for the refusals. */
+export const QUERY_INSTANT = "expected epoch milliseconds or an ISO-8601 instant with Z or an offset";
+
+/**
+ * The instant of a query cursor as epoch ms, read as the backfill body's `from` and `to`
+ * are (`toWholeEpochMs`): whole epoch milliseconds, negative ones too (`nextBefore` of a
+ * history that reaches before 1970), or an ISO-8601 instant with `Z` or an offset; never
+ * `Date.parse`'s guesses (`-5` as May 2001, `12/25`, an ISO time without offset in the server's zone).
+ * `undefined` for anything else.
+ */
+export function queryInstant(text: string): number | undefined {
+  try {
+    return toWholeEpochMs(/^-?\d{1,16}$/.test(text) ? Number(text) : text, { field: "before" }) + 0; // -0 is 0
+  } catch {
+    return undefined;
+  }
+}
+
+const QueryInstant = v.pipe(
+  v.string(),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const ms = queryInstant(dataset.value);
+    if (ms !== undefined) return ms;
+    addIssue({ message: `${QUERY_INSTANT}, got ${quote(dataset.value)}` });
+    return NEVER;
+  }),
+);
+
 /** Query of `GET /jobs/:name/runs`. */
 export const RunsQuerySchema = v.strictObject({
   limit: v.optional(PositiveInt(100)),
-  before: v.optional(v.pipe(
-    v.string(),
-    v.transform((s) => (/^\d{1,16}$/.test(s) ? Number(s) : Date.parse(s))),
-    v.check((ms) => Number.isSafeInteger(ms), "expected epoch milliseconds or an ISO-8601 instant"),
-  )),
+  before: v.optional(QueryInstant),
 });
 
 /** Query of `GET /jobs` and `GET /jobs/:name`. */

@@ -98,6 +98,42 @@ describe("GET /jobs/:name/runs", () => {
     }
     assert.equal((await f.call("GET", "/jobs/nope/runs")).status, 404);
   });
+
+  it("pages on with a negative nextBefore (a backfill before 1970), and takes ISO instants only with an offset", async () => {
+    const f = setup();
+    await f.scheduler.backfill("hourly", { from: -3 * HOUR, to: 0 });
+    const page = await (await f.call("GET", "/jobs/hourly/runs?limit=2")).json() as {
+      runs: RunRecord[];
+      nextBefore: number;
+    };
+    assert.deepEqual(page.runs.map((r) => r.slot), [-HOUR, -2 * HOUR]);
+    assert.equal(page.nextBefore, -2 * HOUR);
+    for (const before of [String(page.nextBefore), "1969-12-31T22:00:00Z", "1969-12-31T23:00:00%2B01:00"]) {
+      const older = await f.call("GET", `/jobs/hourly/runs?before=${before}`);
+      assert.equal(older.status, 200, before);
+      assert.deepEqual((await older.json() as { runs: RunRecord[] }).runs.map((r) => r.slot), [-3 * HOUR], before);
+    }
+    const minus5 = await (await f.call("GET", "/jobs/hourly/runs?before=-5")).json() as { runs: RunRecord[] };
+    assert.deepEqual(
+      minus5.runs.map((r) => r.slot),
+      [-HOUR, -2 * HOUR, -3 * HOUR],
+      "-5 is 5 ms before 1970, not May 2001",
+    );
+  });
+
+  it("refuses a before that is not epoch ms or an ISO instant with an offset (no Date.parse guesses), naming before", async () => {
+    const f = setup();
+    for (const before of ["-5x", "hello%201", "12/25", "2026-11-30T12:00:00", "2026-11-30", "1.5", "1e3", "", "-"]) {
+      const res = await f.call("GET", `/jobs/hourly/runs?before=${before}`);
+      assert.equal(res.status, 400, before);
+      const error = await errorOf(res);
+      assert.equal(error.path, "query.before", before);
+      assert.match(
+        error.message,
+        /^query\.before: expected epoch milliseconds or an ISO-8601 instant with Z or an offset, got /,
+      );
+    }
+  });
 });
 
 describe("POST /jobs/:name/run", () => {

@@ -170,6 +170,33 @@ describe("dashboard job page", () => {
     ]);
   });
 
+  it("pages with the API's cursor: a negative before (runs before 1970) or an ISO instant with an offset", async () => {
+    const f = setup();
+    await f.scheduler.backfill("hourly", { from: -3 * HOUR, to: 0 });
+    for (const before of [String(-2 * HOUR), "1969-12-31T22:00:00Z"]) {
+      const older = await page(f, `/ui/jobs/hourly?before=${before}`);
+      assert.deepEqual([...older.matchAll(/<tr data-slot="(-?\d+)"/g)].map((m) => Number(m[1])), [-3 * HOUR], before);
+    }
+  });
+
+  it("answers a bad before with a 400 page saying what is wrong, not the newest runs", async () => {
+    const f = setup({ mount: "/cron" });
+    await f.scheduler.tick();
+    for (const before of ["12/25", "2026-11-30T12:00:00", "-5x", "1.5"]) {
+      const res = await f.call("GET", `/cron/ui/jobs/hourly?before=${encodeURIComponent(before)}`);
+      assert.equal(res.status, 400, before);
+      assert.match(res.headers.get("content-type") ?? "", /^text\/html/);
+      const html = await res.text();
+      assert.ok(
+        html.includes(
+          `<div class="notice bad" role="alert" data-bad-query="before">Bad <code>before</code> in the address: expected epoch milliseconds or an ISO-8601 instant with Z or an offset, got &quot;${before}&quot;.</div><p><a href="/cron/ui/jobs/hourly">The newest runs</a></p>`,
+        ),
+        before,
+      );
+      assert.doesNotMatch(html, /<tr data-slot/);
+    }
+  });
+
   it("shows a webhook target without its query string or credentials", async () => {
     const f = setup();
     await f.scheduler.define("hook", {

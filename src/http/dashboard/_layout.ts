@@ -69,3 +69,8 @@ export function refusedPage(title: string, home: string, message: string): Html 
 export function notFound(home: string, name: string): Html {
   return html`<div class="notice bad" role="alert">No job named <b>${name}</b>.</div><p><a href="${home}">Back to all jobs</a></p>`;
 }
+
+/** The body of a page whose address has a bad query parameter: what was wrong, and a way back. */
+export function badQuery(back: string, backText: string, field: string, message: string): Html {
+  return html`<div class="notice bad" role="alert" data-bad-query="${field}">Bad <code>${field}</code> in the address: ${message}.</div><p><a href="${back}">${backText}</a></p>`;
+}

@@ -1,14 +1,15 @@
 /** The dashboard's pages: `GET /` (every job) and `GET /ui/jobs/:name` (one job and its history). */
 import type { Context, Hono } from "hono";
+import { quote } from "../../core/errors.ts";
 import type { JobInfo, Scheduler } from "../../engine/types.ts";
 import { JOB_NAME } from "../../engine/jobs/spec.ts";
 import { basePath, homePath, type RouterContext } from "../_context.ts";
 import { validate } from "../_errors.ts";
 import { listJobs } from "../_list.ts";
 import { JOBS_PAGE } from "../_paging.ts";
-import { NameSchema } from "../_schemas.ts";
-import { layout, notFound } from "./_layout.ts";
-import type { JobView } from "./_job.ts";
+import { NameSchema, QUERY_INSTANT, queryInstant } from "../_schemas.ts";
+import { badQuery, layout, notFound } from "./_layout.ts";
+import { jobHref, type JobView } from "./_job.ts";
 import { plannedSpans } from "./_planned.ts";
 import { formatterCache } from "./_format.ts";
 import { jobPage, type Notice, overviewCards, overviewPage } from "./pages.ts";
@@ -116,11 +117,19 @@ export function registerJobPage(app: Hono, rc: RouterContext): void {
     htmlHeaders(c);
     const base = basePath(c, "/ui/jobs/:name");
     const name = validate(NameSchema, c.req.param("name"), "params.name");
+    // The API's cursor: epoch ms (negative before 1970) or an ISO instant with an offset.
     const beforeText = c.req.query("before");
-    const before = beforeText !== undefined && /^\d{1,16}$/.test(beforeText) ? Number(beforeText) : undefined;
+    const before = beforeText === undefined ? undefined : queryInstant(beforeText);
     const now = rc.now();
-    const info = await scheduler.get(name, { next: JOB_NEXT, window: DAY });
     const { csrf, chrome } = await chromeOf(rc, c, base, now);
+    if (beforeText !== undefined && before === undefined) {
+      const message = `${QUERY_INSTANT}, got ${quote(beforeText)}`;
+      return c.html(
+        await layout(chrome, "Bad address", badQuery(jobHref(base, name), "The newest runs", "before", message)),
+        400,
+      );
+    }
+    const info = await scheduler.get(name, { next: JOB_NEXT, window: DAY });
     if (info === undefined) {
       return c.html(await layout(chrome, "Not found", notFound(homePath(base), name)), 404);
     }

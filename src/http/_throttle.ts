@@ -29,8 +29,12 @@ export interface LoginThrottle {
   wait(key: string, now: number): number;
   /** Records a wrong token from `key`. */
   failed(key: string, now: number): void;
-  /** Forgets `key` after a good sign-in. */
-  succeeded(key: string): void;
+  /**
+   * After a good sign-in: forgets `key`, and takes back the failure `failed(key, countedAt)`
+   * counted for this attempt before its token was checked (only wrong tokens count
+   * toward the node-wide ceiling).
+   */
+  succeeded(key: string, countedAt: number): void;
 }
 
 interface Entry {
@@ -83,8 +87,10 @@ export function createLoginThrottle(options: ThrottleOptions = {}): LoginThrottl
       entries.set(key, entry);
       while (entries.size > maxKeys) entries.delete(entries.keys().next().value as string);
     },
-    succeeded(key) {
+    succeeded(key, countedAt) {
       entries.delete(key);
+      // Still in the window it was counted in (a window starts at its first failure).
+      if (countedAt >= node.start && node.failures > 0) node.failures -= 1;
     },
   };
 }

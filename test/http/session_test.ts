@@ -229,6 +229,15 @@ describe("session revocation, sign-in back-off, proxies", () => {
     assert.equal((await from("203.0.113.201", TOKEN)).status, 303);
   });
 
+  it("only wrong tokens count toward the ceiling: 150 good sign-ins in a minute, then still 100 wrong tokens", async () => {
+    const f = setup({ router: { trustProxy: true } });
+    const from = (ip: string, token: string): Promise<Response> =>
+      f.call("POST", "/ui/login", { auth: false, body: `token=${token}`, headers: { ...FORM, "x-forwarded-for": ip } });
+    for (let i = 0; i < 150; i++) assert.equal((await from("192.0.2.1", TOKEN)).status, 303, `sign-in ${i}`);
+    for (let i = 0; i < 100; i++) assert.equal((await from(`198.51.100.${i}`, "guess")).status, 401, `client ${i}`);
+    assert.equal((await from("192.0.2.1", TOKEN)).status, 429, "the 100 wrong tokens reach the ceiling");
+  });
+
   it("concurrent wrong tokens cannot slip past the back-off", async () => {
     const f = setup();
     const all = await Promise.all(

@@ -28,10 +28,12 @@ export function registerLogin(app: Hono, rc: RouterContext): void {
       c.header("Retry-After", String(Math.ceil(wait / 1000)));
       return c.html(await loginPage(rc.title, base, "Too many wrong tokens; wait and try again."), 429);
     }
-    // Counted as a failure before the (async) check, so concurrent guesses cannot all slip in.
-    rc.throttle.failed(client, rc.now());
+    // Counted as a failure before the (async) check, so concurrent guesses cannot all slip in;
+    // a good token takes it back.
+    const countedAt = rc.now();
+    rc.throttle.failed(client, countedAt);
     if (!await auth.login(form.get("token") ?? "")) return c.html(await loginPage(rc.title, base, "Wrong token."), 401);
-    rc.throttle.succeeded(client);
+    rc.throttle.succeeded(client, countedAt);
     if (auth.required) {
       setCookie(c, SESSION_COOKIE, await auth.issueSession(rc.now()), {
         httpOnly: true,

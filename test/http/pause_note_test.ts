@@ -31,3 +31,52 @@ describe("POST /jobs/:name/pause with a note", () => {
     assert.equal((await errorOf(res)).path, "note");
   });
 });
+
+describe("the dashboard's pause form refuses the notes the API refuses", () => {
+  const FORM = { "content-type": "application/x-www-form-urlencoded" };
+  const pauseForm = (f: ReturnType<typeof setup>, note: string): Promise<Response> =>
+    f.call("POST", "/ui/jobs/hourly/pause", {
+      body: new URLSearchParams({ note, back: "job" }).toString(),
+      headers: FORM,
+    });
+
+  for (
+    const [what, note, result, text] of [
+      [
+        "a note over 500 characters (it was cut to 500)",
+        "x".repeat(5000),
+        "note-over-500-characters",
+        "note over 500 characters",
+      ],
+      [
+        "a note with a control character (it was a raw JSON 400)",
+        "stop\u0001now",
+        "note-with-control-characters",
+        "note with control characters",
+      ],
+    ] as const
+  ) {
+    it(`${what}: back to the job page with a notice, the job not paused`, async () => {
+      const f = setup();
+      const api = await f.call("POST", "/jobs/hourly/pause", json({ note }));
+      assert.equal(api.status, 400, "the API refuses it too");
+      const res = await pauseForm(f, note);
+      assert.equal(res.status, 303);
+      const location = res.headers.get("location")!;
+      assert.equal(location, `/ui/jobs/hourly?done=pause&job=hourly&result=${result}`);
+      assert.equal((await f.scheduler.get("hourly"))!.paused, false);
+      const page = await (await f.call("GET", location)).text();
+      assert.ok(page.includes(`data-notice="${result}">Could not pause <b>hourly</b>: ${text}</div>`), page);
+      assert.deepEqual(f.errors, []);
+    });
+  }
+
+  it("takes a 500-character note whole, as the API does", async () => {
+    const f = setup();
+    const note = "y".repeat(500);
+    const res = await pauseForm(f, `  ${note}  `);
+    assert.equal(res.headers.get("location"), "/ui/jobs/hourly?done=pause&job=hourly&result=paused");
+    const job = await (await f.call("GET", "/jobs/hourly")).json() as { pause?: { note: string; by: string } };
+    assert.deepEqual({ note: job.pause?.note, by: job.pause?.by }, { note, by: "dashboard" });
+  });
+});

@@ -4,14 +4,25 @@
  * notice of what happened (`?done=&job=&result=`).
  */
 import type { Hono } from "hono";
+import * as v from "valibot";
 import { SchedulerError } from "../../core/errors.ts";
 import { startBackfill } from "../_backfill.ts";
 import { readForm } from "../_body.ts";
 import { basePath, homePath, type RouterContext } from "../_context.ts";
 import { validate } from "../_errors.ts";
-import { NameSchema } from "../_schemas.ts";
+import { NameSchema, PauseBodySchema } from "../_schemas.ts";
 import { jobHref } from "./_job.ts";
 import { formAllowed, htmlHeaders, pageAuth, staleForm } from "./_shared.ts";
+
+/**
+ * Why a pause note is refused, as the notice's result: the API's own check
+ * (`PauseBodySchema`), so the form takes the notes `POST /jobs/:name/pause` takes.
+ */
+function noteRefusal(note: string): string | undefined {
+  const parsed = v.safeParse(PauseBodySchema, { note });
+  if (parsed.success) return undefined;
+  return parsed.issues[0].type === "max_length" ? "note-over-500-characters" : "note-with-control-characters";
+}
 
 /** Registers `POST /ui/jobs/:name/run` (a forced manual run), `/pause` (with an optional note) and `/resume`. */
 export function registerJobActions(app: Hono, rc: RouterContext): void {
@@ -32,15 +43,16 @@ export function registerJobActions(app: Hono, rc: RouterContext): void {
         const r = await scheduler.run(name, { mode: "force" });
         result = r.ok ? r.outcome : r.reason.replace(/ /g, "-");
         if (r.ok) slot = r.slot;
+      } else if (verb === "pause") {
+        const note = (form.get("note") ?? "").trim();
+        const refused = noteRefusal(note);
+        if (refused === undefined) {
+          await scheduler.pause(name, note === "" ? { by: "dashboard" } : { note, by: "dashboard" });
+        }
+        result = refused ?? "paused";
       } else {
-        const note = verb === "pause" ? (form.get("note") ?? "").trim() : "";
-        if (verb === "pause") {
-          await scheduler.pause(
-            name,
-            note === "" ? { by: "dashboard" } : { note: note.slice(0, 500), by: "dashboard" },
-          );
-        } else await scheduler.resume(name);
-        result = verb === "pause" ? "paused" : "resumed";
+        await scheduler.resume(name);
+        result = "resumed";
       }
       rc.cache.clear();
       const back = form.get("back") === "job" ? jobHref(base, name) : homePath(base);

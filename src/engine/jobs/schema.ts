@@ -176,7 +176,10 @@ const headerNames = v.pipe(
     return Object.keys(input).length <= MAX_TARGET_HEADERS;
   }, () => `at most ${MAX_TARGET_HEADERS} headers`),
   // Parsed JSON has it as an own key, which a record drops without a word.
-  v.check((input) => !Object.hasOwn(input, "__proto__"), () => 'invalid header name "__proto__"'),
+  v.check(
+    (input) => typeof input !== "object" || input === null || !Object.hasOwn(input, "__proto__"),
+    () => 'invalid header name "__proto__"',
+  ),
 );
 
 /** A data-defined job's webhook target. */

@@ -44,7 +44,7 @@ export function demoSettings(): DemoSettings {
 
 /**
  * The scheduler's webhook options for the demo: webhook targets on loopback are refused
- * by default (SSRF protection), so the demo allows exactly its own receiver's origin.
+ * by default (SSRF protection), so the demo allows its own origin (where its receiver is).
  */
 export function demoWebhooks(settings: DemoSettings): { webhookSecret: string; webhooks: { allow: string[] } } {
   return { webhookSecret: settings.webhookSecret, webhooks: { allow: [new URL(settings.receiverUrl).origin] } };

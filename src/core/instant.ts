@@ -6,7 +6,20 @@ export type InstantInput = number | Date | { readonly epochMilliseconds: number 
 
 /** Largest |epoch ms| a Date or Temporal.Instant can hold. */
 export const INSTANT_LIMIT = 8.64e15;
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/i;
+const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/i;
+
+/**
+ * Whether the fields of an `ISO_INSTANT` match are a real date and time: `Date.parse`
+ * rolls February 30 over into March and hour 24 into the next day.
+ */
+function isCalendarTime(m: RegExpExecArray): boolean {
+  const [y, mo, d, h, mi, s = "0", oh = "0", om = "0"] = m.slice(1).map((f) => f ?? "0");
+  const year = Number(y), month = Number(mo), day = Number(d);
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const last = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  return month >= 1 && month <= 12 && day >= 1 && day <= last && Number(h) <= 23 && Number(mi) <= 59 &&
+    Number(s) <= 59 && Number(oh) <= 23 && Number(om) <= 59;
+}
 
 /**
  * Epoch milliseconds of an instant: a finite number, a valid `Date`, anything with
@@ -30,8 +43,9 @@ export function toEpochMs(input: unknown, options: { field?: string; allowString
   else if (input instanceof Date) ms = input.getTime();
   else if (typeof input === "object" && input !== null && "epochMilliseconds" in input) {
     ms = Number((input as { epochMilliseconds: unknown }).epochMilliseconds);
-  } else if (typeof input === "string" && allowString && input.length <= 40 && ISO_INSTANT.test(input.trim())) {
-    ms = Date.parse(input.trim().toUpperCase().replace(/(\.\d{3})\d+/, "$1"));
+  } else if (typeof input === "string" && allowString && input.length <= 40) {
+    const m = ISO_INSTANT.exec(input.trim());
+    if (m !== null && isCalendarTime(m)) ms = Date.parse(input.trim().toUpperCase().replace(/(\.\d{3})\d+/, "$1"));
   }
   if (!Number.isFinite(ms) || Math.abs(ms) > INSTANT_LIMIT) {
     const what = allowString ? "epoch ms, a Date or an ISO instant with offset" : "epoch ms or a Date";

@@ -30,4 +30,18 @@ describe("toEpochMs()", () => {
     assertSchedulerError(() => toEpochMs({}), "invalid-instant");
     assertSchedulerError(() => toEpochMs("2026-03-08T07:00:00Z", { allowString: false }), "invalid-instant");
   });
+
+  it("refuses dates and times that do not exist instead of rolling them over (Date.parse did)", () => {
+    for (const text of ["2026-02-30T00:00:00Z", "2026-04-31T00:00Z", "2027-02-29T00:00:00Z", "1900-02-29T00:00:00Z"]) {
+      assertSchedulerError(() => toEpochMs(text), "invalid-instant");
+    }
+    for (const text of ["2026-01-01T24:00:00Z", "2026-01-01T23:60:00Z", "2026-01-01T00:00:60Z", "2026-13-01T00:00Z"]) {
+      assertSchedulerError(() => toEpochMs(text), "invalid-instant");
+    }
+    assertSchedulerError(() => toEpochMs("2026-01-01T00:00:00+24:00"), "invalid-instant");
+    assert.equal(toEpochMs("2028-02-29T00:00:00Z"), Date.UTC(2028, 1, 29));
+    assert.equal(toEpochMs("2000-02-29T12:30:00+14:00"), Date.UTC(2000, 1, 28, 22, 30));
+    assert.equal(toEpochMs("0000-02-29T00:00:00Z"), Date.parse("0000-02-29T00:00:00Z"));
+    assert.equal(toEpochMs("2026-06-30T23:59:59.999Z"), Date.UTC(2026, 5, 30, 23, 59, 59, 999));
+  });
 });

@@ -216,6 +216,7 @@ describe("robustness", () => {
     await refused(() => s.scheduler.tick(T0 + 0.5), "invalid-instant", "now");
     await refused(() => s.scheduler.tick(T0, { until: Infinity }), "invalid-instant", "until");
     await refused(() => s.scheduler.run("a", { mode: "weird" as never }), "invalid-spec", "mode");
+    await refused(() => s.scheduler.run("a", null as never), "invalid-spec", "run");
     await refused(() => s.scheduler.list({ limit: -1 }), "invalid-spec", "limit");
     await refused(() => s.scheduler.list({ limit: 1.5 }), "invalid-spec", "limit");
     await refused(() => s.scheduler.list({ next: 101 }), "invalid-spec", "next");

@@ -99,6 +99,9 @@ export function createManualRuns(
   deps: RunnerDeps & { node: string; ready: () => Promise<void> },
 ): (name: string, options?: { mode?: "force" | "due" }) => Promise<ManualRunResult> {
   return async (name, options = {}) => {
+    if (options === null || typeof options !== "object") {
+      throw new SchedulerError("invalid-spec", `run: expected { mode }, got ${quote(options)}`, { path: "run" });
+    }
     const mode = options.mode ?? "force";
     // Anything else ran as "force", which is not what was asked.
     if (mode !== "force" && mode !== "due") {

@@ -167,6 +167,26 @@ describe("backfill", () => {
     assert.deepEqual(await rows(s.store, "j"), []);
   });
 
+  it("refuses a paused job with conflict, running nothing (it waited for resume without end or word); resumed, it runs", async () => {
+    const s = setup({ start: T0 + 10 * HOUR });
+    const ran: number[] = [];
+    s.scheduler.job("bf", { schedule: "0 * * * *", run: (ctx) => void ran.push(ctx.slot) });
+    await s.scheduler.tick();
+    await s.scheduler.pause("bf");
+    let planned = false;
+    await assert.rejects(
+      s.scheduler.backfill("bf", { from: T0 + 3 * HOUR, to: T0 + 5 * HOUR, onPlan: () => void (planned = true) }),
+      (e: unknown) =>
+        e instanceof SchedulerError && e.code === "conflict" && e.path === "name" &&
+        e.message === 'conflict: backfill: job "bf" is paused; resume it, then backfill',
+    );
+    assert.equal(planned, false);
+    assert.deepEqual((await rows(s.store, "bf")).filter((r) => r.kind === "backfill"), []);
+    await s.scheduler.resume("bf");
+    const report = await s.scheduler.backfill("bf", { from: T0 + 3 * HOUR, to: T0 + 5 * HOUR });
+    assert.deepEqual(report.ran, [T0 + 3 * HOUR, T0 + 4 * HOUR]);
+  });
+
   it("takes a range from the first instant a Date holds, and names only what it was given", async () => {
     // It refused `from: -8.64e15` naming "-8640000000000001", a value nobody sent: the
     // range was asked of the schedule as (from - 1, to - 1].

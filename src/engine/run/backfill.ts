@@ -11,6 +11,7 @@
  */
 import { quote, SchedulerError } from "../../core/errors.ts";
 import { INSTANT_LIMIT, toWholeEpochMs } from "../../core/instant.ts";
+import { own } from "../../core/own.ts";
 import { type Outcome, SKIP_MAX_RUNS } from "../../store/types.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 import type { Promoter } from "./overlap.ts";
@@ -244,6 +245,13 @@ export function createBackfill(
       throw new SchedulerError("unknown-job", `no job named ${JSON.stringify(name)}`, { path: "name" });
     }
     const plan = planBackfill(job, options, deps.clock.now());
+    // A paused job's buffered slots wait for its resume: the backfill would wait with them,
+    // without end or word (its first slot never started).
+    if (own((await deps.store.read([name])).jobs, name)?.paused === true) {
+      throw new SchedulerError("conflict", `backfill: job ${quote(name)} is paused; resume it, then backfill`, {
+        path: "name",
+      });
+    }
     options.onPlan?.(plan.slots);
     return runBackfill(deps, job, plan, options.signal);
   };

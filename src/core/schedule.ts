@@ -84,6 +84,35 @@ function cronOptions(
   return out;
 }
 
+/** The fields each kind of `ScheduleSpec` takes (the job schema's strict shapes, for `schedule()` alone). */
+const SPEC_KEYS: Record<string, readonly string[]> = {
+  cron: ["cron", "timezone", "dayMatch", "hashKey", "format", "except", "startAt", "endAt"],
+  every: ["every", "anchor", "timezone", "hashKey", "except", "startAt", "endAt"],
+  at: ["at", "hashKey", "except", "startAt", "endAt"],
+};
+
+/**
+ * Refuses a spec with two kinds or a field its kind does not take: `{ cron, tz }` ran in
+ * UTC and `{ cron, every }` as the cron, without a word.
+ */
+function checkSpecKeys(spec: Record<string, unknown>): void {
+  const kinds = Object.keys(SPEC_KEYS).filter((kind) => Object.hasOwn(spec, kind));
+  if (kinds.length > 1) {
+    throw new SchedulerError("invalid-spec", `schedule: one of "cron", "every" or "at", got ${kinds.join(" and ")}`, {
+      path: "schedule",
+    });
+  }
+  const allowed = SPEC_KEYS[kinds[0] ?? ""];
+  const extra = allowed === undefined ? undefined : Object.keys(spec).find((key) => !allowed.includes(key));
+  if (extra !== undefined) {
+    throw new SchedulerError(
+      "invalid-spec",
+      `schedule.${extra}: unknown field of a { ${kinds[0]} } schedule (it takes ${allowed!.join(", ")})`,
+      { path: `schedule.${extra}` },
+    );
+  }
+}
+
 /**
  * Turns any schedule input into a `Schedule`: a cron string (optionally prefixed with
  * `CRON_TZ=<zone> `; `cron(...)` around it means the AWS form), `"@every 15m [from
@@ -118,6 +147,7 @@ export function schedule(input: string | ScheduleSpec | Schedule, options: Sched
   }
   if (isSchedule(input)) return input;
   const spec = input as unknown as Record<string, unknown>;
+  checkSpecKeys(spec);
   const zone = (spec.timezone ?? timezone) as string | undefined;
   // The spec's own modifiers win over the options' (a stored spec carries its own).
   const opts = {

@@ -58,6 +58,22 @@ describe("schedule(): inputs", () => {
     assertSchedulerError(() => schedule("CRON_TZ=Mars/Base 0 9 * * *"), "invalid-timezone");
     assertSchedulerError(() => schedule("2026-13-45T00:00:00Z"), "invalid-instant");
   });
+
+  it("refuses a spec field its kind does not take, and two kinds at once (they ran on defaults without a word)", () => {
+    assertSchedulerError(
+      () => schedule({ cron: "0 9 * * *", tz: "Europe/Berlin" } as unknown as ScheduleSpec),
+      "invalid-spec",
+      "invalid-spec: schedule.tz: unknown field of a { cron } schedule " +
+        "(it takes cron, timezone, dayMatch, hashKey, format, except, startAt, endAt)",
+    );
+    assertSchedulerError(
+      () => schedule({ cron: "0 * * * *", every: "1h" } as unknown as ScheduleSpec),
+      "invalid-spec",
+      'invalid-spec: schedule: one of "cron", "every" or "at", got cron and every',
+    );
+    assertSchedulerError(() => schedule({ at: 0, timezone: "UTC" } as unknown as ScheduleSpec), "invalid-spec");
+    assertSchedulerError(() => schedule({ every: "1h", dayMatch: "and" } as unknown as ScheduleSpec), "invalid-spec");
+  });
 });
 
 describe("schedule(): round trips", () => {

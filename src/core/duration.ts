@@ -52,8 +52,14 @@ export function isTooLong(input: unknown): boolean {
 
 /** The whole milliseconds `input` is written as, however many, or `undefined` when it is not a duration. */
 function measure(input: unknown): number | undefined {
+  const exact = exactly(input);
+  return exact === undefined ? undefined : Math.round(exact);
+}
+
+/** The milliseconds `input` is written as, fractions kept (`parseDuration`'s minimum is checked on these). */
+function exactly(input: unknown): number | undefined {
   if (typeof input === "number") {
-    return Number.isFinite(input) && input >= 0 ? Math.round(input) : undefined;
+    return Number.isFinite(input) && input >= 0 ? input : undefined;
   }
   if (typeof input !== "string") return undefined;
   const text = input.trim();
@@ -63,14 +69,14 @@ function measure(input: unknown): number | undefined {
     for (const [, amount, unit] of text.matchAll(COMPACT_PART)) {
       total += Number(amount) * (UNIT_MS[unit as string] as number);
     }
-    return Number.isFinite(total) ? Math.round(total) : undefined;
+    return Number.isFinite(total) ? total : undefined;
   }
   const iso = ISO.exec(text.toUpperCase());
   if (iso && text.length > 1 && !text.toUpperCase().endsWith("T")) {
     const [, w, d, h, m, s] = iso;
     const total = Number(w ?? 0) * UNIT_MS.w! + Number(d ?? 0) * UNIT_MS.d! +
       Number(h ?? 0) * UNIT_MS.h! + Number(m ?? 0) * UNIT_MS.m! + Number(s ?? 0) * 1_000;
-    return Number.isFinite(total) ? Math.round(total) : undefined;
+    return Number.isFinite(total) ? total : undefined;
   }
   return undefined;
 }
@@ -89,7 +95,8 @@ export function parseDuration(
   options: { code?: SchedulerErrorCode; field?: string; path?: string; min?: number | undefined } = {},
 ): number {
   const { code = "invalid-duration", field = "duration", path, min } = options;
-  const ms = measure(input);
+  const exact = exactly(input);
+  const ms = exact === undefined ? undefined : Math.round(exact);
   const at = path === undefined ? {} : { path };
   if (ms !== undefined && ms > MAX_DURATION_MS) {
     throw new SchedulerError(code, `${field}: ${quote(input)} ${TOO_LONG}`, at);
@@ -97,7 +104,8 @@ export function parseDuration(
   if (ms === undefined) {
     throw new SchedulerError(code, `${field}: expected a duration like "30s", got ${quote(input)}`, at);
   }
-  if (min !== undefined && ms < min) {
+  // Before rounding: 999.6 ms is under a minimum of 1 s, though it rounds to 1 000.
+  if (min !== undefined && (exact as number) < min) {
     throw new SchedulerError(code, `${field}: must be at least ${formatDuration(min)}, got ${quote(input)}`, at);
   }
   return ms;

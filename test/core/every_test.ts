@@ -94,6 +94,10 @@ describe("every(): bad input", () => {
       'invalid-interval: interval: must be at least 1s, got "500ms"',
     );
     assertSchedulerError(() => every(0), "invalid-interval");
+    // Checked before rounding: these round to 1 000 ms.
+    assertSchedulerError(() => every(999.6), "invalid-interval");
+    assertSchedulerError(() => every("999.5ms"), "invalid-interval");
+    assert.equal(String(every(1000.4)), "@every 1s");
   });
 
   it("refuses what is not a duration", () => {

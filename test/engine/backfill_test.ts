@@ -134,6 +134,12 @@ describe("backfill", () => {
         (e: unknown) => e instanceof SchedulerError && e.code === code && text.test(e.message),
       );
     };
+    // A misspelt option was ignored, and the backfill ran without it.
+    await refuses(
+      s.scheduler.backfill("j", { from: T0 - HOUR, to: T0, rerunn: true } as never),
+      "invalid-spec",
+      /^invalid-spec: backfill\.rerunn: unknown option \(it takes from, to, rerun, overlap, signal, onPlan\)/,
+    );
     await refuses(
       s.scheduler.backfill("j", { from: T0, to: T0 }),
       "invalid-spec",

@@ -6,7 +6,7 @@
  */
 import { DAY_SECONDS } from "../civil.ts";
 import { quote, SchedulerError } from "../errors.ts";
-import { toEpochMs } from "../instant.ts";
+import { toEpochMs, toWholeEpochMs } from "../instant.ts";
 import type { InstantInput } from "../instant.ts";
 import { scheduleMethods } from "../iterate.ts";
 import type { ModifierSpec, Schedule, ScheduleSpec } from "../types.ts";
@@ -73,8 +73,8 @@ export function withModifiers(
     });
   }
   const exclusions = list.map((text, i) => compileExclusion(text, i, context.hashKey, context.main));
-  const startAt = options.startAt === undefined ? undefined : toEpochMs(options.startAt, { field: "startAt" });
-  const endAt = options.endAt === undefined ? undefined : toEpochMs(options.endAt, { field: "endAt" });
+  const startAt = options.startAt === undefined ? undefined : toWholeEpochMs(options.startAt, { field: "startAt" });
+  const endAt = options.endAt === undefined ? undefined : toWholeEpochMs(options.endAt, { field: "endAt" });
   if (startAt !== undefined && endAt !== undefined && endAt <= startAt) {
     throw new SchedulerError(
       "invalid-spec",

@@ -18,6 +18,9 @@ import type { Promoter } from "./overlap.ts";
 import { type RunnerDeps, runSlot } from "./runner.ts";
 import type { BackfillOptions, BackfillReport } from "../types.ts";
 
+/** The options `backfill()` takes. */
+const BACKFILL_OPTIONS = ["from", "to", "rerun", "overlap", "signal", "onPlan"];
+
 /** The most slots one backfill call plans. */
 export const MAX_BACKFILL_SLOTS = 10_000;
 
@@ -47,6 +50,15 @@ export function planBackfill(job: ResolvedJob, options: BackfillOptions, now: nu
     throw new SchedulerError("invalid-spec", `backfill: expected { from, to }, got ${quote(options)}`, {
       path: "backfill",
     });
+  }
+  // A misspelt option (`rerunn`) was ignored, and the backfill ran without it.
+  const extra = Object.keys(options).find((key) => !BACKFILL_OPTIONS.includes(key));
+  if (extra !== undefined) {
+    throw new SchedulerError(
+      "invalid-spec",
+      `backfill.${extra}: unknown option (it takes ${BACKFILL_OPTIONS.join(", ")})`,
+      { path: extra },
+    );
   }
   const from = toWholeEpochMs(options.from, { field: "from" });
   const to = toWholeEpochMs(options.to, { field: "to" });

@@ -69,6 +69,12 @@ export function resolveLibsqlOptions(options: LibsqlStoreOptions): ResolvedLibsq
       { path: "url" },
     );
   }
+  // `file:` alone opened an unnamed database: nothing on disk, nothing shared between processes.
+  if (/^file:(\/\/)?(\?.*)?$/i.test(url)) {
+    throw new SchedulerError("invalid-spec", `libsqlStore.url: ${quote(url)} names no file; say "file:edgecron.db"`, {
+      path: "url",
+    });
+  }
   const busyTimeout = options.busyTimeout ?? 5_000;
   if (!Number.isSafeInteger(busyTimeout) || busyTimeout < 0) {
     throw new SchedulerError(

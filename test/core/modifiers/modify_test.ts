@@ -91,6 +91,15 @@ describe("schedule modifiers", () => {
     assert.match(code(() => cron("* * * * *", { except: { a: 1 } as unknown as string })), /^invalid-spec except /);
     assert.match(code(() => cron("* * * * *", { except: "2027-13-01" })), /"2027-13-01" is not a calendar date/);
     assert.match(code(() => cron("* * * * *", { startAt: NaN })), /^invalid-instant startAt/);
+    // A fractional bound let the slot at its whole millisecond through.
+    assert.match(
+      code(() => cron("* * * * *", { startAt: 1000.5 })),
+      /^invalid-instant startAt .*startAt: expected whole epoch milliseconds, got "1000.5"/,
+    );
+    assert.match(
+      code(() => cron("* * * * *", { endAt: 0.5 })),
+      /^invalid-instant endAt .*endAt: expected whole epoch milliseconds, got "0.5"/,
+    );
     assert.match(
       code(() => cron("* * * * *", { startAt: 10, endAt: 5 })),
       /^invalid-spec endAt .*must be after startAt/,

@@ -329,6 +329,14 @@ describe("libsqlStore connections", () => {
       (e: unknown) => isCode("invalid-spec")(e) && /url.*"postgres:\/\/db\/x"/.test(String(e)),
     );
     assert.throws(() => libsqlStore({ url: "file:x.db", busyTimeout: -1 }), isCode("invalid-spec"));
+    // `file:` alone opened an unnamed database: nothing on disk, nothing shared between processes.
+    for (const url of ["file:", "FILE://", "file:?mode=rwc"]) {
+      assert.throws(
+        () => libsqlStore({ url }),
+        /libsqlStore\.url: "[^"]*" names no file; say "file:edgecron\.db"/,
+        url,
+      );
+    }
     assert.throws(() => libsqlStore({ client: {} as never }), isCode("invalid-spec"));
   });
 

@@ -164,22 +164,7 @@ describe("adversarial: leases", () => {
   it("stop() ends the leases of the runs waiting in the queue in one group write, not one per claim", async () => {
     const store = faultyStore();
     const s = setup({ store, concurrency: 1 });
-    const started = deferred();
-    const ran: string[] = [];
-    for (let i = 0; i < 30; i++) {
-      s.scheduler.job(`q-${String(i).padStart(2, "0")}`, {
-        schedule: "* * * * *",
-        run: (ctx) => {
-          ran.push(ctx.job);
-          started.resolve();
-          return new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)));
-        },
-      });
-    }
-    await tickAt(s, T0 + 1);
-    await s.clock.set(T0 + MIN);
-    const ticking = s.scheduler.tick();
-    await started.promise;
+    const { ran, ticking } = await minuteOfHeldRuns(s, 30);
     const many = store.calls["updateMany"] ?? 0, one = store.calls["update"] ?? 0;
     const stopping = s.scheduler.stop({ grace: "1s", deadline: "5s" });
     await s.clock.advance(SEC);
@@ -189,7 +174,7 @@ describe("adversarial: leases", () => {
     assert.equal((store.calls["updateMany"] ?? 0) + (store.calls["update"] ?? 0) - many - one, 2);
     let released = 0;
     for (let i = 0; i < 30; i++) {
-      const [row] = await rows(store, `q-${String(i).padStart(2, "0")}`);
+      const [row] = await rows(store, `held-${i}`);
       if (row?.status === "running" && row.leaseUntil === T0 + MIN) released++;
     }
     assert.equal(released, 29);
@@ -200,22 +185,7 @@ describe("adversarial: leases", () => {
     // the queue, and the jobs queued after it were neither started nor released, and held
     // the outcome writes back for a second.
     const s = setup({ concurrency: 1 });
-    const ran: string[] = [];
-    const started = deferred();
-    for (let i = 0; i < 4_500; i++) {
-      s.scheduler.job(`m-${i}`, {
-        schedule: "* * * * *",
-        run: (ctx) => {
-          ran.push(ctx.job);
-          started.resolve();
-          return new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)));
-        },
-      });
-    }
-    await tickAt(s, T0 + 1);
-    await s.clock.set(T0 + MIN);
-    const ticking = s.scheduler.tick();
-    await started.promise;
+    const { ran, ticking } = await minuteOfHeldRuns(s, 4_500);
     let stopped = false;
     const stopping = s.scheduler.stop({ grace: "0s", deadline: "5s" }).then(() => void (stopped = true));
     // The grace's timer fires; nothing else may need the clock to move.
@@ -226,7 +196,7 @@ describe("adversarial: leases", () => {
     assert.equal(ran.length, 1);
     let released = 0;
     for (let i = 0; i < 4_500; i++) {
-      const [row] = await rows(s.store, `m-${i}`);
+      const [row] = await rows(s.store, `held-${i}`);
       if (row?.status === "running" && row.leaseUntil === T0 + MIN) released++;
     }
     assert.equal(released, 4_499);
@@ -266,3 +236,30 @@ describe("adversarial: leases", () => {
     assert.deepEqual(all.map((r) => r.status), ["error", "abandoned", "abandoned", "ok", "ok"]);
   });
 });
+
+/**
+ * `count` minutely jobs `held-<i>` whose runs last until aborted: registered, then the
+ * minute's tick begun, resolved once its first run started (the rest wait in the queue).
+ */
+async function minuteOfHeldRuns(
+  s: ReturnType<typeof setup>,
+  count: number,
+): Promise<{ ran: string[]; ticking: Promise<unknown> }> {
+  const ran: string[] = [];
+  const started = deferred();
+  for (let i = 0; i < count; i++) {
+    s.scheduler.job(`held-${i}`, {
+      schedule: "* * * * *",
+      run: (ctx) => {
+        ran.push(ctx.job);
+        started.resolve();
+        return new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)));
+      },
+    });
+  }
+  await tickAt(s, T0 + 1);
+  await s.clock.set(T0 + MIN);
+  const ticking = s.scheduler.tick();
+  await started.promise;
+  return { ran, ticking };
+}

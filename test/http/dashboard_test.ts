@@ -197,6 +197,22 @@ describe("dashboard job page", () => {
     }
   });
 
+  it("answers a bad after on the overview with a 400 page, as the job page does a bad before (it showed the first page)", async () => {
+    const f = setup({ mount: "/cron" });
+    for (const after of ["a b", "", "a/b", ".."]) {
+      const res = await f.call("GET", `/cron?after=${encodeURIComponent(after)}`);
+      assert.equal(res.status, 400, after);
+      const html = await res.text();
+      assert.ok(
+        html.includes(
+          `<div class="notice bad" role="alert" data-bad-query="after">Bad <code>after</code> in the address: expected a job name, got &quot;${after}&quot;.</div><p><a href="/cron">The first jobs</a></p>`,
+        ),
+        html,
+      );
+    }
+    assert.equal((await f.call("GET", "/cron?after=hourly")).status, 200);
+  });
+
   it("shows a webhook target without its query string or credentials", async () => {
     const f = setup();
     await f.scheduler.define("hook", {

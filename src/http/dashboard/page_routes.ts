@@ -80,8 +80,16 @@ export function registerOverview(app: Hono, rc: RouterContext): void {
     htmlHeaders(c);
     const base = basePath(c, "/");
     const now = rc.now();
-    const afterText = c.req.query("after");
-    const after = afterText !== undefined && JOB_NAME.test(afterText) ? afterText : undefined;
+    const after = c.req.query("after");
+    // As the job page's `before`: a bad cursor is said, not read as the first page.
+    if (after !== undefined && !JOB_NAME.test(after)) {
+      const { chrome } = await chromeOf(rc, c, base, now);
+      const message = `expected a job name, got ${quote(after)}`;
+      return c.html(
+        await layout(chrome, "Bad address", badQuery(homePath(base), "The first jobs", "after", message)),
+        400,
+      );
+    }
     const { jobs, nextAfter } = await listJobs(scheduler, {
       next: OVERVIEW_NEXT,
       window: DAY,

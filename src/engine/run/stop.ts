@@ -39,7 +39,9 @@ export function createStop(deps: StopDeps): Scheduler["stop"] {
  * rejects is recorded `error` without retry. Resolves when every run has its outcome
  * recorded or `deadlineMs` (from the call) has passed; a run still going then keeps
  * its `running` row, which any node records `abandoned` once its lease ends.
- * While stopping, no retry starts. Never rejects.
+ * While stopping, no retry starts: a run waiting out a retry's backoff is left with its
+ * `running` row for the next attempt, which any node takes once its lease ends
+ * (`abandoned`, then re-run while attempts are left). Never rejects.
  */
 export async function stopRuns(
   tracker: RunTracker,

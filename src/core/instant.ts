@@ -1,4 +1,5 @@
 /** Normalises the instants accepted at the public boundary to epoch milliseconds. */
+import { daysInMonth } from "./civil.ts";
 import { quote, SchedulerError } from "./errors.ts";
 
 /** What the core accepts as an instant: epoch ms, a `Date`, a `Temporal.Instant`, or an ISO string with offset. */
@@ -13,12 +14,9 @@ const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{
  * rolls February 30 over into March and hour 24 into the next day.
  */
 function isCalendarTime(m: RegExpExecArray): boolean {
-  const [y, mo, d, h, mi, s = "0", oh = "0", om = "0"] = m.slice(1).map((f) => f ?? "0");
-  const year = Number(y), month = Number(mo), day = Number(d);
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const last = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
-  return month >= 1 && month <= 12 && day >= 1 && day <= last && Number(h) <= 23 && Number(mi) <= 59 &&
-    Number(s) <= 59 && Number(oh) <= 23 && Number(om) <= 59;
+  const [y, mo, d, h, mi, s, oh, om] = m.slice(1).map((f) => Number(f ?? 0));
+  return mo! >= 1 && mo! <= 12 && d! >= 1 && d! <= daysInMonth(y!, mo!) && h! <= 23 && mi! <= 59 && s! <= 59 &&
+    oh! <= 23 && om! <= 59;
 }
 
 /**

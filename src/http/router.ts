@@ -81,7 +81,8 @@ function leavesOrigin(path: string): boolean {
  * the origin is not redirected (404).
  */
 const trailingSlash: MiddlewareHandler = async (c, next) => {
-  if (c.req.method !== "GET" && c.req.method !== "HEAD") return next();
+  // The decoded path ends with a slash whenever the raw one does: most requests stop here, unparsed.
+  if ((c.req.method !== "GET" && c.req.method !== "HEAD") || !c.req.path.endsWith("/")) return next();
   const url = new URL(c.req.url);
   const path = url.pathname;
   if (path.length < 2 || !path.endsWith("/")) return next();

@@ -62,6 +62,19 @@ async function rowsOf(shared: SharedDb, job: string): Promise<RunRecord[]> {
   }
 }
 
+/** Whether another process can write to the store now (a settings row, under the store's own busy timeout). */
+async function writable(shared: SharedDb): Promise<boolean> {
+  const store = shared.open();
+  try {
+    await store.putSetting("lease-test:probe", String(Date.now()));
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await store.close();
+  }
+}
+
 /** Registers the lease cases on `backend`. */
 export function leaseCases(backend: Backend): void {
   // The two cases share nothing (each its own database and processes) and mostly wait on
@@ -127,12 +140,19 @@ export function leaseCases(backend: Backend): void {
           const slot = Number((await paused.line(/^slot \d+$/)).text.split(" ")[1]);
           const stopAt = String(slot + 60_000);
           await paused.line(/^running long 1$/);
-          // Not in the middle of the tick's own writes: a process stopped inside a SQLite write
-          // keeps the file's lock, and then no other process can write at all (the survivor's
-          // init failed so, once in a CI run). Its next write is the heartbeat, 5 s on.
-          await new Promise((resolve) => setTimeout(resolve, 1_500));
-          paused.child.kill("SIGSTOP");
-          const stoppedAt = Date.now();
+          // Not in the middle of a write: a process stopped inside a SQLite write keeps the
+          // file's lock, and then no other process can write at all (the survivor's init
+          // failed so, twice in CI runs, the second with a 1.5 s wait before the stop on a
+          // loaded machine). Stopped, it is let go again until a write goes through beside it.
+          let stoppedAt = 0;
+          for (let stops = 1;; stops++) {
+            await new Promise((resolve) => setTimeout(resolve, 1_500));
+            paused.child.kill("SIGSTOP");
+            stoppedAt = Date.now();
+            if (await writable(shared)) break;
+            paused.child.kill("SIGCONT");
+            if (stops === 5) throw new Error("the paused worker held the store's write lock at each of 5 stops");
+          }
           const survivor = worker([db, "survivor", "pause", stopAt, String(slot)]);
           await new Promise((resolve) => setTimeout(resolve, 25_000));
           // Read before the signal: the resumed process may abort its run before this line runs.

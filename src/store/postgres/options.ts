@@ -36,9 +36,9 @@ export type PostgresStoreOptions =
   | CommonOptions & {
     /** `postgres://user:password@host:5432/db?sslmode=require` (or `postgresql://`). */
     url: string;
-    /** The pool's most connections. Default 10. */
+    /** The pool's most connections, 1 to 10 000. Default 10. */
     max?: number;
-    /** How long opening a connection may take, in seconds. Default 10. */
+    /** How long opening a connection may take, in seconds (at most 2 147 483, the longest timer). Default 10. */
     connectTimeout?: number;
   }
   | CommonOptions & {
@@ -119,11 +119,20 @@ function allSecretsOf(url: string): string[] {
   return secrets.filter((s) => s.length > 0);
 }
 
-function checkCount(value: unknown, field: string, min: number): number {
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
+/**
+ * The most connections a pool may have. postgres.js makes every slot of the pool up
+ * front (`max: 1e9` ran the process out of memory before any connection), and a server
+ * takes at most 262 143 connections anyway.
+ */
+export const MAX_POOL = 10_000;
+/** The longest `connectTimeout`, in seconds: a longer one overflows the runtime's timer, which then fires at once. */
+export const MAX_CONNECT_TIMEOUT = 2_147_483;
+
+function checkCount(value: unknown, field: string, max: number): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1 || value > max) {
     throw new SchedulerError(
       "invalid-spec",
-      `postgresStore.${field}: expected an integer >= ${min}, got ${quote(value)}`,
+      `postgresStore.${field}: expected an integer from 1 to ${max}, got ${quote(value)}`,
       {
         path: field,
       },
@@ -201,8 +210,8 @@ export function resolvePostgresOptions(
     const lendFor = options.lease;
     return { lend: async () => checkLease(await lendFor(url)), schema, secrets, prepare };
   }
-  const max = checkCount(options.max ?? 10, "max", 1);
-  const connectTimeout = checkCount(options.connectTimeout ?? 10, "connectTimeout", 1);
+  const max = checkCount(options.max ?? 10, "max", MAX_POOL);
+  const connectTimeout = checkCount(options.connectTimeout ?? 10, "connectTimeout", MAX_CONNECT_TIMEOUT);
   return {
     open: async () => {
       const postgres = await load();

@@ -49,7 +49,7 @@ describe("postgresStore options", () => {
     const cases: [unknown, RegExp][] = [
       [{ url: "postgres://h/db", schema: "Edge-Cron" }, /postgresStore\.schema: .*got "Edge-Cron"/],
       [{ url: "postgres://h/db", schema: 'x"; drop table y; --' }, /postgresStore\.schema/],
-      [{ url: "postgres://h/db", max: 0 }, /postgresStore\.max: expected an integer >= 1, got "0"/],
+      [{ url: "postgres://h/db", max: 0 }, /postgresStore\.max: expected an integer from 1 to 10000, got "0"/],
       [{ url: "postgres://h/db", connectTimeout: 1.5 }, /postgresStore\.connectTimeout/],
       [{ url: "postgres://h/db", prepare: "no" }, /postgresStore\.prepare/],
       [{ sql: { unsafe() {} } }, /postgresStore\.sql: expected a postgres\.js sql instance/],
@@ -61,6 +61,28 @@ describe("postgresStore options", () => {
         (e: unknown) => e instanceof SchedulerError && e.code === "invalid-spec" && re.test(e.message),
       );
     }
+  });
+
+  it("refuses a pool or connect timeout too large to work, instead of running out of memory or timing out at once", () => {
+    // postgres.js makes every pool slot up front: max 1e9 ended the process (heap out of
+    // memory); a connectTimeout past the longest timer fired at once (CONNECT_TIMEOUT).
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ max: 1e9 }, /postgresStore\.max: expected an integer from 1 to 10000, got "1000000000"/],
+      [{ max: 10_001 }, /postgresStore\.max: expected an integer from 1 to 10000/],
+      [
+        { connectTimeout: 1e12 },
+        /postgresStore\.connectTimeout: expected an integer from 1 to 2147483, got "1000000000000"/,
+      ],
+      [{ connectTimeout: 2_147_484 }, /postgresStore\.connectTimeout: expected an integer from 1 to 2147483/],
+    ];
+    for (const [extra, re] of cases) {
+      assert.throws(
+        () => postgresStore({ url: "postgres://h/db", ...extra }),
+        (e: unknown) => e instanceof SchedulerError && e.code === "invalid-spec" && re.test(e.message),
+        JSON.stringify(extra),
+      );
+    }
+    assert.doesNotThrow(() => postgresStore({ url: "postgres://h/db", max: 10_000, connectTimeout: 2_147_483 }));
   });
 
   it("redactUrl blanks the password in user info and in a password parameter", () => {

@@ -84,7 +84,8 @@ const SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /** `postgres://user:secret@host/db` with its password blanked: safe for a message. */
 export function redactUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^@/?#]*)@/i, (_, scheme: string, info: string) => {
+  // User info runs to the authority's LAST "@", as URL parsers read it: a password with a raw "@" is all of it.
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)@/i, (_, scheme: string, info: string) => {
     const user = info.split(":")[0] ?? "";
     return `${scheme}${info.includes(":") ? `${user}:***` : user}@`;
   }).replace(/([?&]password=)[^&#]*/gi, "$1***");
@@ -92,7 +93,7 @@ export function redactUrl(url: string): string {
 
 /** The secret parts of a URL's user info: the password (as written and decoded) and `user:password`. */
 function secretsOf(url: string): string[] {
-  const match = /^[a-z][a-z0-9+.-]*:\/\/([^@/?#]*)@/i.exec(url);
+  const match = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url);
   const info = match?.[1];
   if (info === undefined || info === "") return [];
   // A user name alone is no secret (and blanking it would mangle every message naming it).
@@ -145,7 +146,7 @@ function checkCount(value: unknown, field: string, max: number): number {
  * Normalises the options once.
  *
  * @throws {SchedulerError} `invalid-spec` for a URL that is not `postgres://` or
- * `postgresql://`, a bad schema name, pool size or timeout, or a `sql` that is not a
+ * `postgresql://` or that the driver cannot read (bad port, unclosed `[`), a bad schema name, pool size or timeout, or a `sql` that is not a
  * postgres.js instance. The URL in a message has its password blanked.
  */
 export function resolvePostgresOptions(
@@ -199,6 +200,7 @@ export function resolvePostgresOptions(
       },
     );
   }
+  checkReadable(url);
   const secrets = allSecretsOf(url);
   if ("lease" in options) {
     const lease: unknown = options.lease;
@@ -229,6 +231,28 @@ export function resolvePostgresOptions(
     secrets,
     prepare,
   };
+}
+
+/**
+ * Reads the URL as postgres.js will (its first host when it lists several, the host
+ * part %-decoded), so a URL it cannot read is refused now, not at every call as a
+ * `store-error` whose cause (Node's `ERR_INVALID_URL`) carries the whole URL, password
+ * and all, in its `input` field.
+ */
+function checkReadable(url: string): void {
+  try {
+    const authority = url.slice(url.indexOf("://") + 3).split(/[?/]/)[0] ?? "";
+    const hosts = decodeURIComponent(authority.slice(authority.indexOf("@") + 1));
+    new URL(url.replace(hosts, hosts.split(",")[0] ?? ""));
+  } catch {
+    throw new SchedulerError(
+      "invalid-spec",
+      `postgresStore.url: not a URL the driver can read (a host, a port from 0 to 65535, a password with @ : / escaped as %40 %3A %2F), got ${
+        quote(redactUrl(url))
+      }`,
+      { path: "url" },
+    );
+  }
 }
 
 /** A lease as `lease` must return it; anything else is the caller's bug, said plainly. */

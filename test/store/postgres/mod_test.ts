@@ -85,6 +85,50 @@ describe("postgresStore options", () => {
     assert.doesNotThrow(() => postgresStore({ url: "postgres://h/db", max: 10_000, connectTimeout: 2_147_483 }));
   });
 
+  it("refuses a URL the driver cannot read at once, its password blanked, with no cause to carry the URL", () => {
+    // Before, the store was made and every call failed with store-error "Invalid URL",
+    // whose cause (ERR_INVALID_URL) held the whole URL, password and all, in `input`.
+    for (
+      const url of [
+        `postgres://app:${PG_PASSWORD}@db:54x32/app`,
+        `postgres://app:${PG_PASSWORD}@db:99999/app`,
+        `postgres://app:${PG_PASSWORD}@[::1/app`,
+        `postgresql://app:${PG_PASSWORD}@db%zz/app`,
+      ]
+    ) {
+      assert.throws(() => postgresStore({ url }), (e: unknown) => {
+        assert.ok(e instanceof SchedulerError && e.code === "invalid-spec", String(e));
+        assert.match(
+          e.message,
+          /^invalid-spec: postgresStore\.url: not a URL the driver can read .*got "postgres(ql)?:\/\/app:\*\*\*@/,
+        );
+        assert.ok(!e.message.includes(PG_PASSWORD), e.message);
+        assert.equal((e as { cause?: unknown }).cause, undefined);
+        return true;
+      }, url);
+    }
+    // What postgres.js reads is accepted: several hosts, IPv6, no host at all (localhost).
+    for (
+      const url of [
+        "postgres://app:pw@h1:5432,h2:5433/db",
+        "postgres://app:pw@[::1]:5432/db",
+        "postgres://",
+        "postgres:///db",
+      ]
+    ) {
+      assert.doesNotThrow(() => postgresStore({ url }), url);
+    }
+  });
+
+  it("blanks all of a password holding a raw @, as the URL parser reads it", () => {
+    assert.throws(() => postgresStore({ url: "mysql://app:se@cret@db/app" }), (e: unknown) => {
+      assert.ok(e instanceof SchedulerError);
+      assert.match(e.message, /got "mysql:\/\/app:\*\*\*@db\/app"/);
+      return !e.message.includes("cret");
+    });
+    assert.ok(resolvePostgresOptions({ url: "postgres://app:se@cret@db/app" }).secrets.includes("se@cret"));
+  });
+
   it("redactUrl blanks the password in user info and in a password parameter", () => {
     assert.equal(
       redactUrl("postgres://app:s3cr%40t@h:5432/db?sslmode=require"),

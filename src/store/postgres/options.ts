@@ -4,6 +4,7 @@
  */
 import { quote, SchedulerError } from "../../core/errors.ts";
 import type { PostgresSqlLike } from "./driver.ts";
+import { checkOptionNames } from "./forms.ts";
 import { allSecretsOf, checkReadable, redactUrl } from "./url.ts";
 
 /** Options shared by both forms of `postgresStore`. */
@@ -110,7 +111,8 @@ function checkCount(value: unknown, field: string, max: number): number {
  *
  * @throws {SchedulerError} `invalid-spec` for a URL that is not `postgres://` or
  * `postgresql://` or that the driver cannot read (bad port, unclosed `[`), a bad schema name, pool size or timeout, or a `sql` that is not a
- * postgres.js instance. The URL in a message has its password blanked.
+ * postgres.js instance, an option name the form does not take (`shcema`, `max` beside
+ * `sql`), and `url` beside `sql`. The URL in a message has its password blanked.
  */
 export function resolvePostgresOptions(
   options: PostgresStoreOptions,
@@ -119,6 +121,7 @@ export function resolvePostgresOptions(
   if (options === null || typeof options !== "object") {
     throw new SchedulerError("invalid-spec", `postgresStore: expected { url } or { sql }, got ${quote(options)}`);
   }
+  checkOptionNames(options);
   const schema = options.schema ?? "edgecron";
   if (typeof schema !== "string" || !SCHEMA.test(schema)) {
     throw new SchedulerError(

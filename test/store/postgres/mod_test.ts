@@ -130,6 +130,45 @@ describe("postgresStore options", () => {
     assert.ok(resolvePostgresOptions({ url: "postgres://app:se@cret@db/app" }).secrets.includes("se@cret"));
   });
 
+  it("refuses a misspelt or misplaced option, naming it and the nearest it takes, instead of ignoring it", () => {
+    // A misspelt schema put the tables in the default schema, shared with every other app.
+    const sql = postgres("postgres://h/db");
+    const cases: [unknown, RegExp][] = [
+      [
+        { url: "postgres://h/db", shcema: "staging" },
+        /^invalid-spec: postgresStore\.shcema: unknown option \(\{ url \} takes url, schema, prepare, max, connectTimeout\); did you mean "schema"\?$/,
+      ],
+      [
+        { url: "postgres://h/db", connecttimeout: 5 },
+        /postgresStore\.connecttimeout: unknown option .*did you mean "connectTimeout"\?/,
+      ],
+      [
+        { url: "postgres://h/db", ssl: true },
+        /postgresStore\.ssl: unknown option \(\{ url \} takes url, schema, prepare, max, connectTimeout\)$/,
+      ],
+      [{ sql, max: 5 }, /postgresStore\.max: not an option of \{ sql \}: the store keeps no pool of its own/],
+      [
+        { sql, schema: "s", prepare: false, sheme: "x" },
+        /postgresStore\.sheme: unknown option \(\{ sql \} takes sql, schema, prepare\); did you mean "schema"\?/,
+      ],
+      [
+        { url: "postgres://h/db", lease: () => ({}), connectTimeout: 3 },
+        /postgresStore\.connectTimeout: not an option of \{ url, lease \}/,
+      ],
+      [{ url: "postgres://h/db", sql }, /postgresStore: expected url or sql, not both/],
+    ];
+    for (const [options, re] of cases) {
+      assert.throws(() => postgresStore(options as never), (e: unknown) => {
+        assert.ok(e instanceof SchedulerError && e.code === "invalid-spec", String(e));
+        assert.match(e.message, re);
+        return true;
+      });
+    }
+    // An option left undefined (a spread config without it) is no option at all.
+    assert.doesNotThrow(() => postgresStore({ sql, max: undefined } as never));
+    assert.doesNotThrow(() => postgresStore({ url: "postgres://h/db", schema: undefined, max: 2, connectTimeout: 3 }));
+  });
+
   it("redactUrl blanks the password in user info and in a password parameter", () => {
     assert.equal(
       redactUrl("postgres://app:s3cr%40t@h:5432/db?sslmode=require"),

@@ -1,0 +1,54 @@
+/**
+ * The three forms of `postgresStore` options and the names each takes, so a misspelt
+ * or misplaced option is refused rather than ignored (`shcema` put every environment's
+ * tables in the default schema).
+ */
+import { SchedulerError } from "../../core/errors.ts";
+import { didYouMean, suggest } from "../../core/suggest.ts";
+
+/** The options each form takes. */
+const FORMS = {
+  url: ["url", "schema", "prepare", "max", "connectTimeout"],
+  sql: ["sql", "schema", "prepare"],
+  lease: ["url", "lease", "schema", "prepare"],
+} as const;
+
+/** Why an option of another form does nothing in this one. */
+const MISPLACED: Record<string, string> = {
+  max: "the store keeps no pool of its own",
+  connectTimeout: "the store opens no connection itself",
+  lease: "lease goes with url",
+};
+
+/**
+ * @throws {SchedulerError} `invalid-spec` naming the first option that this form does not
+ * take (with the nearest name it does), and for `url` beside `sql`. An option whose value
+ * is `undefined` counts as absent.
+ */
+export function checkOptionNames(options: object): void {
+  const given = Object.entries(options).filter(([, value]) => value !== undefined).map(([key]) => key);
+  if (given.includes("sql") && given.includes("url")) {
+    throw new SchedulerError("invalid-spec", "postgresStore: expected url or sql, not both", { path: "sql" });
+  }
+  const form = given.includes("sql") ? "sql" : given.includes("lease") ? "lease" : "url";
+  const takes: readonly string[] = FORMS[form];
+  for (const key of given) {
+    if (takes.includes(key)) continue;
+    const shape = form === "url" ? "{ url }" : `{ ${form === "sql" ? "sql" : "url, lease"} }`;
+    if (Object.hasOwn(MISPLACED, key)) {
+      throw new SchedulerError(
+        "invalid-spec",
+        `postgresStore.${key}: not an option of ${shape}: ${MISPLACED[key]}`,
+        { path: key },
+      );
+    }
+    const same = takes.find((name) => name.toLowerCase() === key.toLowerCase());
+    throw new SchedulerError(
+      "invalid-spec",
+      `postgresStore.${key}: unknown option (${shape} takes ${takes.join(", ")})${
+        didYouMean(same === undefined ? suggest(key, takes, 1, Math.max(1, Math.ceil(key.length / 3))) : [same])
+      }`,
+      { path: key },
+    );
+  }
+}

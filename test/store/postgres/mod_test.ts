@@ -166,7 +166,9 @@ describe("postgresStore options", () => {
     }
     // An option left undefined (a spread config without it) is no option at all.
     assert.doesNotThrow(() => postgresStore({ sql, max: undefined } as never));
-    assert.doesNotThrow(() => postgresStore({ url: "postgres://h/db", schema: undefined, max: 2, connectTimeout: 3 }));
+    assert.doesNotThrow(() =>
+      postgresStore({ url: "postgres://h/db", schema: undefined, max: 2, connectTimeout: 3 } as never)
+    );
   });
 
   it("redactUrl blanks the password in user info and in a password parameter", () => {

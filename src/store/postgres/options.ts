@@ -11,7 +11,7 @@ import { allSecretsOf, checkReadable, redactUrl } from "./url.ts";
 interface CommonOptions {
   /**
    * The schema the tables live in, created when missing. Lower-case letters, digits and
-   * `_`, starting with a letter or `_`, at most 63 characters. Default `"edgecron"`.
+   * `_`, starting with a letter or `_` but not `pg_`, at most 63 characters. Default `"edgecron"`.
    */
   schema?: string;
   /**
@@ -129,6 +129,14 @@ export function resolvePostgresOptions(
       `postgresStore.schema: expected lower-case letters, digits and _ (at most 63, not starting with a digit), got ${
         quote(schema)
       }`,
+      { path: "schema" },
+    );
+  }
+  // Postgres keeps pg_ names for itself: CREATE SCHEMA refuses them and pg_catalog refuses tables.
+  if (schema.startsWith("pg_")) {
+    throw new SchedulerError(
+      "invalid-spec",
+      `postgresStore.schema: names starting with pg_ are Postgres's own, got ${quote(schema)}`,
       { path: "schema" },
     );
   }

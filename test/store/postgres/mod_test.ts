@@ -50,6 +50,12 @@ describe("postgresStore options", () => {
     const cases: [unknown, RegExp][] = [
       [{ url: "postgres://h/db", schema: "Edge-Cron" }, /postgresStore\.schema: .*got "Edge-Cron"/],
       [{ url: "postgres://h/db", schema: 'x"; drop table y; --' }, /postgresStore\.schema/],
+      // Postgres's own names: init failed with store-error (42939, 42501) at every call.
+      [
+        { url: "postgres://h/db", schema: "pg_jobs" },
+        /postgresStore\.schema: names starting with pg_ are Postgres's own, got "pg_jobs"/,
+      ],
+      [{ url: "postgres://h/db", schema: "pg_catalog" }, /postgresStore\.schema: names starting with pg_/],
       [{ url: "postgres://h/db", max: 0 }, /postgresStore\.max: expected an integer from 1 to 10000, got "0"/],
       [{ url: "postgres://h/db", connectTimeout: 1.5 }, /postgresStore\.connectTimeout/],
       [{ url: "postgres://h/db", prepare: "no" }, /postgresStore\.prepare/],

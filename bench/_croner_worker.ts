@@ -1,6 +1,7 @@
 // The floor of the punctuality bench: croner in one process, no coordination, the same
 // <jobs> no-op `* * * * *` jobs. Usage: _croner_worker.ts <jobs> <first slot> <minutes>
-// Prints one JSON line: { lateness: number[], cpuMs }.
+// Prints one JSON line: { lateness: number[], cpuMs, perMinute: number[] } (perMinute: the CPU ms
+// of each measured minute, from 1 s before its slot, as _scale_worker.ts measures it).
 import { Cron } from "croner";
 
 const MIN = 60_000;
@@ -22,7 +23,14 @@ const until = (at: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
 await until(first - 1_000);
 const cpu0 = process.cpuUsage();
-await until(last + MIN - 1_000);
+const perMinute: number[] = [];
+let mark = cpu0;
+for (let at = first + MIN; at <= last + MIN; at += MIN) {
+  await until(at - 1_000);
+  const now = process.cpuUsage();
+  perMinute.push(Math.round((now.user - mark.user + now.system - mark.system) / 1000));
+  mark = now;
+}
 const cpu = process.cpuUsage(cpu0);
 for (const c of crons) c.stop();
-console.log(JSON.stringify({ lateness, cpuMs: (cpu.user + cpu.system) / 1000 }));
+console.log(JSON.stringify({ lateness, cpuMs: (cpu.user + cpu.system) / 1000, perMinute }));

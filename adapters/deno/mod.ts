@@ -52,7 +52,10 @@ export interface DenoServeOptions extends AppOptions, ShutdownOptions {
 
 /** What `serveDeno` started. */
 export interface DenoHandle {
-  /** Resolves when the store is initialised. */
+  /**
+   * Resolves when the store is initialised; rejects with the boot's `store-error` when it
+   * could not be (the trigger and requests keep trying, and the first to succeed carries on).
+   */
   ready: Promise<void>;
   /** The HTTP server, unless `serve: false`. */
   server: Deno.HttpServer | undefined;
@@ -85,19 +88,23 @@ export function serveDeno(scheduler: Scheduler, options: DenoServeOptions = {}):
   // A trigger's tick is at its scheduled time (Deno.cron hands no time, so: the trigger's
   // latest fire, as Workers' scheduledTime), then runs ahead to its next fire, so
   // sub-minute slots run at their time while the handler is awaited.
+  // tick() initialises the store itself and retries an init that failed, so a store
+  // down at boot is taken up by the first trigger after it is back.
   const tick = async (now: number | undefined): Promise<void> => {
     const report = await scheduler.tick(now, { until: runAheadUntil(trigger, now ?? Date.now()) });
     options.onTick?.(report);
   };
-  const ready = scheduler.ready();
-  Deno.cron(name, trigger, async () => {
-    const slot = triggerSlot(trigger, Date.now());
-    await ready;
-    await tick(slot);
-  });
-  if (tickOnStart) void ready.then(() => tick(undefined));
-
+  // Before anything is registered: a missing token throws with no trigger left behind.
   const app = appFor(scheduler, options);
+  const ready = scheduler.ready();
+  // A store down at boot is logged by the scheduler (store-error) and retried by every
+  // tick and request; left unhandled, this rejection would end the process.
+  const settled = ready.catch(() => {});
+  Deno.cron(name, trigger, async () => {
+    await tick(triggerSlot(trigger, Date.now()));
+  });
+  if (tickOnStart) void settled.then(() => tick(undefined));
+
   const onDeploy = onDenoDeploy();
   const serveOptions = options.serve === false
     ? undefined
@@ -115,7 +122,8 @@ export function serveDeno(scheduler: Scheduler, options: DenoServeOptions = {}):
           options.onListen?.({ url, port });
         },
       }, async (request, info) => {
-        await ready;
+        // Not the boot's promise: after a failed init, each request tries again.
+        await scheduler.ready().catch(() => {});
         return app.fetch(
           setClientAddress(request, "hostname" in info.remoteAddr ? info.remoteAddr.hostname : undefined),
         );
@@ -124,7 +132,7 @@ export function serveDeno(scheduler: Scheduler, options: DenoServeOptions = {}):
       throw listenError(error, serveOptions.port ?? 8787, serveOptions.hostname ?? DEFAULT_HOSTNAME, "serveDeno");
     }
   }
-  if (timer) void ready.then(() => scheduler.start());
+  if (timer) void settled.then(() => scheduler.start());
 
   const shutdown = createShutdown(scheduler, () => server?.shutdown(), {
     ...options,

@@ -1,0 +1,115 @@
+// serveDeno() with a store that is down at boot: no crash, and the trigger and requests
+// take the store up once it is back. Runs against a stand-in `Deno` global (the trigger's
+// handler and the server's handler are called directly: no real minute), so it runs on
+// Node and Bun; on Deno, whose own global it cannot replace, it is skipped.
+import { afterEach, beforeEach, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { createScheduler } from "../../../src/mod.ts";
+import { memoryStore } from "../../../src/store/memory/mod.ts";
+import type { Scheduler, TickReport } from "../../../src/engine/types.ts";
+
+// A computed specifier keeps tsc (which has no Deno types) out of the adapter.
+const ADAPTER = "../../../adapters/deno/mod.ts";
+interface Handle {
+  ready: Promise<void>;
+  shutdown(): Promise<void>;
+}
+type ServeDeno = (scheduler: Scheduler, options: object) => Handle;
+const loadServeDeno = async (): Promise<ServeDeno> => ((await import(ADAPTER)) as { serveDeno: ServeDeno }).serveDeno;
+
+type Serve = (request: Request, info: { remoteAddr: { hostname: string } }) => Promise<Response>;
+
+/** A `Deno` global with what serveDeno calls; keeps the cron and serve handlers. */
+function fakeDeno(): { crons: (() => Promise<void>)[]; serves: Serve[] } {
+  const crons: (() => Promise<void>)[] = [];
+  const serves: Serve[] = [];
+  (globalThis as { Deno?: unknown }).Deno = {
+    cron: (_name: string, _schedule: string, handler: () => Promise<void>) => void crons.push(handler),
+    serve: (_options: object, handler: Serve) => {
+      serves.push(handler);
+      return { shutdown: () => Promise.resolve() };
+    },
+    permissions: { querySync: () => ({ state: "denied" }) },
+    env: { get: () => undefined },
+    addSignalListener: () => {},
+    exit: () => {},
+  };
+  return { crons, serves };
+}
+
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** A memory store whose first `init()` fails, as a database not yet reachable at boot. */
+function downAtBoot() {
+  const store = memoryStore();
+  let inits = 0;
+  const init = async (): Promise<void> => {
+    inits += 1;
+    if (inits === 1) {
+      store.setFailing(true);
+      try {
+        await store.init();
+      } finally {
+        store.setFailing(false);
+      }
+    }
+    await store.init();
+  };
+  return { ...store, init };
+}
+
+describe(
+  "serveDeno with a store down at boot",
+  { skip: "Deno" in globalThis ? "needs a stand-in Deno global" : false },
+  () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    beforeEach(() => {
+      unhandled.length = 0;
+      process.on("unhandledRejection", onUnhandled);
+    });
+    afterEach(() => {
+      process.off("unhandledRejection", onUnhandled);
+      delete (globalThis as { Deno?: unknown }).Deno;
+    });
+
+    it("does not end the process with an unhandled rejection, and the next trigger ticks once the store is back", async () => {
+      const { crons, serves } = fakeDeno();
+      const serveDeno = await loadServeDeno();
+      const reports: TickReport[] = [];
+      const scheduler = createScheduler({ store: downAtBoot(), logger: quiet })
+        .job("minutely", { schedule: "* * * * *", run: () => {} });
+      const handle = serveDeno(scheduler, {
+        token: "t0123456789",
+        signals: false,
+        tickOnStart: true,
+        timer: true,
+        onTick: (report: TickReport) => void reports.push(report),
+      });
+      await assert.rejects(handle.ready, /store-error/);
+      // Let every rejection the adapter left unhandled be reported.
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.deepEqual(unhandled, [], "a store down at boot must not end the process");
+
+      assert.equal(crons.length, 1);
+      await crons[0]!();
+      assert.ok(reports.length >= 1, "the trigger ticked");
+      assert.equal(reports.at(-1)!.ok, true, "the trigger's tick initialised the store, which is back");
+
+      const res = await serves[0]!(
+        new Request("http://deno/health", { headers: { authorization: "Bearer t0123456789" } }),
+        { remoteAddr: { hostname: "127.0.0.1" } },
+      );
+      assert.equal(res.status, 200);
+      await handle.shutdown();
+    });
+
+    it("refuses a missing token before registering the trigger", async () => {
+      const { crons } = fakeDeno();
+      const serveDeno = await loadServeDeno();
+      const scheduler = createScheduler({ logger: quiet });
+      assert.throws(() => serveDeno(scheduler, { signals: false, serve: false }), /router\.token/);
+      assert.equal(crons.length, 0, "no Deno.cron left behind, which would refuse the name on a retry");
+    });
+  },
+);

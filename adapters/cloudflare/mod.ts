@@ -125,6 +125,30 @@ const MISSING_TOKEN = "EDGECRON_TOKEN is not set, so the API and dashboard are c
   "`wrangler secret put EDGECRON_TOKEN` (deployed), a line EDGECRON_TOKEN=<random> in .dev.vars " +
   "(wrangler dev), or `wrangler dev --var EDGECRON_TOKEN:<random>`. Cron Triggers run without it.";
 
+/**
+ * What a request answers when the worker could not be built or its store initialised,
+ * before any authentication: a missing or malformed binding (`invalid-*`, a deployment
+ * error) is named; a store that cannot be reached is a 503 that says only that, as the
+ * router answers it (the store's own error can name hosts and SQL: it goes to the logs);
+ * anything else is a bare 500.
+ */
+function failedResponse(error: unknown): Response {
+  const headers = { "Cache-Control": "no-store" };
+  if (error instanceof SchedulerError && error.code.startsWith("invalid-")) {
+    return Response.json({ error: { code: error.code, message: error.message } }, { status: 500, headers });
+  }
+  if (error instanceof SchedulerError && error.code === "store-error") {
+    return Response.json(
+      { error: { code: "store-error", message: "the store is unavailable; try again later (see the worker logs)" } },
+      { status: 503, headers },
+    );
+  }
+  return Response.json(
+    { error: { code: "internal", message: "edgecron worker failed; see the worker logs" } },
+    { status: 500, headers },
+  );
+}
+
 /** Options of `cloudflareWorker`. */
 export interface CloudflareOptions<Env> {
   /** Router options from the bindings; default `{ token: env.EDGECRON_TOKEN }`. */
@@ -208,13 +232,8 @@ export function cloudflareWorker<Env extends object = EdgecronEnv>(
           return await b.app.fetch(setClientAddress(request, request.headers.get("cf-connecting-ip") ?? undefined));
         });
       } catch (error) {
-        // A missing binding (no EDGECRON_TOKEN, no LIBSQL_URL) is a deployment error:
-        // say which, without a stack trace.
-        const body = error instanceof SchedulerError
-          ? { error: { code: error.code, message: error.message } }
-          : { error: { code: "internal", message: "edgecron worker failed; see the worker logs" } };
         console.error("edgecron: fetch failed:", error);
-        return Response.json(body, { status: 500 });
+        return failedResponse(error);
       }
     },
     scheduled(controller, env, ctx) {

@@ -2,6 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { cloudflareWorker, type ExecutionContext, libsqlFromEnv } from "../../../adapters/cloudflare/mod.ts";
 import { createScheduler } from "../../../src/mod.ts";
+import { memoryStore } from "../../../src/store/memory/mod.ts";
 import type { Scheduler } from "../../../src/engine/types.ts";
 import { SchedulerError } from "../../../src/core/errors.ts";
 
@@ -129,6 +130,25 @@ describe("cloudflareWorker", () => {
     assert.equal(logged.filter((l) => l.includes("EDGECRON_TOKEN")).length, 1, "logged once, at the first request");
     await worker.scheduled(controller(T0), env, context());
     assert.deepEqual(runs, [T0]);
+  });
+
+  it("a store that cannot be initialised answers 503 store-error without its own message, which names hosts and SQL", async () => {
+    const store = memoryStore();
+    store.setFailing(true);
+    const worker = cloudflareWorker(() => createScheduler({ store, logger: quiet }));
+    const errors: unknown[] = [];
+    const consoleError = console.error;
+    console.error = (...args: unknown[]) => void errors.push(args);
+    try {
+      const res = await worker.fetch(new Request("http://w/health"), { EDGECRON_TOKEN: "t" }, context());
+      assert.equal(res.status, 503);
+      const body = await res.json() as { error: { code: string; message: string } };
+      assert.equal(body.error.code, "store-error");
+      assert.doesNotMatch(body.error.message, /memory store|set to fail/);
+      assert.equal(errors.length, 1, "the store's own error goes to the worker logs");
+    } finally {
+      console.error = consoleError;
+    }
   });
 
   it("takes router options from env through the router option", async () => {

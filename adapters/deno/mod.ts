@@ -134,7 +134,7 @@ export function serveDeno(scheduler: Scheduler, options: DenoServeOptions = {}):
   }
   if (timer) void settled.then(() => scheduler.start());
 
-  const shutdown = createShutdown(scheduler, () => server?.shutdown(), {
+  const shutdown = createShutdown(scheduler, () => closeServer(server), {
     ...options,
     onError: (step, error) => console.error(`edgecron: ${step} failed:`, error),
   });
@@ -155,6 +155,30 @@ export function serveDeno(scheduler: Scheduler, options: DenoServeOptions = {}):
     }
   }
   return { ready, server, shutdown };
+}
+
+/** How long a stop waits for requests still in flight before it goes on to close the store. */
+const SERVER_CLOSE_MS = 2_000;
+
+/**
+ * `server.shutdown()`, waited for at most `SERVER_CLOSE_MS`. Deno's shutdown waits for
+ * every request in flight to finish, so a client that trickles a body a byte at a time
+ * held a SIGTERM open for as long as it liked; Node and Bun close such connections at once.
+ */
+async function closeServer(server: Deno.HttpServer | undefined): Promise<void> {
+  if (server === undefined) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const gaveUp = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      console.error(`edgecron: requests still in flight after ${SERVER_CLOSE_MS} ms; stopping without them`);
+      resolve();
+    }, SERVER_CLOSE_MS);
+  });
+  try {
+    await Promise.race([server.shutdown(), gaveUp]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** True on Deno Deploy (it sets `DENO_DEPLOYMENT_ID`); asked without a permission prompt. */

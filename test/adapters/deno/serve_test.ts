@@ -2,7 +2,7 @@
 // take the store up once it is back. Runs against a stand-in `Deno` global (the trigger's
 // handler and the server's handler are called directly: no real minute), so it runs on
 // Node and Bun; on Deno, whose own global it cannot replace, it is skipped.
-import { afterEach, beforeEach, describe, it } from "node:test";
+import { afterEach, beforeEach, describe, it, mock } from "node:test";
 import assert from "node:assert/strict";
 import { createScheduler } from "../../../src/mod.ts";
 import { memoryStore } from "../../../src/store/memory/mod.ts";
@@ -20,14 +20,16 @@ const loadServeDeno = async (): Promise<ServeDeno> => ((await import(ADAPTER)) a
 type Serve = (request: Request, info: { remoteAddr: { hostname: string } }) => Promise<Response>;
 
 /** A `Deno` global with what serveDeno calls; keeps the cron and serve handlers. */
-function fakeDeno(): { crons: (() => Promise<void>)[]; serves: Serve[] } {
+function fakeDeno(
+  shutdown: () => Promise<void> = () => Promise.resolve(),
+): { crons: (() => Promise<void>)[]; serves: Serve[] } {
   const crons: (() => Promise<void>)[] = [];
   const serves: Serve[] = [];
   (globalThis as { Deno?: unknown }).Deno = {
     cron: (_name: string, _schedule: string, handler: () => Promise<void>) => void crons.push(handler),
     serve: (_options: object, handler: Serve) => {
       serves.push(handler);
-      return { shutdown: () => Promise.resolve() };
+      return { shutdown };
     },
     permissions: { querySync: () => ({ state: "denied" }) },
     env: { get: () => undefined },
@@ -113,3 +115,39 @@ describe(
     });
   },
 );
+
+describe("serveDeno's stop", { skip: "Deno" in globalThis ? "needs a stand-in Deno global" : false }, () => {
+  afterEach(() => {
+    mock.timers.reset();
+    delete (globalThis as { Deno?: unknown }).Deno;
+  });
+
+  it("does not wait forever for a request in flight (a client trickling its body held a SIGTERM open)", async () => {
+    // Deno's server.shutdown() waits for every request in flight: this one never ends.
+    fakeDeno(() => new Promise<void>(() => {}));
+    const serveDeno = await loadServeDeno();
+    let closed = false;
+    const store = { ...memoryStore(), close: async () => void (closed = true) };
+    const scheduler = createScheduler({ store, logger: quiet });
+    const handle = serveDeno(scheduler, { token: "t0123456789", signals: false });
+    await handle.ready;
+    const consoleError = console.error;
+    const said: string[] = [];
+    console.error = (line: string) => void said.push(line);
+    mock.timers.enable({ apis: ["setTimeout"] });
+    try {
+      let done = false;
+      void handle.shutdown().then(() => (done = true));
+      // A minute of mocked time, a second at a time.
+      for (let i = 0; i < 60 && !done; i++) {
+        mock.timers.tick(1_000);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      assert.equal(done, true, "shutdown() resolved");
+      assert.equal(closed, true, "the store was closed");
+      assert.match(said.join("\n"), /requests still in flight after \d+ ms/);
+    } finally {
+      console.error = consoleError;
+    }
+  });
+});

@@ -10,7 +10,9 @@
  */
 import { runAheadUntil, triggerSlot } from "../../src/engine/tick/run_ahead.ts";
 import type { Scheduler, TickReport } from "../../src/engine/types.ts";
-import { createClient } from "@libsql/client/web";
+import { type Client, createClient } from "@libsql/client/web";
+import { quote, SchedulerError } from "../../src/core/errors.ts";
+import { redactUrl } from "../../src/store/libsql/client.ts";
 import { denoKvStore, type KvLike } from "../../src/store/deno-kv/mod.ts";
 import { libsqlStore } from "../../src/store/libsql/mod.ts";
 import { memoryStore } from "../../src/store/memory/mod.ts";
@@ -216,7 +218,7 @@ export interface DenoStoreOptions {
  */
 export function denoStore(options: DenoStoreOptions = {}): Store {
   const url = Deno.env.get("LIBSQL_URL");
-  if (url) return libsqlStore({ client: createClient({ url, authToken: Deno.env.get("LIBSQL_AUTH_TOKEN") ?? "" }) });
+  if (url) return libsqlStore({ client: webClient(url, Deno.env.get("LIBSQL_AUTH_TOKEN") ?? "") });
   const openKv = (Deno as unknown as { openKv?: (path?: string) => Promise<KvLike> }).openKv;
   if (typeof openKv !== "function") {
     console.error(
@@ -225,4 +227,29 @@ export function denoStore(options: DenoStoreOptions = {}): Store {
     return memoryStore();
   }
   return denoKvStore(openKv.call(Deno, options.kvPath), { closeKv: true });
+}
+
+/**
+ * The libSQL HTTP client for `LIBSQL_URL`.
+ *
+ * @throws {SchedulerError} `invalid-spec` naming `LIBSQL_URL` (password and token hidden)
+ * when the client refuses the URL: the driver's own error quoted it whole, token included,
+ * and named no variable.
+ */
+function webClient(url: string, authToken: string): Client {
+  try {
+    return createClient({ url, authToken });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const why = typeof code === "string" ? ` (${code})` : "";
+    const hint = /^file:/i.test(url)
+      ? "; denoStore uses the HTTP client, so for a local file leave LIBSQL_URL unset and pass denoStore({ kvPath })"
+      : "";
+    throw new SchedulerError(
+      "invalid-spec",
+      `LIBSQL_URL: the libSQL client refuses ${quote(redactUrl(url))}${why}; expected a libsql:, https:, ` +
+        `http:, wss: or ws: URL${hint}`,
+      { path: "LIBSQL_URL" },
+    );
+  }
 }

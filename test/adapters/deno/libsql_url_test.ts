@@ -1,0 +1,45 @@
+// denoStore() with a LIBSQL_URL the libSQL client refuses: an error naming the variable,
+// never the token. Runs against a stand-in `Deno` global (its env alone), so it runs on
+// Node and Bun; on Deno, whose own global it cannot replace, it is skipped.
+import { afterEach, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { SchedulerError } from "../../../src/core/errors.ts";
+import type { Store } from "../../../src/store/types.ts";
+
+// A computed specifier keeps tsc (which has no Deno types) out of the adapter.
+const ADAPTER = "../../../adapters/deno/mod.ts";
+type DenoStore = (options?: { kvPath?: string }) => Store;
+const loadDenoStore = async (): Promise<DenoStore> => ((await import(ADAPTER)) as { denoStore: DenoStore }).denoStore;
+
+function fakeEnv(vars: Record<string, string>): void {
+  (globalThis as { Deno?: unknown }).Deno = { env: { get: (key: string) => vars[key] } };
+}
+
+describe("denoStore() with a malformed LIBSQL_URL", {
+  skip: "Deno" in globalThis ? "needs a stand-in Deno global" : false,
+}, () => {
+  afterEach(() => void delete (globalThis as { Deno?: unknown }).Deno);
+
+  for (
+    const [url, why] of [
+      ["db.example.com?authToken=s3cr3t", /\(URL_INVALID\)/],
+      ["file:edgecron.db", /denoStore\(\{ kvPath \}\)/],
+      ["postgres://app:s3cr3t@db.example.com/app", /URL_SCHEME_NOT_SUPPORTED/],
+    ] as const
+  ) {
+    it(`names LIBSQL_URL and hides the secret: ${url.replace(/s3cr3t/g, "…")}`, async () => {
+      fakeEnv({ LIBSQL_URL: url, LIBSQL_AUTH_TOKEN: "t" });
+      const denoStore = await loadDenoStore();
+      assert.throws(() => denoStore(), (e: unknown) => {
+        assert.ok(e instanceof SchedulerError, `a SchedulerError, got ${String(e)}`);
+        assert.equal(e.code, "invalid-spec");
+        assert.equal(e.path, "LIBSQL_URL");
+        assert.match(e.message, /^invalid-spec: LIBSQL_URL: the libSQL client refuses ".*"/);
+        assert.match(e.message, /expected a libsql:, https:, http:, wss: or ws: URL/);
+        assert.match(e.message, why);
+        assert.doesNotMatch(e.message, /s3cr3t/);
+        return true;
+      });
+    });
+  }
+});

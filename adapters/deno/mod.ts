@@ -18,7 +18,8 @@ import { libsqlStore } from "../../src/store/libsql/mod.ts";
 import { memoryStore } from "../../src/store/memory/mod.ts";
 import type { Store } from "../../src/store/types.ts";
 import { appFor, type AppOptions, setClientAddress } from "../_app.ts";
-import { createShutdown, type ShutdownOptions } from "../_lifecycle.ts";
+import { bindSignals, createShutdown, type ShutdownOptions } from "../_lifecycle.ts";
+import { denoSignals } from "./_signals.ts";
 import { announce, DEFAULT_HOSTNAME, listenError, listenUrl } from "../_listen.ts";
 export { resolveHost } from "./resolve.ts";
 
@@ -141,20 +142,11 @@ export function serveDeno(scheduler: Scheduler, options: DenoServeOptions = {}):
     onError: (step, error) => console.error(`edgecron: ${step} failed:`, error),
   });
   if (signals) {
-    let signalled = false;
-    const onSignal = (signal: Deno.Signal): void => {
-      if (signalled) Deno.exit(1);
-      signalled = true;
-      console.error(`edgecron: ${signal}: stopping (runs settle, then the store closes)`);
-      void shutdown().then(() => Deno.exit(0));
-    };
-    for (const signal of ["SIGINT", "SIGTERM"] as const) {
-      try {
-        Deno.addSignalListener(signal, () => onSignal(signal));
-      } catch {
-        // Deno Deploy and Windows (SIGTERM) refuse some listeners; the platform stops us.
-      }
-    }
+    bindSignals(denoSignals(), shutdown, {
+      signals: ["SIGINT", "SIGTERM"],
+      exit: true,
+      log: (line) => console.error(line),
+    });
   }
   return { ready, server, shutdown };
 }

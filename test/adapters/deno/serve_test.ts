@@ -33,11 +33,16 @@ function fakeDeno(
     },
     permissions: { querySync: () => ({ state: "denied" }) },
     env: { get: () => undefined },
-    addSignalListener: () => {},
-    exit: () => {},
+    addSignalListener: (signal: string, listener: () => void) => void signalled.push([signal, listener]),
+    removeSignalListener: () => {},
+    exit: (code: number) => void exits.push(code),
   };
   return { crons, serves };
 }
+
+/** The signal listeners serveDeno added, and the codes it exited with. */
+const signalled: [string, () => void][] = [];
+const exits: number[] = [];
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -149,5 +154,39 @@ describe("serveDeno's stop", { skip: "Deno" in globalThis ? "needs a stand-in De
     } finally {
       console.error = consoleError;
     }
+  });
+});
+
+describe("serveDeno's signals", { skip: "Deno" in globalThis ? "needs a stand-in Deno global" : false }, () => {
+  afterEach(() => {
+    signalled.length = 0;
+    exits.length = 0;
+    delete (globalThis as { Deno?: unknown }).Deno;
+  });
+
+  it("a second SIGTERM while runs settle exits 1 saying why, as on Node and Bun (it exited without a word)", async () => {
+    fakeDeno();
+    const serveDeno = await loadServeDeno();
+    const scheduler = createScheduler({ logger: quiet });
+    const handle = serveDeno(scheduler, { token: "t0123456789", serve: false });
+    await handle.ready;
+    const said: string[] = [];
+    const consoleError = console.error;
+    console.error = (line: string) => void said.push(line);
+    try {
+      const onTerm = signalled.find(([signal]) => signal === "SIGTERM")?.[1];
+      assert.ok(onTerm, "a SIGTERM listener");
+      // Both before the stop the first one began can finish.
+      onTerm();
+      onTerm();
+      assert.deepEqual(exits, [1]);
+      assert.deepEqual(said, [
+        "edgecron: SIGTERM: stopping (runs settle, then the store closes)",
+        "edgecron: SIGTERM again, exiting now",
+      ]);
+    } finally {
+      console.error = consoleError;
+    }
+    await handle.shutdown();
   });
 });

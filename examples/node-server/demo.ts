@@ -25,10 +25,29 @@ export interface DemoSettings {
   receiverUrl: string;
 }
 
-/** Reads the environment; generates the token and webhook secret when unset. */
+/**
+ * The port PORT names, 8787 when unset.
+ *
+ * @throws `Error` naming PORT when it is not a whole number from 0 to 65535: `Number()`
+ * read an empty PORT as 0 (a random port, and a demo webhook receiver on port 0) and
+ * `8080x` as NaN, which failed later as an "Invalid URL".
+ */
+export function portFromEnv(text: string | undefined): number {
+  if (text === undefined) return 8787;
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65_535) {
+    throw new Error(`PORT: expected a port number from 0 to 65535 (0 for any free port), got ${JSON.stringify(text)}`);
+  }
+  return Number(text);
+}
+
+/**
+ * Reads the environment; generates the token and webhook secret when unset.
+ *
+ * @throws `Error` naming PORT when it is not a port number.
+ */
 export function demoSettings(): DemoSettings {
   const env = process.env;
-  const port = Number(env.PORT ?? 8787);
+  const port = portFromEnv(env.PORT);
   const db = env.DATABASE_URL ?? env.LIBSQL_URL ?? env.EDGECRON_DB ?? "file:.edgecron/edgecron.db";
   // The data folder is git-ignored; create it so the first start needs no setup.
   if (db.startsWith("file:.edgecron/")) mkdirSync(".edgecron", { recursive: true });

@@ -34,7 +34,7 @@ export function pgDefs(db: PgConnection, t: PgTables, ensureReady: () => Promise
       checkInstant(now, "putDef.now");
       checkStorable([name], "putDef.name");
       const text = specText(spec);
-      checkStorable([text], "putDef.spec");
+      checkStorable([text], "putDef.spec", true);
       const expected = options.ifVersion === undefined
         ? undefined
         : checkVersion(options.ifVersion, "putDef.ifVersion");

@@ -297,6 +297,39 @@ if (skipReason !== false) {
       await store.close();
     });
 
+    it("refuses a lone surrogate as bad input: a spec jsonb would refuse, a name the driver would store changed", async () => {
+      const store = postgresStore({ url: server.url, schema: freshSchema() });
+      try {
+        // A webhook body with half a pair (JSON "\ud800" parses to one) failed as store-error 22P02.
+        await rejects(
+          () => store.putDef("d", { body: "hi\uD800" }, T0),
+          "invalid-spec",
+          /putDef\.spec: Postgres cannot store a lone surrogate/,
+        );
+        await rejects(
+          () => store.putDef("d", { ["k\uDC00"]: 1 }, T0),
+          "invalid-spec",
+          /putDef\.spec: .*lone surrogate/,
+        );
+        // The driver wrote "j\uFFFD": the row was inserted, and the claim answered lost.
+        await rejects(() => store.claim([request("j\uD800", T0)]), "invalid-spec", /claim: .*lone surrogate/);
+        await rejects(
+          () => store.setPaused("j", true, T0, { note: "n\uDBFF", by: "me" }),
+          "invalid-spec",
+          /setPaused: .*lone surrogate/,
+        );
+        assert.deepEqual(await store.runs("j\uFFFD"), [], "nothing reached the table");
+        // Whole pairs, and text that only looks like an escape, are stored as given.
+        const spec = { body: "ok \u{1F642}", raw: "\\ud800", pair: "\uD83D\uDE42" };
+        assert.equal((await store.putDef("d", spec, T0)).version, 1);
+        assert.deepEqual((await store.getDef("d"))?.spec, spec);
+        const [won] = await store.claim([request("j\u{1F642}", T0)]);
+        assert.equal(won?.outcome, "won");
+      } finally {
+        await store.close();
+      }
+    });
+
     it("overlap skip holds across separate pools: of eight nodes claiming one job's slots at once, one runs", async () => {
       const schema = freshSchema("ovl");
       const stores = Array.from({ length: 8 }, () => postgresStore({ url: server.url, schema, max: 1 }));

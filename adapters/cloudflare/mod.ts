@@ -85,8 +85,9 @@ export function libsqlFromEnv(env: LibsqlEnv): Store {
  * this would carry it): use `postgresFromEnv` from `edgecron/cloudflare/postgres`.
  *
  * @throws {SchedulerError} `invalid-spec` when neither D1 nor libSQL is bound but
- * `DATABASE_URL` or a `HYPERDRIVE` binding is: a memory store would silently give up
- * exactly-once, so the error names `postgresFromEnv` instead.
+ * `DATABASE_URL` or a `HYPERDRIVE` binding is (the error names `postgresFromEnv`), or the
+ * D1 binding's name holds something else, or `options.binding` names no binding: a
+ * memory store would silently give up exactly-once.
  * @example
  * ```ts
  * import { createScheduler } from "edgecron";
@@ -117,7 +118,27 @@ export function storeFromEnv(env: object, options: { binding?: string } = {}): S
       { path: `env.${postgresBinding}` },
     );
   }
+  // A binding named for D1 that is something else (a var, a KV namespace), or a binding
+  // asked for by name that is missing, is a wrangler.toml mistake: a memory store would
+  // silently give up exactly-once.
+  const name = options.binding ?? "DB";
+  if (db !== undefined || options.binding !== undefined) {
+    throw new SchedulerError(
+      "invalid-spec",
+      `env.${name}: expected a D1 database binding ([[d1_databases]] binding = ${JSON.stringify(name)} in ` +
+        `wrangler.toml), got ${kindOf(db)}`,
+      { path: `env.${name}` },
+    );
+  }
   return undefined;
+}
+
+/** "no binding", "null", "a string", "an object": what a binding turned out to be. */
+function kindOf(value: unknown): string {
+  if (value === undefined) return "no binding";
+  if (value === null) return "null";
+  const type = typeof value;
+  return `${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`;
 }
 
 /** What a Worker without its token answers (503) and logs once. */

@@ -39,4 +39,14 @@ describe("storeFromEnv", () => {
     // D1 or libSQL, when bound, still win.
     assert.ok(storeFromEnv({ DB: fakeD1, DATABASE_URL: "postgres://h/db" }));
   });
+
+  it("refuses a D1 binding that is missing or something else when nothing else is bound (it fell back to memory)", () => {
+    const refused = (path: string, got: string) => (e: unknown): boolean =>
+      e instanceof SchedulerError && e.code === "invalid-spec" && e.path === path &&
+      e.message.includes(`${path}: expected a D1 database binding`) && e.message.endsWith(got);
+    // A typo in wrangler.toml's binding name, or the name given to a KV namespace or a var.
+    assert.throws(() => storeFromEnv({ JOBS_DB: fakeD1 }, { binding: "JOBS" }), refused("env.JOBS", "got no binding"));
+    assert.throws(() => storeFromEnv({ DB: "edgecron" }), refused("env.DB", "got a string"));
+    assert.throws(() => storeFromEnv({ DB: { get() {}, put() {} } }), refused("env.DB", "got an object"));
+  });
 });

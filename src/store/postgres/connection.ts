@@ -41,6 +41,9 @@ export interface PgConnection {
   close(): Promise<void>;
 }
 
+/** How long `close()` lets the calls under way finish before it ends an owned pool. */
+export const END_GRACE_MS = 5_000;
+
 /** Opens the connection manager for resolved options. */
 export function pgConnection(resolved: ResolvedPostgresOptions): PgConnection {
   // The pool (for `{ url }` and `{ sql }`); a lease form never opens one.
@@ -70,7 +73,20 @@ export function pgConnection(resolved: ResolvedPostgresOptions): PgConnection {
     return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
   };
 
-  async function run<T>(
+  // The calls under way, which close() lets finish before it ends an owned pool.
+  const inflight = new Set<Promise<unknown>>();
+  function run<T>(
+    operation: string,
+    kind: "read" | "write",
+    fn: (sql: PostgresSqlLike, cancels: (() => unknown)[]) => Promise<T>,
+  ): Promise<T> {
+    const call = attempts(operation, kind, fn);
+    inflight.add(call);
+    void call.catch(() => undefined).finally(() => inflight.delete(call));
+    return call;
+  }
+
+  async function attempts<T>(
     operation: string,
     kind: "read" | "write",
     fn: (sql: PostgresSqlLike, cancels: (() => unknown)[]) => Promise<T>,
@@ -134,7 +150,17 @@ export function pgConnection(resolved: ResolvedPostgresOptions): PgConnection {
 
     async close(): Promise<void> {
       const opened = await life.close();
-      if ("owned" in resolved && resolved.owned) await opened?.end({ timeout: 5 });
+      if (!("owned" in resolved && resolved.owned) || opened === undefined) return;
+      // The calls under way get up to END_GRACE_MS, then every connection ends at once.
+      // Not postgres.js's end({ timeout: 5 }): after a connection broke under a query
+      // (server restart, pg_terminate_backend) it waited the whole timeout on that
+      // connection whatever was running, so close() took 5 s, past a short storeTimeout.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        Promise.allSettled([...inflight]),
+        new Promise((resolve) => (timer = setTimeout(resolve, END_GRACE_MS))),
+      ]).finally(() => clearTimeout(timer));
+      await opened.end({ timeout: 0 });
     },
   };
 }

@@ -522,5 +522,35 @@ if (skipReason !== false) {
       assert.equal(outcomes.at(-1), "won", `the pool never healed: ${outcomes.join(", ")}`);
       await store.close();
     });
+
+    it("close() ends its pool at once after the server dropped a connection under a write", async () => {
+      // postgres.js's end({ timeout: 5 }) waited all 5 s on the broken connection, so
+      // scheduler.close() failed as store-error with a storeTimeout of 5 s or less.
+      const schema = freshSchema("drop");
+      const store = postgresStore({ url: server.url, schema, max: 4 });
+      await store.init();
+      const holder = await admin.reserve();
+      try {
+        await holder.unsafe("BEGIN");
+        await holder.unsafe(`LOCK TABLE "${schema}".settings IN ACCESS EXCLUSIVE MODE`);
+        const write = store.putSetting("k", "v").then(() => "written", (e: unknown) => String(e));
+        // Its backend waits on the lock: then it is terminated under the write.
+        const waiting =
+          `SELECT pid FROM pg_stat_activity WHERE application_name = 'edgecron' AND wait_event_type = 'Lock' AND query LIKE $1`;
+        let pids: readonly { pid: number }[] = [];
+        while (pids.length === 0) pids = await admin.unsafe(waiting, [`%${schema}%`]) as unknown as { pid: number }[];
+        await admin.unsafe("SELECT pg_terminate_backend($1)", [pids[0]!.pid]);
+        assert.match(await write, /^SchedulerError: store-error: postgres: putSetting failed: /);
+      } finally {
+        await holder.unsafe("ROLLBACK");
+        holder.release();
+      }
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const closed = await Promise.race([
+        store.close().then(() => "closed"),
+        new Promise((resolve) => (timer = setTimeout(resolve, 2_000, "still closing after 2 s"))),
+      ]).finally(() => clearTimeout(timer));
+      assert.equal(closed, "closed");
+    });
   });
 }

@@ -6,7 +6,8 @@
  */
 import { tallyFromReads } from "../_tally.ts";
 import { createContext } from "./_context.ts";
-import { keysUnder, type KvKey, type KvLike, publicRecord, type Row } from "./_kv.ts";
+import { type DenoKvStoreOptions, resolveKvOptions } from "./options.ts";
+import { keysUnder, type KvLike, publicRecord, type Row } from "./_kv.ts";
 import { claimAll } from "./claims.ts";
 import { reapAll, reclaimOne, renewAll, updateAll } from "./attempts.ts";
 import { kvDefs } from "./defs.ts";
@@ -38,13 +39,7 @@ import type {
 
 export type { KvAtomic, KvKey, KvKeyPart, KvLike, KvListed, KvMaybe, KvSelector } from "./_kv.ts";
 
-/** Options of `denoKvStore`. */
-export interface DenoKvStoreOptions {
-  /** The key prefix every entry lives under; default `["edgecron"]`. Lets several schedulers share one KV. */
-  prefix?: KvKey;
-  /** Whether `close()` closes the KV; default false (whoever opened it closes it). */
-  closeKv?: boolean;
-}
+export type { DenoKvStoreOptions } from "./options.ts";
 
 /**
  * Creates a `Store` on Deno KV, for a `Deno.Kv` from `Deno.openKv()` (or a promise of
@@ -54,12 +49,13 @@ export interface DenoKvStoreOptions {
  * Claims of one call are batched up to Deno KV's atomic limits (100 checks per commit)
  * and commit in parallel; results are in request order.
  *
- * Options: `prefix` (default `["edgecron"]`), `closeKv` (default false).
+ * Options: `prefix` (default `["edgecron"]`), `closeKv` (default false); any other is refused.
  *
  * Limits of the medium: an `error` text is kept up to 2000 characters, a definition's
  * spec up to 60 000 bytes of JSON (one KV value holds 64 KiB).
  *
- * @throws {SchedulerError} `invalid-spec` at once for a value that is not a KV. Methods
+ * @throws {SchedulerError} `invalid-spec` at once for a value that is not a KV, and for
+ * a bad or unknown option (a prefix part KV refuses, a prefix over 1024 bytes). Methods
  * reject with `store-error` when KV fails, and with `invalid-*` codes for bad arguments.
  *
  * @example
@@ -70,19 +66,12 @@ export interface DenoKvStoreOptions {
  * const scheduler = createScheduler({ store: denoKvStore(await Deno.openKv()) });
  * ```
  */
-export function denoKvStore(kv: KvLike | Promise<KvLike>, options: DenoKvStoreOptions = {}): Store {
+export function denoKvStore(kv: KvLike | Promise<KvLike>, options?: DenoKvStoreOptions): Store {
   const isKv = (value: unknown): boolean => typeof (value as KvLike | null)?.atomic === "function";
   if (!(kv instanceof Promise) && !isKv(kv)) {
     throw new SchedulerError("invalid-spec", `denoKvStore: expected a KV handle (from openKv()), got ${quote(kv)}`);
   }
-  const prefix = options.prefix ?? ["edgecron"];
-  if (!Array.isArray(prefix)) {
-    throw new SchedulerError(
-      "invalid-spec",
-      `denoKvStore.prefix: expected an array of key parts, got ${quote(prefix)}`,
-      { path: "prefix" },
-    );
-  }
+  const { prefix, closeKv } = resolveKvOptions(options);
   let closed = false;
   const ctx = createContext(kv, keysUnder(prefix), () => closed);
 
@@ -94,7 +83,7 @@ export function denoKvStore(kv: KvLike | Promise<KvLike>, options: DenoKvStoreOp
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      if (options.closeKv === true) (await Promise.resolve(kv).catch(() => undefined))?.close();
+      if (closeKv) (await Promise.resolve(kv).catch(() => undefined))?.close();
     },
 
     setCallTimeout: ctx.setCallTimeout,

@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { request } from "../contract.ts";
 import { freshStore, newKvPath, openKv, skipReason } from "./_open.ts";
-import { kvStore } from "../../../src/store/deno-kv/mod.ts";
+import { denoKvStore, kvStore } from "../../../src/store/deno-kv/mod.ts";
 import { SchedulerError } from "../../../src/core/errors.ts";
 import type { RunUpdate, Store } from "../../../src/store/types.ts";
 
@@ -20,6 +20,51 @@ async function using(fn: (store: Store) => Promise<void>): Promise<void> {
     await store.close();
   }
 }
+
+// Options are checked before any KV is touched: these run on every runtime.
+describe("denoKvStore options", () => {
+  const kv = { atomic() {} } as never;
+  const refuses = (options: unknown, re: RegExp): void => {
+    assert.throws(() => denoKvStore(kv, options as never), (e: unknown) => {
+      assert.ok(e instanceof SchedulerError && e.code === "invalid-spec", String(e));
+      assert.match(e.message, re);
+      return true;
+    }, JSON.stringify(options) ?? String(options));
+  };
+
+  it("refuses a misspelt option, naming the nearest, instead of using the default prefix", () => {
+    // `prefx` put this app's rows under ["edgecron"], shared with every other app on the KV.
+    refuses(
+      { prefx: ["app"] },
+      /^invalid-spec: denoKvStore\.prefx: unknown option \(it takes prefix, closeKv\); did you mean "prefix"\?$/,
+    );
+    refuses({ closekv: true }, /denoKvStore\.closekv: unknown option .*did you mean "closeKv"\?/);
+    refuses({ ttl: 5 }, /denoKvStore\.ttl: unknown option \(it takes prefix, closeKv\)$/);
+    refuses(null, /^invalid-spec: denoKvStore: expected options \{ prefix, closeKv \}, got "null"/);
+    refuses("app", /denoKvStore: expected options/);
+    assert.doesNotThrow(() => denoKvStore(kv, { prefix: undefined, closeKv: undefined } as never));
+  });
+
+  it("refuses a prefix KV cannot use as a key, at once rather than at every call", () => {
+    // Each failed every write as store-error ("expected string, number, …", "Key too large").
+    refuses(
+      { prefix: [{}] },
+      /^invalid-spec: denoKvStore\.prefix\[0\]: expected a string, number, bigint, boolean or Uint8Array, got "\[object Object\]"/,
+    );
+    refuses({ prefix: ["app", undefined] }, /denoKvStore\.prefix\[1\]: expected a string/);
+    refuses({ prefix: [null] }, /denoKvStore\.prefix\[0\]/);
+    refuses(
+      { prefix: ["x".repeat(3000)] },
+      /denoKvStore\.prefix: expected at most 1024 bytes of key \(a KV key holds 2048\), got 3002/,
+    );
+    refuses({ prefix: "app" }, /denoKvStore\.prefix: expected an array of key parts, got "app"/);
+    assert.doesNotThrow(() => denoKvStore(kv, { prefix: ["app", 2, 3n, true, new Uint8Array([1]), "x".repeat(900)] }));
+  });
+
+  it('refuses a closeKv that is not a boolean ("yes" left the KV open)', () => {
+    refuses({ closeKv: "yes" }, /^invalid-spec: denoKvStore\.closeKv: expected true or false, got "yes"/);
+  });
+});
 
 describe("kvStore (Deno KV)", { skip: skipReason }, () => {
   it("a claim racing a reclaim, both with overlap skip: never two live runs of the job", () =>

@@ -2,7 +2,7 @@
  * What every part of the Deno KV store shares: the opened KV, the key layout, error
  * mapping, and the optimistic retry loop around atomic commits.
  */
-import { SchedulerError } from "../../core/errors.ts";
+import { quote, SchedulerError } from "../../core/errors.ts";
 import type { Keys, KvLike } from "./_kv.ts";
 
 /** Returned by an attempt whose atomic commit failed a check: read again and retry. */
@@ -39,7 +39,15 @@ export function isBusy(error: unknown): boolean {
 /** Creates the context over a KV (or a promise of one, opened by the caller). */
 export function createContext(source: KvLike | Promise<KvLike>, keys: Keys, isClosed: () => boolean): KvContext {
   let callTimeout = 10_000;
-  const opened = Promise.resolve(source);
+  // A promise of something else is the caller's mistake: said as such at every call,
+  // not as a store failure ("kv.atomic is not a function").
+  const opened = Promise.resolve(source).then((kv) => {
+    if (typeof (kv as KvLike | null)?.atomic === "function") return kv;
+    throw new SchedulerError(
+      "invalid-spec",
+      `denoKvStore: expected the promise to resolve to a KV handle (from openKv()), got ${quote(kv)}`,
+    );
+  });
   // A rejected open is reported by the first operation; this keeps it from being unhandled.
   opened.catch(() => undefined);
 

@@ -61,6 +61,19 @@ describe("denoKvStore options", () => {
     assert.doesNotThrow(() => denoKvStore(kv, { prefix: ["app", 2, 3n, true, new Uint8Array([1]), "x".repeat(900)] }));
   });
 
+  it("a promise that resolves to something else than a KV fails each call with invalid-spec saying so", async () => {
+    // It failed as store-error "kv.atomic is not a function", a store outage to the engine.
+    const store = denoKvStore(Promise.resolve({ get() {} }) as never);
+    await assert.rejects(store.putSetting("k", "v"), (e: unknown) => {
+      assert.ok(e instanceof SchedulerError && e.code === "invalid-spec", String(e));
+      assert.match(
+        e.message,
+        /^invalid-spec: denoKvStore: expected the promise to resolve to a KV handle \(from openKv\(\)\), got "\[object Object\]"/,
+      );
+      return true;
+    });
+  });
+
   it('refuses a closeKv that is not a boolean ("yes" left the KV open)', () => {
     refuses({ closeKv: "yes" }, /^invalid-spec: denoKvStore\.closeKv: expected true or false, got "yes"/);
   });

@@ -103,7 +103,10 @@ export function serveDeno(scheduler: Scheduler, options: DenoServeOptions = {}):
   // A store down at boot is logged by the scheduler (store-error) and retried by every
   // tick and request; left unhandled, this rejection would end the process.
   const settled = ready.catch(() => {});
-  Deno.cron(name, trigger, async () => {
+  // Aborted by shutdown(): a stopped handle's trigger ran its jobs every minute on.
+  const unregister = new AbortController();
+  Deno.cron(name, trigger, { signal: unregister.signal }, async () => {
+    if (unregister.signal.aborted) return;
     await tick(triggerSlot(trigger, Date.now()));
   });
   if (tickOnStart) void settled.then(() => tick(undefined));
@@ -137,10 +140,14 @@ export function serveDeno(scheduler: Scheduler, options: DenoServeOptions = {}):
   }
   if (timer) void settled.then(() => scheduler.start());
 
-  const shutdown = createShutdown(scheduler, () => closeServer(server), {
+  const stop = createShutdown(scheduler, () => closeServer(server), {
     ...options,
     onError: (step, error) => console.error(`edgecron: ${step} failed:`, error),
   });
+  const shutdown = (): Promise<void> => {
+    unregister.abort();
+    return stop();
+  };
   if (signals) {
     bindSignals(denoSignals(), shutdown, {
       signals: ["SIGINT", "SIGTERM"],

@@ -26,7 +26,11 @@ function fakeDeno(
   const crons: (() => Promise<void>)[] = [];
   const serves: Serve[] = [];
   (globalThis as { Deno?: unknown }).Deno = {
-    cron: (_name: string, _schedule: string, handler: () => Promise<void>) => void crons.push(handler),
+    cron: (_name: string, _schedule: string, ...rest: unknown[]) => {
+      const [options, handler] = rest.length === 1 ? [{}, rest[0]] : rest;
+      crons.push(handler as () => Promise<void>);
+      cronOptions.push(options as { signal?: AbortSignal });
+    },
     serve: (_options: object, handler: Serve) => {
       serves.push(handler);
       return { shutdown };
@@ -39,6 +43,9 @@ function fakeDeno(
   };
   return { crons, serves };
 }
+
+/** The options of each Deno.cron call. */
+const cronOptions: { signal?: AbortSignal }[] = [];
 
 /** The signal listeners serveDeno added, and the codes it exited with. */
 const signalled: [string, () => void][] = [];
@@ -190,3 +197,31 @@ describe("serveDeno's signals", { skip: "Deno" in globalThis ? "needs a stand-in
     await handle.shutdown();
   });
 });
+
+describe(
+  "serveDeno's trigger after a stop",
+  { skip: "Deno" in globalThis ? "needs a stand-in Deno global" : false },
+  () => {
+    afterEach(() => {
+      cronOptions.length = 0;
+      delete (globalThis as { Deno?: unknown }).Deno;
+    });
+
+    it("shutdown() unregisters the Deno.cron trigger: a stopped handle ran its jobs every minute on", async () => {
+      const { crons } = fakeDeno();
+      const serveDeno = await loadServeDeno();
+      let runs = 0;
+      const scheduler = createScheduler({ logger: quiet }).job("minutely", {
+        schedule: "* * * * *",
+        run: () => void (runs += 1),
+      });
+      const handle = serveDeno(scheduler, { token: "t0123456789", serve: false, signals: false });
+      await handle.ready;
+      await handle.shutdown();
+      assert.equal(cronOptions[0]?.signal?.aborted, true, "Deno.cron's signal is aborted");
+      // A fire already on its way when the signal aborted.
+      await crons[0]!();
+      assert.equal(runs, 0);
+    });
+  },
+);

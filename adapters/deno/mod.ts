@@ -18,8 +18,7 @@ import { libsqlStore } from "../../src/store/libsql/mod.ts";
 import { memoryStore } from "../../src/store/memory/mod.ts";
 import type { Store } from "../../src/store/types.ts";
 import { appFor, type AppOptions, setClientAddress } from "../_app.ts";
-import { bindSignals, createShutdown, type ShutdownOptions } from "../_lifecycle.ts";
-import { denoSignals } from "./_signals.ts";
+import { createShutdown, type ShutdownOptions } from "../_lifecycle.ts";
 import { announce, DEFAULT_HOSTNAME, listenError, listenUrl } from "../_listen.ts";
 export { resolveHost } from "./resolve.ts";
 
@@ -40,7 +39,7 @@ export interface DenoServeOptions extends AppOptions, ShutdownOptions {
    */
   timer?: boolean;
   /**
-   * Tick once as soon as the store is ready, at the clock's time; default false. The first
+   * Tick once at start-up, at the clock's time (the tick waits for the store); default false. The first
    * `Deno.cron` call registers new jobs and runs its own slot; this start-up tick only
    * catches up earlier (by each job's catch-up policy) on slots missed while no isolate ran.
    */
@@ -106,10 +105,9 @@ export function serveDeno(scheduler: Scheduler, options: DenoServeOptions = {}):
   // Aborted by shutdown(): a stopped handle's trigger ran its jobs every minute on.
   const unregister = new AbortController();
   Deno.cron(name, trigger, { signal: unregister.signal }, async () => {
-    if (unregister.signal.aborted) return;
     await tick(triggerSlot(trigger, Date.now()));
   });
-  if (tickOnStart) void settled.then(() => tick(undefined));
+  if (tickOnStart) void tick(undefined);
 
   const onDeploy = onDenoDeploy();
   const serveOptions = options.serve === false
@@ -128,8 +126,8 @@ export function serveDeno(scheduler: Scheduler, options: DenoServeOptions = {}):
           options.onListen?.({ url, port });
         },
       }, async (request, info) => {
-        // Not the boot's promise: after a failed init, each request tries again.
-        await scheduler.ready().catch(() => {});
+        // Settled either way: after a failed init, the router's calls try again themselves.
+        await settled;
         return app.fetch(
           setClientAddress(request, "hostname" in info.remoteAddr ? info.remoteAddr.hostname : undefined),
         );
@@ -138,7 +136,8 @@ export function serveDeno(scheduler: Scheduler, options: DenoServeOptions = {}):
       throw listenError(error, serveOptions.port ?? 8787, serveOptions.hostname ?? DEFAULT_HOSTNAME, "serveDeno");
     }
   }
-  if (timer) void settled.then(() => scheduler.start());
+  // Its first tick waits for the store (and retries it) itself.
+  if (timer) scheduler.start();
 
   const stop = createShutdown(scheduler, () => closeServer(server), {
     ...options,
@@ -149,37 +148,38 @@ export function serveDeno(scheduler: Scheduler, options: DenoServeOptions = {}):
     return stop();
   };
   if (signals) {
-    bindSignals(denoSignals(), shutdown, {
-      signals: ["SIGINT", "SIGTERM"],
-      exit: true,
-      log: (line) => console.error(line),
-    });
+    // As bindSignals does on Node and Bun; Deno Deploy and Windows (SIGTERM) refuse some
+    // listeners, and the platform stops us there.
+    let signalled = false;
+    const onSignal = (signal: Deno.Signal): void => {
+      console.error(
+        `edgecron: ${signal}${signalled ? " again, exiting now" : ": stopping (runs settle, then the store closes)"}`,
+      );
+      if (signalled) Deno.exit(1);
+      signalled = true;
+      void shutdown().then(() => Deno.exit(0));
+    };
+    for (const signal of ["SIGINT", "SIGTERM"] as const) {
+      try {
+        Deno.addSignalListener(signal, () => onSignal(signal));
+      } catch {
+        // Refused here: the platform stops us.
+      }
+    }
   }
   return { ready, server, shutdown };
 }
 
-/** How long a stop waits for requests still in flight before it goes on to close the store. */
-const SERVER_CLOSE_MS = 2_000;
-
 /**
- * `server.shutdown()`, waited for at most `SERVER_CLOSE_MS`. Deno's shutdown waits for
+ * `server.shutdown()`, waited for at most 2 s before the store closes. Deno's shutdown waits for
  * every request in flight to finish, so a client that trickles a body a byte at a time
  * held a SIGTERM open for as long as it liked; Node and Bun close such connections at once.
  */
 async function closeServer(server: Deno.HttpServer | undefined): Promise<void> {
-  if (server === undefined) return;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const gaveUp = new Promise<void>((resolve) => {
-    timer = setTimeout(() => {
-      console.error(`edgecron: requests still in flight after ${SERVER_CLOSE_MS} ms; stopping without them`);
-      resolve();
-    }, SERVER_CLOSE_MS);
-  });
-  try {
-    await Promise.race([server.shutdown(), gaveUp]);
-  } finally {
-    clearTimeout(timer);
-  }
+  // (A shutdown that throws leaves the timer to run out: 2 s, and nothing else.)
+  await Promise.race([server?.shutdown(), new Promise((resolve) => timer = setTimeout(resolve, 2_000))]);
+  clearTimeout(timer);
 }
 
 /** True on Deno Deploy (it sets `DENO_DEPLOYMENT_ID`); asked without a permission prompt. */
@@ -238,16 +238,10 @@ export function denoStore(options: DenoStoreOptions = {}): Store {
 function webClient(url: string, authToken: string): Client {
   try {
     return createClient({ url, authToken });
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    const why = typeof code === "string" ? ` (${code})` : "";
-    const hint = /^file:/i.test(url)
-      ? "; denoStore uses the HTTP client, so for a local file leave LIBSQL_URL unset and pass denoStore({ kvPath })"
-      : "";
+  } catch {
     throw new SchedulerError(
       "invalid-spec",
-      `LIBSQL_URL: the libSQL client refuses ${quote(redactUrl(url))}${why}; expected a libsql:, https:, ` +
-        `http:, wss: or ws: URL${hint}`,
+      `LIBSQL_URL: expected a libsql:, https: or wss: URL, got ${quote(redactUrl(url))}`,
       { path: "LIBSQL_URL" },
     );
   }

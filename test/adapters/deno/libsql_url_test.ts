@@ -21,23 +21,20 @@ describe("denoStore() with a malformed LIBSQL_URL", {
   afterEach(() => void delete (globalThis as { Deno?: unknown }).Deno);
 
   for (
-    const [url, why] of [
-      ["db.example.com?authToken=s3cr3t", /\(URL_INVALID\)/],
-      ["file:edgecron.db", /denoStore\(\{ kvPath \}\)/],
-      ["postgres://app:s3cr3t@db.example.com/app", /URL_SCHEME_NOT_SUPPORTED/],
+    const [url, shown] of [
+      ["db.example.com?authToken=s3cr3t", "db.example.com?authToken=***"],
+      ["file:edgecron.db", "file:edgecron.db"],
+      ["postgres://app:s3cr3t@db.example.com/app", "postgres://***@db.example.com/app"],
     ] as const
   ) {
-    it(`names LIBSQL_URL and hides the secret: ${url.replace(/s3cr3t/g, "…")}`, async () => {
+    it(`names LIBSQL_URL and hides the secret: ${shown}`, async () => {
       fakeEnv({ LIBSQL_URL: url, LIBSQL_AUTH_TOKEN: "t" });
       const denoStore = await loadDenoStore();
       assert.throws(() => denoStore(), (e: unknown) => {
         assert.ok(e instanceof SchedulerError, `a SchedulerError, got ${String(e)}`);
         assert.equal(e.code, "invalid-spec");
         assert.equal(e.path, "LIBSQL_URL");
-        assert.match(e.message, /^invalid-spec: LIBSQL_URL: the libSQL client refuses ".*"/);
-        assert.match(e.message, /expected a libsql:, https:, http:, wss: or ws: URL/);
-        assert.match(e.message, why);
-        assert.doesNotMatch(e.message, /s3cr3t/);
+        assert.equal(e.message, `invalid-spec: LIBSQL_URL: expected a libsql:, https: or wss: URL, got "${shown}"`);
         return true;
       });
     });

@@ -143,24 +143,16 @@ describe("serveDeno's stop", { skip: "Deno" in globalThis ? "needs a stand-in De
     const scheduler = createScheduler({ store, logger: quiet });
     const handle = serveDeno(scheduler, { token: "t0123456789", signals: false });
     await handle.ready;
-    const consoleError = console.error;
-    const said: string[] = [];
-    console.error = (line: string) => void said.push(line);
     mock.timers.enable({ apis: ["setTimeout"] });
-    try {
-      let done = false;
-      void handle.shutdown().then(() => (done = true));
-      // A minute of mocked time, a second at a time.
-      for (let i = 0; i < 60 && !done; i++) {
-        mock.timers.tick(1_000);
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      assert.equal(done, true, "shutdown() resolved");
-      assert.equal(closed, true, "the store was closed");
-      assert.match(said.join("\n"), /requests still in flight after \d+ ms/);
-    } finally {
-      console.error = consoleError;
+    let done = false;
+    void handle.shutdown().then(() => (done = true));
+    // A minute of mocked time, a second at a time.
+    for (let i = 0; i < 60 && !done; i++) {
+      mock.timers.tick(1_000);
+      await new Promise((resolve) => setImmediate(resolve));
     }
+    assert.equal(done, true, "shutdown() resolved");
+    assert.equal(closed, true, "the store was closed");
   });
 });
 
@@ -217,11 +209,10 @@ describe(
       });
       const handle = serveDeno(scheduler, { token: "t0123456789", serve: false, signals: false });
       await handle.ready;
-      await handle.shutdown();
-      assert.equal(cronOptions[0]?.signal?.aborted, true, "Deno.cron's signal is aborted");
-      // A fire already on its way when the signal aborted.
       await crons[0]!();
-      assert.equal(runs, 0);
+      assert.equal(runs, 1, "the trigger ran the job while serving");
+      await handle.shutdown();
+      assert.equal(cronOptions[0]?.signal?.aborted, true, "Deno.cron's signal is aborted: Deno calls it no more");
     });
   },
 );

@@ -5,7 +5,7 @@
  * each delivery is refused when any of them is internal (unless allowed). An IP literal
  * resolves to itself.
  *
- * @throws the resolver's error when the host has neither record.
+ * @throws the resolver's error, or an `Error`, when the host has no A or AAAA address.
  * @example
  * ```ts
  * import { createScheduler } from "edgecron";
@@ -19,6 +19,8 @@ export async function resolveHost(host: string): Promise<string[]> {
   if (/^[\d.]+$/.test(name) || name.includes(":")) return [name];
   const [a, aaaa] = await Promise.allSettled([Deno.resolveDns(name, "A"), Deno.resolveDns(name, "AAAA")]);
   const found = [...(a.status === "fulfilled" ? a.value : []), ...(aaaa.status === "fulfilled" ? aaaa.value : [])];
-  if (found.length === 0 && a.status === "rejected") throw a.reason;
+  // An empty list would pass the SSRF check and leave the delivery to resolve the name
+  // again, unchecked: no address is a failure, as node:dns's ENOTFOUND is.
+  if (found.length === 0) throw a.status === "rejected" ? a.reason : new Error(`${name}: no A or AAAA record`);
   return found;
 }

@@ -1,4 +1,5 @@
 /** What the long-lived adapters share about listening: the default host, the start-up line, a busy port. Private to `adapters/`. */
+import { quote, SchedulerError } from "../src/core/errors.ts";
 import type { Scheduler } from "../src/engine/types.ts";
 
 /**
@@ -39,4 +40,21 @@ export function listenError(error: unknown, port: number, hostname: string, serv
     `Choose another with the \`port\` option: ${serve}(scheduler, { port: ${other} }), or port: 0 for any free port ` +
     `(the examples read PORT: PORT=${other}).`;
   return Object.assign(new Error(message, { cause: error }), { code: "EADDRINUSE" });
+}
+
+/**
+ * The `port` option, checked before the store opens: a whole number from 0 to 65535.
+ *
+ * @throws {SchedulerError} `invalid-spec` naming `port` otherwise. Node read a string such as
+ * `process.env.PORT` = "abc" as a pipe path: it listened on a socket file named abc and said
+ * `listening on http://127.0.0.1:undefined`.
+ */
+export function checkPort(port: unknown, serve: string): number {
+  if (typeof port === "number" && Number.isInteger(port) && port >= 0 && port <= 65_535) return port;
+  const hint = typeof port === "string" ? " (a string: pass Number(process.env.PORT))" : "";
+  throw new SchedulerError(
+    "invalid-spec",
+    `${serve}: port must be a whole number from 0 to 65535 (0 for any free port), got ${quote(port)}${hint}`,
+    { path: "port" },
+  );
 }

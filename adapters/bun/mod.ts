@@ -7,7 +7,7 @@
 import process from "node:process";
 import type { Scheduler } from "../../src/engine/types.ts";
 import { appFor, type AppOptions, setClientAddress } from "../_app.ts";
-import { announce, DEFAULT_HOSTNAME, listenError, listenUrl } from "../_listen.ts";
+import { announce, checkPort, DEFAULT_HOSTNAME, listenError, listenUrl } from "../_listen.ts";
 import { bindSignals, createShutdown, type ServerHandle, type ServerOptions } from "../_lifecycle.ts";
 export { resolveHost } from "../node/resolve.ts";
 export { pinnedFetch } from "../node/pinned_fetch.ts";
@@ -42,7 +42,7 @@ export type BunServerHandle = ServerHandle;
  * Initialises the store, starts timer mode and serves the router with `Bun.serve`.
  *
  * @throws `Error` when not running on Bun; {SchedulerError} `invalid-spec` without a token
- * or `router: { public: true }`, `store-error` when `scheduler.ready()` (the store's init) fails.
+ * or `router: { public: true }`, or naming `port` when it is not a whole number from 0 to 65535, `store-error` when `scheduler.ready()` (the store's init) fails.
  * @example
  * ```ts
  * import { createScheduler } from "edgecron";
@@ -55,6 +55,7 @@ export type BunServerHandle = ServerHandle;
 export async function serveBun(scheduler: Scheduler, options: BunServeOptions = {}): Promise<BunServerHandle> {
   const { port = 8787, hostname = DEFAULT_HOSTNAME, timer = true, signals = ["SIGINT", "SIGTERM"], exit = true } =
     options;
+  checkPort(port, "serveBun");
   const bun = (globalThis as { Bun?: BunRuntime }).Bun;
   if (bun === undefined) throw new Error("edgecron/bun: Bun.serve is not available; run this with bun");
   await scheduler.ready();

@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import process from "node:process";
 import type { Scheduler } from "../../src/engine/types.ts";
 import { appFor, type AppOptions, setClientAddress } from "../_app.ts";
-import { announce, DEFAULT_HOSTNAME, listenError, listenUrl } from "../_listen.ts";
+import { announce, checkPort, DEFAULT_HOSTNAME, listenError, listenUrl } from "../_listen.ts";
 import { bindSignals, createShutdown, type ServerHandle, type ServerOptions } from "../_lifecycle.ts";
 export { resolveHost } from "./resolve.ts";
 export { pinnedFetch } from "./pinned_fetch.ts";
@@ -24,7 +24,7 @@ export type NodeServer = ServerHandle;
  * Initialises the store, starts timer mode and serves the router.
  *
  * @throws {SchedulerError} `invalid-spec` (`router.token: required …`) without a token or
- * `router: { public: true }`; `store-error` when `scheduler.ready()` (the store's init) fails; an `Error` with
+ * `router: { public: true }`, or naming `port` when it is not a whole number from 0 to 65535; `store-error` when `scheduler.ready()` (the store's init) fails; an `Error` with
  * `code: "EADDRINUSE"` naming the port and the `port` option when the port is taken.
  * @example
  * ```ts
@@ -40,6 +40,7 @@ export type NodeServer = ServerHandle;
 export async function serveNode(scheduler: Scheduler, options: NodeServeOptions = {}): Promise<NodeServer> {
   const { port = 8787, hostname = DEFAULT_HOSTNAME, timer = true, signals = ["SIGINT", "SIGTERM"], exit = true } =
     options;
+  checkPort(port, "serveNode");
   await scheduler.ready();
   const app = appFor(scheduler, options);
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {

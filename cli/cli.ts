@@ -82,6 +82,16 @@ function resolvedFields(schedule: Schedule, args: Args): string | undefined {
 }
 
 /**
+ * The caret line for an error about `--except` number i (path `except[i]`), under that
+ * exclusion's text, which is always read as standard cron; none for the other modifiers.
+ */
+function pointAtExclusion(error: SchedulerError, except: readonly string[]): string | undefined {
+  const index = /^except\[(\d+)\]$/.exec(error.path ?? "")?.[1];
+  const text = index === undefined ? undefined : except[Number(index)];
+  return text === undefined ? undefined : pointAtField(text, error.message);
+}
+
+/**
  * Runs the CLI on `argv` (the arguments after the program name) and returns the exit code.
  *
  * @example runCli(["next", "CRON_TZ=Europe/Berlin 0 9 * * MON-FRI", "-n", "3"], { out: console.log, err: console.error, now: Date.now() })
@@ -113,6 +123,8 @@ export function runCli(argv: readonly string[], io: CliIo): number {
 function runCommand(args: Args, io: CliIo): number {
   const { command, expression, json } = args;
   let schedule: Schedule;
+  // The main expression parsed alone first: an error after that is about a modifier.
+  let about: "schedule" | "modifiers" = "schedule";
   try {
     const options = {
       timezone: args.timezone,
@@ -122,6 +134,7 @@ function runCommand(args: Args, io: CliIo): number {
     schedule = toSchedule(expression, options);
     const { except, start, end } = args.modifiers;
     if (except.length > 0 || start !== undefined || end !== undefined) {
+      about = "modifiers";
       schedule = toSchedule(expression, { ...options, ...modifierOptions(args.modifiers, schedule.timezone) });
     }
   } catch (error) {
@@ -139,9 +152,11 @@ function runCommand(args: Args, io: CliIo): number {
       );
     } else {
       io.err(`invalid: ${error.message}${/hashKey/.test(error.message) ? " (pass --hash-key NAME)" : ""}`);
-      const pointer = pointAtField(expression, error.message, args.format === "aws" ? "aws" : "cron");
+      const pointer = about === "schedule"
+        ? pointAtField(expression, error.message, args.format === "aws" ? "aws" : "cron")
+        : pointAtExclusion(error, args.modifiers.except);
       if (pointer) io.err(pointer);
-      const hint = args.format === "aws" ? undefined : awsHint(expression);
+      const hint = about === "modifiers" || args.format === "aws" ? undefined : awsHint(expression);
       if (hint) io.err(hint);
     }
     return EXIT.invalid;

@@ -60,6 +60,24 @@ describe("edgecron next with --except, --start, --end", () => {
     assert.equal(cli("next", "0 9 * * *", "--except").code, EXIT.usage);
   });
 
+  it("an --except error points into that exclusion, not the schedule; other modifier errors get no pointer and no hint about the schedule", () => {
+    // It drew the caret under the schedule: `  0 * * * *` / `  ^ minute`.
+    const first = cli("next", "0 * * * *", "--except", "61 * * * *");
+    assert.equal(first.code, EXIT.invalid);
+    assert.deepEqual(first.err.split("\n"), [
+      'invalid: invalid-spec: except[0]: invalid-cron: minute must be 0-59, got "61"',
+      "  61 * * * *",
+      "  ^^ minute",
+    ]);
+    const second = cli("next", "0 * * * *", "--except", "0 0 * * *", "--except", "0 0 32 * *");
+    assert.deepEqual(second.err.split("\n").slice(1), ["  0 0 32 * *", "      ^^ day-of-month"]);
+    const date = cli("next", "0 9 * * 1-5", "--except", "2027-02-30");
+    assert.equal(date.err.split("\n").length, 1);
+    const end = cli("next", "0 0 12 * * *", "--start", "2030-01-01", "--end", "2029-01-01");
+    assert.equal(end.code, EXIT.invalid);
+    assert.equal(end.err.split("\n").length, 1);
+  });
+
   it("an end before the start is named as typed; an end on the start day keeps that day", () => {
     // It said `endAt: must be after startAt ("2030-01-01T00:00:00.000Z"), got "2029-01-02T00:00:00.000Z"`.
     const bad = cli("next", "0 9 * * *", "--start", "2030-01-01", "--end", "2029-01-01");

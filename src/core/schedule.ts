@@ -24,6 +24,7 @@ export interface ScheduleOptions extends ModifierOptions {
 
 const ISO_START = /^[+-]?\d{4,6}-\d{2}-\d{2}T/i;
 const TZ_PREFIX = /^(?:CRON_TZ|TZ)=(\S+)\s+/;
+const EMPTY_TZ_PREFIX = /^(CRON_TZ|TZ)=(?=\s|$)/;
 const EVERY = /^@every\s+(\S+)(?:\s+from\s+(\S+))?$/i;
 const AWS_WRAPPED = /^cron\((.*)\)$/s;
 
@@ -35,6 +36,17 @@ function isSchedule(input: object): input is Schedule {
 function fromText(input: string, options: ScheduleOptions): Schedule {
   let text = input.trim();
   let zone = options.timezone;
+  // Left to the cron parser, `CRON_TZ=` was read as the second field ("second must be 0-59").
+  const empty = EMPTY_TZ_PREFIX.exec(text);
+  if (empty !== null) {
+    const name = empty[1]!;
+    throw new SchedulerError(
+      "invalid-timezone",
+      `timezone: ${name}= names no zone in ${quote(input)}: write an IANA zone right after the = ` +
+        `(${name}=Europe/Berlin 0 9 * * *), or drop the prefix for ${options.timezone ?? "UTC"}`,
+      { path: "timezone" },
+    );
+  }
   const prefix = TZ_PREFIX.exec(text);
   if (prefix !== null) {
     zone = prefix[1];
@@ -125,8 +137,8 @@ function checkSpecKeys(spec: Record<string, unknown>): void {
  * default) for cron inputs with `H`; `format` (default `"cron"`, or `"aws"`); the
  * modifiers `except`, `startAt`, `endAt` (see `cron()`; a spec's own win over these).
  *
- * @throws {SchedulerError} `invalid-spec` for an unrecognised shape, plus the codes of
- *   `cron()`, `every()` and `at()`
+ * @throws {SchedulerError} `invalid-spec` for an unrecognised shape, `invalid-timezone`
+ *   for a `CRON_TZ=` or `TZ=` prefix with no zone, plus the codes of `cron()`, `every()` and `at()`
  * @example
  * ```ts
  * import { schedule } from "edgecron";

@@ -16,6 +16,25 @@ describe("schedule(): inputs", () => {
     assert.equal(schedule("TZ=Asia/Tokyo 0 9 * * *").timezone, "Asia/Tokyo");
   });
 
+  it("refuses a CRON_TZ= or TZ= prefix with no zone by name, saying what to write", () => {
+    // It said `invalid-cron: second must be 0-59, got "CRON_TZ="`.
+    assertSchedulerError(
+      () => schedule("CRON_TZ= 0 9 * * *"),
+      "invalid-timezone",
+      'invalid-timezone: timezone: CRON_TZ= names no zone in "CRON_TZ= 0 9 * * *": write an IANA zone right ' +
+        "after the = (CRON_TZ=Europe/Berlin 0 9 * * *), or drop the prefix for UTC",
+    );
+    assertSchedulerError(
+      () => schedule("TZ=\t0 9 * * *", { timezone: "Asia/Tokyo" }),
+      "invalid-timezone",
+      'invalid-timezone: timezone: TZ= names no zone in "TZ=\\t0 9 * * *": write an IANA zone right ' +
+        "after the = (TZ=Europe/Berlin 0 9 * * *), or drop the prefix for Asia/Tokyo",
+    );
+    for (const text of ["CRON_TZ=", "  TZ=  @every 1m", "CRON_TZ= 0 0 9 * * * 2027"]) {
+      assertSchedulerError(() => schedule(text), "invalid-timezone");
+    }
+  });
+
   it("uses options.timezone for inputs that name no zone; a prefix or spec zone wins", () => {
     assert.equal(schedule("0 9 * * *", { timezone: "Asia/Tokyo" }).timezone, "Asia/Tokyo");
     assert.equal(schedule("CRON_TZ=Europe/Paris 0 9 * * *", { timezone: "Asia/Tokyo" }).timezone, "Europe/Paris");

@@ -122,7 +122,8 @@ export function checkTargetUrl(raw: string, policy: WebhookPolicy, path: string)
  * Resolves to the checked addresses (the first is the one to connect to), or undefined
  * when none were resolved (an allowed target, an IP literal, or no resolver).
  *
- * @throws {Error} `webhook: ... refused: ...` when the target is internal and not allowed.
+ * @throws {Error} `webhook: ... refused: ...` when the target is internal and not allowed;
+ *   `webhook: ... failed: cannot resolve ...` when `resolve` throws or gives no address.
  */
 export async function checkDelivery(url: URL, policy: WebhookPolicy, where: string): Promise<string[] | undefined> {
   if (url.username !== "" || url.password !== "") throw new Error(`webhook: ${where} refused: credentials in the URL`);
@@ -139,6 +140,10 @@ export async function checkDelivery(url: URL, policy: WebhookPolicy, where: stri
         error instanceof Error ? error.message : String(error)
       })`,
     );
+  }
+  // An empty answer passed the loop below, and fetch then looked the name up again, unchecked.
+  if (!Array.isArray(addresses) || addresses.length === 0) {
+    throw new Error(`webhook: ${where} failed: cannot resolve ${quote(url.hostname)} (the resolver gave no address)`);
   }
   for (const address of addresses) {
     const kind = classifyHost(address);

@@ -6,6 +6,9 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createMemoryStore } from "../../src/store/memory/mod.ts";
+import type { RunContext } from "../../src/engine/types.ts";
+import { deliverWebhook } from "../../src/webhook/deliver.ts";
+import { checkDelivery, resolveWebhookPolicy } from "../../src/webhook/policy.ts";
 import { MIN, setup, T0 } from "../engine/_helpers.ts";
 
 const SECRET = "whsec_policy_tests";
@@ -155,6 +158,44 @@ describe("webhook targets: delivery time", () => {
     assert.deepEqual(asked.sort(), ["partner.example", "rebind.example"]);
     const [run] = await s.scheduler.runs("evil");
     assert.match(run?.error ?? "", /"rebind\.example" resolves to "::ffff:169\.254\.169\.254", a link-local address/);
+  });
+
+  it("a resolver that gives no address cannot resolve the host: nothing is sent, pinned or not", async () => {
+    // An empty list passed the check, and fetch then looked the name up again, unchecked.
+    const empty = resolveWebhookPolicy({ resolve: async () => [] });
+    await assert.rejects(
+      checkDelivery(new URL("https://empty.example/x"), empty, "POST https://empty.example/x"),
+      {
+        message:
+          'webhook: POST https://empty.example/x failed: cannot resolve "empty.example" (the resolver gave no address)',
+      },
+    );
+    const notAList = resolveWebhookPolicy({ resolve: (async () => undefined) as unknown as () => Promise<string[]> });
+    await assert.rejects(checkDelivery(new URL("https://empty.example/x"), notAList, "POST"), /cannot resolve/);
+    const sent: string[] = [];
+    const fetch =
+      (async (input: RequestInfo | URL) => (sent.push(String(input)), new Response("ok"))) as typeof globalThis.fetch;
+    const pinned = resolveWebhookPolicy({
+      resolve: async () => [],
+      pinnedFetch: async (address) => (sent.push(address), new Response("ok")),
+    });
+    const slot = T0 + 5 * MIN;
+    const ctx = {
+      job: "hook",
+      slot,
+      attempt: 1,
+      signal: new AbortController().signal,
+      lease: { node: "n", attempt: 1, until: slot + 15_000, held: true },
+      payload: null,
+      log: { debug() {}, info() {}, warn() {}, error() {} },
+    } satisfies RunContext;
+    for (const policy of [empty, pinned]) {
+      await assert.rejects(
+        deliverWebhook({ url: "https://empty.example/x" }, ctx, { fetch, secret: SECRET, nowMs: slot, policy }),
+        /cannot resolve "empty\.example"/,
+      );
+    }
+    assert.deepEqual(sent, []);
   });
 
   it("keeps only the status line of a failed answer: an internal page's secrets never reach the run history", async () => {

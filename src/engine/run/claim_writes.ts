@@ -106,7 +106,7 @@ export function createClaimWrites(deps: {
     detach(held) {
       (held as Claim).controller = undefined;
     },
-    async end(held, patch) {
+    end(held, patch) {
       const claim = held as Claim;
       // The handler is done: nothing left to fence, so the lease is renewed uncapped until the outcome lands.
       claim.settling = true;
@@ -118,13 +118,16 @@ export function createClaimWrites(deps: {
       heart.track(claim);
       // The handler is done: its run no longer counts against `concurrency` while the write waits.
       tracker.writing(1);
-      try {
-        const recorded = await deps.writer.write(keyOf(claim), patch, () => !claim.lost);
+      // A chained promise, not an async function: a large minute has thousands of these
+      // waiting on one group commit at once, and each async frame outlived a few scavenges.
+      return deps.writer.write(keyOf(claim), patch, () => !claim.lost).then((recorded) => {
         if (recorded) tracker.release(claim);
-        return recorded;
-      } finally {
         tracker.writing(-1);
-      }
+        return recorded;
+      }, (e: unknown) => {
+        tracker.writing(-1);
+        throw e;
+      });
     },
     release(claims) {
       if (claims.length === 0) return Promise.resolve();

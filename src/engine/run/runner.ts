@@ -59,31 +59,68 @@ export function runSlot(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim): P
   });
 }
 
-async function runAttempts(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim): Promise<Outcome | undefined> {
+/**
+ * The attempts of a run. A first attempt whose handler returned nothing succeeded at
+ * once: its outcome goes to the store with no async frame kept per run while the write
+ * waits for its group commit (a large minute holds thousands of them at once, and each
+ * frame outlived a few scavenges). Anything else goes on in {@link attemptsFrom}.
+ */
+function runAttempts(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim): Promise<Outcome | undefined> {
+  const started = deps.clock.now();
+  const result = startAttempt(deps, job, claim, started);
+  if (result !== OK) return attemptsFrom(deps, job, claim, started, result);
+  // Recorded a microtask later, as after an `await`: a run's start never calls back into
+  // the queue starting it (the settle listeners its outcome write wakes) before the run
+  // is tracked there.
+  return SETTLED.then(() => succeeded(deps, job, claim, started, deps.clock.now()));
+}
+
+const SETTLED = Promise.resolve();
+
+/** Emits `started`, counts the run, and calls the handler (see {@link attemptOnce}). */
+function startAttempt(
+  deps: RunnerDeps,
+  job: ResolvedJob,
+  claim: HeldClaim,
+  started: number,
+): AttemptResult | Promise<AttemptResult> {
+  deps.emit({ type: "started", job: job.name, slot: claim.slot, attempt: claim.attempt });
+  deps.registry.counters(job.name).runs++;
+  return attemptOnce(deps, job, claim, started);
+}
+
+/** Records an attempt that succeeded (its start goes with the outcome: a claim that waited in the run queue started after its claim). */
+function succeeded(
+  deps: RunnerDeps,
+  job: ResolvedJob,
+  claim: HeldClaim,
+  started: number,
+  now: number,
+): Promise<Outcome | undefined> {
+  deps.registry.counters(job.name).ok++;
+  deps.emit({ type: "succeeded", job: job.name, slot: claim.slot, attempt: claim.attempt, durationMs: now - started });
+  return finish(deps, claim, { status: "ok", startedAt: started, finishedAt: now, leaseUntil: null, error: null });
+}
+
+/** The attempts of a run from one already started at `started` (`first`: its result, or the promise of it). */
+async function attemptsFrom(
+  deps: RunnerDeps,
+  job: ResolvedJob,
+  claim: HeldClaim,
+  firstStarted: number,
+  first: AttemptResult | Promise<AttemptResult>,
+): Promise<Outcome | undefined> {
   const { clock, store, lease, tracker } = deps;
   const counters = deps.registry.counters(job.name);
   const { slot } = claim;
   try {
-    for (;;) {
+    for (let pending: typeof first | undefined = first;; pending = undefined) {
       const attempt = claim.attempt;
-      const started = clock.now();
-      deps.emit({ type: "started", job: job.name, slot, attempt });
-      counters.runs++;
-      const result = await attemptOnce(deps, job, claim, started);
+      const started = pending === undefined ? clock.now() : firstStarted;
+      const result = await (pending ?? startAttempt(deps, job, claim, started));
       const now = clock.now();
       if (claim.superseded && result.status !== "ok") return await cancel(deps, claim, now);
-      if (result.status === "ok") {
-        counters.ok++;
-        deps.emit({ type: "succeeded", job: job.name, slot, attempt, durationMs: now - started });
-        // The start goes with the outcome: a claim that waited in the run queue started after its claim.
-        return await finish(deps, claim, {
-          status: "ok",
-          startedAt: started,
-          finishedAt: now,
-          leaseUntil: null,
-          error: null,
-        });
-      }
+      if (result.status === "ok") return await succeeded(deps, job, claim, started, now);
       const willRetry = attempt < job.retries.attempts && !result.stopped && !tracker.stopping && !claim.lost;
       if (result.status === "timeout") {
         counters.timeouts++;
@@ -127,24 +164,32 @@ async function runAttempts(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim)
       }
     }
   } catch (e) {
-    // The row stays `running`; once its lease ends any node records it `abandoned`.
-    deps.log.error(`${jobLabel(job.name)}: could not record the outcome of slot ${slot}; its lease will expire`);
-    return lost(deps, claim, `the store failed: ${errorText(e)}`);
+    return storeFailed(deps, claim, e);
   }
 }
 
-async function finish(
+/** A store call of the run failed for good: the row stays `running`; once its lease ends any node records it `abandoned`. */
+function storeFailed(deps: RunnerDeps, claim: HeldClaim, e: unknown): undefined {
+  deps.log.error(`${jobLabel(claim.job)}: could not record the outcome of slot ${claim.slot}; its lease will expire`);
+  return lost(deps, claim, `the store failed: ${errorText(e)}`);
+}
+
+/** Records the outcome `patch`; never rejects (a store that fails for good: {@link storeFailed}). */
+function finish(
   deps: RunnerDeps,
   claim: HeldClaim,
   patch: RunPatch & { status: Outcome },
 ): Promise<Outcome | undefined> {
-  if (await deps.lease.end(claim, patch)) return patch.status;
-  return lost(
-    deps,
-    claim,
-    claim.lost
-      ? "the lease ended before the outcome was recorded (the slot was reaped, and may have run elsewhere)"
-      : "the row was no longer this attempt's (reaped or taken by another node)",
+  return deps.lease.end(claim, patch).then(
+    (recorded) =>
+      recorded ? patch.status : lost(
+        deps,
+        claim,
+        claim.lost
+          ? "the lease ended before the outcome was recorded (the slot was reaped, and may have run elsewhere)"
+          : "the row was no longer this attempt's (reaped or taken by another node)",
+      ),
+    (e: unknown) => storeFailed(deps, claim, e),
   );
 }
 
@@ -152,7 +197,7 @@ async function finish(
  * Records a superseded run `cancelled` (its row is `cancelling`; the compare-and-set
  * still holds for its holder). Also for a queued slot superseded before it started.
  */
-export async function cancel(deps: RunnerDeps, claim: HeldClaim, now: number): Promise<Outcome | undefined> {
+export function cancel(deps: RunnerDeps, claim: HeldClaim, now: number): Promise<Outcome | undefined> {
   deps.registry.counters(claim.job).cancelled++;
   deps.emit({
     type: "cancelled",
@@ -162,7 +207,7 @@ export async function cancel(deps: RunnerDeps, claim: HeldClaim, now: number): P
     node: claim.node,
     reason: SUPERSEDED,
   });
-  return await finish(deps, claim, { status: "cancelled", finishedAt: now, leaseUntil: null, error: SUPERSEDED });
+  return finish(deps, claim, { status: "cancelled", finishedAt: now, leaseUntil: null, error: SUPERSEDED });
 }
 
 function lost(deps: RunnerDeps, claim: HeldClaim, reason: string): undefined {

@@ -7,7 +7,7 @@ import type { ClaimRequest } from "../../store/types.ts";
 import type { HeldClaim } from "../run/tracker.ts";
 import type { RunnerDeps } from "../run/runner.ts";
 import type { Reconciler } from "./reconcile.ts";
-import type { ReportDraft } from "./report.ts";
+import { note, type ReportDraft } from "./report.ts";
 
 /** What a claim batch uses. */
 export interface ClaimDeps extends RunnerDeps {
@@ -45,7 +45,7 @@ export async function claimBatch(
     if (outcome === "limit") continue;
     const r = draft.job(job);
     if (outcome === "won") {
-      r.won.push(slot);
+      note(r, "won", slot);
       const claim = lease.hold({ job, slot, attempt: 1, node }, requests[i]!.leaseUntil);
       const claims = won.get(job);
       if (claims === undefined) won.set(job, [claim]);
@@ -55,16 +55,16 @@ export async function claimBatch(
     }
     const counters = registry.counters(job);
     if (outcome === "buffered") {
-      r.buffered.push(slot);
+      note(r, "buffered", slot);
       counters.buffered++;
       emit({ type: "buffered", job, slot });
       if (requests[i]!.overlap === "cancelOther") (superseding ??= new Set()).add(job);
     } else if (outcome === "lost") {
-      r.lost.push(slot);
+      note(r, "lost", slot);
       counters.lost++;
       emit({ type: "lost", job, slot });
     } else {
-      r[outcome].push(slot);
+      note(r, outcome, slot);
       counters[outcome]++;
       r.outcomes[slot] = outcome;
       emit({ type: outcome, job, slot });

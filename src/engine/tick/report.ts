@@ -24,6 +24,20 @@ export function draftReport(now: number, node: string): ReportDraft {
   };
 }
 
+/** The lists of slots of a job's report. */
+export type SlotList = Exclude<keyof JobTickReport, "outcomes">;
+
+/**
+ * Adds `slot` to a list of a job's report. A list's first slot replaces its empty array
+ * with one of exactly one element: a first `push()` gives the array room for 16, and a
+ * large minute writes thousands of job reports, most of whose lists hold one slot.
+ */
+export function note(r: JobTickReport, list: SlotList, slot: number): void {
+  const slots = r[list];
+  if (slots.length === 0) r[list] = [slot];
+  else slots.push(slot);
+}
+
 /** Notes a slot's outcome in its job's report (nothing when the run had none: it was lost). */
 export function record(r: JobTickReport, slot: number, outcome: Outcome | undefined): void {
   if (outcome !== undefined) r.outcomes[slot] = outcome;

@@ -414,7 +414,12 @@ export function createRounds(deps: RoundsDeps): Rounds {
           return new Error("read failed", { cause: e });
         }
         if (taken === "stop") break;
-        for (const { job, planned } of taken.jobs) draft.job(job.name).planned.push(...planned);
+        for (const { job, planned } of taken.jobs) {
+          // A copy of exactly its size (a first push gives room for 16; see `note`).
+          const r = draft.job(job.name);
+          if (r.planned.length === 0) r.planned = planned.slice();
+          else r.planned.push(...planned);
+        }
         const claimed = await claimBatch(deps, taken.requests as ClaimRequest[], draft);
         if (claimed instanceof Error) {
           // What earlier batches won is held: it runs, and the tick reports the failure.

@@ -10,7 +10,7 @@ import type { HeldClaim } from "../run/tracker.ts";
 import type { RunnerDeps } from "../run/runner.ts";
 import type { JobTickReport } from "../types.ts";
 import type { RunQueue } from "./queue.ts";
-import { record } from "./report.ts";
+import { note, record } from "./report.ts";
 
 /** What starting runs uses. */
 export interface RunsDeps extends RunnerDeps {
@@ -33,7 +33,7 @@ export function queueRun(deps: RunsDeps, job: ResolvedJob, claims: HeldClaim[], 
 
 /** A run that needs no queue (a re-run of a reclaimed or adopted claim): started at once. */
 export function runNow(deps: RunsDeps, job: ResolvedJob, claim: HeldClaim, r: JobTickReport): Promise<void> {
-  r.run.push(claim.slot);
+  note(r, "run", claim.slot);
   return deps.tracker.track(runSlot(deps, job, claim).then((o) => record(r, claim.slot, o)), job.name)
     .then(() => drain(deps, job, r));
 }
@@ -47,7 +47,7 @@ export function runNow(deps: RunsDeps, job: ResolvedJob, claim: HeldClaim, r: Jo
 export function drain(deps: RunsDeps, job: ResolvedJob, r: JobTickReport, always = false): Promise<void> | undefined {
   if (!always && !buffers(job) && !deps.promoter.wants(job.name)) return undefined;
   return deps.promoter.drain(job, (slot, outcome) => {
-    r.run.push(slot);
+    note(r, "run", slot);
     record(r, slot, outcome);
   });
 }
@@ -56,7 +56,24 @@ export function drain(deps: RunsDeps, job: ResolvedJob, r: JobTickReport, always
  * Runs one job's won slots oldest first. A slot that waited (a later slot of the job, or
  * a claim whose lease ended while it sat in the queue) is re-leased from when it starts.
  */
-async function runInOrder(deps: RunsDeps, job: ResolvedJob, claims: HeldClaim[], r: JobTickReport): Promise<void> {
+function runInOrder(deps: RunsDeps, job: ResolvedJob, claims: HeldClaim[], r: JobTickReport): Promise<void> {
+  // One slot that starts as it is (the common case of a large minute): no async frame
+  // kept per run while its outcome waits for the group commit.
+  const only = claims[0]!;
+  if (claims.length === 1 && !deps.tracker.stopping && !only.superseded && startsAsIs(deps, only)) {
+    note(r, "run", only.slot);
+    return runSlot(deps, job, only).then((outcome) => record(r, only.slot, outcome));
+  }
+  return runEach(deps, job, claims, r);
+}
+
+/**
+ * A claim that waited in the queue with its lease renewed starts as it is: the outcome
+ * write records when it started. Past its fence it is no longer surely ours.
+ */
+const startsAsIs = (deps: RunsDeps, claim: HeldClaim): boolean => !claim.lost && deps.clock.now() < claim.heldUntil;
+
+async function runEach(deps: RunsDeps, job: ResolvedJob, claims: HeldClaim[], r: JobTickReport): Promise<void> {
   const { tracker, lease, clock } = deps;
   // An index, not `entries()`: no iterator and no pair array per slot of a large minute.
   for (let i = 0; i < claims.length; i++) {
@@ -66,12 +83,10 @@ async function runInOrder(deps: RunsDeps, job: ResolvedJob, claims: HeldClaim[],
       record(r, queued.slot, await cancel(deps, queued, clock.now()));
       continue;
     }
-    // A claim that waited in the queue with its lease renewed starts as it is: the
-    // outcome write records when it started. Past its fence it is no longer surely ours.
-    const fresh = i === 0 && !queued.lost && clock.now() < queued.heldUntil;
+    const fresh = i === 0 && startsAsIs(deps, queued);
     const claim = fresh ? queued : await startQueued(deps, job, queued);
     if (claim === undefined) continue;
-    r.run.push(claim.slot);
+    note(r, "run", claim.slot);
     record(r, claim.slot, await runSlot(deps, job, claim));
   }
 }

@@ -22,7 +22,7 @@ import type { ResolvedJob } from "../jobs/spec.ts";
 import type { HeldClaim } from "../run/tracker.ts";
 import type { TickReport } from "../types.ts";
 import { createRunQueue } from "./queue.ts";
-import { draftReport, type ReportDraft } from "./report.ts";
+import { draftReport, note, type ReportDraft } from "./report.ts";
 import { claimTurn, createRounds } from "./rounds.ts";
 import type { TickHint } from "./timer.ts";
 import { startOrphans } from "./orphans.ts";
@@ -334,7 +334,7 @@ export function createTicker(deps: TickDeps): Ticker {
       }
       const willRetry = retried.includes(row);
       registry.counters(row.job).abandoned++;
-      draft.job(row.job).abandoned.push(row.slot);
+      note(draft.job(row.job), "abandoned", row.slot);
       emit({ type: "abandoned", job: row.job, slot: row.slot, attempt: row.attempt, node: row.node, willRetry });
     }
   };

@@ -3,6 +3,8 @@ import assert from "node:assert/strict";
 import { consoleLogger } from "../../../src/engine/events.ts";
 import { createManualClock } from "../../../src/engine/clock.ts";
 import { createMemoryStore } from "../../../src/store/memory/mod.ts";
+import { cancel, type RunnerDeps } from "../../../src/engine/run/runner.ts";
+import type { HeldClaim } from "../../../src/engine/run/tracker.ts";
 import { deferred, firstAttemptHangs, MIN, ofType, rows, SEC, setup, slowed, T0, tickAt } from "../_helpers.ts";
 
 describe("runs: timeouts", () => {
@@ -381,5 +383,29 @@ describe("runs: the run context", () => {
       node: s.scheduler.node,
     });
     assert.ok(s.logger.lines.includes("warn parts"));
+  });
+});
+
+describe("runs: a cancelled slot's outcome write", () => {
+  it("a store that fails for good while a superseded slot records `cancelled` ends in a lost event, not a rejection", async () => {
+    // A queued slot superseded before it started is recorded `cancelled` by `cancel()`
+    // (runs.ts). Its write rejected once the store had failed past the lease, and the
+    // rejection reached the run queue unhandled: on Node, a crash in a store outage.
+    const events: { type: string; reason?: string }[] = [];
+    const errors: string[] = [];
+    const released: unknown[] = [];
+    const deps = {
+      registry: { counters: () => ({ cancelled: 0 }) },
+      emit: (e: { type: string; reason?: string }) => void events.push(e),
+      lease: { end: () => Promise.reject(new Error("store down")) },
+      tracker: { release: (c: unknown) => void released.push(c) },
+      log: { debug() {}, info() {}, warn() {}, error: (m: string) => void errors.push(m) },
+    } as unknown as RunnerDeps;
+    const claim = { job: "j", slot: T0, attempt: 1, node: "n1", lost: true } as unknown as HeldClaim;
+    assert.equal(await cancel(deps, claim, T0 + SEC), undefined);
+    assert.deepEqual(events.map((e) => e.type), ["cancelled", "lost"]);
+    assert.match(events[1]!.reason ?? "", /the store failed: store down/);
+    assert.match(errors[0] ?? "", /"j": could not record the outcome of slot \d+; its lease will expire/);
+    assert.deepEqual(released, [claim]);
   });
 });

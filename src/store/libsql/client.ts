@@ -43,7 +43,8 @@ export const NATIVE_WAIT_SLICE = 20;
 /**
  * Normalises the options once.
  *
- * @throws {SchedulerError} `invalid-spec` for a URL with an unsupported scheme or a bad timeout.
+ * @throws {SchedulerError} `invalid-spec` for a URL with an unsupported scheme, a `file:`
+ *   URL with no file, a remote URL with no host, or a bad timeout.
  */
 export function resolveLibsqlOptions(options: LibsqlStoreOptions): ResolvedLibsqlOptions {
   if ("client" in options) {
@@ -75,6 +76,15 @@ export function resolveLibsqlOptions(options: LibsqlStoreOptions): ResolvedLibsq
       path: "url",
     });
   }
+  // The driver took `libsql://` and failed only at init, as a store-error.
+  if (!/^file:/i.test(url) && remoteHost(url) === "") {
+    throw new SchedulerError(
+      "invalid-spec",
+      `libsqlStore.url: ${quote(redactUrl(url))} names no host; say "libsql://<database>.turso.io" or ` +
+        `"http://127.0.0.1:8080"`,
+      { path: "url" },
+    );
+  }
   const busyTimeout = options.busyTimeout ?? 5_000;
   if (!Number.isSafeInteger(busyTimeout) || busyTimeout < 0) {
     throw new SchedulerError(
@@ -103,15 +113,28 @@ export function resolveLibsqlOptions(options: LibsqlStoreOptions): ResolvedLibsq
 }
 
 /**
- * `url` without credentials: the user and password of `scheme://user:pass@host` and the
- * values of `authToken`/`token`/`password`/`secret`-like query parameters become `***`.
+ * The host of a remote URL as the driver reads it (`scheme://[user[:password]@]host[:port]`,
+ * `[…]` around IPv6), or "" when there is none, `//` included.
+ */
+function remoteHost(url: string): string {
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(url)?.[1];
+  if (authority === undefined) return "";
+  const hostPort = authority.slice(authority.lastIndexOf("@") + 1);
+  return /^\[([^\]]*)\]/.exec(hostPort)?.[1] ?? hostPort.replace(/:.*$/, "");
+}
+
+/**
+ * `url` without credentials: the user and password of `scheme://user:pass@host` (and of
+ * `libsql:user:pass@host`, missing its `//`, outside `file:` URLs) and the values of `authToken`/`token`/`password`/`secret`-like query parameters become `***`.
  * Error messages and log lines show this form only. Text that is not a URL is returned
  * with anything before an `@` masked, in case it still carries a password.
  *
  * @example redactUrl("postgres://u:p@localhost/db") // "postgres://***@localhost/db"
  */
 export function redactUrl(url: string): string {
-  const withoutUser = url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, "$1***@");
+  const withoutUser = url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, "$1***@")
+    // No `//`: the host check refuses such a URL and quotes it.
+    .replace(/^((?!file:)[a-z][a-z0-9+.-]*:)(?!\/\/)[^?#]*@/i, "$1***@");
   return withoutUser.replace(/([?&][^=&#]*(?:token|password|passwd|pass|secret|key|auth)[^=&#]*=)[^&#]*/gi, "$1***");
 }
 

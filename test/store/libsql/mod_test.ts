@@ -340,6 +340,38 @@ describe("libsqlStore connections", () => {
     assert.throws(() => libsqlStore({ client: {} as never }), isCode("invalid-spec"));
   });
 
+  it("a remote URL with no host is refused at once with invalid-spec naming url, never quoting a secret", () => {
+    // `libsql://` was accepted and failed only at init, as a store-error.
+    const hostless = [
+      "libsql://",
+      "LIBSQL://",
+      "http://",
+      "https://:8080",
+      "ws:///db",
+      "wss://[]:443",
+      "libsql:db.turso.io",
+      "libsql://?authToken=s3cr3t",
+      "https://admin:hunter2@/db",
+      "libsql:admin:hunter2@",
+    ];
+    for (const url of hostless) {
+      assert.throws(() => libsqlStore({ url, authToken: "tok-hunter3" }), (e: unknown) => {
+        assert.ok(isCode("invalid-spec")(e), `${url}: ${String(e)}`);
+        assert.equal((e as SchedulerError).path, "url");
+        assert.match((e as Error).message, /^invalid-spec: libsqlStore\.url: ".*" names no host; say "libsql:\/\//);
+        for (const secret of ["s3cr3t", "hunter2", "tok-hunter3"]) assert.ok(!(e as Error).message.includes(secret));
+        return true;
+      });
+    }
+    assert.throws(() => libsqlStore({ url: "libsql://" }), {
+      message: 'invalid-spec: libsqlStore.url: "libsql://" names no host; say "libsql://<database>.turso.io" or ' +
+        '"http://127.0.0.1:8080"',
+    });
+    for (const url of ["libsql://db.turso.io", "wss://u:p@db.example:443/x", "http://[::1]:8080", "file:x.db"]) {
+      assert.doesNotThrow(() => libsqlStore({ url }), url);
+    }
+  });
+
   it("accepts libsql:// and http(s):// URLs without connecting until used; a refused connection is a store-error", async () => {
     // Port 9 (discard) on loopback: nothing listens, so any connection attempt is refused.
     const remote = libsqlStore({ url: "libsql://127.0.0.1:9", authToken: "t" });

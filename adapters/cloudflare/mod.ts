@@ -191,10 +191,10 @@ interface Built {
  * throws is not cached, and a store that failed to initialise is tried again: the next
  * event retries either.
  *
- * On workerd pass the function: `createScheduler()` draws random values (the node id),
- * which workerd refuses at global scope, so a scheduler made beside `export default`
- * stops the worker from starting ("Disallowed operation called within global scope").
- * A ready scheduler is for tests and other runtimes.
+ * Pass the function when the store needs the event's `env` (a binding). A scheduler
+ * made at global scope, beside `export default`, must name its `node`: the default node
+ * id is drawn at random, which workerd refuses there ("Disallowed operation called
+ * within global scope", and the worker does not start).
  *
  * @throws Nothing itself; a factory's error rejects that event's promise.
  * @example

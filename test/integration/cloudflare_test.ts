@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
 import { type HranaServer, startHranaServer } from "../adapters/_hrana_server.ts";
 import { ensureBuilt } from "./_build.ts";
+import { d1Worker } from "../store/d1/_miniflare.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const bundle = `${root}dist/worker.mjs`;
@@ -177,5 +178,20 @@ describe("Cloudflare example worker on workerd (libSQL over HTTP, two isolates)"
     const [ja, jb] = [await jobOf(a, "purge-expired"), await jobOf(b, "purge-expired")];
     assert.equal(ja.counters.ok + jb.counters.ok, runs.length, "one handler run per slot across both isolates");
     assert.ok(db.pipelines() > 0);
+  });
+});
+
+describe("Cloudflare worker whose scheduler is made at global scope", () => {
+  it("starts on workerd and runs its slot (an AbortController made in createScheduler stopped it from starting)", async () => {
+    // workerd refuses an AbortController (as a timer or random values) at global scope:
+    // "Disallowed operation called within global scope", and the worker never started.
+    const { mf, dispose } = await d1Worker(new URL("./fixtures/global_scope_worker.ts", import.meta.url), "global");
+    try {
+      await scheduled(mf, T(1));
+      const res = await mf.dispatchFetch("http://worker.test/");
+      assert.deepEqual(await res.json(), { ran: [T(1)] });
+    } finally {
+      await dispose();
+    }
   });
 });

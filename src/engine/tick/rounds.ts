@@ -161,8 +161,11 @@ export function createRounds(deps: RoundsDeps): Rounds {
   let plan: Plan | undefined;
   let covered: number | undefined;
   /** Aborted by `halt(true)`: gates open, and runs won ahead are released instead of queued. */
-  let halting = new AbortController();
-  const gate = (at: number): Promise<void> => sleep({ clock, tracker }, at - clock.now(), halting.signal);
+  // Made on first use: workerd refuses an AbortController made at global scope, where a
+  // Worker may build its scheduler.
+  let halting: AbortController | undefined;
+  const halted = (): AbortSignal => (halting ??= new AbortController()).signal;
+  const gate = (at: number): Promise<void> => sleep({ clock, tracker }, at - clock.now(), halted());
   /**
    * The one input every round gives `takeRound`, set field by field before each call
    * (`takeRound` is synchronous and keeps none of it). An object literal per round had a
@@ -198,7 +201,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
     // Claimed ahead, this node's turn in the lead; a stop ends the wait, and nothing is claimed.
     if (p.claimFrom > clock.now()) {
       await gate(p.claimFrom);
-      if (tracker.stopping || halting.signal.aborted || plan !== p) return "stop" as const;
+      if (tracker.stopping || halted().aborted || plan !== p) return "stop" as const;
     }
     for (;;) {
       // Each owner gets HELP_DELAY_MS from the slot to start its share; past that, a share
@@ -314,7 +317,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
   ): Promise<void> => {
     if (p.ahead) {
       await gate(p.now);
-      if (halting.signal.aborted) {
+      if (halted().aborted) {
         await Promise.all([...won.values()].map((claims) => lease.release(claims)));
         return;
       }
@@ -327,7 +330,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
         await nextTurn();
         // The node stopped meanwhile and dropped its queue: the rest is let go with it, not
         // queued behind it (where it held the outcome writes back and waited for a start()).
-        stopped = halting.signal.aborted;
+        stopped = halted().aborted;
       }
       if (stopped) {
         left.push(...claims);
@@ -438,8 +441,8 @@ export function createRounds(deps: RoundsDeps): Rounds {
     },
     gate,
     halt(stop) {
-      if (stop) halting.abort();
-      else if (halting.signal.aborted) halting = new AbortController();
+      if (stop) (halting ??= new AbortController()).abort();
+      else if (halting?.signal.aborted === true) halting = undefined;
     },
   };
 }

@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { SchedulerError } from "../../src/core/errors.ts";
 import { createScheduler } from "../../src/engine/scheduler.ts";
 import type { Scheduler } from "../../src/engine/types.ts";
+import { runtime } from "./_runtime.ts";
 
-const runtime = "Deno" in globalThis ? "deno" : "Bun" in globalThis ? "bun" : "node";
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
 async function serve(scheduler: Scheduler, port: unknown): Promise<{ shutdown(): Promise<void> }> {

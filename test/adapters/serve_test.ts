@@ -6,9 +6,9 @@ import assert from "node:assert/strict";
 import { createScheduler } from "../../src/engine/scheduler.ts";
 import type { Logger, Scheduler } from "../../src/engine/types.ts";
 import { isAddressInUse, listenError, listenUrl } from "../../adapters/_listen.ts";
+import { runtime } from "./_runtime.ts";
 
 type Served = { url: string; port: number; shutdown(): Promise<void> };
-const runtime = "Deno" in globalThis ? "deno" : "Bun" in globalThis ? "bun" : "node";
 
 async function serve(scheduler: Scheduler, port: number): Promise<Served> {
   const common = { token: "t0123456789", port, signals: [] as [], exit: false, timer: false };

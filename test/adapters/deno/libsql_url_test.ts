@@ -5,6 +5,7 @@ import { afterEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SchedulerError } from "../../../src/core/errors.ts";
 import type { Store } from "../../../src/store/types.ts";
+import { needsStandInDeno } from "../_runtime.ts";
 
 // A computed specifier keeps tsc (which has no Deno types) out of the adapter.
 const ADAPTER = "../../../adapters/deno/mod.ts";
@@ -16,7 +17,7 @@ function fakeEnv(vars: Record<string, string>): void {
 }
 
 describe("denoStore() with a malformed LIBSQL_URL", {
-  skip: "Deno" in globalThis ? "needs a stand-in Deno global" : false,
+  skip: needsStandInDeno,
 }, () => {
   afterEach(() => void delete (globalThis as { Deno?: unknown }).Deno);
 

@@ -3,6 +3,7 @@
 // stand-in `Deno.resolveDns`, so it runs on Node and Bun; skipped on Deno.
 import { afterEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { needsStandInDeno } from "../_runtime.ts";
 
 // A computed specifier keeps tsc (which has no Deno types) out of the adapter.
 const ADAPTER = "../../../adapters/deno/resolve.ts";
@@ -18,7 +19,7 @@ function fakeDns(answers: Record<"A" | "AAAA", string[] | Error>): void {
   };
 }
 
-describe("resolveHost (adapters/deno)", { skip: "Deno" in globalThis ? "needs a stand-in Deno global" : false }, () => {
+describe("resolveHost (adapters/deno)", { skip: needsStandInDeno }, () => {
   afterEach(() => void delete (globalThis as { Deno?: unknown }).Deno);
 
   it("rejects a name with no address (A answers none, AAAA fails) instead of answering []", async () => {

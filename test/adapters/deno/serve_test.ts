@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { createScheduler } from "../../../src/mod.ts";
 import { memoryStore } from "../../../src/store/memory/mod.ts";
 import type { Scheduler, TickReport } from "../../../src/engine/types.ts";
+import { needsStandInDeno } from "../_runtime.ts";
 
 // A computed specifier keeps tsc (which has no Deno types) out of the adapter.
 const ADAPTER = "../../../adapters/deno/mod.ts";
@@ -74,7 +75,7 @@ function downAtBoot() {
 
 describe(
   "serveDeno with a store down at boot",
-  { skip: "Deno" in globalThis ? "needs a stand-in Deno global" : false },
+  { skip: needsStandInDeno },
   () => {
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
@@ -128,7 +129,7 @@ describe(
   },
 );
 
-describe("serveDeno's stop", { skip: "Deno" in globalThis ? "needs a stand-in Deno global" : false }, () => {
+describe("serveDeno's stop", { skip: needsStandInDeno }, () => {
   afterEach(() => {
     mock.timers.reset();
     delete (globalThis as { Deno?: unknown }).Deno;
@@ -156,7 +157,7 @@ describe("serveDeno's stop", { skip: "Deno" in globalThis ? "needs a stand-in De
   });
 });
 
-describe("serveDeno's signals", { skip: "Deno" in globalThis ? "needs a stand-in Deno global" : false }, () => {
+describe("serveDeno's signals", { skip: needsStandInDeno }, () => {
   afterEach(() => {
     signalled.length = 0;
     exits.length = 0;
@@ -192,7 +193,7 @@ describe("serveDeno's signals", { skip: "Deno" in globalThis ? "needs a stand-in
 
 describe(
   "serveDeno's trigger after a stop",
-  { skip: "Deno" in globalThis ? "needs a stand-in Deno global" : false },
+  { skip: needsStandInDeno },
   () => {
     afterEach(() => {
       cronOptions.length = 0;

@@ -43,18 +43,19 @@ export function listenError(error: unknown, port: number, hostname: string, serv
 }
 
 /**
- * The `port` option, checked before the store opens: a whole number from 0 to 65535.
+ * The `port` option, checked before the store opens: a whole number from 0 to 65535, or
+ * its decimal text (`process.env.PORT` from plain JavaScript), as a number.
  *
  * @throws {SchedulerError} `invalid-spec` naming `port` otherwise. Node read a string such as
  * `process.env.PORT` = "abc" as a pipe path: it listened on a socket file named abc and said
  * `listening on http://127.0.0.1:undefined`.
  */
 export function checkPort(port: unknown, serve: string): number {
-  if (typeof port === "number" && Number.isInteger(port) && port >= 0 && port <= 65_535) return port;
-  const hint = typeof port === "string" ? " (a string: pass Number(process.env.PORT))" : "";
+  const n = typeof port === "string" && /^\d{1,5}$/.test(port) ? Number(port) : port;
+  if (typeof n === "number" && Number.isInteger(n) && n >= 0 && n <= 65_535) return n;
   throw new SchedulerError(
     "invalid-spec",
-    `${serve}: port must be a whole number from 0 to 65535 (0 for any free port), got ${quote(port)}${hint}`,
+    `${serve}: port must be a whole number from 0 to 65535 (0 for any free port), got ${quote(port)}`,
     { path: "port" },
   );
 }

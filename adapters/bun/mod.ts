@@ -42,7 +42,7 @@ export type BunServerHandle = ServerHandle;
  * Initialises the store, starts timer mode and serves the router with `Bun.serve`.
  *
  * @throws `Error` when not running on Bun; {SchedulerError} `invalid-spec` without a token
- * or `router: { public: true }`, or naming `port` when it is not a whole number from 0 to 65535, `store-error` when `scheduler.ready()` (the store's init) fails.
+ * or `router: { public: true }`, or naming `port` when it is not a whole number from 0 to 65535 (or its decimal text), `store-error` when `scheduler.ready()` (the store's init) fails.
  * @example
  * ```ts
  * import { createScheduler } from "edgecron";
@@ -53,9 +53,8 @@ export type BunServerHandle = ServerHandle;
  * ```
  */
 export async function serveBun(scheduler: Scheduler, options: BunServeOptions = {}): Promise<BunServerHandle> {
-  const { port = 8787, hostname = DEFAULT_HOSTNAME, timer = true, signals = ["SIGINT", "SIGTERM"], exit = true } =
-    options;
-  checkPort(port, "serveBun");
+  const { hostname = DEFAULT_HOSTNAME, timer = true, signals = ["SIGINT", "SIGTERM"], exit = true } = options;
+  const port = checkPort(options.port ?? 8787, "serveBun");
   const bun = (globalThis as { Bun?: BunRuntime }).Bun;
   if (bun === undefined) throw new Error("edgecron/bun: Bun.serve is not available; run this with bun");
   await scheduler.ready();

@@ -24,7 +24,7 @@ export type NodeServer = ServerHandle;
  * Initialises the store, starts timer mode and serves the router.
  *
  * @throws {SchedulerError} `invalid-spec` (`router.token: required …`) without a token or
- * `router: { public: true }`, or naming `port` when it is not a whole number from 0 to 65535; `store-error` when `scheduler.ready()` (the store's init) fails; an `Error` with
+ * `router: { public: true }`, or naming `port` when it is not a whole number from 0 to 65535 (or its decimal text); `store-error` when `scheduler.ready()` (the store's init) fails; an `Error` with
  * `code: "EADDRINUSE"` naming the port and the `port` option when the port is taken.
  * @example
  * ```ts
@@ -38,9 +38,8 @@ export type NodeServer = ServerHandle;
  * ```
  */
 export async function serveNode(scheduler: Scheduler, options: NodeServeOptions = {}): Promise<NodeServer> {
-  const { port = 8787, hostname = DEFAULT_HOSTNAME, timer = true, signals = ["SIGINT", "SIGTERM"], exit = true } =
-    options;
-  checkPort(port, "serveNode");
+  const { hostname = DEFAULT_HOSTNAME, timer = true, signals = ["SIGINT", "SIGTERM"], exit = true } = options;
+  const port = checkPort(options.port ?? 8787, "serveNode");
   await scheduler.ready();
   const app = appFor(scheduler, options);
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {

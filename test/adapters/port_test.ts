@@ -19,7 +19,7 @@ async function serve(scheduler: Scheduler, port: unknown): Promise<{ shutdown():
 describe(`serve${runtime === "bun" ? "Bun" : "Node"}'s port`, {
   skip: runtime === "deno" ? "Deno.serve checks it" : false,
 }, () => {
-  for (const port of ["abc", "8787", Number.NaN, -1, 65_536, 80.5]) {
+  for (const port of ["abc", "", " 80", "0x50", "80a", "65536", Number.NaN, -1, 65_536, 80.5]) {
     it(`refuses ${JSON.stringify(port) ?? String(port)} naming the option (Node listened on a pipe named "abc")`, async () => {
       let opened = false;
       const scheduler = createScheduler({ logger: quiet });
@@ -43,4 +43,14 @@ describe(`serve${runtime === "bun" ? "Bun" : "Node"}'s port`, {
       assert.fail(`served on port ${JSON.stringify(port)}`);
     });
   }
+
+  it("takes a port's decimal text (process.env.PORT), as Node's listen does", async () => {
+    const scheduler = createScheduler({ logger: quiet });
+    const served = await serve(scheduler, "0");
+    try {
+      assert.match((served as unknown as { url: string }).url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    } finally {
+      await served.shutdown();
+    }
+  });
 });

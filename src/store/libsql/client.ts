@@ -72,9 +72,13 @@ export function resolveLibsqlOptions(options: LibsqlStoreOptions): ResolvedLibsq
   }
   // `file:` alone opened an unnamed database: nothing on disk, nothing shared between processes.
   if (/^file:(\/\/)?(\?.*)?$/i.test(url)) {
-    throw new SchedulerError("invalid-spec", `libsqlStore.url: ${quote(url)} names no file; say "file:edgecron.db"`, {
-      path: "url",
-    });
+    throw new SchedulerError(
+      "invalid-spec",
+      `libsqlStore.url: ${quote(redactUrl(url))} names no file; say "file:edgecron.db"`,
+      {
+        path: "url",
+      },
+    );
   }
   // The driver took `libsql://` and failed only at init, as a store-error.
   if (!/^file:/i.test(url) && remoteHost(url) === "") {

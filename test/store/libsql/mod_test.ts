@@ -337,6 +337,11 @@ describe("libsqlStore connections", () => {
         url,
       );
     }
+    // Nor is a token quoted there.
+    assert.throws(
+      () => libsqlStore({ url: "file:?authToken=s3cret" }),
+      (e: unknown) => isCode("invalid-spec")(e) && /names no file/.test(String(e)) && !/s3cret/.test(String(e)),
+    );
     assert.throws(() => libsqlStore({ client: {} as never }), isCode("invalid-spec"));
   });
 

@@ -11,7 +11,7 @@ import { SchedulerError } from "../src/core/errors.ts";
 import { resolveCron, schedule as toSchedule } from "../src/core/mod.ts";
 import type { Schedule } from "../src/core/types.ts";
 import { type Args, parseArgs, type Request, UsageError } from "./args.ts";
-import { type FireText, formatFire, pointAtField } from "./format.ts";
+import { type FireText, formatFire, pointAtField, ZONE_PREFIX } from "./format.ts";
 import { modifierOptions } from "./modifiers.ts";
 import { COMMAND_HELP, SHORT_USAGE, USAGE } from "./usage.ts";
 import { VERSION } from "./version.ts";
@@ -36,6 +36,7 @@ export interface CliIo {
  */
 function awsHint(expression: string): string | undefined {
   const fields = expression.trim().split(/\s+/);
+  if (ZONE_PREFIX.test(fields[0] ?? "")) fields.shift();
   if (fields.length !== 6 || expression.includes("(")) return undefined;
   const last = fields[5] ?? "";
   if (!expression.includes("?") && !/^(\d{4}|\*)([-,/].*)?$/.test(last)) return undefined;

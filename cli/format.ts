@@ -36,6 +36,9 @@ const FIELDS_6 = ["second", ...FIELDS_5];
 const FIELDS_7 = [...FIELDS_6, "year"];
 const FIELDS_AWS = [...FIELDS_5, "year"];
 
+/** A leading zone prefix (`CRON_TZ=Europe/Berlin`, `TZ=`), as `schedule()` reads one. */
+export const ZONE_PREFIX = /^(CRON_TZ|TZ)=/;
+
 /** The field names of an expression of `count` fields, read as cron or as AWS's form. */
 export function fieldNames(count: number, format: "cron" | "aws" = "cron"): readonly string[] | undefined {
   if (format === "aws") return count === 6 ? FIELDS_AWS : undefined;
@@ -52,6 +55,8 @@ export function fieldNames(count: number, format: "cron" | "aws" = "cron"): read
  */
 export function pointAtField(expression: string, message: string, format: "cron" | "aws" = "cron"): string | undefined {
   const spans = [...expression.matchAll(/\S+/g)].map((m) => ({ start: m.index ?? 0, text: m[0] }));
+  // A `CRON_TZ=`/`TZ=` prefix is not a field: the caret goes under the field after it.
+  if (ZONE_PREFIX.test(spans[0]?.text ?? "")) spans.shift();
   const names = fieldNames(spans.length, format);
   if (!names) return undefined;
   const body = message.toLowerCase().replace(/^[a-z-]+:\s*/, " ");

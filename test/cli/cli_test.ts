@@ -94,6 +94,20 @@ describe("edgecron validate", () => {
     assert.deepEqual(lines.slice(1), ["  61 * * * *", "  ^^ minute"]);
   });
 
+  it("points past a CRON_TZ= prefix, which is not a field, and gives no AWS hint for five fields after it", () => {
+    // The prefix was counted as a field: the caret went under the seconds, and five fields
+    // after a prefix got the hint about AWS's six-field form.
+    const { code, err } = cli("validate", "CRON_TZ=Europe/Berlin 0 61 9 * * *");
+    assert.equal(code, EXIT.invalid);
+    assert.deepEqual(err.split("\n").slice(1, 3), [
+      "  CRON_TZ=Europe/Berlin 0 61 9 * * *",
+      "                          ^^ minute",
+    ]);
+    const five = cli("validate", "TZ=UTC 0 9 * * 8");
+    assert.deepEqual(five.err.split("\n").slice(1, 3), ["  TZ=UTC 0 9 * * 8", "                 ^ day-of-week"]);
+    assert.doesNotMatch(five.err, /--format aws/);
+  });
+
   it("explains an expression that can never fire", () => {
     const { code, err } = cli("validate", "0 0 30 2 *");
     assert.equal(code, EXIT.invalid);

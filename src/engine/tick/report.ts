@@ -28,13 +28,14 @@ export function draftReport(now: number, node: string): ReportDraft {
 export type SlotList = Exclude<keyof JobTickReport, "outcomes">;
 
 /**
- * Adds `slot` to a list of a job's report. A list's first slot replaces its empty array
- * with one of exactly one element: a first `push()` gives the array room for 16, and a
- * large minute writes thousands of job reports, most of whose lists hold one slot.
+ * Adds `slot` to a list of a job's report. A list's first slot replaces the shared empty
+ * list with an array of exactly one element (a first `push()` gives an array room for
+ * 16): a large minute writes thousands of job reports, most of whose lists stay empty or
+ * hold one slot.
  */
 export function note(r: JobTickReport, list: SlotList, slot: number): void {
   const slots = r[list];
-  if (slots.length === 0) r[list] = [slot];
+  if (slots === NONE) r[list] = [slot];
   else slots.push(slot);
 }
 
@@ -43,15 +44,22 @@ export function record(r: JobTickReport, slot: number, outcome: Outcome | undefi
   if (outcome !== undefined) r.outcomes[slot] = outcome;
 }
 
+/**
+ * The list of a job report with no slot yet, shared by every report until `note()` gives
+ * it one of its own (eight arrays per job and tick, most of them never used); frozen, so
+ * no slot is ever added to it in place.
+ */
+const NONE = Object.freeze([]) as unknown as number[];
+
 const emptyJobReport = (): JobTickReport => ({
-  planned: [],
-  won: [],
-  lost: [],
-  run: [],
-  skipped: [],
-  missed: [],
-  abandoned: [],
-  buffered: [],
+  planned: NONE,
+  won: NONE,
+  lost: NONE,
+  run: NONE,
+  skipped: NONE,
+  missed: NONE,
+  abandoned: NONE,
+  buffered: NONE,
   outcomes: {},
 });
 
@@ -64,7 +72,7 @@ export function mergeRounds(into: TickReport, round: TickReport): void {
       continue;
     }
     for (const key of ["planned", "won", "lost", "run", "skipped", "missed", "abandoned", "buffered"] as const) {
-      target[key].push(...r[key]);
+      if (r[key].length > 0) target[key] = target[key].concat(r[key]);
     }
     Object.assign(target.outcomes, r.outcomes);
   }

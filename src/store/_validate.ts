@@ -83,20 +83,38 @@ export function checkClaims(requests: readonly ClaimRequest[]): void {
   if (!Array.isArray(requests)) {
     throw new SchedulerError("invalid-spec", `claim: expected an array of requests, got ${quote(requests)}`);
   }
-  requests.forEach((r, i) => {
-    const at = `claim[${i}]`;
-    checkText(r?.job, `${at}.job`);
-    checkInstant(r.slot, `${at}.slot`);
-    checkOneOf(r.kind, KINDS, `${at}.kind`);
-    checkOneOf(r.status, ["running", "missed"], `${at}.status`);
-    checkOneOf(r.overlap, POLICIES, `${at}.overlap`);
-    if (r.bufferLimit !== undefined) checkCount(r.bufferLimit, `${at}.bufferLimit`);
-    if (r.maxRuns !== undefined) checkCount(r.maxRuns, `${at}.maxRuns`);
-    checkText(r.node, `${at}.node`);
-    checkText(r.batch, `${at}.batch`);
-    checkInstant(r.now, `${at}.now`);
-    if (r.status === "running") checkInstant(r.leaseUntil, `${at}.leaseUntil`);
+  eachItem(requests, "claim", (r) => {
+    checkText(r?.job, "job");
+    checkInstant(r.slot, "slot");
+    checkOneOf(r.kind, KINDS, "kind");
+    checkOneOf(r.status, ["running", "missed"], "status");
+    checkOneOf(r.overlap, POLICIES, "overlap");
+    if (r.bufferLimit !== undefined) checkCount(r.bufferLimit, "bufferLimit");
+    if (r.maxRuns !== undefined) checkCount(r.maxRuns, "maxRuns");
+    checkText(r.node, "node");
+    checkText(r.batch, "batch");
+    checkInstant(r.now, "now");
+    if (r.status === "running") checkInstant(r.leaseUntil, "leaseUntil");
   });
+}
+
+/**
+ * Runs `check` on each of `items`, whose failure names a field of the item; the error is
+ * raised again with the item's place in front (`claim[3].job`). The places are written
+ * only for a failure: a claim batch of 2 000 built 22 000 field names to throw none.
+ */
+function eachItem<T>(items: readonly T[], list: string, check: (item: T) => void): void {
+  for (let i = 0; i < items.length; i++) {
+    try {
+      check(items[i]!);
+    } catch (e) {
+      if (!(e instanceof SchedulerError)) throw e;
+      const at = `${list}[${i}]`;
+      throw new SchedulerError(e.code, `${at}.${e.message.slice(e.code.length + 2)}`, {
+        path: e.path === undefined ? at : `${at}.${e.path}`,
+      });
+    }
+  }
 }
 
 function checkCount(value: unknown, field: string): number {
@@ -157,14 +175,13 @@ export function checkEnqueue(requests: readonly EnqueueRequest[]): void {
       path: "enqueue",
     });
   }
-  requests.forEach((r, i) => {
-    const at = `enqueue[${i}]`;
-    checkText(r?.job, `${at}.job`);
-    checkInstant(r.slot, `${at}.slot`);
-    checkOneOf(r.kind, KINDS, `${at}.kind`);
-    checkText(r.node, `${at}.node`);
-    checkInstant(r.now, `${at}.now`);
-    checkBoolean(r.rerun, `${at}.rerun`);
+  eachItem(requests, "enqueue", (r) => {
+    checkText(r?.job, "job");
+    checkInstant(r.slot, "slot");
+    checkOneOf(r.kind, KINDS, "kind");
+    checkText(r.node, "node");
+    checkInstant(r.now, "now");
+    checkBoolean(r.rerun, "rerun");
   });
 }
 
@@ -241,12 +258,12 @@ export function checkRenewals(items: readonly LeaseRenewal[], now: number): void
     });
   }
   checkInstant(now, "renew.now");
-  items.forEach((item, i) => {
-    checkText(item?.job, `renew[${i}].job`);
-    checkInstant(item.slot, `renew[${i}].slot`);
-    checkInstant(item.attempt, `renew[${i}].attempt`);
-    checkText(item.node, `renew[${i}].node`);
-    checkInstant(item.leaseUntil, `renew[${i}].leaseUntil`);
+  eachItem(items, "renew", (item) => {
+    checkText(item?.job, "job");
+    checkInstant(item.slot, "slot");
+    checkInstant(item.attempt, "attempt");
+    checkText(item.node, "node");
+    checkInstant(item.leaseUntil, "leaseUntil");
   });
 }
 
@@ -257,9 +274,9 @@ export function checkSlotKeys(slots: readonly SlotKey[]): void {
       path: "recorded",
     });
   }
-  slots.forEach((s, i) => {
-    checkText(s?.job, `recorded[${i}].job`);
-    checkInstant(s.slot, `recorded[${i}].slot`);
+  eachItem(slots, "recorded", (s) => {
+    checkText(s?.job, "job");
+    checkInstant(s.slot, "slot");
   });
 }
 
@@ -367,7 +384,11 @@ export function checkNames(names: readonly string[], field: string): void {
       path: field,
     });
   }
-  names.forEach((n, i) => checkText(n, `${field}[${i}]`));
+  // The name of a place only for a failure (a snapshot page reads 1 000 names).
+  for (let i = 0; i < names.length; i++) {
+    const n = names[i];
+    if (typeof n !== "string" || n.length === 0) checkText(n, `${field}[${i}]`);
+  }
 }
 
 /**

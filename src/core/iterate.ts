@@ -59,9 +59,41 @@ class Fires implements Iterable<number> {
     readonly to: number,
   ) {}
 
-  *[Symbol.iterator](): Generator<number> {
-    const { next, to } = this;
-    let t: number | null = this.from;
-    while ((t = next(t)) !== null && t <= to) yield t;
+  [Symbol.iterator](): Iterator<number> {
+    return new FiresPass(this.next, this.from, this.to);
+  }
+}
+
+/** The end of every pass. */
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, done: true });
+
+/**
+ * One pass over the slots in (from, to]: a plain iterator answering every step with one
+ * result object (a generator cost a frame per pass and a result per slot, and a large
+ * minute plans thousands of jobs, each one pass).
+ */
+class FiresPass implements Iterator<number> {
+  /** Kept for the module's life, for the reason `Fires.kept` is. */
+  static readonly kept: FiresPass = new FiresPass(() => null, Number.NaN, Number.NaN);
+  private at: number | null;
+  private readonly result: IteratorYieldResult<number> = { value: 0, done: false };
+
+  constructor(
+    private readonly step: (after: number) => number | null,
+    from: number,
+    private readonly to: number,
+  ) {
+    this.at = from;
+  }
+
+  next(): IteratorResult<number> {
+    const t = this.at === null ? null : this.step(this.at);
+    if (t === null || !(t <= this.to)) {
+      this.at = null;
+      return DONE;
+    }
+    this.at = t;
+    this.result.value = t;
+    return this.result;
   }
 }

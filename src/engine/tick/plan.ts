@@ -19,7 +19,7 @@ export interface PlanInput {
   /** Default `MAX_SLOTS_PER_TICK`. */
   maxSlots?: number;
   /** When a slot starts (jitter, `tick/jitter.ts`); default: at the slot. */
-  startOf?: (slot: number) => number;
+  startOf?: ((slot: number) => number) | undefined;
 }
 
 /** The slots to claim, oldest first. */
@@ -60,7 +60,7 @@ export function planSlots(input: PlanInput): Plan {
 
   const keepOldest = catchUp.mode === "all" && !paused;
   const { slots, dropped } = keepOldest ? oldest(schedule, lower, now, max) : newest(schedule, lower, now, max);
-  const startOf = input.startOf ?? ((slot: number): number => slot);
+  const startOf = input.startOf ?? atSlot;
   // A jittered slot whose start is still ahead waits for a later tick (only the newest can be).
   if (input.startOf !== undefined && slots.length > 0 && startOf(slots[slots.length - 1]!) > now) slots.pop();
 
@@ -82,11 +82,17 @@ export function planSlots(input: PlanInput): Plan {
   }
 }
 
+const atSlot = (slot: number): number => slot;
+
+// A first slot makes an array of exactly one element (a first `push()` reserves 16): a
+// large minute plans thousands of jobs, most with one slot.
+
 function oldest(schedule: Schedule, lower: number, now: number, max: number): { slots: number[]; dropped: number } {
-  const slots: number[] = [];
+  let slots: number[] = [];
   for (const slot of schedule.between(lower, now)) {
     if (slots.length === max) break;
-    slots.push(slot);
+    if (slots.length === 0) slots = [slot];
+    else slots.push(slot);
   }
   // Not counted: the next tick starts from the new watermark and plans them.
   return { slots, dropped: 0 };
@@ -94,10 +100,11 @@ function oldest(schedule: Schedule, lower: number, now: number, max: number): { 
 
 function newest(schedule: Schedule, lower: number, now: number, max: number): { slots: number[]; dropped: number } {
   // A ring of the last `max` slots, so a long window never holds every slot at once.
-  const ring: number[] = [];
+  let ring: number[] = [];
   let seen = 0;
   for (const slot of schedule.between(lower, now)) {
-    ring[seen % max] = slot;
+    if (seen === 0) ring = [slot];
+    else ring[seen % max] = slot;
     seen++;
   }
   if (seen <= max) return { slots: ring, dropped: 0 };

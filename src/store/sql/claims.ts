@@ -284,23 +284,36 @@ export function recordedOf(slots: readonly SlotKey[], rows: readonly SqlRow[]): 
 /**
  * Maps the inserted rows back to the requests, in order; a repeated `(job, slot)` loses
  * to its first request. `refused`: the rows of `refusedStatement` (outcome `limit`).
+ * Rows that come back in request order (SQLite's, as a rule) are matched in step; from
+ * the first that does not, the rest are looked up by key: a key text per row and per
+ * request was most of a large claim's allocations here.
  */
 export function claimOutcomes(
   requests: readonly ClaimRequest[],
   inserted: readonly SqlRow[],
   refused: readonly SqlRow[] = [],
 ): ClaimResult[] {
-  const statusOf = new Map(inserted.map((row) => [slotKeyText(row.job, row.slot), String(row.status)]));
-  const limited = new Set(refused.map((row) => slotKeyText(row.job, row.slot)));
+  let statusOf: Map<string, string> | undefined;
+  let limited: Set<string> | undefined;
+  let k = 0;
   return requests.map((r) => {
-    const key = slotKeyText(r.job, r.slot);
-    const status = statusOf.get(key);
-    statusOf.delete(key);
-    const outcome: ClaimOutcome = status === undefined
-      ? (r.maxRuns !== undefined && limited.has(key) ? "limit" : "lost")
-      : status === "running"
-      ? "won"
-      : (status as ClaimOutcome);
+    let status: string | undefined;
+    const row = statusOf === undefined ? inserted[k] : undefined;
+    if (row !== undefined && row.job === r.job && Number(row.slot) === r.slot) {
+      status = String(row.status);
+      k++;
+    } else {
+      statusOf ??= new Map(inserted.slice(k).map((row) => [slotKeyText(row.job, row.slot), String(row.status)]));
+      const key = slotKeyText(r.job, r.slot);
+      status = statusOf.get(key);
+      statusOf.delete(key);
+    }
+    let outcome: ClaimOutcome;
+    if (status !== undefined) outcome = status === "running" ? "won" : (status as ClaimOutcome);
+    else {
+      limited ??= new Set(refused.map((row) => slotKeyText(row.job, row.slot)));
+      outcome = r.maxRuns !== undefined && limited.has(slotKeyText(r.job, r.slot)) ? "limit" : "lost";
+    }
     return { job: r.job, slot: r.slot, outcome };
   });
 }

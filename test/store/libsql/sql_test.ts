@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { bind, instantColumn, jobDef, updateStatement } from "../../../src/store/sql/statements.ts";
 import type { Row } from "@libsql/client";
 import { tallyOf } from "../../../src/store/sql/tally.ts";
-import { RUN_STATUSES } from "../../../src/store/types.ts";
+import { type ClaimRequest, RUN_STATUSES } from "../../../src/store/types.ts";
+import { claimOutcomes } from "../../../src/store/sql/claims.ts";
 
 describe("bind", () => {
   it("numbers placeholders by first use and repeats the number for a repeated name", () => {
@@ -98,5 +99,52 @@ describe("tallyOf", () => {
     assert.deepEqual([tally.b?.counts.ok, tally.b?.counts.error, tally.b?.last?.status], [1, 7, "ok"]);
     assert.deepEqual([tally.c?.counts.ok, tally.c?.counts.error, tally.c?.last?.startedAt], [3, 4, 400]);
     assert.deepEqual([tally.d?.counts.ok, tally.d?.last?.finishedAt], [5, 501]);
+  });
+});
+
+describe("claimOutcomes", () => {
+  const T0 = Date.UTC(2030, 0, 1);
+  const req = (job: string, slot = T0, maxRuns?: number): ClaimRequest => ({
+    job,
+    slot,
+    kind: "scheduled",
+    status: "running",
+    overlap: "skip",
+    node: "n1",
+    batch: "b",
+    now: T0,
+    leaseUntil: T0 + 15_000,
+    ...(maxRuns === undefined ? {} : { maxRuns }),
+  });
+  const row = (job: string, status = "running", slot: unknown = T0) => ({ job, slot, status });
+  const outcomes = (requests: ClaimRequest[], inserted: object[], refused: object[] = []) =>
+    claimOutcomes(requests, inserted as never, refused as never).map((r) => `${r.job}:${r.outcome}`);
+
+  it("maps rows back to their requests, in request order or not", () => {
+    const requests = [req("a"), req("b"), req("c"), req("d", T0, 3)];
+    // In order, one lost between; the slot as a bigint or text, as drivers give it.
+    assert.deepEqual(outcomes(requests, [row("a"), row("c", "missed", BigInt(T0))]), [
+      "a:won",
+      "b:lost",
+      "c:missed",
+      "d:lost",
+    ]);
+    // Out of order, and a refused one (maxRuns) is `limit`.
+    assert.deepEqual(outcomes(requests, [row("c", "running", String(T0)), row("a")], [row("d")]), [
+      "a:won",
+      "b:lost",
+      "c:won",
+      "d:limit",
+    ]);
+    // A job's other slot is not this request's row.
+    assert.deepEqual(outcomes([req("a"), req("a", T0 + 60_000)], [row("a", "running", T0 + 60_000)]), [
+      "a:lost",
+      "a:won",
+    ]);
+  });
+
+  it("gives a repeated (job, slot) to its first request only, however the rows come back", () => {
+    assert.deepEqual(outcomes([req("a"), req("a"), req("b")], [row("a"), row("b")]), ["a:won", "a:lost", "b:won"]);
+    assert.deepEqual(outcomes([req("a"), req("a"), req("b")], [row("b"), row("a")]), ["a:won", "a:lost", "b:won"]);
   });
 });

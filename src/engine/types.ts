@@ -260,7 +260,10 @@ export interface ListOptions {
   outcomes?: boolean;
 }
 
-/** What one tick did for one job. */
+/**
+ * What one tick did for one job. Its empty lists are one shared frozen array (a large
+ * minute reports thousands of jobs): copy a list before adding to it.
+ */
 export interface JobTickReport {
   planned: number[];
   won: number[];

@@ -3,6 +3,7 @@
 // Prints one JSON line: { lateness: number[], cpuMs, perMinute: number[] } (perMinute: the CPU ms
 // of each measured minute, from 1 s before its slot, as _scale_worker.ts measures it).
 import { Cron } from "croner";
+import { cpuPerMinute, until } from "./_minutes.ts";
 
 const MIN = 60_000;
 const [jobsText, firstText, minutesText] = process.argv.slice(2);
@@ -19,18 +20,9 @@ for (let i = 0; i < Number(jobsText); i++) {
     }),
   );
 }
-const until = (at: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
 await until(first - 1_000);
 const cpu0 = process.cpuUsage();
-const perMinute: number[] = [];
-let mark = cpu0;
-for (let at = first + MIN; at <= last + MIN; at += MIN) {
-  await until(at - 1_000);
-  const now = process.cpuUsage();
-  perMinute.push(Math.round((now.user - mark.user + now.system - mark.system) / 1000));
-  mark = now;
-}
+const perMinute = await cpuPerMinute(first, last, cpu0);
 const cpu = process.cpuUsage(cpu0);
 for (const c of crons) c.stop();
 console.log(JSON.stringify({ lateness, cpuMs: (cpu.user + cpu.system) / 1000, perMinute }));

@@ -8,6 +8,7 @@ import { createScheduler } from "../src/engine/mod.ts";
 import { libsqlStore } from "../src/store/libsql/mod.ts";
 import type { Store } from "../src/store/types.ts";
 import { driverStats, resetStats } from "./_driver_stats.ts";
+import { cpuPerMinute, until } from "./_minutes.ts";
 
 const MIN = 60_000;
 const [db, node, jobsText, firstText, minutesText, statsFlag, scheduleArg, claimAhead] = process.argv.slice(2);
@@ -80,8 +81,6 @@ for (let i = 0; i < Number(jobsText); i++) {
 }
 await scheduler.ready();
 scheduler.start();
-const until = (at: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
 // CPU from 1 s before the first slot to 1 s before the minute after the last one.
 await until(first - 1_000);
 const cpu0 = process.cpuUsage();
@@ -122,14 +121,7 @@ const phaseTimers = (async () => {
 })();
 if (stats !== undefined) resetStats(stats);
 // CPU of each measured minute, from 1 s before its slot.
-const perMinute: number[] = [];
-let mark = cpu0;
-for (let at = first + MIN; at <= last + MIN; at += MIN) {
-  await until(at - 1_000);
-  const now = process.cpuUsage();
-  perMinute.push(Math.round((now.user - mark.user + now.system - mark.system) / 1000));
-  mark = now;
-}
+const perMinute = await cpuPerMinute(first, last, cpu0);
 const cpu = process.cpuUsage(cpu0);
 await phaseTimers;
 closePhase(end);

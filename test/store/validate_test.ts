@@ -4,20 +4,10 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SchedulerError } from "../../src/core/errors.ts";
 import { checkClaims, checkNames, checkRenewals, checkSlotKeys } from "../../src/store/_validate.ts";
-import type { ClaimRequest } from "../../src/store/types.ts";
+import { request } from "./contract.ts";
 
 const T0 = Date.UTC(2030, 0, 1);
-const good: ClaimRequest = {
-  job: "j",
-  slot: T0,
-  kind: "scheduled",
-  status: "running",
-  overlap: "skip",
-  node: "n1",
-  batch: "b",
-  now: T0,
-  leaseUntil: T0 + 15_000,
-};
+const good = request("j", T0);
 
 /** Asserts `fn` throws a SchedulerError with `code`, `path`, and a message starting with the path. */
 function throwsAt(fn: () => void, code: string, path: string): void {

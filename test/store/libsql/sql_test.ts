@@ -5,6 +5,7 @@ import type { Row } from "@libsql/client";
 import { tallyOf } from "../../../src/store/sql/tally.ts";
 import { type ClaimRequest, RUN_STATUSES } from "../../../src/store/types.ts";
 import { claimOutcomes } from "../../../src/store/sql/claims.ts";
+import { request } from "../contract.ts";
 
 describe("bind", () => {
   it("numbers placeholders by first use and repeats the number for a repeated name", () => {
@@ -104,18 +105,8 @@ describe("tallyOf", () => {
 
 describe("claimOutcomes", () => {
   const T0 = Date.UTC(2030, 0, 1);
-  const req = (job: string, slot = T0, maxRuns?: number): ClaimRequest => ({
-    job,
-    slot,
-    kind: "scheduled",
-    status: "running",
-    overlap: "skip",
-    node: "n1",
-    batch: "b",
-    now: T0,
-    leaseUntil: T0 + 15_000,
-    ...(maxRuns === undefined ? {} : { maxRuns }),
-  });
+  const req = (job: string, slot = T0, maxRuns?: number): ClaimRequest =>
+    request(job, slot, maxRuns === undefined ? {} : { maxRuns });
   const row = (job: string, status = "running", slot: unknown = T0) => ({ job, slot, status });
   const outcomes = (requests: ClaimRequest[], inserted: object[], refused: object[] = []) =>
     claimOutcomes(requests, inserted as never, refused as never).map((r) => `${r.job}:${r.outcome}`);

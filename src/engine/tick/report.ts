@@ -39,6 +39,14 @@ export function note(r: JobTickReport, list: SlotList, slot: number): void {
   else slots.push(slot);
 }
 
+/** Adds `slots` to a list of a job's report, as {@link note} adds one: a copy of their size onto the shared empty list. */
+export function noteAll(r: JobTickReport, list: SlotList, slots: readonly number[]): void {
+  if (slots.length === 0) return;
+  const into = r[list];
+  if (into === NONE) r[list] = slots.slice();
+  else into.push(...slots);
+}
+
 /** Notes a slot's outcome in its job's report (nothing when the run had none: it was lost). */
 export function record(r: JobTickReport, slot: number, outcome: Outcome | undefined): void {
   if (outcome !== undefined) r.outcomes[slot] = outcome;
@@ -72,7 +80,7 @@ export function mergeRounds(into: TickReport, round: TickReport): void {
       continue;
     }
     for (const key of ["planned", "won", "lost", "run", "skipped", "missed", "abandoned", "buffered"] as const) {
-      if (r[key].length > 0) target[key] = target[key].concat(r[key]);
+      noteAll(target, key, r[key]);
     }
     Object.assign(target.outcomes, r.outcomes);
   }

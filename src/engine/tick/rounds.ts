@@ -17,7 +17,7 @@ import { type DueJob, planTick, type RoundInput, slotsToRun, takeRound, unclaime
 import { limitRuns } from "./max_runs.ts";
 import { own } from "../../core/own.ts";
 import { setOwn } from "../../store/_validate.ts";
-import type { ReportDraft } from "./report.ts";
+import { noteAll, type ReportDraft } from "./report.ts";
 import { queueRun, type RunsDeps } from "./runs.ts";
 import { nextTurn, QUEUE_CHUNK } from "./turn.ts";
 
@@ -417,12 +417,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
           return new Error("read failed", { cause: e });
         }
         if (taken === "stop") break;
-        for (const { job, planned } of taken.jobs) {
-          // A copy of exactly its size (a first push gives room for 16; see `note`).
-          const r = draft.job(job.name);
-          if (r.planned.length === 0) r.planned = planned.slice();
-          else r.planned.push(...planned);
-        }
+        for (const { job, planned } of taken.jobs) noteAll(draft.job(job.name), "planned", planned);
         const claimed = await claimBatch(deps, taken.requests as ClaimRequest[], draft);
         if (claimed instanceof Error) {
           // What earlier batches won is held: it runs, and the tick reports the failure.

@@ -49,6 +49,11 @@ export class SchedulerError extends Error {
   }
 }
 
+/** The sentence of `e` without the `code: ` its constructor put in front. */
+export function sentence(e: SchedulerError): string {
+  return e.message.startsWith(`${e.code}: `) ? e.message.slice(e.code.length + 2) : e.message;
+}
+
 /** Quotes user text for an error message, cut to a readable length. */
 export function quote(text: unknown): string {
   const s = typeof text === "string" ? text : String(text);

@@ -3,7 +3,7 @@
  * into `{ error: { code, message, path? } }` without ever exposing an internal message.
  */
 import * as v from "valibot";
-import { SchedulerError } from "../core/errors.ts";
+import { SchedulerError, sentence } from "../core/errors.ts";
 import { didYouMean } from "../core/suggest.ts";
 import { fieldSuggestions } from "../engine/jobs/schema.ts";
 
@@ -67,9 +67,7 @@ export function toErrorResponse(error: unknown): { status: ErrorStatus; body: Er
   }
   if (error instanceof SchedulerError) {
     // The code travels in `code`: the message is the sentence alone, said once.
-    const message = error.message.startsWith(`${error.code}: `)
-      ? error.message.slice(error.code.length + 2)
-      : error.message;
+    const message = sentence(error);
     if (error.code.startsWith("invalid-")) {
       return { status: 400, body: errorBody(error.code, message, error.path), internal: false };
     }

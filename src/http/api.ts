@@ -5,7 +5,7 @@
  */
 import type { Context, Hono } from "hono";
 import type * as v from "valibot";
-import { SchedulerError } from "../core/errors.ts";
+import { SchedulerError, sentence } from "../core/errors.ts";
 import type { DataJobSpec, HealthReport, JobInfo } from "../engine/types.ts";
 import { startBackfill } from "./_backfill.ts";
 import { readJson } from "./_body.ts";
@@ -94,7 +94,7 @@ async function define(
     const prefix = `jobs.${name}.`;
     if (e instanceof SchedulerError && e.code.startsWith("invalid-") && e.path?.startsWith(prefix)) {
       const path = e.path.slice(prefix.length);
-      const message = e.message.startsWith(`${e.code}: `) ? e.message.slice(e.code.length + 2) : e.message;
+      const message = sentence(e);
       throw new SchedulerError(e.code, message.split(prefix).join(""), { path, cause: e });
     }
     throw e;

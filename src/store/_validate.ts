@@ -2,7 +2,7 @@
  * Input checks shared by every store implementation, so memory and libSQL refuse the
  * same bad input with the same `SchedulerError` before touching any state.
  */
-import { quote, SchedulerError } from "../core/errors.ts";
+import { quote, SchedulerError, sentence } from "../core/errors.ts";
 import { COUNTED_STATUSES, RUN_STATUSES } from "./types.ts";
 import type {
   AttemptKey,
@@ -110,7 +110,7 @@ function eachItem<T>(items: readonly T[], list: string, check: (item: T) => void
     } catch (e) {
       if (!(e instanceof SchedulerError)) throw e;
       const at = `${list}[${i}]`;
-      throw new SchedulerError(e.code, `${at}.${e.message.slice(e.code.length + 2)}`, {
+      throw new SchedulerError(e.code, `${at}.${sentence(e)}`, {
         path: e.path === undefined ? at : `${at}.${e.path}`,
       });
     }

@@ -2,7 +2,7 @@
  * Job specs: validated once with valibot and expanded into ONE resolved form that the
  * rest of the engine trusts (no optional fields, durations in milliseconds).
  */
-import { quote, SchedulerError } from "../../core/errors.ts";
+import { quote, SchedulerError, sentence } from "../../core/errors.ts";
 import { parseDuration } from "../../core/duration.ts";
 import { schedule as toSchedule } from "../../core/mod.ts";
 import type { Schedule, ScheduleSpec } from "../../core/types.ts";
@@ -275,7 +275,7 @@ function buildSchedule(name: string, input: unknown, timezone: string | undefine
 
 /** A core error's sentence without its code and its own field label (`invalid-timezone: timezone: `). */
 function sentenceOf(e: SchedulerError): string {
-  let message = e.message.startsWith(`${e.code}: `) ? e.message.slice(e.code.length + 2) : e.message;
+  let message = sentence(e);
   if (e.path !== undefined && message.startsWith(`${e.path}: `)) message = message.slice(e.path.length + 2);
   return message;
 }

@@ -56,6 +56,17 @@ export function suggest(
   return scored.filter((s) => s.d <= best + 1).slice(0, max).map((s) => s.name);
 }
 
+/**
+ * The name of `names` that `input` most likely meant, as a list of at most one: the same
+ * name in another case, else the nearest (`suggest`, within `limit` edits).
+ *
+ * @example nearestName("shcema", ["url", "schema"]) // ["schema"]
+ */
+export function nearestName(input: string, names: readonly string[], limit?: number): string[] {
+  const same = names.find((name) => name.toLowerCase() === input.toLowerCase());
+  return same !== undefined ? [same] : suggest(input, names, 1, limit);
+}
+
 /** `; did you mean "a" or "b"?`, or "" when there is nothing close. */
 export function didYouMean(names: readonly string[]): string {
   if (names.length === 0) return "";

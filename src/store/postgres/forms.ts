@@ -4,7 +4,7 @@
  * tables in the default schema).
  */
 import { SchedulerError } from "../../core/errors.ts";
-import { didYouMean, suggest } from "../../core/suggest.ts";
+import { didYouMean, nearestName } from "../../core/suggest.ts";
 
 /** The options each form takes. */
 const FORMS = {
@@ -42,11 +42,10 @@ export function checkOptionNames(options: object): void {
         { path: key },
       );
     }
-    const same = takes.find((name) => name.toLowerCase() === key.toLowerCase());
     throw new SchedulerError(
       "invalid-spec",
       `postgresStore.${key}: unknown option (${shape} takes ${takes.join(", ")})${
-        didYouMean(same === undefined ? suggest(key, takes, 1, Math.max(1, Math.ceil(key.length / 3))) : [same])
+        didYouMean(nearestName(key, takes, Math.max(1, Math.ceil(key.length / 3))))
       }`,
       { path: key },
     );

@@ -3,7 +3,7 @@
  * inverse of `toJSON()` and `toString()`.
  */
 import { at } from "./at.ts";
-import { cron } from "./cron/cron.ts";
+import { cron, zonePrefix } from "./cron/cron.ts";
 import { quote, SchedulerError } from "./errors.ts";
 import { every } from "./every.ts";
 import type { EveryOptions } from "./every.ts";
@@ -23,8 +23,6 @@ export interface ScheduleOptions extends ModifierOptions {
 }
 
 const ISO_START = /^[+-]?\d{4,6}-\d{2}-\d{2}T/i;
-const TZ_PREFIX = /^(?:CRON_TZ|TZ)=(\S+)\s+/;
-const EMPTY_TZ_PREFIX = /^(CRON_TZ|TZ)=(?=\s|$)/;
 const EVERY = /^@every\s+(\S+)(?:\s+from\s+(\S+))?$/i;
 const AWS_WRAPPED = /^cron\((.*)\)$/s;
 
@@ -34,24 +32,9 @@ function isSchedule(input: object): input is Schedule {
 }
 
 function fromText(input: string, options: ScheduleOptions): Schedule {
-  let text = input.trim();
-  let zone = options.timezone;
-  // Left to the cron parser, `CRON_TZ=` was read as the second field ("second must be 0-59").
-  const empty = EMPTY_TZ_PREFIX.exec(text);
-  if (empty !== null) {
-    const name = empty[1]!;
-    throw new SchedulerError(
-      "invalid-timezone",
-      `timezone: ${name}= names no zone in ${quote(input)}: write an IANA zone right after the = ` +
-        `(${name}=Europe/Berlin 0 9 * * *), or drop the prefix for ${options.timezone ?? "UTC"}`,
-      { path: "timezone" },
-    );
-  }
-  const prefix = TZ_PREFIX.exec(text);
-  if (prefix !== null) {
-    zone = prefix[1];
-    text = text.slice(prefix[0].length);
-  }
+  const prefixed = zonePrefix(input, options.timezone ?? "UTC");
+  const text = prefixed.rest;
+  const zone = prefixed.zone ?? options.timezone;
   const opts = { ...modifiers(options), ...(zone === undefined ? {} : { timezone: zone }) };
   if (/^@every(\s|$)/i.test(text)) {
     const m = EVERY.exec(text);

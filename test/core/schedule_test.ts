@@ -33,6 +33,10 @@ describe("schedule(): inputs", () => {
     for (const text of ["CRON_TZ=", "  TZ=  @every 1m", "CRON_TZ= 0 0 9 * * * 2027"]) {
       assertSchedulerError(() => schedule(text), "invalid-timezone");
     }
+    // In lower case the prefix was read as the seconds field ("second step must be a number 1-60").
+    for (const text of ["cron_tz=Europe/Berlin 0 9 * * *", "tz=UTC @every 1m", "Cron_Tz=UTC 0 9 * * *"]) {
+      assert.throws(() => schedule(text), /invalid-timezone: timezone: the prefix is written (CRON_)?TZ= in capitals/);
+    }
   });
 
   it("uses options.timezone for inputs that name no zone; a prefix or spec zone wins", () => {

@@ -16,6 +16,41 @@ import type { ModifierOptions } from "../modifiers/modify.ts";
 
 // A term starting with H (no field name or keyword starts with H).
 const HASHED_TERM = /(?:^|[\s,])H/;
+// `CRON_TZ=<zone> ` or `TZ=<zone> ` before the fields, in any case (only upper case is read).
+const ZONE_PREFIX = /^(CRON_TZ|TZ)=(\S*)(?:\s+|$)/i;
+
+/**
+ * Splits a `CRON_TZ=<zone> ` or `TZ=<zone> ` prefix off `text` (trimmed): the zone, or
+ * undefined without a prefix, and the rest. Kubernetes writes the names in upper case;
+ * only those are read.
+ *
+ * @throws {SchedulerError} `invalid-timezone` for a prefix with no zone or in lower case
+ *   (left to the cron parser, either was read as the second field: "second step must be
+ *   a number 1-60"); `fallback` names the zone dropping the prefix gives.
+ */
+export function zonePrefix(text: string, fallback: string): { zone: string | undefined; rest: string } {
+  const m = ZONE_PREFIX.exec(text.trim());
+  if (m === null) return { zone: undefined, rest: text.trim() };
+  const [whole, name, zone] = m as unknown as [string, string, string];
+  const upper = name.toUpperCase();
+  const example = `${upper}=${zone === "" ? "Europe/Berlin" : zone} 0 9 * * *`;
+  if (name !== upper) {
+    throw new SchedulerError(
+      "invalid-timezone",
+      `timezone: the prefix is written ${upper}= in capitals, got ${quote(text)} (${example})`,
+      { path: "timezone" },
+    );
+  }
+  if (zone === "") {
+    throw new SchedulerError(
+      "invalid-timezone",
+      `timezone: ${name}= names no zone in ${quote(text)}: write an IANA zone right after the = ` +
+        `(${example}), or drop the prefix for ${fallback}`,
+      { path: "timezone" },
+    );
+  }
+  return { zone, rest: text.trim().slice(whole.length) };
+}
 
 /** Options of {@link cron}. */
 export interface CronOptions extends ModifierOptions {
@@ -35,6 +70,8 @@ export interface CronOptions extends ModifierOptions {
  * `L`, `LW`, `nW`, `nL`, `n#k`, `H` and `@daily`-style nicknames. Read in `timezone`
  * with the daylight-saving rules (docs/architecture.md, "Schedules"). A `+` before day-of-week (OCPS) is the same as
  * `dayMatch: "and"`. After the last year of a year field, `next()` returns null.
+ * A `CRON_TZ=<zone> ` or `TZ=<zone> ` prefix (what `toString()` writes for a zone other
+ * than UTC) sets the zone and wins over `timezone`.
  *
  * Options: `timezone` (default `"UTC"`), `dayMatch` (default `"or"`), `hashKey` (no
  * default; what `H` hashes), `format` (default `"cron"`; `"aws"` for EventBridge);
@@ -61,6 +98,12 @@ export interface CronOptions extends ModifierOptions {
 export function cron(expression: string, options: CronOptions = {}): Schedule {
   if (typeof options !== "object" || options === null) {
     throw new SchedulerError("invalid-cron", `options: expected an object, got ${quote(options)}`);
+  }
+  // The text toString() gives for a zone other than UTC: its prefix wins over the option, as in schedule().
+  const prefixed = typeof expression === "string" ? zonePrefix(expression, options.timezone ?? "UTC") : undefined;
+  if (prefixed?.zone !== undefined) {
+    expression = prefixed.rest;
+    options = { ...options, timezone: prefixed.zone };
   }
   const fields = parseCron(expression, options);
   const { hashKey, format } = options;

@@ -60,3 +60,29 @@ describe("cron(): instants", () => {
     }
   });
 });
+
+describe("cron(): a CRON_TZ= prefix", () => {
+  it("reads the text toString() gives back, zone and all; the prefix wins over timezone", () => {
+    const berlin = cron("0 9 * * *", { timezone: "Europe/Berlin" });
+    const again = cron(berlin.toString());
+    assert.equal(again.timezone, "Europe/Berlin");
+    assert.equal(again.next(ms("2026-07-01T00:00:00Z")), ms("2026-07-01T07:00:00Z"));
+    assert.equal(cron("TZ=Asia/Tokyo 0 9 * * *", { timezone: "Europe/Paris" }).timezone, "Asia/Tokyo");
+    // Before, both read the prefix as the seconds field: "second step must be a number 1-60".
+  });
+
+  it("refuses a prefix in lower case or with no zone by name, saying how to write it", () => {
+    assert.throws(() => cron("cron_tz=Europe/Berlin 0 9 * * *"), (e: unknown) => {
+      assert.match(
+        String(e),
+        /^SchedulerError: invalid-timezone: timezone: the prefix is written CRON_TZ= in capitals, got "cron_tz=Europe\/Berlin 0 9 \* \* \*" \(CRON_TZ=Europe\/Berlin 0 9 \* \* \*\)$/,
+      );
+      return true;
+    });
+    assertSchedulerError(() => cron("Tz=UTC 0 9 * * *"), "invalid-timezone");
+    assert.throws(
+      () => cron("CRON_TZ= 0 9 * * *", { timezone: "Asia/Tokyo" }),
+      /names no zone .*drop the prefix for Asia\/Tokyo/,
+    );
+  });
+});

@@ -26,7 +26,8 @@ const ZONE_PREFIX = /^(CRON_TZ|TZ)=(\S*)(?:\s+|$)/i;
  *
  * @throws {SchedulerError} `invalid-timezone` for a prefix with no zone or in lower case
  *   (left to the cron parser, either was read as the second field: "second step must be
- *   a number 1-60"); `fallback` names the zone dropping the prefix gives.
+ *   a number 1-60"); `fallback` names the zone dropping the prefix gives. `invalid-cron`
+ *   for a prefix with nothing after it.
  */
 export function zonePrefix(text: string, fallback: string): { zone: string | undefined; rest: string } {
   const m = ZONE_PREFIX.exec(text.trim());
@@ -49,7 +50,14 @@ export function zonePrefix(text: string, fallback: string): { zone: string | und
       { path: "timezone" },
     );
   }
-  return { zone, rest: text.trim().slice(whole.length) };
+  const rest = text.trim().slice(whole.length);
+  if (rest === "") {
+    throw new SchedulerError(
+      "invalid-cron",
+      `expected a schedule after ${name}=${zone}, got ${quote(text)} (${example})`,
+    );
+  }
+  return { zone, rest };
 }
 
 /** Options of {@link cron}. */

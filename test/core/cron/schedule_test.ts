@@ -80,6 +80,11 @@ describe("cron(): a CRON_TZ= prefix", () => {
       return true;
     });
     assertSchedulerError(() => cron("Tz=UTC 0 9 * * *"), "invalid-timezone");
+    // A prefix alone: the parser said 'got 0 in ""', quoting nothing of what was given.
+    assert.throws(
+      () => cron("CRON_TZ=Europe/Berlin "),
+      /^SchedulerError: invalid-cron: expected a schedule after CRON_TZ=Europe\/Berlin, got "CRON_TZ=Europe\/Berlin " \(CRON_TZ=Europe\/Berlin 0 9 \* \* \*\)$/,
+    );
     assert.throws(
       () => cron("CRON_TZ= 0 9 * * *", { timezone: "Asia/Tokyo" }),
       /names no zone .*drop the prefix for Asia\/Tokyo/,

@@ -113,8 +113,8 @@ function checkSpecKeys(spec: Record<string, unknown>): void {
  * `CRON_TZ=<zone> `; `cron(...)` around it means the AWS form), `"@every 15m [from
  * <anchor>]"`, an ISO instant, a `ScheduleSpec` (`{ cron, timezone?, dayMatch?,
  * hashKey?, format? }`, `{ every, anchor?, timezone? }`, `{ at }`), or a `Schedule`
- * (returned as is). `schedule(s.toJSON())` and `schedule(s.toString(), { hashKey })` give
- * back an equal schedule.
+ * (returned as is, or with the modifier options applied). `schedule(s.toJSON())` and
+ * `schedule(s.toString(), { hashKey })` give back an equal schedule.
  *
  * Options: `timezone` (default `"UTC"`) for inputs that name no zone; `hashKey` (no
  * default) for cron inputs with `H`; `format` (default `"cron"`, or `"aws"`); the
@@ -140,7 +140,8 @@ export function schedule(input: string | ScheduleSpec | Schedule, options: Sched
       `schedule: expected a cron string, a spec or a Schedule, got ${quote(input)}`,
     );
   }
-  if (isSchedule(input)) return input;
+  // Its modifiers are applied as the engine applies a job's (they were dropped without a word).
+  if (isSchedule(input)) return withModifiers(input, modifiers(options), { hashKey: options.hashKey });
   const spec = input as unknown as Record<string, unknown>;
   checkSpecKeys(spec);
   const zone = (spec.timezone ?? timezone) as string | undefined;

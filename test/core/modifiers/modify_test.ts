@@ -110,4 +110,20 @@ describe("schedule modifiers", () => {
     );
     assert.match(code(() => cron("H * * * *", { hashKey: "a", except: "H * * * *" })), /every fire time is excluded/);
   });
+
+  it("schedule() applies its modifier options to a Schedule it is given (they were dropped)", () => {
+    const s = schedule(cron("0 0 * * *"), { except: ["2026-01-02"], endAt: "2026-01-05T00:00:00Z" });
+    assert.deepEqual(s.nextRuns(Date.UTC(2026, 0, 1), 5).map(iso), [
+      "2026-01-03T00:00:00.000Z",
+      "2026-01-04T00:00:00.000Z",
+    ]);
+    assert.deepEqual(s.toJSON(), {
+      cron: "0 0 * * *",
+      timezone: "UTC",
+      except: ["2026-01-02"],
+      endAt: Date.UTC(2026, 0, 5),
+    });
+    const plain = cron("0 0 * * *");
+    assert.equal(schedule(plain, { timezone: "Europe/Berlin" }), plain);
+  });
 });

@@ -107,11 +107,12 @@ export function withModifiers(
 
   if (free !== undefined) assertSomeFire(base, free, startAt, exclusions);
 
-  const extra: ModifierSpec = {};
-  if (exclusions.length > 0) extra.except = exclusions.map((x) => x.text);
-  if (startAt !== undefined) extra.startAt = startAt;
-  if (endAt !== undefined) extra.endAt = endAt;
   const baseSpec = base.toJSON() as ScheduleSpec & ModifierSpec;
+  // On a schedule that has modifiers both sets apply, so the spec keeps both (it kept the new only).
+  const extra: ModifierSpec = {};
+  if (exclusions.length > 0) extra.except = [...(baseSpec.except ?? []), ...exclusions.map((x) => x.text)];
+  if (startAt !== undefined) extra.startAt = Math.max(startAt, baseSpec.startAt ?? startAt);
+  if (endAt !== undefined) extra.endAt = Math.min(endAt, baseSpec.endAt ?? endAt);
   // `H` in an exclusion needs the key back, even when the expression itself has none.
   if (
     context.hashKey !== undefined && baseSpec.hashKey === undefined &&

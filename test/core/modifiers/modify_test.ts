@@ -126,4 +126,24 @@ describe("schedule modifiers", () => {
     const plain = cron("0 0 * * *");
     assert.equal(schedule(plain, { timezone: "Europe/Berlin" }), plain);
   });
+
+  it("modifiers added to a schedule that has some keep both in toJSON(), which round-trips", () => {
+    const inner = cron("0 0 * * *", {
+      except: ["2026-01-02"],
+      startAt: "2026-01-01T00:00:00Z",
+      endAt: Date.UTC(2026, 1),
+    });
+    const s = schedule(inner, { except: ["2026-01-03"], startAt: 0, endAt: "2026-01-10T00:00:00Z" });
+    const from = Date.UTC(2025, 11, 30);
+    assert.deepEqual(s.nextRuns(from, 2).map(iso), ["2026-01-01T00:00:00.000Z", "2026-01-04T00:00:00.000Z"]);
+    assert.deepEqual(s.toJSON(), {
+      cron: "0 0 * * *",
+      timezone: "UTC",
+      except: ["2026-01-02", "2026-01-03"],
+      startAt: Date.UTC(2026, 0, 1),
+      endAt: Date.UTC(2026, 0, 10),
+    });
+    const back = schedule(s.toJSON());
+    assert.deepEqual(back.nextRuns(from, 20), s.nextRuns(from, 20));
+  });
 });

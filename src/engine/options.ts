@@ -4,6 +4,7 @@
  */
 import { quote, SchedulerError } from "../core/errors.ts";
 import { parseDuration } from "../core/duration.ts";
+import { didYouMean, nearestName } from "../core/suggest.ts";
 import { signingKey } from "../webhook/keys.ts";
 import { resolveWebhookPolicy, type WebhookPolicy } from "../webhook/policy.ts";
 import { systemClock } from "./clock.ts";
@@ -32,6 +33,51 @@ export interface ResolvedOptions {
   runAhead: boolean;
   /** `claimAhead` in ms (0: claim when due). */
   claimAheadMs: number;
+}
+
+/** Every option of `createScheduler()` (the type makes the list whole). */
+const OPTION_NAMES = Object.keys(
+  {
+    store: 0,
+    node: 0,
+    clock: 0,
+    logger: 0,
+    onEvent: 0,
+    defaults: 0,
+    fetch: 0,
+    webhookSecret: 0,
+    webhooks: 0,
+    leaseGrace: 0,
+    lease: 0,
+    heartbeat: 0,
+    concurrency: 0,
+    storeTimeout: 0,
+    claimAhead: 0,
+    runAhead: 0,
+    retention: 0,
+    historyWarnRows: 0,
+  } satisfies Record<keyof SchedulerOptions, 0>,
+);
+
+/**
+ * Refuses options that are not an object, and any option `createScheduler()` does not
+ * take, naming it and the nearest it does: a misspelt `concurency: 5` was ignored, and
+ * the node ran at the default 200.
+ *
+ * @throws {SchedulerError} `invalid-spec`
+ */
+export function checkOptionNames(options: unknown): asserts options is SchedulerOptions {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new SchedulerError("invalid-spec", `createScheduler: expected an options object, got ${quote(options)}`);
+  }
+  for (const [key, value] of Object.entries(options)) {
+    if (value === undefined || OPTION_NAMES.includes(key)) continue;
+    throw new SchedulerError(
+      "invalid-spec",
+      `${key}: not an option of createScheduler${didYouMean(nearestName(key, OPTION_NAMES))}`,
+      { path: key },
+    );
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 /** `createScheduler()`: resolves the options once and wires the engine's rooms into the public API. */
 import { createMemoryStore } from "../store/memory/mod.ts";
 import { consoleLogger, createEmitter, logEvent, safeLogger } from "./events.ts";
-import { resolveOptions } from "./options.ts";
+import { checkOptionNames, resolveOptions } from "./options.ts";
 import { createTriggers } from "./trigger.ts";
 import { createReconciler } from "./tick/reconcile.ts";
 import { createTicker } from "./tick/tick.ts";
@@ -51,6 +51,7 @@ import type { Scheduler, SchedulerEvent, SchedulerOptions } from "./types.ts";
  * ```
  */
 export function createScheduler(options: SchedulerOptions = {}): Scheduler {
+  checkOptionNames(options);
   const log = safeLogger(options.logger ?? consoleLogger());
   const listener = createEmitter(options.onEvent, log);
   const emit = (event: SchedulerEvent): void => {

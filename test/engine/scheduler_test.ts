@@ -281,3 +281,33 @@ describe("robustness", () => {
     assert.equal(after!.counters.ok, 1);
   });
 });
+
+describe("createScheduler options", () => {
+  it("refuses an option it does not take, naming it and the nearest it does; undefined values pass", async () => {
+    const { createScheduler } = await import("../../src/engine/scheduler.ts");
+    // A misspelt option was ignored: `concurency: 5` ran the node at the default 200.
+    assert.throws(
+      () => createScheduler({ store: createMemoryStore(), concurency: 5 } as never),
+      (e: unknown) =>
+        e instanceof SchedulerError && e.code === "invalid-spec" &&
+        e.message === 'invalid-spec: concurency: not an option of createScheduler; did you mean "concurrency"?',
+    );
+    assert.throws(
+      () => createScheduler({ Lease: "10s" } as never),
+      /Lease: not an option of createScheduler; did you mean "lease"\?/,
+    );
+    assert.throws(
+      () => createScheduler({ nonsense: 1 } as never),
+      /^SchedulerError: invalid-spec: nonsense: not an option of createScheduler$/,
+    );
+    for (const bad of [null, "x", 5, []]) {
+      assert.throws(
+        () => createScheduler(bad as never),
+        /invalid-spec: createScheduler: expected an options object/,
+        String(bad),
+      );
+    }
+    const ok = createScheduler({ store: createMemoryStore(), node: "n", concurrency: undefined } as never);
+    assert.equal(ok.node, "n");
+  });
+});

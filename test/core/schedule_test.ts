@@ -39,6 +39,17 @@ describe("schedule(): inputs", () => {
     }
   });
 
+  it("refuses two zone prefixes (the second won over the first without a word)", () => {
+    assertSchedulerError(
+      () => schedule("CRON_TZ=Europe/Berlin CRON_TZ=UTC 0 9 * * *"),
+      "invalid-timezone",
+      'invalid-timezone: timezone: one CRON_TZ= or TZ= prefix, got two in "CRON_TZ=Europe/Berlin CRON_TZ=UTC 0 9 * * *"',
+    );
+    for (const text of ["TZ=Asia/Tokyo CRON_TZ=Europe/Berlin 0 9 * * *", "TZ=UTC TZ=UTC @every 1m"]) {
+      assertSchedulerError(() => schedule(text), "invalid-timezone");
+    }
+  });
+
   it("uses options.timezone for inputs that name no zone; a prefix or spec zone wins", () => {
     assert.equal(schedule("0 9 * * *", { timezone: "Asia/Tokyo" }).timezone, "Asia/Tokyo");
     assert.equal(schedule("CRON_TZ=Europe/Paris 0 9 * * *", { timezone: "Asia/Tokyo" }).timezone, "Europe/Paris");

@@ -71,14 +71,36 @@ export function checkOptionNames(options: unknown): asserts options is Scheduler
     throw new SchedulerError("invalid-spec", `createScheduler: expected an options object, got ${quote(options)}`);
   }
   for (const [key, value] of Object.entries(options)) {
-    if (value === undefined || OPTION_NAMES.includes(key)) continue;
-    throw new SchedulerError(
-      "invalid-spec",
-      `${key}: not an option of createScheduler${didYouMean(nearestName(key, OPTION_NAMES))}`,
-      { path: key },
-    );
+    if (value === undefined) continue;
+    if (!OPTION_NAMES.includes(key)) {
+      throw new SchedulerError(
+        "invalid-spec",
+        `${key}: not an option of createScheduler${didYouMean(nearestName(key, OPTION_NAMES))}`,
+        { path: key },
+      );
+    }
+    // The options no later check reads: `store: null` ran on a memory store, a `store`,
+    // `clock` or `onEvent` of the wrong kind failed later with a TypeError, if at all.
+    const [kind, text, method] = KINDS[key] ?? [];
+    if (kind === undefined) continue;
+    const v = value as Record<string, unknown> | null;
+    if (typeof v !== kind || v === null || (method !== undefined && typeof v[method] !== "function")) {
+      throw new SchedulerError("invalid-spec", `${key}: expected ${text}, got ${quote(value)}`, {
+        path: key,
+      });
+    }
   }
 }
+
+/** The kind of each option no later check reads, as said in the error, and a method an object must have. */
+const KINDS: Record<string, [string, string, string?]> = {
+  store: ["object", "a store such as memoryStore()", "claim"],
+  clock: ["object", "a clock", "now"],
+  logger: ["object", "a logger object"],
+  onEvent: ["function", "a function"],
+  fetch: ["function", "a function"],
+  runAhead: ["boolean", "true or false"],
+};
 
 /**
  * Resolves every option but `store`, `logger` and `onEvent` (see `createScheduler()` for

@@ -307,6 +307,24 @@ describe("createScheduler options", () => {
         String(bad),
       );
     }
+    // Kinds no later check reads: `store: null` ran on a memory store; the others failed
+    // later with a TypeError, or never (a `runAhead: "no"` ran ahead).
+    const kinds: [string, unknown, RegExp][] = [
+      ["store", null, /^invalid-spec: store: expected a store such as memoryStore\(\), got "null"$/],
+      ["store", {}, /^invalid-spec: store: expected a store/],
+      ["clock", { now: 1 }, /^invalid-spec: clock: expected a clock/],
+      ["logger", "console", /^invalid-spec: logger: expected a logger object, got "console"$/],
+      ["onEvent", "log", /^invalid-spec: onEvent: expected a function/],
+      ["fetch", {}, /^invalid-spec: fetch: expected a function/],
+      ["runAhead", "no", /^invalid-spec: runAhead: expected true or false, got "no"$/],
+    ];
+    for (const [key, value, re] of kinds) {
+      assert.throws(() => createScheduler({ [key]: value } as never), (e: unknown) => {
+        assert.ok(e instanceof SchedulerError && e.code === "invalid-spec", String(e));
+        assert.match(e.message, re);
+        return true;
+      }, key);
+    }
     const ok = createScheduler({ store: createMemoryStore(), node: "n", concurrency: undefined } as never);
     assert.equal(ok.node, "n");
   });

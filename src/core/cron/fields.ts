@@ -192,7 +192,8 @@ export function termRangeAt(def: FieldDef, text: string, start: number, end: num
   if (dash >= baseEnd) dash = -1;
   if (dash < 0) {
     const from = valueAt(def, text, start, baseEnd, start, end);
-    return packRange(from, slash < 0 ? from : def.max, step);
+    // `7/S` in day-of-week is Sunday: the range 7..6 was empty (a "never occurs" error, or no days in "or" mode).
+    return packRange(from, slash < 0 ? from : Math.max(from, def.max), step);
   }
   const from = valueAt(def, text, start, dash, start, end);
   const to = valueAt(def, text, dash + 1, baseEnd, start, end);

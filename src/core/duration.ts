@@ -118,8 +118,17 @@ export const TOO_LONG = `is longer than the longest duration, ${formatDuration(M
  * Formats milliseconds as the shortest compact duration (`5400000` → `"1h30m"`).
  * `parseDuration(formatDuration(ms)) === ms` for every whole number of ms from 0 to
  * {@link MAX_DURATION_MS}.
+ *
+ * @throws {SchedulerError} `invalid-duration` for anything else (a fraction, a negative, NaN, a string)
  */
 export function formatDuration(ms: number): string {
+  // -1 and NaN gave "", 1.5 gave "1ms" and Infinity "Infinityd".
+  if (!Number.isInteger(ms) || ms < 0 || ms > MAX_DURATION_MS) {
+    throw new SchedulerError(
+      "invalid-duration",
+      `duration: expected whole milliseconds 0 to 2^53 - 1, got ${quote(ms)}`,
+    );
+  }
   if (ms === 0) return "0s";
   let rest = ms;
   let out = "";

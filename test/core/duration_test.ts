@@ -72,4 +72,15 @@ describe("durations", () => {
     );
     assert.equal(formatDuration(5_400_000), "1h30m");
   });
+
+  it('formatDuration refuses what is not whole milliseconds 0 to 2^53 - 1 (it gave "", "1ms" for 1.5, "Infinityd")', () => {
+    for (const bad of [-1, NaN, 1.5, Infinity, MAX_DURATION_MS + 1, "1h", null]) {
+      assertSchedulerError(() => formatDuration(bad as number), "invalid-duration");
+    }
+    assertSchedulerError(
+      () => formatDuration(-1),
+      "invalid-duration",
+      'invalid-duration: duration: expected whole milliseconds 0 to 2^53 - 1, got "-1"',
+    );
+  });
 });

@@ -11,6 +11,7 @@ import type { Schedule, ScheduleSpec } from "./types.ts";
 import { zoneOffsets } from "./zone/offsets.ts";
 import type { ZoneOffsets } from "./zone/offsets.ts";
 import { withModifiers } from "./modifiers/modify.ts";
+import { checkOptionKeys } from "./suggest.ts";
 import type { ModifierOptions } from "./modifiers/modify.ts";
 
 /** Options of {@link every}. */
@@ -96,6 +97,7 @@ function dailyGrid(zone: ZoneOffsets, clock: number, interval: number): Pick<Sch
  * ```
  */
 export function every(interval: number | string, options: EveryOptions = {}): Schedule {
+  checkOptionKeys(options, ["anchor", "timezone", "hashKey", "except", "startAt", "endAt"], "every");
   const ms = parseDuration(interval, { code: "invalid-interval", field: "interval", path: "every", min: 1000 });
   const zone = zoneOffsets(options.timezone ?? "UTC");
   const timezone = zone.id;

@@ -11,6 +11,7 @@ import type { CronOptions } from "./cron/cron.ts";
 import { hasModifiers, withModifiers } from "./modifiers/modify.ts";
 import type { ModifierOptions } from "./modifiers/modify.ts";
 import type { Schedule, ScheduleSpec } from "./types.ts";
+import { checkOptionKeys } from "./suggest.ts";
 
 /** Options of {@link schedule}. */
 export interface ScheduleOptions extends ModifierOptions {
@@ -138,6 +139,7 @@ function checkSpecKeys(spec: Record<string, unknown>): void {
  * ```
  */
 export function schedule(input: string | ScheduleSpec | Schedule, options: ScheduleOptions = {}): Schedule {
+  checkOptionKeys(options, ["timezone", "hashKey", "format", "except", "startAt", "endAt"], "schedule");
   const { timezone } = options;
   if (typeof input === "string") return fromText(input, options);
   if (typeof input !== "object" || input === null || Array.isArray(input)) {

@@ -1,4 +1,5 @@
 /** "Did you mean": the nearest names to a misspelt one, by edit distance. Pure and portable. */
+import { quote, SchedulerError } from "./errors.ts";
 
 /**
  * The Damerau–Levenshtein distance (adjacent swaps count as one edit) between `a` and
@@ -72,4 +73,28 @@ export function didYouMean(names: readonly string[]): string {
   if (names.length === 0) return "";
   const quoted = names.map((n) => JSON.stringify(n));
   return `; did you mean ${quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)}`}?`;
+}
+
+/**
+ * Refuses a key of `options` that `fn()` does not take (`{ tz }` and `{ timeZone }` ran in
+ * UTC without a word), or options that are not an object (null threw a TypeError); keys
+ * set to undefined pass.
+ *
+ * @throws {SchedulerError} `invalid-spec: options: unknown option "tz" of cron() (it takes timezone, ...)`
+ */
+export function checkOptionKeys(options: object, allowed: readonly string[], fn: string): void {
+  if (typeof options !== "object" || options === null) {
+    throw new SchedulerError("invalid-spec", `options: expected an object, got ${quote(options)}`, { path: "options" });
+  }
+  for (const [key, value] of Object.entries(options)) {
+    if (value !== undefined && !allowed.includes(key)) {
+      throw new SchedulerError(
+        "invalid-spec",
+        `options: unknown option ${quote(key)} of ${fn}() (it takes ${allowed.join(", ")})${
+          didYouMean(nearestName(key, allowed))
+        }`,
+        { path: "options" },
+      );
+    }
+  }
 }

@@ -50,6 +50,27 @@ describe("schedule(): inputs", () => {
     }
   });
 
+  it("refuses an option cron(), every() or schedule() does not take (it was ignored: { tz } ran in UTC)", () => {
+    assertSchedulerError(
+      () => cron("0 9 * * *", { tz: "Europe/Berlin" } as never),
+      "invalid-spec",
+      'invalid-spec: options: unknown option "tz" of cron() (it takes timezone, dayMatch, hashKey, format, except, ' +
+        "startAt, endAt)",
+    );
+    assert.throws(
+      () => every("1h", { timeZone: "Europe/Berlin" } as never),
+      /unknown option "timeZone" of every\(\) .*; did you mean "timezone"\?/,
+    );
+    assertSchedulerError(() => schedule("0 0 13 * 5", { dayMatch: "and" } as never), "invalid-spec");
+    // Options that are not an object were read as none (every, a string) or threw a TypeError (null).
+    for (const options of [null, "Europe/Berlin"]) {
+      assertSchedulerError(() => every("1h", options as never), "invalid-spec");
+      assertSchedulerError(() => schedule("0 9 * * *", options as never), "invalid-spec");
+    }
+    // A key set to undefined (an options object built by spreading) is no option.
+    assert.equal(cron("0 9 * * *", { tz: undefined } as never).timezone, "UTC");
+  });
+
   it("uses options.timezone for inputs that name no zone; a prefix or spec zone wins", () => {
     assert.equal(schedule("0 9 * * *", { timezone: "Asia/Tokyo" }).timezone, "Asia/Tokyo");
     assert.equal(schedule("CRON_TZ=Europe/Paris 0 9 * * *", { timezone: "Asia/Tokyo" }).timezone, "Europe/Paris");

@@ -12,6 +12,7 @@ import { nextIn, prevIn } from "./dst.ts";
 import { parseCron } from "./parse.ts";
 import { scheduleMethods } from "../iterate.ts";
 import { withModifiers } from "../modifiers/modify.ts";
+import { checkOptionKeys } from "../suggest.ts";
 import type { ModifierOptions } from "../modifiers/modify.ts";
 
 // A term starting with H (no field name or keyword starts with H).
@@ -107,6 +108,7 @@ export function cron(expression: string, options: CronOptions = {}): Schedule {
   if (typeof options !== "object" || options === null) {
     throw new SchedulerError("invalid-cron", `options: expected an object, got ${quote(options)}`);
   }
+  checkOptionKeys(options, ["timezone", "dayMatch", "hashKey", "format", "except", "startAt", "endAt"], "cron");
   // The text toString() gives for a zone other than UTC: its prefix wins over the option, as in schedule().
   const prefixed = typeof expression === "string" ? zonePrefix(expression, options.timezone ?? "UTC") : undefined;
   if (prefixed?.zone !== undefined) {

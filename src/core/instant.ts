@@ -40,7 +40,9 @@ export function toEpochMs(input: unknown, options: { field?: string; allowString
   if (typeof input === "number") ms = input;
   else if (input instanceof Date) ms = input.getTime();
   else if (typeof input === "object" && input !== null && "epochMilliseconds" in input) {
-    ms = Number((input as { epochMilliseconds: unknown }).epochMilliseconds);
+    // A number only: Number() read null, "", [] and false as 0, true as 1.
+    const v = (input as { epochMilliseconds: unknown }).epochMilliseconds;
+    if (typeof v === "number") ms = v;
   } else if (typeof input === "string" && allowString && input.length <= 40) {
     const m = ISO_INSTANT.exec(input.trim());
     if (m !== null && isCalendarTime(m)) ms = Date.parse(input.trim().toUpperCase().replace(/(\.\d{3})\d+/, "$1"));

@@ -44,4 +44,12 @@ describe("toEpochMs()", () => {
     assert.equal(toEpochMs("0000-02-29T00:00:00Z"), Date.parse("0000-02-29T00:00:00Z"));
     assert.equal(toEpochMs("2026-06-30T23:59:59.999Z"), Date.UTC(2026, 5, 30, 23, 59, 59, 999));
   });
+
+  it('reads epochMilliseconds only when it is a number (null, "" and [] were the epoch, true 1 ms)', () => {
+    for (const v of [null, "", [], false, true, "5", undefined]) {
+      assertSchedulerError(() => toEpochMs({ epochMilliseconds: v }, { field: "after" }), "invalid-instant");
+    }
+    assert.equal(toEpochMs({ epochMilliseconds: t }), t);
+    assert.equal(toEpochMs(Temporal.ZonedDateTime.from("2026-03-08T03:00:00-04:00[America/New_York]")), t);
+  });
 });

@@ -147,8 +147,11 @@ function assertSomeFire(
   exclusions: readonly Exclusion[],
 ): void {
   const from = startAt ?? 0;
-  if (base.next(from - 1) === null) return;
-  let last = from;
+  // From the first fire: from the epoch, an at() or a first slot decades on lay past the
+  // horizon, and any cron exclusion was refused as "every fire time is excluded".
+  const first = base.next(from - 1);
+  if (first === null) return;
+  let last = first;
   for (const x of exclusions) if (x.lastYear !== undefined) last = Math.max(last, Date.UTC(x.lastYear + 1, 0, 1));
   const budget = { left: MAX_STEPS };
   if (free.next(from - 1, last + CYCLE_MS, budget) === null) {

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { cron, every, schedule, SchedulerError } from "../../../src/core/mod.ts";
+import { at, cron, every, schedule, SchedulerError } from "../../../src/core/mod.ts";
 
 const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
 
@@ -145,5 +145,13 @@ describe("schedule modifiers", () => {
     });
     const back = schedule(s.toJSON());
     assert.deepEqual(back.nextRuns(from, 20), s.nextRuns(from, 20));
+  });
+
+  it("an at() or a first slot decades away takes a cron exclusion that misses it (it was refused: every fire time is excluded)", () => {
+    const once = schedule({ at: Date.UTC(2026, 0, 1, 5, 10), except: ["0 0 2 1 *"] });
+    assert.equal(once.next(0), Date.UTC(2026, 0, 1, 5, 10));
+    const later = at("2070-06-01T00:00:00Z");
+    assert.equal(schedule(later, { except: "* * 2 6 *", startAt: Date.UTC(2026, 0, 1) }).next(0), later.next(0));
+    assert.throws(() => schedule(later, { except: "* * 1 6 *" }), /every fire time is excluded/);
   });
 });

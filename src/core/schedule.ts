@@ -172,7 +172,9 @@ export function schedule(input: string | ScheduleSpec | Schedule, options: Sched
   }
   if ("at" in spec) {
     const once = at(spec.at as number);
-    return hasModifiers(opts) ? withModifiers(once, opts, { hashKey: options.hashKey }) : once;
+    // The spec's own key: toJSON() writes it for an H exclusion, and it was not read back.
+    const hashKey = (spec.hashKey ?? options.hashKey) as string | undefined;
+    return hasModifiers(opts) ? withModifiers(once, opts, { hashKey }) : once;
   }
   throw new SchedulerError(
     "invalid-spec",

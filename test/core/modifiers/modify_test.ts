@@ -154,4 +154,15 @@ describe("schedule modifiers", () => {
     assert.equal(schedule(later, { except: "* * 2 6 *", startAt: Date.UTC(2026, 0, 1) }).next(0), later.next(0));
     assert.throws(() => schedule(later, { except: "* * 1 6 *" }), /every fire time is excluded/);
   });
+
+  it("an { at } spec's own hashKey is what H in its exclusions hashes, so its toJSON() comes back", () => {
+    // FNV-1a("backup\u0000minute") % 60 = 9: the exclusion covers 05:09, not the slot at 05:10.
+    const once = schedule("2026-01-01T05:10:00Z", { except: ["H 5 * * *"], hashKey: "backup" });
+    const spec = once.toJSON();
+    assert.deepEqual(spec, { at: Date.UTC(2026, 0, 1, 5, 10), except: ["H 5 * * *"], hashKey: "backup" });
+    assert.deepEqual(schedule(spec).toJSON(), spec);
+    assert.equal(schedule(spec).next(0), Date.UTC(2026, 0, 1, 5, 10));
+    // With the key read, the exclusion is judged: the same slot at 05:09 is refused.
+    assert.throws(() => schedule({ ...spec, at: Date.UTC(2026, 0, 1, 5, 9) }), /every fire time is excluded/);
+  });
 });

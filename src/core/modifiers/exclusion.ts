@@ -64,6 +64,14 @@ export function compileExclusion(
       { path },
     );
   }
+  // It was read as the second field: "second step must be a number 1-60, got \"CRON_TZ=...\"".
+  if (/^\s*(CRON_)?TZ=/i.test(text)) {
+    throw new SchedulerError(
+      "invalid-spec",
+      `${path}: an exclusion is read in the schedule's zone and takes no zone prefix, got ${quote(text)}`,
+      { path },
+    );
+  }
   const date = DATE.exec(text.trim());
   if (date !== null) return dateExclusion(text, path, Number(date[1]), Number(date[2]), Number(date[3]));
   let c: CompiledCron;

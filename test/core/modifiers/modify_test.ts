@@ -165,4 +165,17 @@ describe("schedule modifiers", () => {
     // With the key read, the exclusion is judged: the same slot at 05:09 is refused.
     assert.throws(() => schedule({ ...spec, at: Date.UTC(2026, 0, 1, 5, 9) }), /every fire time is excluded/);
   });
+
+  it("refuses a zone prefix on an exclusion, saying exclusions take the schedule's zone", () => {
+    // It said `except[0]: invalid-cron: second step must be a number 1-60, got "CRON_TZ=Asia/Tokyo"`.
+    assert.throws(
+      () => cron("0 9 * * *", { timezone: "Europe/Berlin", except: ["2027-01-01", "CRON_TZ=Asia/Tokyo * * 1 1 *"] }),
+      (e: unknown) =>
+        e instanceof SchedulerError && e.path === "except[1]" &&
+        e.message ===
+          "invalid-spec: except[1]: an exclusion is read in the schedule's zone and takes no zone prefix, " +
+            'got "CRON_TZ=Asia/Tokyo * * 1 1 *"',
+    );
+    assert.throws(() => every("1h", { except: "tz=UTC 0 * * * *" }), /takes no zone prefix/);
+  });
 });

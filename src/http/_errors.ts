@@ -4,8 +4,7 @@
  */
 import * as v from "valibot";
 import { SchedulerError, sentence } from "../core/errors.ts";
-import { didYouMean } from "../core/suggest.ts";
-import { fieldSuggestions } from "../engine/jobs/schema.ts";
+import { didYouMean, nearestName } from "../core/suggest.ts";
 
 export type ErrorStatus = 400 | 401 | 404 | 409 | 413 | 500 | 503;
 
@@ -47,7 +46,12 @@ export function validate<S extends v.GenericSchema>(schema: S, input: unknown, p
   const path = [prefix, inner].filter((p) => p !== undefined && p !== "").join(".") || undefined;
   const where = path ?? "body";
   const described = describeIssue(issue);
-  const hint = described === "unknown field" ? didYouMean(fieldSuggestions(inner?.split(".").at(-1) ?? "")) : "";
+  // Suggested from this schema's own fields: a job field is no field of a query or an action's body.
+  const field = inner?.split(".").at(-1) ?? "";
+  const fields = Object.keys((schema as { entries?: object }).entries ?? {});
+  const hint = described === "unknown field"
+    ? didYouMean(nearestName(field, fields, Math.max(1, Math.floor(field.length / 3))))
+    : "";
   throw new HttpError(400, "invalid-request", `${where}: ${described}${hint}`, path);
 }
 

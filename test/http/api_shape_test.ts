@@ -64,6 +64,31 @@ describe("JSON errors", () => {
     assert.doesNotMatch(run.message, /Invalid type|Expected \(/, "not valibot's own text");
   });
 
+  it("an unknown field of a request body or query suggests a field that route takes, never a job field", async () => {
+    const f = setup();
+    const message = async (method: string, path: string, body?: unknown) =>
+      (await errorOf(await f.call(method, path, body === undefined ? {} : json(body)))).message;
+    assert.equal(
+      await message("POST", "/jobs/hourly/pause", { notes: "x" }),
+      'notes: unknown field; did you mean "note"?',
+    );
+    // The job field "timeout" is no field of a pause body.
+    assert.equal(await message("POST", "/jobs/hourly/pause", { timout: "x" }), "timout: unknown field");
+    assert.equal(
+      await message("POST", "/jobs/hourly/backfill", { from: 0, to: 1, rerum: true }),
+      'rerum: unknown field; did you mean "rerun"?',
+    );
+    assert.equal(await message("GET", "/jobs?lmit=2"), 'query.lmit: unknown field; did you mean "limit"?');
+    assert.equal(
+      await message("GET", "/jobs/hourly/runs?befor=1"),
+      'query.befor: unknown field; did you mean "before"?',
+    );
+    assert.equal(
+      await message("PUT", "/jobs/hook?ifversion=1", { schedule: "@hourly", target: { url: "https://h.example/" } }),
+      'query.ifversion: unknown field; did you mean "ifVersion"?',
+    );
+  });
+
   it("refuses a stale PUT ?ifVersion with 409 and does not report the store as failed", async () => {
     const f = setup();
     const spec = { schedule: "@hourly", target: { url: "https://h.example/" } };

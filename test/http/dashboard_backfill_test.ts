@@ -1,6 +1,7 @@
 // The job page's backfill form: CSRF like the other actions, a notice with the planned count.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { SchedulerError } from "../../src/core/errors.ts";
 import { HOUR, setup, T0, TOKEN } from "./_setup.ts";
 
 type F = ReturnType<typeof setup>;
@@ -71,5 +72,26 @@ describe("dashboard backfill form", () => {
     );
     assert.equal((await post(f, "/ui/jobs/hourly/backfill", "", fields)).status, 401);
     assert.deepEqual(await f.store.runs("hourly"), []);
+  });
+
+  it("says a paused job is paused (not an invalid spec), and a store failure is a 503, not a notice", async () => {
+    const f = setup();
+    await f.scheduler.pause("hourly");
+    const fields = new URLSearchParams({ from: new Date(T0 - 2 * HOUR).toISOString(), to: String(T0) }).toString();
+    const res = await f.call("POST", "/ui/jobs/hourly/backfill", { body: fields, headers: FORM });
+    assert.equal(res.headers.get("location"), "/ui/jobs/hourly?done=backfill&job=hourly&result=job-paused");
+    const page = await (await f.call("GET", res.headers.get("location")!)).text();
+    assert.match(
+      page,
+      /class="notice bad" role="status" data-notice="job-paused">Could not backfill <b>hourly<\/b>: job paused/,
+    );
+    const down = setup({
+      wrap: (s) => ({
+        ...s,
+        backfill: () => Promise.reject(new SchedulerError("store-error", "libsql: connect refused")),
+      }),
+    });
+    const failed = await down.call("POST", "/ui/jobs/hourly/backfill", { body: fields, headers: FORM });
+    assert.equal(failed.status, 503);
   });
 });

@@ -92,8 +92,13 @@ export function registerBackfillForm(app: Hono, rc: RouterContext): void {
         });
         result = `planned-${slots.length}`;
       } catch (e) {
-        if (!(e instanceof SchedulerError)) throw e;
-        result = e.code === "invalid-instant" ? "invalid-instant" : "invalid-spec";
+        // A store failure is the server's (503), not a notice; a paused job refuses a backfill (conflict).
+        if (!(e instanceof SchedulerError) || e.code === "store-error") throw e;
+        result = e.code === "conflict"
+          ? "job-paused"
+          : e.code === "invalid-instant" || e.code === "unknown-job"
+          ? e.code
+          : "invalid-spec";
       }
     }
     rc.cache.clear();

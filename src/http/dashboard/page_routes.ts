@@ -23,7 +23,7 @@ const HISTORY_LIMIT = 50;
 /** Seconds between the pages' meta refreshes. */
 const REFRESH = 30;
 const OUTCOME =
-  /^(?:ok|error|timeout|skipped|missed|abandoned|cancelled|running|already-running|not-due|paused|lost|unknown-job|resumed|planned-\d{1,5}|invalid-spec|invalid-instant|note-over-500-characters|note-with-control-characters)$/;
+  /^(?:ok|error|timeout|skipped|missed|abandoned|cancelled|running|already-running|not-due|paused|lost|unknown-job|resumed|planned-\d{1,5}|invalid-spec|invalid-instant|job-paused|note-over-500-characters|note-with-control-characters)$/;
 
 function noticeFrom(c: Context): Notice | undefined {
   const action = c.req.query("done");

@@ -3,6 +3,7 @@
  * slot, so every node and every restart computes the same start for the same slot.
  */
 import { fnv1a32 } from "../cron/hash.ts";
+import { quote, SchedulerError } from "../errors.ts";
 
 /** The share of the gap to the next slot a delay may take, at most. */
 export const JITTER_GAP_SHARE = 0.9;
@@ -22,6 +23,8 @@ function mix(h: number): number {
  * `[0, min(jitterMs, 0.9 × gapMs))`, an integer; 0 when either bound is 0 or less.
  * `gapMs` is the time to the next slot (`Infinity` when there is none).
  *
+ * @throws {SchedulerError} `invalid-duration` for a `jitterMs` that is not a finite number
+ *
  * The value is `floor(u × range)` with `u = h / 2^32`, where `h` is murmur3's fmix32 of
  * FNV-1a 32 (`key + "\u0000jitter\u0000" + slot`, the slot in decimal epoch ms) mixed
  * with a second such hash — stable across nodes, runtimes and versions.
@@ -34,6 +37,10 @@ function mix(h: number): number {
  * ```
  */
 export function jitterDelay(key: string, slot: number, jitterMs: number, gapMs: number): number {
+  // Infinity (with no next slot) gave a delay of Infinity, or NaN; NaN gave 0.
+  if (typeof jitterMs !== "number" || !(jitterMs < Infinity)) {
+    throw new SchedulerError("invalid-duration", `jitter: expected finite milliseconds, got ${quote(jitterMs)}`);
+  }
   const range = Math.min(jitterMs, JITTER_GAP_SHARE * gapMs);
   if (!(range > 0)) return 0;
   const text = `${key}\u0000jitter\u0000${slot}`;

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { cron, jitterDelay } from "../../../src/core/mod.ts";
+import { cron, jitterDelay, SchedulerError } from "../../../src/core/mod.ts";
 
 describe("jitterDelay", () => {
   it("10 000 slots: offsets in [0, min(jitter, 0.9 × gap)), mean within 5% of half the range", () => {
@@ -45,5 +45,16 @@ describe("jitterDelay", () => {
     const minutes = new Set<number>();
     for (let i = 0; i < 1000; i++) minutes.add(Math.floor(jitterDelay(`job-${i}`, slot, 600_000, 86_400_000) / 60_000));
     assert.equal(minutes.size, 10);
+  });
+
+  it("refuses a jitter that is not a finite number (Infinity with no next slot gave a delay of Infinity)", () => {
+    for (const jitter of [Infinity, NaN, "10m"]) {
+      assert.throws(
+        () => jitterDelay("job", 0, jitter as number, Infinity),
+        (e: unknown) => e instanceof SchedulerError && e.code === "invalid-duration",
+      );
+    }
+    assert.equal(jitterDelay("job", 0, -5, Infinity), 0);
+    assert.ok(jitterDelay("job", 0, 600_000, Infinity) < 600_000);
   });
 });

@@ -5,7 +5,7 @@
  * `scheduler.define()` refuse the same inputs with the same codes.
  */
 import * as v from "valibot";
-import { quote } from "../core/errors.ts";
+import { quote, SchedulerError } from "../core/errors.ts";
 import { toWholeEpochMs } from "../core/instant.ts";
 import { checkName, dataJobSchema, JOB_NAME, nameSchema, parseOrThrow } from "../engine/jobs/schema.ts";
 import type { DataJobSpec } from "../engine/types.ts";
@@ -35,6 +35,11 @@ export function parseNamedJob(input: unknown): { name: string; spec: DataJobSpec
   const name = typeof input === "object" && input !== null && !Array.isArray(input)
     ? (input as { name?: unknown }).name
     : undefined;
+  // checkName() quotes what it got as text: a missing name read `got "undefined"`, `5` read `got "5"`.
+  if (typeof name !== "string") {
+    const why = name === undefined ? "required" : `expected a string, got ${JSON.stringify(name)}`;
+    throw new SchedulerError("invalid-name", `name: ${why}`, { path: "name" });
+  }
   checkName(name);
   const { name: _, ...spec } = parseOrThrow(NamedDataJobSchema, input, "");
   return { name: name as string, spec: spec as DataJobSpec };

@@ -90,6 +90,19 @@ describe("data-defined jobs over HTTP", () => {
     }
   });
 
+  it('POST /jobs without a name, or with one that is no string, says so (it said got "undefined", got "5")', async () => {
+    const f = setup();
+    const message = async (body: unknown) => (await errorOf(await f.call("POST", "/jobs", json(body)))).message;
+    assert.equal(await message({ ...HOOK }), "name: required");
+    assert.equal(
+      await f.call("POST", "/jobs").then(errorOf).then((e) => [e.code, e.path, e.message].join(" ")),
+      "invalid-name name name: required",
+    );
+    assert.equal(await message({ name: 5, ...HOOK }), "name: expected a string, got 5");
+    assert.equal(await message({ name: null, ...HOOK }), "name: expected a string, got null");
+    assert.match(await message({ name: "a b", ...HOOK }), /^job name must be .*, got "a b"$/);
+  });
+
   it("passes the engine's own validation errors through as 400 (bad cron, bad zone)", async () => {
     const f = setup();
     const cron = await f.call("POST", "/jobs", json({ name: "x", ...HOOK, schedule: "61 * * * *" }));

@@ -84,6 +84,11 @@ export const PauseBodySchema = v.strictObject({
     v.string(),
     v.maxLength(500, "expected at most 500 characters"),
     v.check((s) => !/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(s), "must not contain control characters"),
+    // libSQL stored one as U+FFFD: the pause answered 200 and the job then showed another note.
+    v.check(
+      (s) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s),
+      "must not contain a lone surrogate (half of a UTF-16 pair)",
+    ),
   )),
 });
 

@@ -30,6 +30,22 @@ describe("POST /jobs/:name/pause with a note", () => {
     assert.equal(res.status, 400);
     assert.equal((await errorOf(res)).path, "note");
   });
+
+  it("refuses a note with a lone surrogate (libSQL stored it as U+FFFD: a 200, then another note), keeps a whole pair", async () => {
+    const f = setup();
+    for (const note of ["stop\ud800now", "stop\udc00", "\udc00\ud800"]) {
+      const res = await f.call("POST", "/jobs/hourly/pause", json({ note }));
+      assert.equal(res.status, 400, JSON.stringify(note));
+      assert.deepEqual(await errorOf(res), {
+        code: "invalid-request",
+        message: "note: must not contain a lone surrogate (half of a UTF-16 pair)",
+        path: "note",
+      });
+    }
+    assert.equal((await f.scheduler.get("hourly"))!.paused, false);
+    assert.equal((await f.call("POST", "/jobs/hourly/pause", json({ note: "deploy \ud83d\ude80" }))).status, 200);
+    assert.equal((await f.scheduler.get("hourly"))!.pause?.note, "deploy \u{1f680}");
+  });
 });
 
 describe("the dashboard's pause form refuses the notes the API refuses", () => {

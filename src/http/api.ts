@@ -261,6 +261,8 @@ export function registerApi(app: Hono, rc: RouterContext): void {
   app.delete("/jobs/:name", write, async (c) => {
     const name = nameParam(c);
     query(c, NoQuerySchema);
+    // A body it ignored (`{ "ifVersion": 3 }`) deleted the job without a condition.
+    await body(c, rc, EmptyBodySchema);
     const info = await existing(rc, name);
     refuseCodeDefined(info);
     const removed = await scheduler.undefine(name);

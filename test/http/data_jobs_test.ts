@@ -144,4 +144,18 @@ describe("data-defined jobs over HTTP", () => {
     assert.equal(await f.scheduler.get("hook"), undefined);
     assert.equal((await f.call("DELETE", "/jobs/hook")).status, 404);
   });
+
+  it("DELETE with a body it does not take (a conditional { ifVersion }) is a 400 and deletes nothing", async () => {
+    const f = setup();
+    await f.call("PUT", "/jobs/hook", json(HOOK));
+    const res = await f.call("DELETE", "/jobs/hook", json({ ifVersion: 7 }));
+    assert.equal(res.status, 400);
+    assert.deepEqual(await errorOf(res), {
+      code: "invalid-request",
+      message: "ifVersion: unknown field",
+      path: "ifVersion",
+    });
+    assert.ok(await f.scheduler.get("hook"), "still there");
+    assert.equal((await f.call("DELETE", "/jobs/hook", json({}))).status, 200, "an empty object is no body");
+  });
 });

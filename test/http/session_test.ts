@@ -303,6 +303,19 @@ describe("dashboard forms (CSRF)", () => {
     assert.doesNotMatch(crafted, /data-notice-error|pwned/);
   });
 
+  it("a notice's slot past the last instant is dropped: the page is still served (it was the store's JSON 400 about runs.before)", async () => {
+    const f = setup();
+    const { cookie } = await login(f);
+    for (const path of ["/", "/ui/jobs/failing"]) {
+      const res = await f.call("GET", `${path}?done=run&job=failing&result=error&slot=9999999999999999`, {
+        auth: false,
+        headers: { cookie },
+      });
+      assert.equal(res.status, 200, path);
+      assert.match(await res.text(), /data-notice="error">Ran <b>failing<\/b>/, path);
+    }
+  });
+
   it("pause and resume from the job page return to it", async () => {
     const f = setup();
     const { cookie } = await login(f);

@@ -35,7 +35,8 @@ function noticeFrom(c: Context): Notice | undefined {
   ) return undefined;
   if (!JOB_NAME.test(job) || !OUTCOME.test(result)) return undefined;
   const slot = c.req.query("slot");
-  return slot !== undefined && /^\d{1,16}$/.test(slot)
+  // 15 digits: a slot is at most 8.64e15, and the store refuses a larger cursor (the page was its JSON 400).
+  return slot !== undefined && /^\d{1,15}$/.test(slot)
     ? { action, job, result, slot: Number(slot) }
     : { action, job, result };
 }

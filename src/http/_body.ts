@@ -20,7 +20,10 @@ export async function readText(request: Request, max: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    // A client gone mid-upload is no server failure to log (a 500 with a stack, unauthenticated on /ui/login).
+    const { done, value } = await reader.read().catch(() => {
+      throw new HttpError(400, "invalid-request", "body: broke off before its end");
+    });
     if (done) break;
     size += value.byteLength;
     if (size > max) {

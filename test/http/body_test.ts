@@ -56,6 +56,23 @@ describe("request bodies", () => {
     assert.equal(res.status, 413);
   });
 
+  it("a body that breaks off (the client went away) is a 400, not a logged 500, on the sign-in form too", async () => {
+    const f = setup();
+    const broken = (): ReadableStream<Uint8Array> =>
+      new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"no'));
+          controller.error(new Error("aborted"));
+        },
+      });
+    for (const path of ["/jobs/hourly/pause", "/ui/login"]) {
+      const res = await f.app.request(streamed(path, broken()));
+      assert.equal(res.status, 400, path);
+      assert.deepEqual(await errorOf(res), { code: "invalid-request", message: "body: broke off before its end" });
+    }
+    assert.deepEqual(f.errors, [], "nothing logged: an unauthenticated client could fill the log with stack traces");
+  });
+
   it("honours a custom maxBodyBytes", async () => {
     const f = setup({ router: { maxBodyBytes: 16 } });
     assert.equal((await f.call("POST", "/jobs/hourly/run", json({ mode: "force" }))).status, 200);

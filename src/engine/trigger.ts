@@ -3,10 +3,11 @@
  * (`start()`). Both begin a tick through the ticker, take further rounds of its plan when
  * this node was at capacity, and fail into a report, never a rejection.
  */
+import { SchedulerError } from "../core/errors.ts";
 import { toWholeEpochMs } from "../core/instant.ts";
 import { errorText } from "./text.ts";
 import { mergeRounds } from "./tick/report.ts";
-import { runAhead } from "./tick/run_ahead.ts";
+import { RUN_AHEAD_MAX_MS, runAhead } from "./tick/run_ahead.ts";
 import { startsOf } from "./tick/jitter.ts";
 import type { StartedTick, Ticker } from "./tick/tick.ts";
 import { createTimerLoop, type TickHint } from "./tick/timer.ts";
@@ -85,7 +86,18 @@ export function createTriggers(deps: TriggerDeps): Triggers {
     async tick(now, opts = {}) {
       // Checked here: a bad `now` reached the store and came back as a failed tick.
       const at = now === undefined ? clock.now() : toWholeEpochMs(now, { field: "now", allowString: false });
-      if (opts.until !== undefined) toWholeEpochMs(opts.until, { field: "until", allowString: false });
+      if (opts.until !== undefined) {
+        toWholeEpochMs(opts.until, { field: "until", allowString: false });
+        if (opts.until - at > RUN_AHEAD_MAX_MS) {
+          throw new SchedulerError(
+            "invalid-spec",
+            `until: at most a day after now (${new Date(at).toISOString()}): run-ahead holds the call until then, got ${
+              new Date(opts.until).toISOString()
+            }`,
+            { path: "until" },
+          );
+        }
+      }
       if (opts.until === undefined || !deps.runAhead || opts.until <= at) return rounds.all(at);
       const claimed = rounds.begin(at);
       const main = rounds.all(at, claimed);

@@ -31,9 +31,17 @@ export function minuteEnd(now: number): number {
 }
 
 /**
+ * The longest run-ahead: a day. `tick(now, { until })` refuses a later `until` (a
+ * microsecond or unit slip held the caller for years), and `runAheadUntil()` stops there
+ * (a yearly trigger held its invocation for a year; platforms end one sooner anyway).
+ */
+export const RUN_AHEAD_MAX_MS = 86_400_000;
+
+/**
  * Where a platform trigger's run-ahead ends: the trigger's own next fire after `now`
  * (its cron read in UTC, as Cron Triggers and `Deno.cron` read it), or the end of the
- * minute when the trigger's expression is not one this library reads.
+ * minute when the trigger's expression is not one this library reads; at most
+ * {@link RUN_AHEAD_MAX_MS} after `now`.
  *
  * @example
  * ```ts
@@ -46,7 +54,7 @@ export function runAheadUntil(trigger: string | undefined, now: number): number 
   if (trigger !== undefined) {
     try {
       const next = cron(trigger, { timezone: "UTC" }).next(now);
-      if (next !== null) return next;
+      if (next !== null) return Math.min(next, now + RUN_AHEAD_MAX_MS);
     } catch {
       // Not our grammar (a platform-specific form): a minute is always safe.
     }
@@ -75,15 +83,55 @@ export function triggerSlot(trigger: string | undefined, now: number): number {
 }
 
 /**
+ * The earliest fire time of `schedules` strictly after `after` and before `until`, or
+ * undefined. One slot at a time: the whole window listed up front held every slot of a
+ * per-second job until a yearly trigger's next fire (18 million, past a Worker's memory).
+ */
+export function nextSlotAhead(schedules: readonly Schedule[], after: number, until: number): number | undefined {
+  let earliest = until;
+  for (const schedule of schedules) {
+    const t = schedule.next(after);
+    if (t !== null && t < earliest) earliest = t;
+  }
+  return earliest < until ? earliest : undefined;
+}
+
+/**
+ * The fire times of `schedules` strictly inside `(from, until)`, one at a time, ascending
+ * and distinct: each call answers the next, undefined once there is none. A schedule
+ * whose next fire is past the window drops out (`next()` only moves forward), so 10 000
+ * minute jobs beside one per-second job cost one pass, not one per second.
+ */
+export function slotsAfter(schedules: readonly Schedule[], from: number, until: number): () => number | undefined {
+  let pending: { schedule: Schedule; t: number }[] = [];
+  for (const schedule of schedules) {
+    const t = schedule.next(from);
+    if (t !== null && t > from && t < until) pending.push({ schedule, t });
+  }
+  return () => {
+    if (pending.length === 0) return undefined;
+    let min = until;
+    for (const p of pending) if (p.t < min) min = p.t;
+    pending = pending.filter((p) => {
+      if (p.t !== min) return true;
+      // A schedule that does not move forward (a user's own) is done, not asked forever.
+      const t = p.schedule.next(min);
+      p.t = t === null || t <= min ? until : t;
+      return p.t < until;
+    });
+    return min;
+  };
+}
+
+/**
  * The distinct fire times of `schedules` strictly inside `(from, until)`, ascending.
  * A schedule whose every slot falls on the minute has none there, so it costs nothing.
  */
-export function slotsAhead(schedules: Iterable<Schedule>, from: number, until: number): number[] {
-  const times = new Set<number>();
-  for (const schedule of schedules) {
-    for (const t of schedule.between(from, until - 1)) times.add(t);
-  }
-  return [...times].sort((a, b) => a - b);
+export function slotsAhead(schedules: readonly Schedule[], from: number, until: number): number[] {
+  const step = slotsAfter(schedules, from, until);
+  const times: number[] = [];
+  for (let t = step(); t !== undefined; t = step()) times.push(t);
+  return times;
 }
 
 /**
@@ -105,15 +153,18 @@ export async function runAhead(
   const settled: Promise<TickReport>[] = [];
   const start = deps.clock.now();
   const jobs = [...deps.jobs()];
-  const slots = slotsAhead(jobs.map((j) => j.schedule), from, until);
-  if (slots.length > 0 && slots[0]! <= start) {
+  const schedules = jobs.map((j) => j.schedule);
+  const first = nextSlotAhead(schedules, from, until);
+  if (first !== undefined && first <= start) {
     await claimed;
     const due = jobs.filter((j) => !j.schedule.between(from, start)[Symbol.iterator]().next().done).map((j) => j.name);
     await deps.quiet(due);
     if (!deps.signal.aborted) settled.push((await deps.begin(deps.clock.now())).settled);
   }
-  for (const slot of slots) {
-    if (slot <= start) continue;
+  // The slots inside (from, until) still to come: after `start` too (a late delivery's
+  // are the catch-up tick's), and after `from` (a trigger for a time to come).
+  const step = slotsAfter(schedules, Math.max(from, start), until);
+  for (let slot = step(); slot !== undefined; slot = step()) {
     if (!(await sleepUntil(deps.clock, slot, deps.signal))) break;
     settled.push((await deps.begin(slot)).settled);
   }

@@ -1,6 +1,15 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { minuteEnd, runAheadUntil, slotsAhead, triggerSlot } from "../../../src/engine/tick/run_ahead.ts";
+import {
+  minuteEnd,
+  RUN_AHEAD_MAX_MS,
+  runAheadUntil,
+  slotsAfter,
+  slotsAhead,
+  triggerSlot,
+} from "../../../src/engine/tick/run_ahead.ts";
+import type { Schedule } from "../../../src/core/types.ts";
+import { SchedulerError } from "../../../src/core/errors.ts";
 import { cron } from "../../../src/core/mod.ts";
 import { createMemoryStore } from "../../../src/store/memory/mod.ts";
 import { createManualClock } from "../../../src/engine/clock.ts";
@@ -238,5 +247,82 @@ describe("run-ahead after a late trigger", () => {
       `60 slots, ${statuses.filter((x) => x === "ok").length} ok`,
     );
     assert.equal((await s.store.getRun("minute", T0))!.status, "ok");
+  });
+
+  it("a yearly trigger's run-ahead ends a day later, and tick() refuses an until further off, naming it", async () => {
+    // runAheadUntil("0 0 1 1 *") was the next new year: the invocation was held all year.
+    const now = Date.UTC(2026, 5, 1, 0, 0, 30);
+    assert.equal(runAheadUntil("0 0 1 1 *", now), now + RUN_AHEAD_MAX_MS);
+    assert.equal(runAheadUntil("0 0 * * *", now), Date.UTC(2026, 5, 2), "a daily trigger: its next fire");
+    const s = setup({ start: T0 });
+    s.scheduler.job("ten", { schedule: every10s, run: () => {} });
+    await assert.rejects(s.scheduler.tick(T0, { until: T0 + RUN_AHEAD_MAX_MS + 1 }), (e: unknown) => {
+      assert.ok(e instanceof SchedulerError && e.code === "invalid-spec", String(e));
+      assert.equal(
+        e.message,
+        "invalid-spec: until: at most a day after now (2030-01-01T00:00:00.000Z): run-ahead holds the call until then, " +
+          "got 2030-01-02T00:00:00.001Z",
+      );
+      return true;
+    });
+    assert.deepEqual(await rows(s.store, "ten"), [], "nothing claimed");
+  });
+
+  it("run-ahead steps one slot at a time: a day of a per-second job is not listed up front", async () => {
+    // The whole window was listed first: a per-second job until a yearly trigger's next
+    // fire is 18 million slots, past a Worker's 128 MB, before the first one ran.
+    let fires = 0;
+    const counted = (schedule: Schedule): Schedule => ({
+      ...schedule,
+      next: (after) => (fires++, schedule.next(after)),
+      prev: (before) => schedule.prev(before),
+      between: function* (from, to) {
+        for (const t of schedule.between(from, to)) yield (fires++, t);
+      },
+      toJSON: () => schedule.toJSON(),
+    });
+    const s = setup({ start: T0 });
+    const seen: number[] = [];
+    s.scheduler.job("sec", { schedule: counted(cron("* * * * * *")), run: (ctx) => void seen.push(ctx.slot) });
+    const held = s.scheduler.tick(T0, { until: T0 + RUN_AHEAD_MAX_MS });
+    await s.clock.advance(3 * SEC);
+    assert.deepEqual(seen, [T0, T0 + SEC, T0 + 2 * SEC, T0 + 3 * SEC]);
+    await s.scheduler.stop();
+    await held;
+    // About 1 000 are the start-up history estimate's sample (once); the window holds 86 400.
+    assert.ok(fires < 5_000, `${fires} fire times computed for 4 slots run`);
+  });
+
+  it("slotsAfter() answers the distinct slots in order and drops the schedules done with the window", () => {
+    let minuteCalls = 0;
+    const minute = cron("* * * * *");
+    const spy: Schedule = { ...minute, next: (t) => (minuteCalls++, minute.next(t)), toJSON: () => minute.toJSON() };
+    const step = slotsAfter([cron(every10s), cron("*/15 * * * * *"), spy, spy], T0, T0 + MIN);
+    const got: number[] = [];
+    for (let t = step(); t !== undefined; t = step()) got.push((t - T0) / SEC);
+    assert.deepEqual(got, [10, 15, 20, 30, 40, 45, 50]);
+    assert.equal(minuteCalls, 2, "a minute schedule is asked once, not once per slot");
+    assert.equal(step(), undefined);
+  });
+
+  it("a trigger for a time still to come waits for no slot before it (the clock behind the trigger's time)", async () => {
+    // Stepping from the clock instead of the trigger's time waited out every minute slot
+    // between them: a Worker test whose scheduledTime was 2030 hung.
+    const s = setup({ start: T0 });
+    s.scheduler.job("minutely", { schedule: "* * * * *", run: () => {} });
+    let done = false;
+    const ticking = s.scheduler.tick(T0 + 10 * MIN, { until: T0 + 11 * MIN }).then(() => (done = true));
+    await s.clock.settle();
+    for (let i = 0; i < 20 && !done; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(done, true, "the tick waited for the clock");
+    await ticking;
+  });
+
+  it("slotsAfter() drops a schedule whose next() does not move forward", () => {
+    const stuck: Schedule = { ...cron("* * * * *"), next: (t) => t, toJSON: () => ({ cron: "* * * * *" }) };
+    const step = slotsAfter([stuck, cron(every10s)], T0, T0 + MIN);
+    const got: number[] = [];
+    for (let t = step(); t !== undefined && got.length < 100; t = step()) got.push((t - T0) / SEC);
+    assert.deepEqual(got, [10, 20, 30, 40, 50]);
   });
 });

@@ -36,12 +36,6 @@ function fromText(input: string, options: ScheduleOptions): Schedule {
   const prefixed = zonePrefix(input, options.timezone ?? "UTC");
   const text = prefixed.rest;
   const zone = prefixed.zone ?? options.timezone;
-  // cron() reads a prefix too: a second one won over the first without a word.
-  if (prefixed.zone !== undefined && zonePrefix(text, zone!).zone !== undefined) {
-    throw new SchedulerError("invalid-timezone", `timezone: one CRON_TZ= or TZ= prefix, got two in ${quote(input)}`, {
-      path: "timezone",
-    });
-  }
   const opts = { ...modifiers(options), ...(zone === undefined ? {} : { timezone: zone }) };
   if (/^@every(\s|$)/i.test(text)) {
     const m = EVERY.exec(text);

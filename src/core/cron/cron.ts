@@ -52,6 +52,12 @@ export function zonePrefix(text: string, fallback: string): { zone: string | und
     );
   }
   const rest = text.trim().slice(whole.length);
+  // A second prefix was read by cron() after schedule() took the first: it won without a word.
+  if (ZONE_PREFIX.test(rest)) {
+    throw new SchedulerError("invalid-timezone", `timezone: one CRON_TZ= or TZ= prefix, got two in ${quote(text)}`, {
+      path: "timezone",
+    });
+  }
   if (rest === "") {
     throw new SchedulerError(
       "invalid-cron",

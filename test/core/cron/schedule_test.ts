@@ -80,6 +80,11 @@ describe("cron(): a CRON_TZ= prefix", () => {
       return true;
     });
     assertSchedulerError(() => cron("Tz=UTC 0 9 * * *"), "invalid-timezone");
+    // Two prefixes: "second must be 0-59, got CRON_TZ=B" from cron() (schedule() named them).
+    assert.throws(
+      () => cron("CRON_TZ=Europe/Paris TZ=Asia/Tokyo 0 9 * * *"),
+      /^SchedulerError: invalid-timezone: timezone: one CRON_TZ= or TZ= prefix, got two in "CRON_TZ=Europe\/Paris TZ=Asia\/Tokyo 0 9 \* \* \*"$/,
+    );
     // A prefix alone: the parser said 'got 0 in ""', quoting nothing of what was given.
     assert.throws(
       () => cron("CRON_TZ=Europe/Berlin "),

@@ -83,24 +83,13 @@ export function triggerSlot(trigger: string | undefined, now: number): number {
 }
 
 /**
- * The earliest fire time of `schedules` strictly after `after` and before `until`, or
- * undefined. One slot at a time: the whole window listed up front held every slot of a
- * per-second job until a yearly trigger's next fire (18 million, past a Worker's memory).
- */
-export function nextSlotAhead(schedules: readonly Schedule[], after: number, until: number): number | undefined {
-  let earliest = until;
-  for (const schedule of schedules) {
-    const t = schedule.next(after);
-    if (t !== null && t < earliest) earliest = t;
-  }
-  return earliest < until ? earliest : undefined;
-}
-
-/**
  * The fire times of `schedules` strictly inside `(from, until)`, one at a time, ascending
  * and distinct: each call answers the next, undefined once there is none. A schedule
  * whose next fire is past the window drops out (`next()` only moves forward), so 10 000
- * minute jobs beside one per-second job cost one pass, not one per second.
+ * minute jobs beside one per-second job cost one pass, not one per second. A schedule
+ * whose every slot falls on the minute has none inside a trigger's minute, so it costs
+ * one `next()`. (The whole window listed up front held every slot of a per-second job
+ * until a yearly trigger's next fire: 18 million, past a Worker's memory.)
  */
 export function slotsAfter(schedules: readonly Schedule[], from: number, until: number): () => number | undefined {
   let pending: { schedule: Schedule; t: number }[] = [];
@@ -124,17 +113,6 @@ export function slotsAfter(schedules: readonly Schedule[], from: number, until: 
 }
 
 /**
- * The distinct fire times of `schedules` strictly inside `(from, until)`, ascending.
- * A schedule whose every slot falls on the minute has none there, so it costs nothing.
- */
-export function slotsAhead(schedules: readonly Schedule[], from: number, until: number): number[] {
-  const step = slotsAfter(schedules, from, until);
-  const times: number[] = [];
-  for (let t = step(); t !== undefined; t = step()) times.push(t);
-  return times;
-}
-
-/**
  * Ticks at each slot in `(from, until)` as its time comes, and resolves when every run
  * those ticks started has its outcome recorded. Slots already due when it starts (a late
  * delivery) are taken by one catch-up tick once `claimed` (the trigger's own tick's
@@ -154,17 +132,18 @@ export async function runAhead(
   const start = deps.clock.now();
   const jobs = [...deps.jobs()];
   const schedules = jobs.map((j) => j.schedule);
-  const first = nextSlotAhead(schedules, from, until);
-  if (first !== undefined && first <= start) {
+  let step = slotsAfter(schedules, from, until);
+  let slot = step();
+  if (slot !== undefined && slot <= start) {
     await claimed;
     const due = jobs.filter((j) => !j.schedule.between(from, start)[Symbol.iterator]().next().done).map((j) => j.name);
     await deps.quiet(due);
     if (!deps.signal.aborted) settled.push((await deps.begin(deps.clock.now())).settled);
+    // A late delivery: the slots up to `start` were the catch-up tick's.
+    step = slotsAfter(schedules, start, until);
+    slot = step();
   }
-  // The slots inside (from, until) still to come: after `start` too (a late delivery's
-  // are the catch-up tick's), and after `from` (a trigger for a time to come).
-  const step = slotsAfter(schedules, Math.max(from, start), until);
-  for (let slot = step(); slot !== undefined; slot = step()) {
+  for (; slot !== undefined; slot = step()) {
     if (!(await sleepUntil(deps.clock, slot, deps.signal))) break;
     settled.push((await deps.begin(slot)).settled);
   }

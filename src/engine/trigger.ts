@@ -37,8 +37,12 @@ export interface TriggerDeps {
 export interface Triggers {
   tick: Scheduler["tick"];
   start(): void;
-  /** Aborts run-ahead loops in flight and stops timer mode (runs in flight go on). */
-  halt(): Promise<void>;
+  /**
+   * Aborts run-ahead loops in flight and stops timer mode (runs in flight go on). The
+   * claims already won still start (those made ahead at their slot) for `drainMs` at
+   * most; what has not started then is released.
+   */
+  halt(drainMs: number): Promise<void>;
   /** Whether timer mode is armed. */
   readonly running: boolean;
 }
@@ -120,13 +124,32 @@ export function createTriggers(deps: TriggerDeps): Triggers {
       deps.ticker.halt(false);
       timer.start();
     },
-    async halt() {
+    async halt(drainMs) {
       for (const controller of aheads) controller.abort();
-      // A wait for a slot claimed ahead ends now: its claims are released, not started.
-      deps.ticker.halt(true);
-      await timer.stop();
-      // Claims queued and not started are released: no new run starts while stopping.
+      // Nothing more is claimed; what this node has won still starts (a claim made ahead at
+      // its slot, a queued one as capacity frees), for `drainMs` at most. Then a wait for a
+      // slot claimed ahead ends, and what has not started is released.
+      deps.ticker.halt(drainMs > 0 ? "drain" : "stop");
+      let cut: (() => void) | undefined;
+      const cutOff = new Promise<void>((resolve) => cut = resolve);
+      const handle = drainMs > 0
+        ? clock.setTimeout(() => {
+          deps.ticker.halt("stop");
+          cut!();
+        }, drainMs)
+        : undefined;
+      if (drainMs <= 0) cut!();
+      try {
+        // A tick that claimed ahead ends at its slot, or at the cut (its claims released then).
+        await timer.stop();
+        await Promise.race([deps.ticker.started(), cutOff]);
+      } finally {
+        if (handle !== undefined) clock.clearTimeout(handle);
+      }
+      deps.ticker.halt("stop");
       await deps.ticker.drop();
+      // A platform trigger's tick() after the stop claims as before it.
+      deps.ticker.halt("stopped");
     },
     get running() {
       return timer.running;

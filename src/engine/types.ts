@@ -475,7 +475,12 @@ export interface Scheduler {
   tick(now?: number, options?: { until?: number }): Promise<TickReport>;
   /** Timer mode. */
   start(): void;
-  /** Stops arming, aborts running handlers after `grace` (default "10s"), resolves when runs settled or `deadline` (default "30s") passed. */
+  /**
+   * Stops claiming; what this node has won still starts until `grace` (default "10s"): a
+   * slot claimed ahead at its time, a queued claim as capacity frees; what has not started
+   * then is released. Aborts running handlers at `grace`, resolves when runs settled or
+   * `deadline` (default "30s") passed.
+   */
   stop(options?: { grace?: string | number; deadline?: string | number }): Promise<void>;
   /** Describes the jobs: at most two store reads, never a write, whatever the number of jobs. */
   list(options?: ListOptions): Promise<JobInfo[]>;

@@ -9,23 +9,32 @@ export interface StopDeps {
   tracker: RunTracker;
   clock: Clock;
   lease: Lease;
-  /** Stops new work from starting: run-ahead loops and timer mode. */
-  halt: () => Promise<void>;
+  /**
+   * Stops new claims (run-ahead loops, timer mode); what is won still starts for `drainMs`
+   * at most, then the rest is released.
+   */
+  halt: (drainMs: number) => Promise<void>;
 }
 
 /**
- * `scheduler.stop({ grace, deadline })`: halts the triggers, then {@link stopRuns} with
- * `grace` (default 10 s) and `deadline` (default 30 s), then gives up the runs still going.
+ * `scheduler.stop({ grace, deadline })`: halts the triggers, letting the claims this node
+ * has won start until `grace` (default 10 s): those made ahead (`claimAhead`) at their
+ * slot, those queued as capacity frees. Then {@link stopRuns} with what is left of
+ * `grace` and `deadline` (default 30 s), then gives up the runs still going.
  *
- * @throws {SchedulerError} `invalid-spec` naming `grace` or `deadline` (after the triggers halted).
+ * @throws {SchedulerError} `invalid-spec` naming `grace` or `deadline` (before anything stops).
  */
 export function createStop(deps: StopDeps): Scheduler["stop"] {
   const at = (field: string) => ({ code: "invalid-spec" as const, field, path: field });
   return async (options = {}) => {
-    await deps.halt();
+    const graceMs = parseDuration(options.grace ?? "10s", at("grace"));
+    const deadlineMs = parseDuration(options.deadline ?? "30s", at("deadline"));
+    const from = deps.clock.now();
+    await deps.halt(Math.min(graceMs, deadlineMs));
+    const spent = Math.max(0, deps.clock.now() - from);
     await stopRuns(deps.tracker, deps.clock, {
-      graceMs: parseDuration(options.grace ?? "10s", at("grace")),
-      deadlineMs: parseDuration(options.deadline ?? "30s", at("deadline")),
+      graceMs: Math.max(0, graceMs - spent),
+      deadlineMs: Math.max(0, deadlineMs - spent),
     });
     // Runs still going past the deadline are given up: no more renewals, so their
     // leases end within one lease and any node takes the slots over.

@@ -45,6 +45,8 @@ export interface RunQueue {
   ahead(): number;
   /** Drops every queued run (their `drop()`); resolves when they are dropped. */
   drop(): Promise<void>;
+  /** Resolves once no run waits to start (at once when none does). */
+  empty(): Promise<void>;
 }
 
 /** Creates the queue over the tracker's runs in flight. */
@@ -60,12 +62,21 @@ export function createRunQueue(deps: {
   let head = 0;
   let release: (() => void) | undefined;
   /** Takes the hold when runs wait, gives it back once none do. */
+  /** Callers of `empty()` waiting for the queue to empty. */
+  let emptied: (() => void)[] = [];
   const held = (): void => {
     if (waiting.length > head) release ??= deps.hold?.();
-    else if (release !== undefined) {
-      const r = release;
-      release = undefined;
-      r();
+    else {
+      if (release !== undefined) {
+        const r = release;
+        release = undefined;
+        r();
+      }
+      if (emptied.length > 0) {
+        const wake = emptied;
+        emptied = [];
+        for (const resolve of wake) resolve();
+      }
     }
   };
   // Average time from a run's start to its settling (outcome recorded), ms; undefined until one settled.
@@ -132,6 +143,10 @@ export function createRunQueue(deps: {
       return Math.max(0, free + (settling ? ahead() : 0) - (waiting.length - head));
     },
     ahead,
+    empty() {
+      if (waiting.length === head) return Promise.resolve();
+      return new Promise<void>((resolve) => void emptied.push(resolve));
+    },
     async drop() {
       const dropped = waiting.splice(head);
       waiting.length = 0;

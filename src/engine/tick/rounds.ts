@@ -146,13 +146,20 @@ export interface Rounds {
     runs: Promise<unknown>[],
     until?: number,
   ): Promise<ReadonlyMap<string, unknown> | Error>;
-  /** Resolves when the clock reaches `at` (a slot claimed ahead), or at once after `halt()`. */
-  gate(at: number): Promise<void>;
   /**
-   * `halt(true)` ends every `gate()` wait now, and until `halt(false)` the claims won
-   * ahead are released, not run (the scheduler stops, then may start again).
+   * Resolves when the clock reaches `at` (a slot claimed ahead), or at once after
+   * `halt("stop")`; with `drain`, after `halt("drain")` too.
    */
-  halt(stop: boolean): void;
+  gate(at: number, drain?: boolean): Promise<void>;
+  /**
+   * `halt("drain")`: no round claims any more, and a wait to claim (a turn in the lead, a
+   * wait to help) ends now; claims already won still start, those made ahead at their
+   * slot (the scheduler is stopping). `halt("stop")` also ends every `gate()` wait now,
+   * and the claims won ahead are released, not run (the stop's grace has passed).
+   * `halt("stopped")` (the stop is over) lets a `tick()` called after it claim again; the
+   * claims it won ahead are still released. `halt(false)`: the scheduler starts again.
+   */
+  halt(mode: "drain" | "stop" | "stopped" | false): void;
 }
 
 /** Creates the rounds of one ticker. */
@@ -165,7 +172,11 @@ export function createRounds(deps: RoundsDeps): Rounds {
   // Worker may build its scheduler.
   let halting: AbortController | undefined;
   const halted = (): AbortSignal => (halting ??= new AbortController()).signal;
-  const gate = (at: number): Promise<void> => sleep({ clock, tracker }, at - clock.now(), halted());
+  /** Aborted by `halt("drain")` and `halt("stop")`: no more claims, and waits to claim end. */
+  let draining: AbortController | undefined;
+  const drained = (): AbortSignal => (draining ??= new AbortController()).signal;
+  const gate = (at: number, drain = false): Promise<void> =>
+    sleep({ clock, tracker }, at - clock.now(), drain ? drained() : halted());
   /**
    * The one input every round gives `takeRound`, set field by field before each call
    * (`takeRound` is synchronous and keeps none of it). An object literal per round had a
@@ -199,17 +210,19 @@ export function createRounds(deps: RoundsDeps): Rounds {
    */
   const take = async (p: Plan, now: number, budget: number, until: number) => {
     // Claimed ahead, this node's turn in the lead; a stop ends the wait, and nothing is claimed.
+    // (A tick that has read goes on with its claims while the node stops, and what it won
+    // starts; a wait to claim ends, and claims nothing.)
     if (p.claimFrom > clock.now()) {
-      await gate(p.claimFrom);
-      if (tracker.stopping || halted().aborted || plan !== p) return "stop" as const;
+      await sleep({ clock, tracker }, p.claimFrom - clock.now(), drained());
+      if (tracker.stopping || drained().aborted || plan !== p) return "stop" as const;
     }
     for (;;) {
       // Each owner gets HELP_DELAY_MS from the slot to start its share; past that, a share
       // not yet taken (planned, or not read yet) is treated as its owner's who is slow or gone.
       // The wait ends at `until` (timer mode's next slot, which gets a tick of its own).
       if (p.next >= p.helpFrom && !done(p) && budget > 0 && clock.now() < p.helpAt) {
-        await sleep({ clock, tracker }, Math.min(p.helpAt, until) - clock.now());
-        if (tracker.stopping || plan !== p || clock.now() < p.helpAt) return "stop" as const;
+        await sleep({ clock, tracker }, Math.min(p.helpAt, until) - clock.now(), drained());
+        if (tracker.stopping || drained().aborted || plan !== p || clock.now() < p.helpAt) return "stop" as const;
       }
       // Jobs of other shares this tick did not read: read a window now and plan it. What the
       // owners claimed meanwhile has its slot recorded, so the plan holds only what is left.
@@ -315,7 +328,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
     runs: Promise<unknown>[],
     p: Plan,
   ): Promise<void> => {
-    if (p.ahead) {
+    if (p.ahead && won.size > 0) {
       await gate(p.now);
       if (halted().aborted) {
         await Promise.all([...won.values()].map((claims) => lease.release(claims)));
@@ -435,9 +448,14 @@ export function createRounds(deps: RoundsDeps): Rounds {
       return won;
     },
     gate,
-    halt(stop) {
-      if (stop) (halting ??= new AbortController()).abort();
-      else if (halting?.signal.aborted === true) halting = undefined;
+    halt(mode) {
+      if (mode === false || mode === "stopped") {
+        if (mode === false && halting?.signal.aborted === true) halting = undefined;
+        if (draining?.signal.aborted === true) draining = undefined;
+        return;
+      }
+      (draining ??= new AbortController()).abort();
+      if (mode === "stop") (halting ??= new AbortController()).abort();
     },
   };
 }

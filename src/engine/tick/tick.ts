@@ -75,11 +75,15 @@ export interface Ticker {
   hasRoom(): boolean;
   /** Releases the claims queued and not started (the scheduler stops). */
   drop(): Promise<void>;
+  /** Resolves once no claim waits in the run queue (all won have started, or were dropped). */
+  started(): Promise<void>;
   /**
-   * `halt(true)` ends a wait for a slot claimed ahead now, its claims released, not run
-   * (the scheduler stops); `halt(false)` when it starts again.
+   * `halt("drain")`: nothing more is claimed, and what is won still starts (claims made
+   * ahead at their slot); `halt("stop")`: a wait for a slot claimed ahead ends now, its
+   * claims released, not run; `halt("stopped")` once the stop is over (a `tick()` claims
+   * again); `halt(false)` when the scheduler starts again.
    */
-  halt(stop: boolean): void;
+  halt(mode: "drain" | "stop" | "stopped" | false): void;
   /** The `now` of the last tick started. */
   readonly lastTick: number | undefined;
 }
@@ -312,8 +316,9 @@ export function createTicker(deps: TickDeps): Ticker {
       return finish(draft.report, started);
     }
     startOrphans(runs, snapshot, at, draft, won, started);
-    // A tick claimed ahead resolves at its slot (timer mode re-arms after it), whatever it won.
-    if (ahead) await rounds.gate(now);
+    // A tick claimed ahead resolves at its slot (timer mode re-arms after it), whatever it
+    // won; at once when the node is stopping (its runs won ahead still start at the slot).
+    if (ahead) await rounds.gate(now, true);
     return { ...finish(draft.report, started), ...(retick ? { retick } : {}) };
   };
 
@@ -374,7 +379,8 @@ export function createTicker(deps: TickDeps): Ticker {
       presence.close();
       return queue.drop();
     },
-    halt: (stop) => rounds.halt(stop),
+    started: () => queue.empty(),
+    halt: (mode) => rounds.halt(mode),
     get lastTick() {
       return lastTick;
     },

@@ -90,15 +90,38 @@ describe("claimAhead", () => {
     await s.scheduler.stop();
   });
 
-  it("stop() while waiting for a slot claimed ahead releases its claims: none starts, and stop() does not wait for the slot", async () => {
+  it("stop() while waiting for a slot claimed ahead waits for the slot and runs the claims made ahead, then ends", async () => {
+    // The claims made ahead were released at the stop: a rolling restart in the lead
+    // recorded the node's share `abandoned`, and a job without retries never ran it.
+    const s = setup({ start: T0 + 1, claimAhead: "5s" });
+    const ran: number[] = [];
+    s.scheduler.job("a", { schedule: "* * * * *", run: (ctx) => void ran.push(ctx.slot, s.clock.now()) });
+    s.scheduler.start();
+    await s.clock.set(T0 + MIN - 4 * SEC);
+    assert.equal((await rows(s.store, "a"))[0]?.status, "running");
+    let stopped = false;
+    const stopping = s.scheduler.stop().then(() => void (stopped = true));
+    await s.clock.set(T0 + MIN - 1);
+    assert.equal(stopped, false, "stop() waits for the slot claimed ahead");
+    assert.deepEqual(ran, []);
+    await s.clock.set(T0 + MIN);
+    await stopping;
+    assert.deepEqual(ran, [T0 + MIN, T0 + MIN], "started at its slot, not before");
+    assert.deepEqual((await rows(s.store, "a")).map((r) => [r.slot, r.status]), [[T0 + MIN, "ok"]]);
+    // Stopped: nothing more is claimed, ahead or when due.
+    await s.clock.set(T0 + 3 * MIN);
+    assert.equal((await rows(s.store, "a")).length, 1);
+  });
+
+  it("stop() with a grace shorter than the wait for the slot releases the claims made ahead at the grace; none starts", async () => {
     const s = setup({ start: T0 + 1, claimAhead: "5s" });
     let ran = 0;
     s.scheduler.job("a", { schedule: "* * * * *", run: () => void ran++ });
     s.scheduler.start();
     await s.clock.set(T0 + MIN - 4 * SEC);
-    assert.equal((await rows(s.store, "a"))[0]?.status, "running");
-    await s.scheduler.stop();
-    assert.equal(s.clock.now(), T0 + MIN - 4 * SEC);
+    const stopping = s.scheduler.stop({ grace: "1s" });
+    await s.clock.set(T0 + MIN - 3 * SEC);
+    await stopping;
     assert.equal(s.clock.pending().filter((t) => t.at <= T0 + MIN).length, 0);
     // Released: its lease ends now, so any node's next tick records it (as for a queued claim at a stop).
     const [row] = await rows(s.store, "a");
@@ -118,7 +141,8 @@ describe("claimAhead", () => {
       await s.clock.set(T0 + MIN - 4 * SEC);
       const many = store.calls["updateMany"] ?? 0, one = store.calls["update"] ?? 0;
       if (fails) store.failNext("updateMany");
-      await s.scheduler.stop();
+      // No grace: the claims made ahead are let go at once.
+      await s.scheduler.stop({ grace: 0 });
       assert.equal((store.calls["updateMany"] ?? 0) - many, 1);
       assert.equal((store.calls["update"] ?? 0) - one, fails ? 40 : 0);
       for (let i = 0; i < 40; i++) {
@@ -183,7 +207,8 @@ describe("claimAhead", () => {
     });
     s.scheduler.start();
     await s.clock.set(T0 + MIN - 4 * SEC);
-    await s.scheduler.stop();
+    // No grace: the claim made ahead is let go at once.
+    await s.scheduler.stop({ grace: 0 });
     s.scheduler.start();
     await s.clock.set(T0 + MIN);
     assert.deepEqual(starts, [T0 + MIN, T0 + MIN], "the slot ran at the slot");

@@ -146,7 +146,11 @@ describe("timer mode, a slot that comes while a tick runs", () => {
       // (With claimAhead, slot +10 s is claimed by now, waiting for its time.)
       const recorded = (await rows(store, "j")).filter((r) => r.slot <= T0 + 8 * SEC);
       assert.deepEqual(recorded.map((r) => r.status), ["ok", "ok", "ok", "ok"]);
-      await s.scheduler.stop();
+      // A stop now lets a slot claimed ahead run at its time first.
+      const stopping = s.scheduler.stop();
+      await s.clock.set(T0 + 10 * SEC);
+      await stopping;
+      assert.deepEqual(ran.slice(4), claimAhead === undefined ? [] : [T0 + 10 * SEC]);
     });
   }
 });
@@ -247,6 +251,22 @@ describe("stop()", () => {
     const [row] = await s.store.runs("stubborn");
     assert.equal(row!.status, "running");
     assert.equal(s.clock.pending().some((t) => t.at <= s.clock.now() + MIN), false);
+  });
+
+  it("refuses a grace or deadline that is not a duration, naming it, before anything stops", async () => {
+    const s = setup({ start: T0 + 1 });
+    s.scheduler.job("x", { schedule: "* * * * *", run: () => {} });
+    s.scheduler.start();
+    await s.clock.settle();
+    for (const [options, pattern] of [[{ grace: "soon" }, /grace: /], [{ deadline: -1 }, /deadline: /]] as const) {
+      await assert.rejects(
+        s.scheduler.stop(options as never),
+        (e: unknown) => e instanceof SchedulerError && e.code === "invalid-spec" && pattern.test(e.message),
+      );
+      assert.equal((await s.scheduler.health()).running, true, "still running after a refused stop()");
+    }
+    await s.scheduler.stop();
+    assert.equal((await s.scheduler.health()).running, false);
   });
 
   it("resolves at once when nothing runs, and the scheduler can start again", async () => {

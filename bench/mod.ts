@@ -17,11 +17,11 @@ const parts: Record<string, () => Promise<void>> = {
   kv: benchKvStore,
   single: () => benchSingle(),
   stall: () => benchStall(),
-  // Claiming when due (the default), then with `claimAhead: "2s"`, beside one croner run.
-  // 4 workers claiming when due and ahead; then 1 worker: the engine's own cost per slot, no spread.
+  // Claiming when due (`claimAhead: 0`), then the default (`"auto"`: the 10 000-job minute
+  // 2 s ahead), beside one croner run; then 1 worker: the engine's own cost per slot, no spread.
   procs: () =>
     benchProcesses({
-      runs: [{ nodes: 4 }, { nodes: 4, claimAhead: "2s" }, { nodes: 1, claimAhead: "2s" }],
+      runs: [{ nodes: 4, claimAhead: "0s" }, { nodes: 4 }, { nodes: 1 }],
     }),
   postgres: () =>
     benchPostgres({ minutes: Number(process.argv.find((a) => a.startsWith("--minutes="))?.slice(10) ?? 2) }),

@@ -7,9 +7,11 @@
 //   stated in. `--prof` writes a `--cpu-prof` profile of worker n1 to $TMPDIR/edgecron-profiles;
 //   `--stats` prints each worker's driver CPU per kind of statement batch (bench/_driver_stats.ts);
 //   `--schedule="0 0 1 1 *" --no-croner` gives the jobs another schedule: the idle cost per minute;
-//   `--claim-ahead=0,2s` runs edgecron once per value of `claimAhead` (0: claim when due), and
+//   `--claim-ahead=0,auto,2s` runs edgecron once per value of `claimAhead` (0: claim when due;
+//   auto, the default: the option left out), and
 //   `--nodes=4,1` once per number of workers (every pair of the two lists). `npm run bench`
-//   runs 4 workers claiming when due and `claimAhead: "2s"`, then 1 worker with `"2s"`: the
+//   runs 4 workers claiming when due and with the default (`"auto"`: 2 s ahead for a slot of
+//   1 000 jobs or more), then 1 worker with the default: the
 //   engine's own cost per slot with no spread, beside the spread's. Each worker also prints its CPU per minute by phase of the minute
 //   (claim, starts, help, the rest). The workers run bundled by esbuild, as plain JavaScript
 //   (`--tsx`: through tsx, whose transform names every closure). With croner, the store
@@ -22,7 +24,7 @@
 //   (concurrency 20 000: 5 rounds), and timer re-arms (`nextWake` over every job, then the wake cache's heap).
 //
 // Run one part: `npx tsx bench/scale.ts procs|single|stall [--minutes=N] [--nodes=4,1] [--prof] [--stats] [--no-croner]
-// [--claim-ahead=0,2s]` (one edgecron run per pair of values; claim-ahead 0 claims when due);
+// [--claim-ahead=0,auto,2s]` (one edgecron run per pair of values; claim-ahead 0 claims when due);
 // `npm run bench` runs all three (`npm run bench -- --only=procs` for one).
 import { spawn } from "node:child_process";
 import { build } from "esbuild";
@@ -263,7 +265,7 @@ export async function benchProcesses(
     const expected = jobs * minutes;
     const eSorted = [...el].sort((a, b) => a - b);
     const cSorted = [...cl].sort((a, b) => a - b);
-    const variant = claimAhead === undefined ? "" : `, claimAhead ${claimAhead}`;
+    const variant = `, claimAhead ${claimAhead ?? "auto"}`;
     console.log(
       `edgecron, ${nodes.length} proc${nodes.length === 1 ? "" : "s"}, libSQL${variant}  | ${summary(el)} | CPU ${
         (eCpu / 1000).toFixed(2)
@@ -520,9 +522,13 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
         tsx: args.includes("--tsx"),
         croner: !args.includes("--no-croner"),
         ...(flag("schedule") === undefined ? {} : { schedule: flag("schedule")! }),
-        // `--nodes=4,1 --claim-ahead=0,2s`: one edgecron run per pair (claim-ahead 0: claim when due).
+        // `--nodes=4,1 --claim-ahead=0,auto,2s`: one edgecron run per pair (claim-ahead 0: claim
+        // when due; auto, the default: the option left out).
         runs: (flag("nodes") ?? "4").split(",").map(workers).flatMap((nodes) =>
-          (flag("claim-ahead") ?? "0").split(",").map((v) => ({ nodes, claimAhead: v === "0" ? undefined : v }))
+          (flag("claim-ahead") ?? "auto").split(",").map((v) => ({
+            nodes,
+            claimAhead: v === "auto" ? undefined : v === "0" ? "0s" : v,
+          }))
         ),
       });
     } else if (part === "single") await benchSingle(jobs);

@@ -33,7 +33,14 @@ export interface ResolvedOptions {
   runAhead: boolean;
   /** `claimAhead` in ms (0: claim when due). */
   claimAheadMs: number;
+  /** Claim ahead only for a slot at least this many jobs share (`claimAhead: "auto"`, the default); 0: every slot. */
+  claimAheadJobs: number;
 }
+
+/** `claimAhead: "auto"` (the default): how far ahead a large slot is claimed. */
+export const AUTO_AHEAD_MS = 2_000;
+/** `claimAhead: "auto"` (the default): how many jobs make a slot large enough to claim ahead. */
+export const AUTO_AHEAD_JOBS = 1_000;
 
 /** Every option of `createScheduler()` (the type makes the list whole). */
 const OPTION_NAMES = Object.keys(
@@ -134,7 +141,7 @@ export function resolveOptions(options: SchedulerOptions): ResolvedOptions {
     retentionMs,
     historyWarnRows,
     runAhead: options.runAhead ?? true,
-    claimAheadMs: claimAheadOf(options, policy, at),
+    ...claimAheadOf(options, policy, at),
   };
 }
 
@@ -202,16 +209,23 @@ function storeTimeoutOf(options: SchedulerOptions, at: At): number {
 }
 
 /**
- * Resolves `claimAhead` (default 0). A claim made ahead judges the other runs of its job
+ * Resolves `claimAhead` (default `"auto"`: 2 s, or lease less heartbeat when that is
+ * shorter, for slots at least {@link AUTO_AHEAD_JOBS} jobs share). A claim made ahead judges the other runs of its job
  * live at the slot (`leaseUntil >= slot`): a live run's lease reaches at least `lease`
  * less `heartbeat` past the clock, so that is the longest lead at which it reads right.
  *
  * @throws {SchedulerError} `invalid-spec` naming `claimAhead`.
  */
-function claimAheadOf(options: SchedulerOptions, policy: LeasePolicy, at: At): number {
-  if (options.claimAhead === undefined) return 0;
-  const ms = parseDuration(options.claimAhead, at("claimAhead"));
+function claimAheadOf(
+  options: SchedulerOptions,
+  policy: LeasePolicy,
+  at: At,
+): { claimAheadMs: number; claimAheadJobs: number } {
   const most = policy.leaseMs - policy.heartbeatMs;
+  if (options.claimAhead === undefined || options.claimAhead === "auto") {
+    return { claimAheadMs: Math.max(0, Math.min(AUTO_AHEAD_MS, most)), claimAheadJobs: AUTO_AHEAD_JOBS };
+  }
+  const ms = parseDuration(options.claimAhead, at("claimAhead"));
   if (ms > most) {
     throw new SchedulerError(
       "invalid-spec",
@@ -219,5 +233,5 @@ function claimAheadOf(options: SchedulerOptions, policy: LeasePolicy, at: At): n
       { path: "claimAhead" },
     );
   }
-  return ms;
+  return { claimAheadMs: ms, claimAheadJobs: 0 };
 }

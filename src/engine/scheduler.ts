@@ -84,6 +84,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     ready,
     runAhead: resolved.runAhead,
     claimAheadMs: resolved.claimAheadMs,
+    claimAheadJobs: resolved.claimAheadJobs,
   });
   const pauses = createPauses({ store, registry, clock, ready });
   const dataJobs = createDataJobs({ store, registry, views, clock, defaults, webhooks, signing, ready });

@@ -31,6 +31,8 @@ export interface TriggerDeps {
   runAhead: boolean;
   /** `claimAhead` option in ms: how long before a slot timer mode claims it (0: when due). */
   claimAheadMs: number;
+  /** Claim ahead only for a slot at least this many jobs share (0: every slot). */
+  claimAheadJobs: number;
 }
 
 /** The scheduler's `tick()` and `start()`, and `halt()` for `stop()`. */
@@ -77,6 +79,7 @@ export function createTriggers(deps: TriggerDeps): Triggers {
         }),
       hasCapacity: rounds.hasRoom,
       leadMs: deps.claimAheadMs,
+      leadJobs: deps.claimAheadJobs,
     },
     rounds.begin,
     rounds.more,

@@ -382,13 +382,14 @@ export interface SchedulerOptions {
    */
   storeTimeout?: string | number;
   /**
-   * Timer mode only: claim each minute's slots this long before the slot, and start the
-   * runs won at the slot, so a large minute (thousands of jobs over several nodes) starts
-   * on time instead of after its claims; default 0 (claim when due). At most `lease` less
-   * `heartbeat` (10 s with the defaults). A claim made ahead checks overlap and pause
-   * then: a job with a run in flight at that moment is left to the tick at its slot, and
-   * a pause made in the last `claimAhead` before a slot takes effect from the next slot.
-   * See docs/operations.md ("Claiming ahead").
+   * Timer mode only: claim a slot's runs this long before the slot, and start the runs
+   * won at the slot, so a large minute (thousands of jobs over several nodes) starts on
+   * time instead of after its claims. Default `"auto"`: 2 s ahead for a slot at least
+   * 1 000 jobs share, when due for the others; a duration applies to every slot; 0 claims
+   * every slot when due. At most `lease` less `heartbeat` (10 s with the defaults). A
+   * claim made ahead checks overlap and pause then: a job with a run in flight at that
+   * moment is left to the tick at its slot, and a pause made in the last `claimAhead`
+   * before a slot takes effect from the next slot. See docs/operations.md ("Claiming ahead").
    */
   claimAhead?: string | number;
   /**

@@ -74,6 +74,8 @@ export function createTimerLoop(
     hasCapacity: () => boolean;
     /** How long before a slot it is claimed (0: when due). */
     leadMs?: number;
+    /** Claimed ahead only when at least this many jobs share the slot (0 or absent: every slot). */
+    leadJobs?: number;
   },
   tick: (now: number, opts?: TickHint) => Promise<StartedTick>,
   /** The next round of the last plan; a wait to help ends at `until`, the next slot. */
@@ -88,6 +90,7 @@ export function createTimerLoop(
   let armedMs: number | undefined;
   let planning: Promise<unknown> = Promise.resolve();
   const lead = state.leadMs ?? 0;
+  const leadJobs = state.leadJobs ?? 0;
   /** The slot the armed timer wakes to claim ahead. */
   let aheadOf: number | undefined;
   /** A tick ahead left jobs out: the next wake is an ordinary tick, at once (the slot has come). */
@@ -131,7 +134,10 @@ export function createTimerLoop(
     if (deferred) armedMs = state.hasCapacity() ? 0 : Math.min(armedMs, DEFERRED_RETRY_MS);
     aheadOf = undefined;
     if (retick) armedMs = 0;
-    else if (lead > 0 && next !== undefined && next !== Infinity && next > now && next > tickedAt) {
+    else if (
+      lead > 0 && next !== undefined && next !== Infinity && next > now && next > tickedAt &&
+      (leadJobs === 0 || wakes.sharing(next, leadJobs) >= leadJobs)
+    ) {
       aheadOf = next;
       armedMs = Math.min(armedMs, Math.max(0, next - lead - now));
     }

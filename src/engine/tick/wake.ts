@@ -23,6 +23,11 @@ export interface WakeCache {
    * reads the jobs again.
    */
   advance(slot: number, now: number, version: number, schedules: () => Iterable<Schedule>): void;
+  /**
+   * How many schedules have their next slot at `slot` (the earliest, as `next()` last
+   * answered), counting no further than `atMost`; 0 after `advance()` stepped them past it.
+   */
+  sharing(slot: number, atMost: number): number;
   /** How many schedules threw at the last call (left out of its answer). */
   readonly failing: number;
 }
@@ -82,6 +87,19 @@ export function createWakeCache(): WakeCache {
         while (heap.length > 0 && heap[0]!.at <= now) add(pop(heap).schedule, now);
       }
       return heap[0]?.at;
+    },
+    sharing(slot, atMost) {
+      // The heap's entries at `slot` (its minimum) form a subtree at the root: a walk down
+      // it stops at any entry later than the slot, and at `atMost`.
+      let n = 0;
+      const stack = heap.length > 0 && heap[0]!.at === slot ? [0] : [];
+      while (stack.length > 0 && n < atMost) {
+        const i = stack.pop()!;
+        n++;
+        if (2 * i + 1 < heap.length && heap[2 * i + 1]!.at === slot) stack.push(2 * i + 1);
+        if (2 * i + 2 < heap.length && heap[2 * i + 2]!.at === slot) stack.push(2 * i + 2);
+      }
+      return n;
     },
     get failing() {
       return failing.length;

@@ -283,6 +283,58 @@ describe("claimAhead", () => {
   });
 });
 
+describe('claimAhead: "auto" (the default)', () => {
+  /** A node whose store notes when each job's row for `slot` was claimed, by the clock. */
+  const watched = (slot: number, options: Parameters<typeof setup>[0] = {}) => {
+    const at = new Map<string, number>();
+    const store = createMemoryStore();
+    const clock = createManualClock(T0 + 1);
+    const claim = store.claim.bind(store);
+    store.claim = (requests) => {
+      for (const r of requests) if (r.slot === slot) at.set(r.job, clock.now());
+      return claim(requests);
+    };
+    return { s: setup({ ...options, store, clock }), at };
+  };
+
+  for (const [jobs, ahead] of [[1_000, true], [999, false]] as const) {
+    it(`claims a slot ${jobs} jobs share ${ahead ? "2 s ahead" : "when due"}, and runs it at the slot`, async () => {
+      const { s, at } = watched(T0 + MIN);
+      const ran = new Map<string, number>();
+      startCounted(s, jobs, ran);
+      // An hourly job beside them: the minutes it shares are no larger for it.
+      s.scheduler.job("hourly", { schedule: "0 * * * *", run: () => {} });
+      await s.clock.set(T0 + MIN - 1);
+      assert.equal(at.size, ahead ? jobs : 0);
+      if (ahead) assert.deepEqual(new Set(at.values()), new Set([T0 + MIN - 2 * SEC]));
+      assert.equal(ran.size, 0, "nothing starts before its slot");
+      await s.clock.set(T0 + MIN);
+      assert.equal(ran.size, jobs);
+      assert.ok([...ran.values()].every((n) => n === 1));
+      if (!ahead) assert.deepEqual(new Set(at.values()), new Set([T0 + MIN]));
+      await s.scheduler.stop();
+    });
+  }
+
+  it("claimAhead: 0 claims a large slot when due; the lead shortens to lease less heartbeat when that is under 2 s", async () => {
+    for (const [options, lead] of [[{ claimAhead: 0 }, 0], [{ lease: "1500ms", heartbeat: "500ms" }, 1_000]] as const) {
+      const { s, at } = watched(T0 + MIN, options);
+      startCounted(s, 1_000, new Map());
+      await s.clock.set(T0 + MIN);
+      assert.deepEqual(new Set(at.values()), new Set([T0 + MIN - lead]), JSON.stringify(options));
+      await s.scheduler.stop();
+    }
+  });
+
+  it('takes "auto" by name, and refuses other words naming claimAhead', () => {
+    assert.doesNotThrow(() => setup({ claimAhead: "auto" }));
+    assert.throws(
+      () => setup({ claimAhead: "automatic" }),
+      (e: unknown) => e instanceof SchedulerError && e.code === "invalid-spec" && /claimAhead: /.test(e.message),
+    );
+  });
+});
+
 describe("claimTurn", () => {
   it("puts each node a turn after the one before it in name order, a turn being the lead over twice the nodes, at most 200 ms", () => {
     // Four nodes, a 2 s lead: 2 000 / 8 = 250, capped at 200.

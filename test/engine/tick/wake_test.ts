@@ -119,6 +119,29 @@ describe("createWakeCache()", () => {
     assert.equal(wakes.next(T0 + MIN + 1, 1, all), nextWake(all(), T0 + MIN + 1));
   });
 
+  it("sharing() counts the schedules whose next slot is the earliest, up to a limit, and none once advanced past it", () => {
+    // 7 per minute, 5 per 2 minutes (their slots meet at even minutes), 3 hourly: shuffled into the heap.
+    const schedules = [
+      ...Array.from({ length: 7 }, () => grid(MIN)),
+      ...Array.from({ length: 5 }, () => grid(2 * MIN)),
+      ...Array.from({ length: 3 }, () => grid(60 * MIN)),
+    ].map((schedule, i) => ({ schedule, order: (i * 7) % 15 })).sort((a, b) => a.order - b.order)
+      .map(({ schedule }) => schedule);
+    const wakes = createWakeCache();
+    const all = () => schedules;
+    // T0 is on the hour: the next slot, T0 + 1 min, is the minute schedules' only.
+    assert.equal(wakes.next(T0, 1, all), T0 + MIN);
+    assert.equal(wakes.sharing(T0 + MIN, 100), 7);
+    assert.equal(wakes.sharing(T0 + MIN, 4), 4, "stops at the limit");
+    assert.equal(wakes.sharing(T0 + 2 * MIN, 100), 0, "not the earliest slot");
+    assert.equal(wakes.next(T0 + MIN, 1, all), T0 + 2 * MIN);
+    assert.equal(wakes.sharing(T0 + 2 * MIN, 100), 12);
+    assert.equal(wakes.next(T0 + 59 * MIN, 1, all), T0 + 60 * MIN);
+    assert.equal(wakes.sharing(T0 + 60 * MIN, 100), 15);
+    wakes.advance(T0 + 60 * MIN, T0 + 60 * MIN - 2_000, 1, all);
+    assert.equal(wakes.sharing(T0 + 60 * MIN, 100), 0, "stepped past it in the lead");
+  });
+
   it("advance() is undone by a clock stepped back or a new version, and ignored for a slot that is not next", () => {
     const minute = grid(MIN);
     const wakes = createWakeCache();

@@ -6,7 +6,10 @@ import type { Scheduler } from "../src/engine/types.ts";
 
 /** Options of a graceful stop. */
 export interface ShutdownOptions {
-  /** Handlers get their `AbortSignal` aborted after this; default `"10s"`. */
+  /**
+   * Until this, slots already claimed still start (one claimed ahead at its slot); then
+   * handlers get their `AbortSignal` aborted and what has not started is released; default `"10s"`.
+   */
   grace?: string | number;
   /** Stop waiting for runs after this; default `"30s"`. */
   deadline?: string | number;
@@ -16,8 +19,9 @@ export interface ShutdownOptions {
 export type CloseServer = () => Promise<void> | void;
 
 /**
- * Returns an idempotent `shutdown()`: stop arming timers and let running handlers
- * settle within the deadline, then close the HTTP server, then close the store. Every
+ * Returns an idempotent `shutdown()`: stop claiming, let the slots already won start
+ * (within the grace) and the runs settle (within the deadline), then close the HTTP
+ * server, then close the store. Every
  * call returns the same promise; failures are reported through `onError`, never thrown,
  * so a process can always exit.
  *

@@ -137,7 +137,7 @@ export function createTriggers(deps: TriggerDeps): Triggers {
       const cutOff = new Promise<void>((resolve) => cut = resolve);
       const handle = drainMs > 0
         ? clock.setTimeout(() => {
-          deps.ticker.halt("stop");
+          if (!timer.running) deps.ticker.halt("stop");
           cut!();
         }, drainMs)
         : undefined;
@@ -149,6 +149,8 @@ export function createTriggers(deps: TriggerDeps): Triggers {
       } finally {
         if (handle !== undefined) clock.clearTimeout(handle);
       }
+      // Started again meanwhile: the claims held and queued are the new start's to run.
+      if (timer.running) return;
       deps.ticker.halt("stop");
       await deps.ticker.drop();
       // A platform trigger's tick() after the stop claims as before it.

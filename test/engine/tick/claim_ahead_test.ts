@@ -130,6 +130,26 @@ describe("claimAhead", () => {
     assert.equal(ran, 0);
   });
 
+  it("started again while a stop waits for a slot claimed ahead, the node runs that slot and the ones after", async () => {
+    // The stop's grace ended before the slot, and the stop then let the new start's claims
+    // go: this slot's at the grace, the next minute's at its lead, neither run.
+    const s = setup({ start: T0 + 1, claimAhead: "5s" });
+    const starts: number[] = [];
+    s.scheduler.job("a", { schedule: "* * * * *", run: (ctx) => void starts.push(ctx.slot) });
+    s.scheduler.start();
+    await s.clock.set(T0 + MIN - 4 * SEC);
+    const stopping = s.scheduler.stop({ grace: "2s" });
+    s.scheduler.start();
+    await s.clock.set(T0 + MIN);
+    await stopping;
+    assert.deepEqual(starts, [T0 + MIN]);
+    await s.clock.set(T0 + 2 * MIN);
+    assert.deepEqual(starts, [T0 + MIN, T0 + 2 * MIN]);
+    assert.deepEqual((await rows(s.store, "a")).map((r) => r.status), ["ok", "ok"]);
+    assert.equal((await s.scheduler.health()).running, true);
+    await s.scheduler.stop({ grace: 0 });
+  });
+
   for (const fails of [false, true]) {
     it(`stop() ends the leases of every claim made ahead in one group write${fails ? " (it fails: each on its own)" : ""}`, async () => {
       // A write per claim made a stop with 5 000 claims waiting take a second on a libSQL file.

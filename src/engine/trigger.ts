@@ -133,15 +133,15 @@ export function createTriggers(deps: TriggerDeps): Triggers {
       // its slot, a queued one as capacity frees), for `drainMs` at most. Then a wait for a
       // slot claimed ahead ends, and what has not started is released.
       deps.ticker.halt(drainMs > 0 ? "drain" : "stop");
-      let cut: (() => void) | undefined;
-      const cutOff = new Promise<void>((resolve) => cut = resolve);
-      const handle = drainMs > 0
-        ? clock.setTimeout(() => {
-          if (!timer.running) deps.ticker.halt("stop");
-          cut!();
-        }, drainMs)
-        : undefined;
-      if (drainMs <= 0) cut!();
+      let handle: unknown;
+      const cutOff = drainMs > 0
+        ? new Promise<void>((resolve) => {
+          handle = clock.setTimeout(() => {
+            if (!timer.running) deps.ticker.halt("stop");
+            resolve();
+          }, drainMs);
+        })
+        : Promise.resolve();
       try {
         // A tick that claimed ahead ends at its slot, or at the cut (its claims released then).
         await timer.stop();

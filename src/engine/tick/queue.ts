@@ -61,9 +61,9 @@ export function createRunQueue(deps: {
   const waiting: { run: QueuedRun; done: () => void }[] = [];
   let head = 0;
   let release: (() => void) | undefined;
-  /** Takes the hold when runs wait, gives it back once none do. */
   /** Callers of `empty()` waiting for the queue to empty. */
   let emptied: (() => void)[] = [];
+  /** Takes the hold when runs wait, gives it back (and wakes `empty()`'s callers) once none do. */
   const held = (): void => {
     if (waiting.length > head) release ??= deps.hold?.();
     else {

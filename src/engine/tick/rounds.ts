@@ -213,7 +213,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
     // (A tick that has read goes on with its claims while the node stops, and what it won
     // starts; a wait to claim ends, and claims nothing.)
     if (p.claimFrom > clock.now()) {
-      await sleep({ clock, tracker }, p.claimFrom - clock.now(), drained());
+      await gate(p.claimFrom, true);
       if (tracker.stopping || drained().aborted || plan !== p) return "stop" as const;
     }
     for (;;) {

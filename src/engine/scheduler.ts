@@ -105,7 +105,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     },
     tick: triggers.tick,
     start: triggers.start,
-    stop: createStop({ tracker, clock, lease, halt: triggers.halt }),
+    stop: createStop({ tracker, clock, lease, triggers }),
     list: afterReady(views.list),
     get: afterReady(views.get),
     summaries: afterReady(views.summaries),

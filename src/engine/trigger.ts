@@ -47,6 +47,8 @@ export interface Triggers {
   halt(drainMs: number): Promise<void>;
   /** Whether timer mode is armed. */
   readonly running: boolean;
+  /** Resolves at the next `start()`: a `stop()` in progress ends there. */
+  readonly restarted: Promise<void>;
 }
 
 /** One tick begun (`begin`), the next round of its plan (`more`), and whether a round is worth claiming. */
@@ -89,6 +91,8 @@ export function createTriggers(deps: TriggerDeps): Triggers {
   tracker.onSettle(rounds.settled);
   // Run-ahead loops in flight (platform triggers); halt() aborts them.
   const aheads = new Set<AbortController>();
+  let restart!: () => void;
+  let restarted = new Promise<void>((resolve) => restart = resolve);
   return {
     async tick(now, opts = {}) {
       // Checked here: a bad `now` reached the store and came back as a failed tick.
@@ -124,8 +128,12 @@ export function createTriggers(deps: TriggerDeps): Triggers {
       }
     },
     start: () => {
+      // A stop() in progress ends here: its claims and runs are this start's.
+      tracker.stopping = false;
       deps.ticker.halt(false);
       timer.start();
+      restart();
+      restarted = new Promise((resolve) => restart = resolve);
     },
     async halt(drainMs) {
       for (const controller of aheads) controller.abort();
@@ -158,6 +166,9 @@ export function createTriggers(deps: TriggerDeps): Triggers {
     },
     get running() {
       return timer.running;
+    },
+    get restarted() {
+      return restarted;
     },
   };
 }

@@ -474,7 +474,7 @@ export interface Scheduler {
    * resolves when those runs are recorded too (the returned report is the first tick's).
    */
   tick(now?: number, options?: { until?: number }): Promise<TickReport>;
-  /** Timer mode. */
+  /** Timer mode. During a `stop()`, ends it: nothing more is aborted, released or given up, and it resolves. */
   start(): void;
   /**
    * Stops claiming; what this node has won still starts until `grace` (default "10s"): a

@@ -2,6 +2,7 @@
 import { parseDuration } from "../../core/duration.ts";
 import type { Lease } from "./lease.ts";
 import type { RunTracker } from "./tracker.ts";
+import type { Triggers } from "../trigger.ts";
 import type { Clock, Scheduler } from "../types.ts";
 
 /** What `stop()` uses: the runs, the clock, the lease, and the triggers to halt first. */
@@ -9,18 +10,16 @@ export interface StopDeps {
   tracker: RunTracker;
   clock: Clock;
   lease: Lease;
-  /**
-   * Stops new claims (run-ahead loops, timer mode); what is won still starts for `drainMs`
-   * at most, then the rest is released.
-   */
-  halt: (drainMs: number) => Promise<void>;
+  /** Halted first; a `start()` meanwhile ends the stop (`running`, `restarted`). */
+  triggers: Pick<Triggers, "halt" | "running" | "restarted">;
 }
 
 /**
  * `scheduler.stop({ grace, deadline })`: halts the triggers, letting the claims this node
  * has won start until `grace` (default 10 s): those made ahead (`claimAhead`) at their
  * slot, those queued as capacity frees. Then {@link stopRuns} with what is left of
- * `grace` and `deadline` (default 30 s), then gives up the runs still going.
+ * `grace` and `deadline` (default 30 s), then gives up the runs still going. A `start()`
+ * made meanwhile ends the stop there: nothing more is aborted, released or given up.
  *
  * @throws {SchedulerError} `invalid-spec` naming `grace` or `deadline` (before anything stops).
  */
@@ -30,15 +29,17 @@ export function createStop(deps: StopDeps): Scheduler["stop"] {
     const graceMs = parseDuration(options.grace ?? "10s", at("grace"));
     const deadlineMs = parseDuration(options.deadline ?? "30s", at("deadline"));
     const from = deps.clock.now();
-    await deps.halt(Math.min(graceMs, deadlineMs));
+    const { triggers } = deps;
+    await triggers.halt(Math.min(graceMs, deadlineMs));
+    if (triggers.running) return;
     const spent = Math.max(0, deps.clock.now() - from);
     await stopRuns(deps.tracker, deps.clock, {
       graceMs: Math.max(0, graceMs - spent),
       deadlineMs: Math.max(0, deadlineMs - spent),
-    });
+    }, triggers.restarted);
     // Runs still going past the deadline are given up: no more renewals, so their
     // leases end within one lease and any node takes the slots over.
-    deps.lease.abandon();
+    if (!triggers.running) deps.lease.abandon();
   };
 }
 
@@ -50,12 +51,14 @@ export function createStop(deps: StopDeps): Scheduler["stop"] {
  * its `running` row, which any node records `abandoned` once its lease ends.
  * While stopping, no retry starts: a run waiting out a retry's backoff is left with its
  * `running` row for the next attempt, which any node takes once its lease ends
- * (`abandoned`, then re-run while attempts are left). Never rejects.
+ * (`abandoned`, then re-run while attempts are left). Ends early, aborting nothing more,
+ * when `restarted` resolves. Never rejects.
  */
 export async function stopRuns(
   tracker: RunTracker,
   clock: Clock,
   options: { graceMs: number; deadlineMs: number },
+  restarted: Promise<void>,
 ): Promise<void> {
   const active = tracker.active();
   if (active.length === 0) return;
@@ -68,7 +71,7 @@ export async function stopRuns(
     deadlineHandle = clock.setTimeout(resolve, Math.max(options.deadlineMs, 0));
   });
   try {
-    await Promise.race([Promise.allSettled(active), deadline]);
+    await Promise.race([Promise.allSettled(active), deadline, restarted]);
   } finally {
     clock.clearTimeout(graceHandle);
     clock.clearTimeout(deadlineHandle);

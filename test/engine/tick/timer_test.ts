@@ -269,6 +269,46 @@ describe("stop()", () => {
     assert.equal((await s.scheduler.health()).running, false);
   });
 
+  it("a start() while it waits for a long run resumes the node: nothing aborted, released or given up", async () => {
+    // The stop went on after the start: the next slot's claim was released unrun (the
+    // queue still stopping), the long run aborted at the grace, its lease given up.
+    const s = setup({ start: T0 + 1 });
+    let signal: AbortSignal | undefined;
+    let finish = () => {};
+    const slots: number[] = [];
+    s.scheduler.job("long", {
+      schedule: "0 * * * *",
+      run: (ctx) => {
+        signal = ctx.signal;
+        return new Promise<void>((resolve) => finish = resolve);
+      },
+    });
+    s.scheduler.job("a", { schedule: "* * * * *", run: (ctx) => void slots.push(ctx.slot) });
+    s.scheduler.start();
+    await s.clock.set(T0 + 60 * MIN);
+    assert.ok(signal !== undefined);
+    let stopped = false;
+    const stopping = s.scheduler.stop({ grace: "30s", deadline: "5m" }).then(() => (stopped = true));
+    await s.clock.advance(SEC);
+    s.scheduler.start();
+    await s.clock.settle();
+    assert.equal(stopped, true, "the start ended the stop");
+    await s.clock.set(T0 + 63 * MIN);
+    assert.equal(signal.aborted, false, "the long run kept its signal");
+    const since = (slot: number) => slot >= T0 + 60 * MIN;
+    assert.deepEqual(slots.filter(since), [T0 + 60 * MIN, T0 + 61 * MIN, T0 + 62 * MIN, T0 + 63 * MIN]);
+    const recorded = (await rows(s.store, "a")).filter((r) => since(r.slot));
+    assert.deepEqual(recorded.map((r) => r.status), ["ok", "ok", "ok", "ok"]);
+    // Its lease is still renewed: another node's tick past the first lease does not reap it.
+    const [running] = await rows(s.store, "long");
+    assert.equal(running?.status, "running");
+    assert.ok((running?.leaseUntil ?? 0) > s.clock.now(), "lease renewed");
+    finish();
+    await s.scheduler.stop();
+    assert.equal((await rows(s.store, "long"))[0]?.status, "ok");
+    await stopping;
+  });
+
   it("resolves at once when nothing runs, and the scheduler can start again", async () => {
     const s = setup({ start: T0 + 1 });
     const slots: number[] = [];

@@ -2,6 +2,7 @@
 // timer wakes overlapping manual ticks, and clocks that jump.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { createManualClock } from "../../src/engine/clock.ts";
 import { createMemoryStore } from "../../src/store/memory/mod.ts";
 import type { Store } from "../../src/store/types.ts";
 import { deferred, HOUR, MIN, ofType, rows, SEC, setup, T0, tally, tickAt } from "./_helpers.ts";
@@ -177,4 +178,72 @@ describe("adversarial: clock jumps", () => {
     assert.equal(new Set(slots).size, slots.length);
     assert.equal(slots.at(-1), T0 + 3 * HOUR);
   });
+});
+
+describe("adversarial timer: two nodes stopped and started at random", () => {
+  // A small generator, so a failing seed replays.
+  const random = (seed: number) => () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+
+  for (const seed of [1, 2, 3, 4]) {
+    it(`every slot runs once, at its time, while one node always runs (seed ${seed})`, async () => {
+      const r = random(seed);
+      const clock = createManualClock(T0 + 1);
+      const store = createMemoryStore();
+      const runs = new Map<string, { node: string; at: number }[]>();
+      const node = (name: "A" | "B") => {
+        const s = setup({ clock, store, node: name, claimAhead: "5s" });
+        const ran = (job: string, slot: number) => {
+          const key = `${job} ${new Date(slot).toISOString()}`;
+          runs.set(key, [...runs.get(key) ?? [], { node: name, at: clock.now() }]);
+        };
+        for (const job of ["a", "b", "c"]) {
+          s.scheduler.job(job, { schedule: "*/10 * * * * *", run: (ctx) => ran(job, ctx.slot) });
+        }
+        // Outlives a stop's grace: a start() made while the stop waits for it must not lose the next slots.
+        s.scheduler.job("slow", {
+          schedule: "*/30 * * * * *",
+          overlap: "allow",
+          run: (ctx) => {
+            ran("slow", ctx.slot);
+            return new Promise<void>((resolve) => clock.setTimeout(resolve, 12 * SEC));
+          },
+        });
+        return s.scheduler;
+      };
+      const nodes = { A: node("A"), B: node("B") };
+      const up = { A: true, B: true };
+      nodes.A.start();
+      nodes.B.start();
+      const stops: Promise<void>[] = [];
+      const end = T0 + 6 * MIN;
+      while (clock.now() < end) {
+        await clock.advance(1 + Math.floor(r() * 7 * SEC));
+        const [who, other] = r() < 0.5 ? ["A", "B"] as const : ["B", "A"] as const;
+        const x = r();
+        if (x < 0.3 && up[other]) {
+          // A grace at least the lead: what a node claimed ahead still starts.
+          stops.push(nodes[who].stop({ grace: `${5 + Math.floor(r() * 8)}s` }));
+          up[who] = false;
+        } else if (x < 0.6) {
+          nodes[who].start();
+          up[who] = true;
+        }
+      }
+      stops.push(nodes.A.stop(), nodes.B.stop());
+      await clock.advance(40 * SEC);
+      await Promise.all(stops);
+      for (const [job, every] of [["a", 10], ["b", 10], ["c", 10], ["slow", 30]] as const) {
+        const recorded = await rows(store, job);
+        const bySlot = new Map(recorded.map((row) => [row.slot, row]));
+        for (let slot = T0 + MIN; slot <= end; slot += every * SEC) {
+          const key = `${job} ${new Date(slot).toISOString()}`;
+          assert.equal(bySlot.get(slot)?.status, "ok", `${key}: ${bySlot.get(slot)?.status ?? "no row"}`);
+          const started = runs.get(key) ?? [];
+          assert.equal(started.length, 1, `${key} ran ${started.length} times`);
+          assert.ok(started[0]!.at >= slot && started[0]!.at <= slot + 5 * SEC, `${key} started late`);
+          assert.equal(started[0]!.node, bySlot.get(slot)?.node, key);
+        }
+      }
+    });
+  }
 });

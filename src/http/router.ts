@@ -187,7 +187,19 @@ export function edgecronRouter(scheduler: Scheduler, options: RouterOptions): Ho
   const app = new Hono();
   app.notFound((c) => {
     c.header("Cache-Control", "no-store");
-    return c.json(errorBody("not-found", `no route ${c.req.method} ${c.req.path}`), 404);
+    const { method, path } = c.req;
+    // A route's path asked with another method: 405, naming the methods it takes.
+    const allow = new Set<string>();
+    for (const route of app.routes) {
+      const pattern = `^${route.path.replace(/\./g, "\\.").replace(/:[^/]+/g, "[^/]+")}$`;
+      if (route.method !== "ALL" && new RegExp(pattern).test(path)) {
+        allow.add(route.method).add(route.method === "GET" ? "HEAD" : route.method);
+      }
+    }
+    if (allow.size === 0) return c.json(errorBody("not-found", `no route ${method} ${path}`), 404);
+    const methods = [...allow].join(", ");
+    c.header("Allow", methods);
+    return c.json(errorBody("method-not-allowed", `${method} ${path}: not allowed; it takes ${methods}`), 405);
   });
   app.onError((error, c) => {
     const { status, body, internal } = toErrorResponse(error);

@@ -11,12 +11,42 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 describe("JSON errors", () => {
   it("answers an unknown route with a JSON 404", async () => {
     const f = setup();
-    for (const [method, path] of [["GET", "/nope"], ["POST", "/jobs/x/explode"], ["DELETE", "/tick"]] as const) {
+    for (const [method, path] of [["GET", "/nope"], ["POST", "/jobs/x/explode"], ["GET", "/jobs/x/runs/y"]] as const) {
       const res = await f.call(method, path);
       assert.equal(res.status, 404, path);
       assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
       assert.equal((await errorOf(res)).code, "not-found");
     }
+  });
+
+  it("answers a route asked with another method with a 405 naming the methods it takes", async () => {
+    // It was a 404 "no route": a client that sent PATCH instead of PUT was told the job's path did not exist.
+    const f = setup();
+    for (
+      const [method, path, allow] of [
+        ["DELETE", "/tick", "POST"],
+        ["PATCH", "/jobs/x", "GET, HEAD, PUT, DELETE"],
+        ["GET", "/jobs/x/pause", "POST"],
+        ["PUT", "/health", "GET, HEAD"],
+        ["DELETE", "/openapi.json", undefined],
+      ] as const
+    ) {
+      const res = await f.call(method, path);
+      if (allow === undefined) {
+        // No openapi option: no such route at all (and "." is not a wildcard: /openapiXjson neither).
+        assert.equal(res.status, 404, path);
+        continue;
+      }
+      assert.equal(res.status, 405, `${method} ${path}`);
+      assert.equal(res.headers.get("allow"), allow);
+      assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
+      const error = await errorOf(res);
+      assert.equal(error.code, "method-not-allowed");
+      assert.equal(error.message, `${method} ${path}: not allowed; it takes ${allow}`);
+    }
+    const dotted = setup({ router: { openapi: "{}" } });
+    assert.equal((await dotted.call("DELETE", "/openapi.json")).status, 405);
+    assert.equal((await dotted.call("DELETE", "/openapiXjson")).status, 404);
   });
 
   it("names the body's own field for a bad cron in POST /jobs, not the engine's jobs.<name> path", async () => {

@@ -229,10 +229,13 @@ export function registerApi(app: Hono, rc: RouterContext): void {
     const { name, spec } = parseNamedJob(await readJson(c.req.raw, rc.maxBodyBytes));
     const current = await scheduler.get(name);
     refuseCodeDefined(current);
-    if (current !== undefined) {
-      throw new HttpError(409, "conflict", `job ${JSON.stringify(name)} already exists; use PUT to replace it`);
-    }
-    const info = await define(rc, name, spec as DataJobSpec, 0);
+    const exists = () =>
+      new HttpError(409, "conflict", `job ${JSON.stringify(name)} already exists; use PUT to replace it`);
+    if (current !== undefined) throw exists();
+    // Another POST may create it first: the same answer, not the store's version conflict.
+    const info = await define(rc, name, spec as DataJobSpec, 0).catch((e) => {
+      throw (e as SchedulerError).code === "conflict" ? exists() : e;
+    });
     changed();
     return send(c, info, 201);
   });
@@ -253,9 +256,15 @@ export function registerApi(app: Hono, rc: RouterContext): void {
         "query.ifVersion",
       );
     }
-    const info = await define(rc, name, spec as DataJobSpec, ifVersion);
+    // Created only if still absent: a PUT that lost that race replaces the job (200), as it would have later.
+    let created = current === undefined;
+    const info = await define(rc, name, spec as DataJobSpec, ifVersion ?? (created ? 0 : undefined)).catch((e) => {
+      if (ifVersion !== undefined || !created || (e as SchedulerError).code !== "conflict") throw e;
+      created = false;
+      return define(rc, name, spec as DataJobSpec, undefined);
+    });
     changed();
-    return send(c, info, current === undefined ? 201 : 200);
+    return send(c, info, created ? 201 : 200);
   });
 
   app.delete("/jobs/:name", write, async (c) => {

@@ -127,6 +127,38 @@ describe("data-defined jobs over HTTP", () => {
     assert.equal((await f.call("PUT", "/jobs/hook?ifVersion=x", json(HOOK))).status, 400);
   });
 
+  it("two PUTs racing to create a job: one 201 Created, the other 200 with the later version", async () => {
+    // Both read "no such job" before either wrote, and both answered 201 Created.
+    // Each get() answers once a second one has asked: the two calls read before either writes.
+    let waiting: (() => void) | undefined;
+    const f = setup({
+      wrap: (s) => ({
+        ...s,
+        get: async (...args) => {
+          const info = await s.get(...args);
+          if (waiting === undefined) await new Promise<void>((resolve) => waiting = resolve);
+          else [waiting(), waiting = undefined];
+          return info;
+        },
+      }),
+    });
+    const answers = await Promise.all([
+      f.call("PUT", "/jobs/hook", json(HOOK)),
+      f.call("PUT", "/jobs/hook", json({ ...HOOK, schedule: "@hourly" })),
+    ]);
+    const seen = await Promise.all(answers.map(async (r) => [r.status, (await r.json() as JobInfo).def?.version]));
+    assert.deepEqual(seen.sort(), [[200, 2], [201, 1]]);
+    // POST /jobs racing itself: the loser hears the job exists, not the store's version conflict.
+    const posts = await Promise.all([1, 2].map(() => f.call("POST", "/jobs", json({ name: "other", ...HOOK }))));
+    const [won, lost] = posts.sort((a, b) => a.status - b.status);
+    assert.equal(won!.status, 201);
+    assert.equal(lost!.status, 409);
+    assert.deepEqual(await errorOf(lost!), {
+      code: "conflict",
+      message: 'job "other" already exists; use PUT to replace it',
+    });
+  });
+
   it("PUT and DELETE refuse to touch a code-defined job", async () => {
     const f = setup();
     const put = await f.call("PUT", "/jobs/hourly", json(HOOK));

@@ -12,6 +12,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { cron } from "../src/core/mod.ts";
 import { createScheduler, planSlots } from "../src/engine/mod.ts";
+import { createManualClock } from "../src/engine/clock.ts";
+import type { Scheduler } from "../src/engine/types.ts";
 import { claimOrder, planTick, takeRound } from "../src/engine/tick/plan_tick.ts";
 import { resolveJob } from "../src/engine/jobs/spec.ts";
 import { createMemoryStore } from "../src/store/memory/mod.ts";
@@ -141,6 +143,40 @@ async function renewMs(n: number, store: Store): Promise<number> {
   return ms;
 }
 
+/**
+ * CPU (this process's, user + system) per minute of `nodes` schedulers in ONE process, each
+ * registering all `n` minutely jobs, on one libSQL file: the median of 8 minutes after 4
+ * warm-up minutes, ticked back to back on a manual clock (stepped while the nodes wait to
+ * help with each other's shares). Beside the 4-process bench (`scale.ts procs`), it tells
+ * the engine's cost per slot and what sharing a minute costs from what four processes cost.
+ */
+async function sharedMinuteCpuMs(nodes: number, n: number, file: () => Store): Promise<number> {
+  const clock = createManualClock(T0 + 1);
+  const schedulers: Scheduler[] = [];
+  let ran = 0;
+  for (let k = 0; k < nodes; k++) {
+    const s = createScheduler({ clock, store: file(), logger: silent, node: `n${k + 1}` });
+    for (let i = 0; i < n; i++) s.job(`job-${i}`, { schedule: "* * * * *", run: () => void ran++ });
+    schedulers.push(s);
+  }
+  await Promise.all(schedulers.map((s) => s.ready()));
+  const perMinute: number[] = [];
+  for (let m = 1; m <= 12; m++) {
+    const before = process.cpuUsage();
+    const ran0 = ran;
+    await clock.set(T0 + m * MIN);
+    let done = false;
+    const reports = Promise.all(schedulers.map((s) => s.tick(T0 + m * MIN))).finally(() => (done = true));
+    while (!done) await clock.advance(50);
+    for (const report of await reports) if (!report.ok) throw new Error(`bench: tick failed: ${report.error}`);
+    const used = process.cpuUsage(before);
+    if (ran - ran0 !== n) throw new Error(`bench: ${ran - ran0} runs in minute ${m}, expected ${n}`);
+    if (m > 4) perMinute.push((used.user + used.system) / 1000);
+  }
+  await Promise.all(schedulers.map((s) => s.close()));
+  return median(perMinute);
+}
+
 const fmt = (ms: number): string => `${ms < 10 ? ms.toFixed(2) : ms.toFixed(0)} ms`;
 const rate = (n: number, ms: number): string => `${Math.round(n / (ms / 1000)).toLocaleString("en-US")}/s`;
 
@@ -183,6 +219,20 @@ export async function benchTick(): Promise<void> {
       `heartbeat: one renew() of ${n.toLocaleString("en-US")} running leases: memory ${fmt(mem)}, libSQL file ${
         fmt(libMs)
       }`,
+    );
+    // A shared file per run: every node of a run on the same database.
+    const shared = (): () => Store => {
+      const url = `file:${join(dir, `shared-${files++}.db`)}`;
+      return () => libsqlStore({ url });
+    };
+    const one = await sharedMinuteCpuMs(1, n, shared());
+    const four = await sharedMinuteCpuMs(4, n, shared());
+    console.log(
+      `a minute of ${n.toLocaleString("en-US")} jobs in ONE process, libSQL file, CPU: 1 node ${fmt(one)} (${
+        (one * 1000 / n).toFixed(0)
+      } µs a slot), 4 nodes sharing it ${fmt(four)} (${(four * 1000 / n).toFixed(0)} µs a slot, ${
+        (four / one).toFixed(2)
+      }x); compare croner's CPU per minute in \`scale.ts procs\``,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });

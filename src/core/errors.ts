@@ -54,6 +54,24 @@ export function sentence(e: SchedulerError): string {
   return e.message.startsWith(`${e.code}: `) ? e.message.slice(e.code.length + 2) : e.message;
 }
 
+/**
+ * A lone surrogate (half of a UTF-16 pair): a high one not followed by a low one, or a
+ * low one not preceded by a high one. UTF-8 has no bytes for it: SQLite and Postgres
+ * drivers write it as U+FFFD, so text that holds one is refused, never stored changed.
+ */
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** @throws {SchedulerError} `invalid-spec` naming `field` when `text` holds a lone surrogate. */
+export function checkWellFormed(text: unknown, field: string): void {
+  if (typeof text === "string" && LONE_SURROGATE.test(text)) {
+    throw new SchedulerError(
+      "invalid-spec",
+      `${field}: must not contain a lone surrogate (half of a UTF-16 pair), got ${quote(text)}`,
+      { path: field },
+    );
+  }
+}
+
 /** Quotes user text for an error message, cut to a readable length. */
 export function quote(text: unknown): string {
   const s = typeof text === "string" ? text : String(text);

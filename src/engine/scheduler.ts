@@ -1,4 +1,5 @@
 /** `createScheduler()`: resolves the options once and wires the engine's rooms into the public API. */
+import { checkWellFormed } from "../core/errors.ts";
 import { createMemoryStore } from "../store/memory/mod.ts";
 import { consoleLogger, createEmitter, logEvent, safeLogger } from "./events.ts";
 import { checkOptionNames, resolveOptions } from "./options.ts";
@@ -116,8 +117,15 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     runs: afterReady(store.runs),
     define: dataJobs.define,
     undefine: dataJobs.undefine,
-    getSetting: afterReady(store.getSetting),
-    putSetting: afterReady(store.putSetting),
+    getSetting: afterReady((key) => {
+      checkWellFormed(key, "key");
+      return store.getSetting(key);
+    }),
+    putSetting: afterReady((key, value) => {
+      checkWellFormed(key, "key");
+      checkWellFormed(value, "value");
+      return store.putSetting(key, value);
+    }),
     health: async () => {
       // Reads answer beside another process's write lock: after a failed write, one write
       // shows whether the store takes them again (`probe`).

@@ -510,9 +510,12 @@ export interface Scheduler {
   /** Validates and stores a data-defined job (every node sees it on its next tick). */
   define(name: string, spec: DataJobSpec, options?: { ifVersion?: number }): Promise<JobInfo>;
   undefine(name: string): Promise<boolean>;
-  /** Reads a small setting shared by every node through the store (the router keeps its session epoch there). */
+  /**
+   * Reads a small setting shared by every node through the store (the router keeps its
+   * session epoch there). Rejects with `invalid-spec` naming `key` when it holds a lone surrogate.
+   */
   getSetting(key: string): Promise<string | undefined>;
-  /** Writes a shared setting. */
+  /** Writes a shared setting; a key or value with a lone surrogate is refused (`invalid-spec`), never stored changed. */
   putSetting(key: string, value: string): Promise<void>;
   /**
    * The node and its store as the last calls left them. A failed store call makes it

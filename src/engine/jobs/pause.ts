@@ -1,5 +1,5 @@
 /** Pausing and resuming a job, on every node through the store; `pause()`'s options checked once. */
-import { quote, SchedulerError } from "../../core/errors.ts";
+import { checkWellFormed, quote, SchedulerError } from "../../core/errors.ts";
 import type { Store } from "../../store/types.ts";
 import type { JobRegistry } from "./registry.ts";
 import type { Clock, PauseOptions, Scheduler } from "../types.ts";
@@ -37,6 +37,8 @@ export function pauseInfo(options: PauseOptions | undefined): { note?: string; b
       { path: "by" },
     );
   }
+  checkWellFormed(note, "note");
+  checkWellFormed(by, "by");
   return { ...(note === undefined ? {} : { note }), ...(by === undefined ? {} : { by }) };
 }
 

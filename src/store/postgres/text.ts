@@ -6,12 +6,10 @@
  * (jsonb refuses both escapes), nor stored changed: the driver writes a lone surrogate as
  * U+FFFD, so a claimed job's row came back under another name and its slot read as lost.
  */
-import { quote, SchedulerError } from "../../core/errors.ts";
+import { LONE_SURROGATE, quote, SchedulerError } from "../../core/errors.ts";
 
 // An escaped NUL in JSON text: `\u0000` after an even number of backslashes.
 const JSON_NUL = /(?<!\\)(?:\\\\)*\\u0000/;
-// A high surrogate not followed by a low one, or a low one not preceded by a high one.
-const LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 // The same in JSON escapes (JSON.stringify writes a lone surrogate so), after an even number of backslashes.
 const JSON_LONE =
   /(?<!\\)(?:\\\\)*(?:\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2})/;
@@ -27,7 +25,7 @@ export function checkStorable(texts: readonly string[], field: string, json = fa
         path: field,
       });
     }
-    if (LONE.test(text) || (json && JSON_LONE.test(text))) {
+    if (LONE_SURROGATE.test(text) || (json && JSON_LONE.test(text))) {
       throw new SchedulerError(
         "invalid-spec",
         `${field}: Postgres cannot store a lone surrogate (half of a UTF-16 pair), got ${quote(text)}`,

@@ -35,4 +35,36 @@ describe("pause with a note", () => {
     }
     assert.equal((await s.scheduler.get("j"))?.paused, false);
   });
+
+  it("refuses a note or author with a lone surrogate, which the SQL stores kept as U+FFFD", async () => {
+    // The HTTP API refused it; scheduler.pause() stored it, and a libSQL or D1 store then
+    // showed another note than the one given.
+    const s = setup();
+    s.scheduler.job("j", { schedule: "* * * * *", run: () => {} });
+    for (const [options, field] of [[{ note: "down \ud800" }, "note"], [{ by: "\udc00bob" }, "by"]] as const) {
+      await assert.rejects(
+        s.scheduler.pause("j", options),
+        (e: unknown) =>
+          e instanceof SchedulerError && e.code === "invalid-spec" && e.path === field &&
+          e.message.includes("lone surrogate"),
+      );
+    }
+    await s.scheduler.pause("j", { note: "a pair is fine: \ud83d\ude00" });
+    assert.equal((await s.scheduler.get("j"))?.pause?.note, "a pair is fine: \ud83d\ude00");
+  });
+});
+
+describe("shared settings", () => {
+  it("refuse a key or value with a lone surrogate: the SQL stores wrote it as U+FFFD, so two keys were one", async () => {
+    const s = setup();
+    const refused = (field: string) => (e: unknown) =>
+      e instanceof SchedulerError && e.code === "invalid-spec" && e.path === field &&
+      e.message.includes("lone surrogate");
+    await assert.rejects(s.scheduler.putSetting("k\ud800", "v"), refused("key"));
+    await assert.rejects(s.scheduler.putSetting("k", "x\udbff"), refused("value"));
+    await assert.rejects(s.scheduler.getSetting("k\udfff"), refused("key"));
+    assert.equal(await s.scheduler.getSetting("k"), undefined);
+    await s.scheduler.putSetting("k", "\ud83d\ude00");
+    assert.equal(await s.scheduler.getSetting("k"), "\ud83d\ude00");
+  });
 });

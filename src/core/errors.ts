@@ -61,6 +61,15 @@ export function sentence(e: SchedulerError): string {
  */
 export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/**
+ * `text` with each lone surrogate and NUL character replaced by U+FFFD: text every store
+ * keeps as given (a handler's error message, which is reported, not refused).
+ */
+export function wellFormed(text: string): string {
+  return text.replace(UNSTORABLE, "\ufffd");
+}
+const UNSTORABLE = new RegExp(`${LONE_SURROGATE.source}|\\0`, "g");
+
 /** @throws {SchedulerError} `invalid-spec` naming `field` when `text` holds a lone surrogate. */
 export function checkWellFormed(text: unknown, field: string): void {
   if (typeof text === "string" && LONE_SURROGATE.test(text)) {

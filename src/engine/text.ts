@@ -1,3 +1,5 @@
+import { wellFormed } from "../core/errors.ts";
+
 // Text for log lines and errors: shared by every room of the engine.
 
 /** Quotes a job name for a log line: `job "nightly"`. */
@@ -8,8 +10,10 @@ export function jobLabel(name: string): string {
 /** The readable text of anything thrown; never throws itself. */
 export function errorText(error: unknown): string {
   try {
-    if (error instanceof Error) return String(error.message || error.name);
-    if (typeof error === "string") return error;
+    // Well-formed: SQLite stored a lone surrogate that came through JSON as bytes its
+    // driver panicked on when reading, and Postgres refused it (and a NUL).
+    if (error instanceof Error) return wellFormed(String(error.message || error.name));
+    if (typeof error === "string") return wellFormed(error);
     return safeJson(error);
   } catch {
     // A value whose getters or conversions throw must not turn a failed run into a crash.

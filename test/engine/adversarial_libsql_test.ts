@@ -84,6 +84,44 @@ describe("adversarial on libSQL", () => {
     assert.deepEqual(tally(await rows(store, "once")), { ok: 2 });
   });
 
+  it("a handler error with a lone surrogate or a NUL is recorded, well-formed, and reads back", async () => {
+    // The batch write passed the text through JSON into SQLite, which stored the surrogate
+    // as bytes that are not UTF-8: the next read of the row (runs(), the dashboard) made the
+    // libSQL driver panic and took the process down. On Postgres the outcome was refused,
+    // retried for as long as the lease held, and the tick never settled.
+    const s = setup({ store: fileStore() });
+    const thrown: Record<string, unknown> = {
+      lone: new Error("bad \ud800 text"),
+      low: new Error("\udc00 first"),
+      nul: new Error("a\u0000b"),
+      text: "thrown \udbff string",
+    };
+    for (const [job, value] of Object.entries(thrown)) {
+      s.scheduler.job(job, {
+        schedule: "* * * * *",
+        run: () => {
+          throw value;
+        },
+      });
+    }
+    s.scheduler.job("fine", { schedule: "* * * * *", run: () => {} });
+    await tickAt(s, T0 + 1);
+    const report = await tickAt(s, T0 + MIN);
+    assert.equal(report.ok, true);
+    const errors: Record<string, unknown> = {};
+    for (const job of [...Object.keys(thrown), "fine"]) {
+      const [row] = (await s.scheduler.runs(job)).filter((r) => r.slot === T0 + MIN);
+      errors[job] = [row?.status, row?.error];
+    }
+    assert.deepEqual(errors, {
+      lone: ["error", "bad \ufffd text"],
+      low: ["error", "\ufffd first"],
+      nul: ["error", "a\ufffdb"],
+      text: ["error", "thrown \ufffd string"],
+      fine: ["ok", null],
+    });
+  });
+
   it("run(due) records the skipped-over slots missed", async () => {
     const s = setup({ store: fileStore() });
     s.scheduler.job("m", { schedule: "* * * * *", run: () => {} });

@@ -12,13 +12,22 @@ export function errorText(error: unknown): string {
   try {
     // Well-formed: SQLite stored a lone surrogate that came through JSON as bytes its
     // driver panicked on when reading, and Postgres refused it (and a NUL).
-    if (error instanceof Error) return wellFormed(String(error.message || error.name));
-    if (typeof error === "string") return wellFormed(error);
-    return safeJson(error);
+    if (error instanceof Error) return fit(String(error.message || error.name));
+    if (typeof error === "string") return fit(error);
+    return fit(safeJson(error));
   } catch {
     // A value whose getters or conversions throw must not turn a failed run into a crash.
     return "unprintable thrown value";
   }
+}
+
+/** The most characters of an error text a run's row keeps (the log record keeps the whole message). */
+export const MAX_ERROR_TEXT = 2_000;
+
+/** `text` cut to {@link MAX_ERROR_TEXT} characters (saying so) and made well-formed. */
+function fit(text: string): string {
+  if (text.length <= MAX_ERROR_TEXT) return wellFormed(text);
+  return `${wellFormed(text.slice(0, MAX_ERROR_TEXT - 40))}… (cut from ${text.length} characters)`;
 }
 
 export function safeJson(value: unknown): string {

@@ -264,6 +264,35 @@ describe("runs: a throwing handler's log record", () => {
     assert.equal(row!.error, "Expected property name");
   });
 
+  it("run history keeps at most 2 000 characters of a long message; the log record keeps it whole", async () => {
+    // A 1 MB message (a response body in an HTTP client's error) was stored whole on every
+    // failed run's row in the SQL and Postgres stores (Deno KV alone cut it).
+    const records: Record<string, unknown>[] = [];
+    const logger = {
+      debug() {},
+      info() {},
+      warn() {},
+      error: (_message: string, fields?: Record<string, unknown>) => void records.push(fields ?? {}),
+    };
+    const s = setup({ start: T0 + 1, logger });
+    // An emoji pair straddles the cut: it is not split into a lone surrogate.
+    const message = `${"x".repeat(1_959)}\u{1F642}${"y".repeat(1_000_000)}`;
+    s.scheduler.job("big", {
+      schedule: "* * * * *",
+      run: () => {
+        throw new Error(message);
+      },
+    });
+    await tickAt(s, T0 + MIN);
+    const [row] = await rows(s.store, "big");
+    assert.equal(row!.status, "error");
+    assert.ok(row!.error!.length <= 2_000, `${row!.error!.length} characters`);
+    assert.ok(row!.error!.startsWith(`${"x".repeat(1_959)}\ufffd…`), row!.error!.slice(1_950));
+    assert.match(row!.error!, /… \(cut from 1001961 characters\)$/);
+    assert.doesNotMatch(row!.error!, /[\ud800-\udfff]/);
+    assert.equal((records[0]?.["error"] as { message: string }).message, message);
+  });
+
   it("the console logger prints the stack and the cause under the line", async () => {
     const printed: string[] = [];
     const original = console.error;

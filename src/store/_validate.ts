@@ -2,7 +2,7 @@
  * Input checks shared by every store implementation, so memory and libSQL refuse the
  * same bad input with the same `SchedulerError` before touching any state.
  */
-import { quote, SchedulerError, sentence } from "../core/errors.ts";
+import { checkWellFormed, quote, SchedulerError, sentence } from "../core/errors.ts";
 import { COUNTED_STATUSES, RUN_STATUSES } from "./types.ts";
 import type {
   AttemptKey,
@@ -66,6 +66,9 @@ export function checkText(value: unknown, field: string): string {
       path: field,
     });
   }
+  // A name or key with one was written as U+FFFD by SQLite's driver (two names one row),
+  // or as bytes its next read panicked on; Deno KV's keys made two names one key too.
+  checkWellFormed(value, field);
   return value;
 }
 

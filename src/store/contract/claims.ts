@@ -167,6 +167,19 @@ export function claimCases({ it, withStore }: ContractContext): void {
       assert.equal(await store.getRun("a", T0), undefined);
     }));
 
+  it("refuses a name, node or key with a lone surrogate, which no store keeps as given", () =>
+    withStore(async (store) => {
+      // SQLite's driver wrote "a\ufffd" (two names, one row) or, through JSON, bytes its next
+      // read panicked on; Deno KV made two names one key; Postgres refused them alone.
+      const lone = /must not contain a lone surrogate/;
+      await rejectsWith(store.claim([request("a", T0), request("a\ud800", T0)]), "invalid-spec", lone);
+      await rejectsWith(store.claim([request("a", T0, { node: "n\udc00" })]), "invalid-spec", lone);
+      await rejectsWith(store.putSetting("k\udbff", "v"), "invalid-spec", lone);
+      await rejectsWith(store.getRun("a\udfff", T0), "invalid-spec", lone);
+      assert.equal(await store.getRun("a", T0), undefined);
+      assert.equal(await store.getSetting("k"), undefined);
+    }));
+
   it("snapshot() inserts firstSeen once and keeps it", () =>
     withStore(async (store) => {
       const first = await store.snapshot(["a", "b"], T0);

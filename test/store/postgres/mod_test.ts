@@ -325,7 +325,7 @@ if (skipReason !== false) {
           /putDef\.spec: .*lone surrogate/,
         );
         // The driver wrote "j\uFFFD": the row was inserted, and the claim answered lost.
-        await rejects(() => store.claim([request("j\uD800", T0)]), "invalid-spec", /claim: .*lone surrogate/);
+        await rejects(() => store.claim([request("j\uD800", T0)]), "invalid-spec", /claim\[0\]\.job: .*lone surrogate/);
         await rejects(
           () => store.setPaused("j", true, T0, { note: "n\uDBFF", by: "me" }),
           "invalid-spec",

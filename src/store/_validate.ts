@@ -217,6 +217,9 @@ export function checkUpdate(key: AttemptKey, patch: Partial<RunRecord>): void {
       },
     );
   }
+  // The engine writes error texts well-formed; SQLite kept a lone surrogate sent through
+  // JSON as bytes its driver's next read of the row panicked on.
+  checkWellFormed(patch.error, "update.patch.error");
 }
 
 /** Checks the arguments of `reclaim()`. */

@@ -176,6 +176,13 @@ export function claimCases({ it, withStore }: ContractContext): void {
       await rejectsWith(store.claim([request("a", T0, { node: "n\udc00" })]), "invalid-spec", lone);
       await rejectsWith(store.putSetting("k\udbff", "v"), "invalid-spec", lone);
       await rejectsWith(store.getRun("a\udfff", T0), "invalid-spec", lone);
+      const [won] = await store.claim([request("a", T0 + MIN)]);
+      assert.equal(won?.outcome, "won");
+      const key = { job: "a", slot: T0 + MIN, attempt: 1, node: "node-a" };
+      const patch = { status: "error", finishedAt: T0 + MIN, leaseUntil: null, error: "bad \ud800" } as const;
+      await rejectsWith(store.update(key, patch), "invalid-spec", lone);
+      await rejectsWith(store.updateMany([{ key, patch }]), "invalid-spec", lone);
+      assert.equal((await store.getRun("a", T0 + MIN))?.status, "running");
       assert.equal(await store.getRun("a", T0), undefined);
       assert.equal(await store.getSetting("k"), undefined);
     }));

@@ -95,6 +95,28 @@ describe("data-defined jobs", () => {
     );
   });
 
+  it("refuses a lone surrogate anywhere in a definition, naming its place, on every store alike", async () => {
+    // Postgres refused it; the other stores kept it, and the webhook then sent U+FFFD.
+    const s = setup({ webhookSecret: "k" });
+    for (
+      const [spec, path] of [
+        [{ ...hook, target: { ...hook.target, body: "hi \ud800" } }, "jobs.hook.target.body"],
+        [{ ...hook, payload: { list: ["ok", "\udc00"] } }, "jobs.hook.payload.list[1]"],
+        [{ ...hook, payload: { ["k\udbff"]: 1 } }, "jobs.hook.payload.k\udbff"],
+      ] as const
+    ) {
+      await assert.rejects(
+        s.scheduler.define("hook", spec),
+        (e: unknown) =>
+          e instanceof SchedulerError && e.code === "invalid-spec" && e.path === path &&
+          e.message.includes("lone surrogate"),
+      );
+    }
+    assert.equal(await s.store.getDef("hook"), undefined);
+    const pair = { ...hook, payload: { face: "\ud83d\ude42" } };
+    assert.deepEqual((await s.scheduler.define("hook", pair)).def?.spec["payload"], { face: "\ud83d\ude42" });
+  });
+
   it("a fractional anchor or at is refused at define(); one stored before disables its job alone", async () => {
     // Accepted once, its slots were fractional: every tick's claims failed at its first
     // slot, so no job of the store ran on any node, with nothing logged.

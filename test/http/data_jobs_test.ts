@@ -127,6 +127,16 @@ describe("data-defined jobs over HTTP", () => {
     assert.equal((await f.call("PUT", "/jobs/hook?ifVersion=x", json(HOOK))).status, 400);
   });
 
+  it("a lone surrogate in a body (a JSON \\ud800 escape) is a 400 naming the field, on every store alike", async () => {
+    const f = setup();
+    const res = await f.call("PUT", "/jobs/hook", json({ ...HOOK, target: { ...HOOK.target, body: "hi \ud800" } }));
+    assert.equal(res.status, 400);
+    const error = await errorOf(res);
+    assert.deepEqual([error.code, error.path], ["invalid-spec", "target.body"]);
+    assert.match(error.message, /^target\.body: must not contain a lone surrogate/);
+    assert.equal((await f.call("GET", "/jobs/hook")).status, 404);
+  });
+
   it("two PUTs racing to create a job: one 201 Created, the other 200 with the later version", async () => {
     // Both read "no such job" before either wrote, and both answered 201 Created.
     // Each get() answers once a second one has asked: the two calls read before either writes.

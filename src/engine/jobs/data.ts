@@ -2,7 +2,7 @@
  * Data-defined jobs: `define()` and `undefine()` keep their definitions in the store, so
  * every node runs them, and each run is a signed webhook delivery.
  */
-import { SchedulerError } from "../../core/errors.ts";
+import { LONE_SURROGATE, SchedulerError } from "../../core/errors.ts";
 import type { Store } from "../../store/types.ts";
 import { deliverWebhook } from "../../webhook/deliver.ts";
 import { checkTargetUrl, type WebhookPolicy } from "../../webhook/policy.ts";
@@ -53,6 +53,18 @@ export function webhookHandler(deps: DeliveryDeps): (job: DataJobResolved, ctx: 
   };
 }
 
+/** The place of the first text (a value or a key) in `value` holding a lone surrogate. */
+function loneAt(value: unknown, path: string): string | undefined {
+  if (typeof value === "string") return LONE_SURROGATE.test(value) ? path : undefined;
+  if (typeof value !== "object" || value === null) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const at = Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`;
+    const found = LONE_SURROGATE.test(key) ? at : loneAt(item, at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 /**
  * `scheduler.define(name, spec, { ifVersion })` and `scheduler.undefine(name)`. A spec is
  * checked in full (name, schema, target URL against the webhook policy, a secret to sign
@@ -83,6 +95,13 @@ export function createDataJobs(deps: DataJobDeps): Pick<Scheduler, "define" | "u
       }
       // Computed before the store call: a failure here is the caller's input, not the store's.
       const json = dataSpecJson(job, spec);
+      // Postgres refused it, the other stores kept it and the webhook sent U+FFFD: refused alike.
+      const at = loneAt(json, `jobs.${name}`);
+      if (at !== undefined) {
+        throw new SchedulerError("invalid-spec", `${at}: must not contain a lone surrogate (half of a UTF-16 pair)`, {
+          path: at,
+        });
+      }
       await deps.ready();
       const def = await store.putDef(name, json, clock.now(), opts);
       registry.setData(name, registry.resolveDef(def));

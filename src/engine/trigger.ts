@@ -136,6 +136,8 @@ export function createTriggers(deps: TriggerDeps): Triggers {
       restarted = new Promise((resolve) => restart = resolve);
     },
     async halt(drainMs) {
+      // A start() since (replacing `restarted`) owns what the node holds from then on.
+      const epoch = restarted;
       for (const controller of aheads) controller.abort();
       // Nothing more is claimed; what this node has won still starts (a claim made ahead at
       // its slot, a queued one as capacity frees), for `drainMs` at most. Then a wait for a
@@ -145,7 +147,7 @@ export function createTriggers(deps: TriggerDeps): Triggers {
       const cutOff = drainMs > 0
         ? new Promise<void>((resolve) => {
           handle = clock.setTimeout(() => {
-            if (!timer.running) deps.ticker.halt("stop");
+            if (restarted === epoch) deps.ticker.halt("stop");
             resolve();
           }, drainMs);
         })
@@ -158,7 +160,7 @@ export function createTriggers(deps: TriggerDeps): Triggers {
         if (handle !== undefined) clock.clearTimeout(handle);
       }
       // Started again meanwhile: the claims held and queued are the new start's to run.
-      if (timer.running) return;
+      if (restarted !== epoch) return;
       deps.ticker.halt("stop");
       await deps.ticker.drop();
       // A platform trigger's tick() after the stop claims as before it.

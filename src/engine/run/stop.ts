@@ -30,16 +30,18 @@ export function createStop(deps: StopDeps): Scheduler["stop"] {
     const deadlineMs = parseDuration(options.deadline ?? "30s", at("deadline"));
     const from = deps.clock.now();
     const { triggers } = deps;
+    // Replaced at each start(): a start() since (even one another stop() then halted) ends this stop.
+    const epoch = triggers.restarted;
     await triggers.halt(Math.min(graceMs, deadlineMs));
-    if (triggers.running) return;
+    if (triggers.restarted !== epoch) return;
     const spent = Math.max(0, deps.clock.now() - from);
     await stopRuns(deps.tracker, deps.clock, {
       graceMs: Math.max(0, graceMs - spent),
       deadlineMs: Math.max(0, deadlineMs - spent),
-    }, triggers.restarted);
+    }, epoch);
     // Runs still going past the deadline are given up: no more renewals, so their
     // leases end within one lease and any node takes the slots over.
-    if (!triggers.running) deps.lease.abandon();
+    if (triggers.restarted === epoch) deps.lease.abandon();
   };
 }
 

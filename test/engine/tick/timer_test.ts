@@ -309,6 +309,36 @@ describe("stop()", () => {
     await stopping;
   });
 
+  it("stop(), start(), stop() at once: the second stop's grace holds, not the first stop's tail", async () => {
+    // The first stop, ended by the start, went on to give up every held claim (its check
+    // saw the timer the second stop had just halted): the long run was aborted at once.
+    const s = setup({ start: T0 + 1 });
+    let abortedAt: number | undefined;
+    let finish = () => {};
+    s.scheduler.job("long", {
+      schedule: "0 * * * *",
+      run: (ctx) => {
+        ctx.signal.addEventListener("abort", () => abortedAt = s.clock.now());
+        return new Promise<void>((resolve) => finish = resolve);
+      },
+    });
+    s.scheduler.start();
+    await s.clock.set(T0 + 60 * MIN);
+    const first = s.scheduler.stop({ grace: "30s", deadline: "5m" });
+    await s.clock.advance(SEC);
+    s.scheduler.start();
+    const second = s.scheduler.stop({ grace: "20s", deadline: "5m" });
+    await s.clock.advance(10 * SEC);
+    assert.equal(abortedAt, undefined, "aborted before the second stop's grace");
+    await first;
+    await s.clock.advance(15 * SEC);
+    assert.equal(abortedAt, T0 + 60 * MIN + 21 * SEC, "aborted at the second stop's grace");
+    finish(); // it settles after its abort: recorded as it ended
+    await s.clock.advance(SEC);
+    await second;
+    assert.equal((await rows(s.store, "long"))[0]?.status, "ok");
+  });
+
   it("resolves at once when nothing runs, and the scheduler can start again", async () => {
     const s = setup({ start: T0 + 1 });
     const slots: number[] = [];

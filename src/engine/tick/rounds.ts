@@ -209,6 +209,9 @@ export function createRounds(deps: RoundsDeps): Rounds {
    * replaced, or `until` came before helping may begin).
    */
   const take = async (p: Plan, now: number, budget: number, until: number) => {
+    // A stop waits for the runs it let start: nothing it claimed now could start, nor be
+    // let go (its queue was dropped), so the row stayed `running` and the job skipped on.
+    if (tracker.stopping) return "stop" as const;
     // Claimed ahead, this node's turn in the lead; a stop ends the wait, and nothing is claimed.
     // (A tick that has read goes on with its claims while the node stops, and what it won
     // starts; a wait to claim ends, and claims nothing.)

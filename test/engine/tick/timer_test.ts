@@ -339,6 +339,31 @@ describe("stop()", () => {
     assert.equal((await rows(s.store, "long"))[0]?.status, "ok");
   });
 
+  it("a tick() while it waits for runs claims nothing; the slot is left to the next tick", async () => {
+    // The tick claimed the slot, its queue could not start it while stopping and had been
+    // dropped already: the tick never resolved, the row stayed `running` (re-leased as this
+    // node's own), and every later slot of the job was `skipped` behind it.
+    const s = setup({ start: T0 + 1 });
+    let finish = () => {};
+    const slots: number[] = [];
+    s.scheduler.job("long", { schedule: "0 * * * *", run: () => new Promise<void>((resolve) => finish = resolve) });
+    s.scheduler.job("b", { schedule: "* * * * *", run: (ctx) => void slots.push(ctx.slot) });
+    s.scheduler.start();
+    await s.clock.set(T0 + 60 * MIN);
+    const stopping = s.scheduler.stop({ grace: "30s", deadline: "5m" });
+    await s.clock.set(T0 + 61 * MIN);
+    const report = await s.scheduler.tick(); // a platform trigger (POST /tick) during the stop
+    assert.deepEqual(report.jobs["b"]?.won ?? [], []);
+    assert.equal(await s.store.getRun("b", T0 + 61 * MIN), undefined);
+    finish();
+    await s.clock.advance(SEC);
+    await stopping;
+    await s.clock.set(T0 + 62 * MIN);
+    await s.scheduler.tick();
+    const recorded = (await rows(s.store, "b")).filter((r) => r.slot > T0 + 60 * MIN);
+    assert.deepEqual(recorded.map((r) => [r.slot, r.status]), [[T0 + 61 * MIN, "missed"], [T0 + 62 * MIN, "ok"]]);
+  });
+
   it("resolves at once when nothing runs, and the scheduler can start again", async () => {
     const s = setup({ start: T0 + 1 });
     const slots: number[] = [];

@@ -53,6 +53,27 @@ export function createShutdown(
   };
 }
 
+/** How long closing the HTTP server waits for answers still being written before it cuts them. */
+export const CLOSE_GRACE_MS = 2_000;
+
+/**
+ * Closes a server: `close()` (no new connections; idle ones closed; answers in flight
+ * finish: a manual run's outcome, which the stop just waited for) for at most
+ * {@link CLOSE_GRACE_MS}, then `force()` cuts what is left (a client that trickles its
+ * request must not hold the process). Cutting at once lost the answer of a manual run
+ * that had just ended `ok`.
+ */
+export async function closeGracefully(close: () => Promise<unknown> | void, force: () => void): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const cut = new Promise<void>((resolve) => timer = setTimeout(resolve, CLOSE_GRACE_MS));
+  try {
+    await Promise.race([close(), cut]);
+  } finally {
+    clearTimeout(timer);
+    force();
+  }
+}
+
 /** The options the long-lived server adapters (Node, Bun) share. */
 export interface ServerOptions extends ShutdownOptions {
   /** Default 8787; 0 picks a free port. */

@@ -8,7 +8,7 @@ import process from "node:process";
 import type { Scheduler } from "../../src/engine/types.ts";
 import { appFor, type AppOptions, setClientAddress } from "../_app.ts";
 import { announce, checkPort, DEFAULT_HOSTNAME, listenError, listenUrl } from "../_listen.ts";
-import { bindSignals, createShutdown, type ServerHandle, type ServerOptions } from "../_lifecycle.ts";
+import { bindSignals, closeGracefully, createShutdown, type ServerHandle, type ServerOptions } from "../_lifecycle.ts";
 export { resolveHost } from "../node/resolve.ts";
 export { pinnedFetch } from "../node/pinned_fetch.ts";
 
@@ -73,7 +73,7 @@ export async function serveBun(scheduler: Scheduler, options: BunServeOptions = 
   announce(scheduler, url);
   if (timer) scheduler.start();
 
-  const shutdown = createShutdown(scheduler, () => server.stop(true), {
+  const shutdown = createShutdown(scheduler, () => closeGracefully(() => server.stop(), () => void server.stop(true)), {
     ...options,
     onError: (step, error) => console.error(`edgecron: ${step} failed:`, error),
   });

@@ -10,7 +10,7 @@ import process from "node:process";
 import type { Scheduler } from "../../src/engine/types.ts";
 import { appFor, type AppOptions, setClientAddress } from "../_app.ts";
 import { announce, checkPort, DEFAULT_HOSTNAME, listenError, listenUrl } from "../_listen.ts";
-import { bindSignals, createShutdown, type ServerHandle, type ServerOptions } from "../_lifecycle.ts";
+import { bindSignals, closeGracefully, createShutdown, type ServerHandle, type ServerOptions } from "../_lifecycle.ts";
 export { resolveHost } from "./resolve.ts";
 export { pinnedFetch } from "./pinned_fetch.ts";
 
@@ -56,11 +56,17 @@ export async function serveNode(scheduler: Scheduler, options: NodeServeOptions 
   if (timer) scheduler.start();
 
   const shutdown = createShutdown(scheduler, () =>
-    new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      // Keep-alive connections would hold close() open until they time out.
-      if ("closeAllConnections" in server) server.closeAllConnections();
-    }), {
+    closeGracefully(
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          // Idle keep-alive connections would hold close() open until they time out.
+          if ("closeIdleConnections" in server) server.closeIdleConnections();
+        }),
+      () => {
+        if ("closeAllConnections" in server) server.closeAllConnections();
+      },
+    ), {
     ...options,
     onError: (step, error) => console.error(`edgecron: ${step} failed:`, error),
   });

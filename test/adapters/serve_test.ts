@@ -56,6 +56,42 @@ describe(`serve on ${runtime}`, () => {
     }
   });
 
+  it("a manual run still going at shutdown: its caller gets the outcome before the server closes", async () => {
+    // Node and Bun cut every connection once the stop was over: the run was recorded `ok`,
+    // and its caller got a connection reset instead of the answer.
+    const scheduler = createScheduler({ logger: recording() }).job("slow", {
+      schedule: "0 0 1 1 *",
+      run: () => new Promise<void>((resolve) => setTimeout(resolve, 300)),
+    });
+    const served = await serve(scheduler, 0);
+    const answer = fetch(`${served.url}/jobs/slow/run`, {
+      method: "POST",
+      headers: { authorization: "Bearer t0123456789" },
+    }).then(async (res) => [res.status, (await res.json() as { outcome?: string }).outcome], (e) => String(e));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await served.shutdown();
+    assert.deepEqual(await answer, [200, "ok"]);
+  });
+
+  it("a client that never finishes its request does not hold the shutdown open", async () => {
+    // The answers in flight get a short while to be written; a trickling client is then cut.
+    const served = await serve(createScheduler({ logger: recording() }), 0);
+    const { connect } = await import("node:net");
+    const socket = connect(served.port, "127.0.0.1");
+    await new Promise((resolve) => socket.once("connect", resolve));
+    socket.on("error", () => {});
+    socket.write("POST /jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n{");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const outcome = await Promise.race([
+      served.shutdown().then(() => "closed"),
+      new Promise((resolve) => timer = setTimeout(() => resolve("still open after 10 s"), 10_000)),
+    ]);
+    clearTimeout(timer);
+    socket.destroy();
+    assert.equal(outcome, "closed");
+  });
+
   it("a busy port is an error naming the port and the `port` option, not a raw EADDRINUSE", async () => {
     const first = await serve(createScheduler({ logger: recording() }), 0);
     try {

@@ -8,7 +8,14 @@ import process from "node:process";
 import type { Scheduler } from "../../src/engine/types.ts";
 import { appFor, type AppOptions, setClientAddress } from "../_app.ts";
 import { announce, checkPort, DEFAULT_HOSTNAME, listenError, listenUrl } from "../_listen.ts";
-import { bindSignals, closeGracefully, createShutdown, type ServerHandle, type ServerOptions } from "../_lifecycle.ts";
+import {
+  bindSignals,
+  CLOSE_GRACE_MS,
+  closeGracefully,
+  createShutdown,
+  type ServerHandle,
+  type ServerOptions,
+} from "../_lifecycle.ts";
 export { resolveHost } from "../node/resolve.ts";
 export { pinnedFetch } from "../node/pinned_fetch.ts";
 
@@ -20,6 +27,8 @@ interface BunServer {
   readonly port: number;
   readonly url: URL;
   stop(closeActiveConnections?: boolean): Promise<void> | void;
+  /** Requests whose answer is not written yet. */
+  readonly pendingRequests: number;
   requestIP(request: Request): { address: string } | null;
 }
 interface BunRuntime {
@@ -73,7 +82,19 @@ export async function serveBun(scheduler: Scheduler, options: BunServeOptions = 
   announce(scheduler, url);
   if (timer) scheduler.start();
 
-  const shutdown = createShutdown(scheduler, () => closeGracefully(() => server.stop(), () => void server.stop(true)), {
+  // stop() alone waits for idle keep-alive connections too: once no answer is left to
+  // write, the rest are closed.
+  const answered = () =>
+    new Promise<void>((resolve) => {
+      void server.stop();
+      const since = Date.now();
+      const poll = setInterval(() => {
+        if (server.pendingRequests > 0 && Date.now() - since < CLOSE_GRACE_MS) return;
+        clearInterval(poll);
+        resolve();
+      }, 25);
+    });
+  const shutdown = createShutdown(scheduler, () => closeGracefully(answered, () => void server.stop(true)), {
     ...options,
     onError: (step, error) => console.error(`edgecron: ${step} failed:`, error),
   });

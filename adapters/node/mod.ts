@@ -59,8 +59,13 @@ export async function serveNode(scheduler: Scheduler, options: NodeServeOptions 
     closeGracefully(
       () =>
         new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          // Idle keep-alive connections would hold close() open until they time out.
+          // Keep-alive connections would hold close() open until they time out: each is
+          // closed once idle, an answer being written first.
+          const idle = setInterval(() => "closeIdleConnections" in server && server.closeIdleConnections(), 25);
+          server.close(() => {
+            clearInterval(idle);
+            resolve();
+          });
           if ("closeIdleConnections" in server) server.closeIdleConnections();
         }),
       () => {

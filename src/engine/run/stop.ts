@@ -10,8 +10,8 @@ export interface StopDeps {
   tracker: RunTracker;
   clock: Clock;
   lease: Lease;
-  /** Halted first; a `start()` meanwhile ends the stop (`running`, `restarted`). */
-  triggers: Pick<Triggers, "halt" | "running" | "restarted">;
+  /** Halted first; a `start()` meanwhile (a new `restarted`) ends the stop. */
+  triggers: Pick<Triggers, "halt" | "restarted">;
 }
 
 /**

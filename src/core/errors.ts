@@ -60,6 +60,8 @@ export function sentence(e: SchedulerError): string {
  * drivers write it as U+FFFD, so text that holds one is refused, never stored changed.
  */
 export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** What a refusal of {@link LONE_SURROGATE} says after the field's name. */
+export const LONE_SURROGATE_RULE = "must not contain a lone surrogate (half of a UTF-16 pair)";
 
 /**
  * `text` with each lone surrogate and NUL character replaced by U+FFFD: text every store
@@ -75,7 +77,7 @@ export function checkWellFormed(text: unknown, field: string): void {
   if (typeof text === "string" && LONE_SURROGATE.test(text)) {
     throw new SchedulerError(
       "invalid-spec",
-      `${field}: must not contain a lone surrogate (half of a UTF-16 pair), got ${quote(text)}`,
+      `${field}: ${LONE_SURROGATE_RULE}, got ${quote(text)}`,
       { path: field },
     );
   }

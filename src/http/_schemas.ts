@@ -5,7 +5,7 @@
  * `scheduler.define()` refuse the same inputs with the same codes.
  */
 import * as v from "valibot";
-import { LONE_SURROGATE, quote, SchedulerError } from "../core/errors.ts";
+import { LONE_SURROGATE, LONE_SURROGATE_RULE, quote, SchedulerError } from "../core/errors.ts";
 import { toWholeEpochMs } from "../core/instant.ts";
 import { checkName, dataJobSchema, JOB_NAME, nameSchema, parseOrThrow } from "../engine/jobs/schema.ts";
 import type { DataJobSpec } from "../engine/types.ts";
@@ -85,10 +85,7 @@ export const PauseBodySchema = v.strictObject({
     v.maxLength(500, "expected at most 500 characters"),
     v.check((s) => !/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(s), "must not contain control characters"),
     // libSQL stored one as U+FFFD: the pause answered 200 and the job then showed another note.
-    v.check(
-      (s) => !LONE_SURROGATE.test(s),
-      "must not contain a lone surrogate (half of a UTF-16 pair)",
-    ),
+    v.check((s) => !LONE_SURROGATE.test(s), LONE_SURROGATE_RULE),
   )),
 });
 

@@ -2,7 +2,7 @@
  * Data-defined jobs: `define()` and `undefine()` keep their definitions in the store, so
  * every node runs them, and each run is a signed webhook delivery.
  */
-import { LONE_SURROGATE, SchedulerError } from "../../core/errors.ts";
+import { LONE_SURROGATE, LONE_SURROGATE_RULE, SchedulerError } from "../../core/errors.ts";
 import type { Store } from "../../store/types.ts";
 import { deliverWebhook } from "../../webhook/deliver.ts";
 import { checkTargetUrl, type WebhookPolicy } from "../../webhook/policy.ts";
@@ -98,9 +98,7 @@ export function createDataJobs(deps: DataJobDeps): Pick<Scheduler, "define" | "u
       // Postgres refused it, the other stores kept it and the webhook sent U+FFFD: refused alike.
       const at = loneAt(json, `jobs.${name}`);
       if (at !== undefined) {
-        throw new SchedulerError("invalid-spec", `${at}: must not contain a lone surrogate (half of a UTF-16 pair)`, {
-          path: at,
-        });
+        throw new SchedulerError("invalid-spec", `${at}: ${LONE_SURROGATE_RULE}`, { path: at });
       }
       await deps.ready();
       const def = await store.putDef(name, json, clock.now(), opts);

@@ -9,7 +9,7 @@ import { zoneOffsets } from "../zone/offsets.ts";
 import type { ZoneOffsets } from "../zone/offsets.ts";
 import { compileCron } from "./compile.ts";
 import { nextIn, prevIn } from "./dst.ts";
-import { parseCron } from "./parse.ts";
+import { parseCron, ZONE_PREFIX } from "./parse.ts";
 import { scheduleMethods } from "../iterate.ts";
 import { withModifiers } from "../modifiers/modify.ts";
 import { checkOptionKeys } from "../suggest.ts";
@@ -17,8 +17,6 @@ import type { ModifierOptions } from "../modifiers/modify.ts";
 
 // A term starting with H (no field name or keyword starts with H).
 const HASHED_TERM = /(?:^|[\s,])H/;
-// `CRON_TZ=<zone> ` or `TZ=<zone> ` before the fields, in any case (only upper case is read).
-const ZONE_PREFIX = /^(CRON_TZ|TZ)=(\S*)(?:\s+|$)/i;
 
 /**
  * Splits a `CRON_TZ=<zone> ` or `TZ=<zone> ` prefix off `text` (trimmed): the zone, or

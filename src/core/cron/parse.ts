@@ -10,6 +10,12 @@ import { AWS_DAY_OF_WEEK, fail, HOUR, MINUTE, MONTH, SECOND } from "./fields.ts"
 import { domSet, dowSet, set60, smallSet, yearSet } from "./sets.ts";
 import type { Bits60, DomSet, DowSet } from "./sets.ts";
 
+/**
+ * `CRON_TZ=<zone> ` or `TZ=<zone> ` before the fields, in any case (only upper case is
+ * read): `zonePrefix()` in cron.ts reads it, and an exclusion, which takes none, refuses it.
+ */
+export const ZONE_PREFIX = /^(CRON_TZ|TZ)=(\S*)(?:\s+|$)/i;
+
 /** Options of {@link parseCron}. */
 export interface ParseOptions {
   /** The key `H` hashes (the job's name); an expression with `H` and no key is refused. */

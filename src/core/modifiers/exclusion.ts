@@ -7,7 +7,7 @@
 import { DAY_SECONDS, daysFromCivil, daysInMonth } from "../civil.ts";
 import { compileCron } from "../cron/compile.ts";
 import type { CompiledCron } from "../cron/compile.ts";
-import { parseCron } from "../cron/parse.ts";
+import { parseCron, ZONE_PREFIX } from "../cron/parse.ts";
 import { quote, SchedulerError } from "../errors.ts";
 import { ALL30, bit60, dayMatches, firstOff, lastOff, nextOtherDay, prevOtherDay } from "./runs.ts";
 
@@ -65,7 +65,7 @@ export function compileExclusion(
     );
   }
   // It was read as the second field: "second step must be a number 1-60, got \"CRON_TZ=...\"".
-  if (/^\s*(CRON_)?TZ=/i.test(text)) {
+  if (ZONE_PREFIX.test(text.trim())) {
     throw new SchedulerError(
       "invalid-spec",
       `${path}: an exclusion is read in the schedule's zone and takes no zone prefix, got ${quote(text)}`,

@@ -57,19 +57,23 @@ export function createShutdown(
 export const CLOSE_GRACE_MS = 2_000;
 
 /**
- * Closes a server: `close()` (no new connections; idle ones closed; answers in flight
+ * Closes a server: `close(cut)` (no new connections; idle ones closed; answers in flight
  * finish: a manual run's outcome, which the stop just waited for) for at most
  * {@link CLOSE_GRACE_MS}, then `force()` cuts what is left (a client that trickles its
- * request must not hold the process). Cutting at once lost the answer of a manual run
- * that had just ended `ok`.
+ * request must not hold the process). `cut` aborts then, so a `close()` that polls stops.
+ * Cutting at once lost the answer of a manual run that had just ended `ok`.
  */
-export async function closeGracefully(close: () => Promise<unknown> | void, force: () => void): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const cut = new Promise<void>((resolve) => timer = setTimeout(resolve, CLOSE_GRACE_MS));
+export async function closeGracefully(
+  close: (cut: AbortSignal) => Promise<unknown> | void,
+  force: () => void,
+): Promise<void> {
+  const cut = new AbortController();
+  const timer = setTimeout(() => cut.abort(), CLOSE_GRACE_MS);
   try {
-    await Promise.race([close(), cut]);
+    await Promise.race([close(cut.signal), new Promise((resolve) => cut.signal.addEventListener("abort", resolve))]);
   } finally {
     clearTimeout(timer);
+    cut.abort();
     force();
   }
 }

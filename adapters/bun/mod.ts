@@ -8,14 +8,7 @@ import process from "node:process";
 import type { Scheduler } from "../../src/engine/types.ts";
 import { appFor, type AppOptions, setClientAddress } from "../_app.ts";
 import { announce, checkPort, DEFAULT_HOSTNAME, listenError, listenUrl } from "../_listen.ts";
-import {
-  bindSignals,
-  CLOSE_GRACE_MS,
-  closeGracefully,
-  createShutdown,
-  type ServerHandle,
-  type ServerOptions,
-} from "../_lifecycle.ts";
+import { bindSignals, closeGracefully, createShutdown, type ServerHandle, type ServerOptions } from "../_lifecycle.ts";
 export { resolveHost } from "../node/resolve.ts";
 export { pinnedFetch } from "../node/pinned_fetch.ts";
 
@@ -84,12 +77,11 @@ export async function serveBun(scheduler: Scheduler, options: BunServeOptions = 
 
   // stop() alone waits for idle keep-alive connections too: once no answer is left to
   // write, the rest are closed.
-  const answered = () =>
+  const answered = (cut: AbortSignal) =>
     new Promise<void>((resolve) => {
       void server.stop();
-      const since = Date.now();
       const poll = setInterval(() => {
-        if (server.pendingRequests > 0 && Date.now() - since < CLOSE_GRACE_MS) return;
+        if (server.pendingRequests > 0 && !cut.aborted) return;
         clearInterval(poll);
         resolve();
       }, 25);

@@ -231,15 +231,21 @@ describe("runs: retries", () => {
   });
 });
 
+/** A logger that keeps what is logged at error level, and drops the rest. */
+function errorRecords() {
+  const records: { message: string; fields: Record<string, unknown> | undefined }[] = [];
+  const logger = {
+    debug() {},
+    info() {},
+    warn() {},
+    error: (message: string, fields?: Record<string, unknown>) => void records.push({ message, fields }),
+  };
+  return { records, logger };
+}
+
 describe("runs: a throwing handler's log record", () => {
   it("carries the error's class, message, stack and cause; run history keeps the one-line summary", async () => {
-    const records: { message: string; fields: Record<string, unknown> | undefined }[] = [];
-    const logger = {
-      debug() {},
-      info() {},
-      warn() {},
-      error: (message: string, fields?: Record<string, unknown>) => void records.push({ message, fields }),
-    };
+    const { records, logger } = errorRecords();
     const s = setup({ start: T0 + 1, logger });
     s.scheduler.job("boom", {
       schedule: "* * * * *",
@@ -267,13 +273,7 @@ describe("runs: a throwing handler's log record", () => {
   it("run history keeps at most 2 000 characters of a long message; the log record keeps it whole", async () => {
     // A 1 MB message (a response body in an HTTP client's error) was stored whole on every
     // failed run's row in the SQL and Postgres stores (Deno KV alone cut it).
-    const records: Record<string, unknown>[] = [];
-    const logger = {
-      debug() {},
-      info() {},
-      warn() {},
-      error: (_message: string, fields?: Record<string, unknown>) => void records.push(fields ?? {}),
-    };
+    const { records, logger } = errorRecords();
     const s = setup({ start: T0 + 1, logger });
     // An emoji pair straddles the cut: it is not split into a lone surrogate.
     const message = `${"x".repeat(1_959)}\u{1F642}${"y".repeat(1_000_000)}`;
@@ -290,7 +290,7 @@ describe("runs: a throwing handler's log record", () => {
     assert.ok(row!.error!.startsWith(`${"x".repeat(1_959)}\ufffd…`), row!.error!.slice(1_950));
     assert.match(row!.error!, /… \(cut from 1001961 characters\)$/);
     assert.doesNotMatch(row!.error!, /[\ud800-\udfff]/);
-    assert.equal((records[0]?.["error"] as { message: string }).message, message);
+    assert.equal((records[0]?.fields?.["error"] as { message: string }).message, message);
   });
 
   it("the console logger prints the stack and the cause under the line", async () => {

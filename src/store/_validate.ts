@@ -144,6 +144,12 @@ export function checkPromote(request: PromoteRequest): void {
   if (request.maxRuns !== undefined) checkCount(request.maxRuns, "promote.maxRuns");
 }
 
+/**
+ * Largest definition spec, in bytes of JSON (UTF-8), that `define()` accepts: what every
+ * store keeps (one Deno KV value holds 64 KiB), so a definition moves between stores as it is.
+ */
+export const MAX_SPEC_BYTES = 60_000;
+
 /** Longest pause note a store keeps. */
 export const MAX_NOTE_CHARS = 500;
 

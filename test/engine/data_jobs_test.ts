@@ -117,6 +117,24 @@ describe("data-defined jobs", () => {
     assert.deepEqual((await s.scheduler.define("hook", pair)).def?.spec["payload"], { face: "\ud83d\ude42" });
   });
 
+  it("refuses a definition over 60 000 bytes of JSON, counted in UTF-8, on every store alike", async () => {
+    // The SQL and memory stores kept any size (5 MB read by every node's every snapshot; past
+    // D1's row limit a store-error), Deno KV refused past one value.
+    const s = setup({ webhookSecret: "k" });
+    const small = await s.scheduler.define("hook", { ...hook, payload: "" });
+    const base = new TextEncoder().encode(JSON.stringify(small.def!.spec)).length;
+    // "é" is 2 bytes in UTF-8 and 1 code unit: a count of code units would let this through.
+    const fill = (extra: number) => "é".repeat(1_000) + "x".repeat(60_000 - base - 2_000 + extra);
+    assert.equal((await s.scheduler.define("hook", { ...hook, payload: fill(0) })).def?.version, 2);
+    await assert.rejects(
+      s.scheduler.define("hook", { ...hook, payload: fill(1) }),
+      (e: unknown) =>
+        e instanceof SchedulerError && e.code === "invalid-spec" && e.path === "jobs.hook" &&
+        e.message.includes("60001 bytes of JSON, over the 60000"),
+    );
+    assert.equal((await s.store.getDef("hook"))?.version, 2);
+  });
+
   it("a fractional anchor or at is refused at define(); one stored before disables its job alone", async () => {
     // Accepted once, its slots were fractional: every tick's claims failed at its first
     // slot, so no job of the store ran on any node, with nothing logged.

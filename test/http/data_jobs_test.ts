@@ -137,6 +137,16 @@ describe("data-defined jobs over HTTP", () => {
     assert.equal((await f.call("GET", "/jobs/hook")).status, 404);
   });
 
+  it("a definition over 60 000 bytes of JSON, within the 64 KiB body limit, is a 400 and stores nothing", async () => {
+    const f = setup();
+    const res = await f.call("PUT", "/jobs/hook", json({ ...HOOK, payload: "x".repeat(61_000) }));
+    assert.equal(res.status, 400);
+    const error = await errorOf(res);
+    assert.equal(error.code, "invalid-spec");
+    assert.match(error.message, /the definition is \d+ bytes of JSON, over the 60000 every store keeps/);
+    assert.equal((await f.call("GET", "/jobs/hook")).status, 404);
+  });
+
   it("two PUTs racing to create a job: one 201 Created, the other 200 with the later version", async () => {
     // Both read "no such job" before either wrote, and both answered 201 Created.
     // Each get() answers once a second one has asked: the two calls read before either writes.

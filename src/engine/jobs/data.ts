@@ -3,6 +3,7 @@
  * every node runs them, and each run is a signed webhook delivery.
  */
 import { LONE_SURROGATE, LONE_SURROGATE_RULE, SchedulerError } from "../../core/errors.ts";
+import { MAX_SPEC_BYTES } from "../../store/_validate.ts";
 import type { Store } from "../../store/types.ts";
 import { deliverWebhook } from "../../webhook/deliver.ts";
 import { checkTargetUrl, type WebhookPolicy } from "../../webhook/policy.ts";
@@ -53,6 +54,20 @@ export function webhookHandler(deps: DeliveryDeps): (job: DataJobResolved, ctx: 
   };
 }
 
+/** Bytes of `text` in UTF-8 (lone surrogates are refused before this is asked). */
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      bytes += 2; // a pair: 4 bytes for 2 code units
+      i++;
+    } else if (c >= 0x800) bytes += 2;
+    else if (c >= 0x80) bytes += 1;
+  }
+  return bytes;
+}
+
 /** The place of the first text (a value or a key) in `value` holding a lone surrogate. */
 function loneAt(value: unknown, path: string): string | undefined {
   if (typeof value === "string") return LONE_SURROGATE.test(value) ? path : undefined;
@@ -99,6 +114,17 @@ export function createDataJobs(deps: DataJobDeps): Pick<Scheduler, "define" | "u
       const at = loneAt(json, `jobs.${name}`);
       if (at !== undefined) {
         throw new SchedulerError("invalid-spec", `${at}: ${LONE_SURROGATE_RULE}`, { path: at });
+      }
+      // The SQL stores kept any size (a 5 MB payload read by every node's every snapshot, and
+      // past D1's row limit a store-error); Deno KV refused past one value: refused alike.
+      const bytes = utf8Length(JSON.stringify(json));
+      if (bytes > MAX_SPEC_BYTES) {
+        throw new SchedulerError(
+          "invalid-spec",
+          `jobs.${name}: the definition is ${bytes} bytes of JSON, over the ${MAX_SPEC_BYTES} every store keeps; ` +
+            "keep large data out of the payload and headers (the receiver can fetch it)",
+          { path: `jobs.${name}` },
+        );
       }
       await deps.ready();
       const def = await store.putDef(name, json, clock.now(), opts);

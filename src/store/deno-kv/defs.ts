@@ -9,6 +9,7 @@ import {
   checkInstant,
   checkText,
   checkVersion,
+  MAX_SPEC_BYTES,
   pauseRecord,
   resolveDefsQuery,
   specText,
@@ -22,9 +23,6 @@ interface StoredDef {
   version: number;
   updatedAt: number;
 }
-
-// A KV value holds at most 64 KiB; a spec is stored as text inside one.
-const MAX_SPEC_BYTES = 60_000;
 
 /** A stored definition; one whose spec text is not a JSON object comes back `broken` (that job alone is disabled). */
 function toDef(name: string, stored: StoredDef): JobDef {

@@ -1,4 +1,5 @@
 /** `at()`: a one-shot schedule. */
+import { quote, SchedulerError } from "./errors.ts";
 import { toEpochMs, toWholeEpochMs } from "./instant.ts";
 import type { InstantInput } from "./instant.ts";
 import { scheduleMethods } from "./iterate.ts";
@@ -8,7 +9,8 @@ import type { Schedule } from "./types.ts";
  * A schedule that fires once, at `instant` (epoch ms, `Date`, `Temporal.Instant`, or an
  * ISO string with `Z` or an offset).
  *
- * @throws {SchedulerError} `invalid-instant: at: expected ..., got "tomorrow"`
+ * @throws {SchedulerError} `invalid-instant: at: expected ..., got "tomorrow"`; `invalid-spec` for
+ *   a second argument (it takes no options)
  * @example
  * ```ts
  * import { at } from "edgecron";
@@ -17,6 +19,18 @@ import type { Schedule } from "./types.ts";
  * ```
  */
 export function at(instant: InstantInput): Schedule {
+  // A JavaScript caller's options (`at(t, { endAt })`, `{ timezone }`) were dropped unread.
+  const options: unknown = arguments[1];
+  if (options !== undefined) {
+    const given = typeof options === "object" && options !== null
+      ? `{ ${Object.keys(options).join(", ")} }`
+      : quote(options);
+    throw new SchedulerError(
+      "invalid-spec",
+      `options: at() takes no options, got ${given}; its instant is the one slot (give it an offset for a zone)`,
+      { path: "options" },
+    );
+  }
   const ms = toWholeEpochMs(instant, { field: "at" });
   return scheduleMethods({
     kind: "at",

@@ -48,7 +48,14 @@ function fixedGrid(anchor: number, interval: number): Pick<Schedule, "next" | "p
   };
 }
 
+/**
+ * The grid restarted at each local day's anchor, holding the `24h / interval` slots of a
+ * 24-hour day: on a 25-hour day (fall back) its last cell is an hour longer, not an extra
+ * slot (`every("24h", { anchor: "09:30" })` ran at 08:30 and 09:30 that day); on a
+ * 23-hour day its last cell is an hour shorter.
+ */
 function dailyGrid(zone: ZoneOffsets, clock: number, interval: number): Pick<Schedule, "next" | "prev"> {
+  const perDay = DAY_MS / interval;
   // Anchor of local day `day` (days since 1970-01-01), as epoch ms.
   const anchorOf = (day: number): number => zone.wallToInstant(day * 86_400 + clock) * 1000;
   const localDay = (ms: number): number => {
@@ -63,8 +70,8 @@ function dailyGrid(zone: ZoneOffsets, clock: number, interval: number): Pick<Sch
       while (anchorOf(day) > after) day--;
       while (anchorOf(day + 1) <= after) day++;
       const start = anchorOf(day);
-      const t = start + (Math.floor((after - start) / interval) + 1) * interval;
-      return Math.min(t, anchorOf(day + 1));
+      const k = Math.floor((after - start) / interval) + 1;
+      return k < perDay ? Math.min(start + k * interval, anchorOf(day + 1)) : anchorOf(day + 1);
     },
     prev(beforeMs: number): number | null {
       const before = toEpochMs(beforeMs, { field: "before" });
@@ -73,7 +80,7 @@ function dailyGrid(zone: ZoneOffsets, clock: number, interval: number): Pick<Sch
       while (anchorOf(day) >= before) day--;
       while (anchorOf(day + 1) < before) day++;
       const start = anchorOf(day);
-      return start + (Math.ceil((before - start) / interval) - 1) * interval;
+      return start + Math.min(Math.ceil((before - start) / interval) - 1, perDay - 1) * interval;
     },
   };
 }

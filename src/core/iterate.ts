@@ -68,15 +68,15 @@ class Fires implements Iterable<number> {
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, done: true });
 
 /**
- * One pass over the slots in (from, to]: a plain iterator answering every step with one
- * result object (a generator cost a frame per pass and a result per slot, and a large
- * minute plans thousands of jobs, each one pass).
+ * One pass over the slots in (from, to]: a plain iterator (a generator cost a frame per
+ * pass, and a large minute plans thousands of jobs, each one pass). Each step answers a
+ * result of its own, as built-in iterators do: a caller may keep one (one result object
+ * reused for every step changed the value of a result already handed out).
  */
 class FiresPass implements Iterator<number> {
   /** Kept for the module's life, for the reason `Fires.kept` is. */
   static readonly kept: FiresPass = new FiresPass(() => null, Number.NaN, Number.NaN);
   private at: number | null;
-  private readonly result: IteratorYieldResult<number> = { value: 0, done: false };
 
   constructor(
     private readonly step: (after: number) => number | null,
@@ -93,7 +93,6 @@ class FiresPass implements Iterator<number> {
       return DONE;
     }
     this.at = t;
-    this.result.value = t;
-    return this.result;
+    return { value: t, done: false };
   }
 }

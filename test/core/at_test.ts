@@ -35,6 +35,14 @@ describe("at()", () => {
     assert.equal(s.kind, "at");
   });
 
+  it("refuses options, which a JavaScript caller could pass and which were dropped unread", () => {
+    const call = at as unknown as (instant: number, options: unknown) => unknown;
+    for (const options of [{ endAt: when - 1 }, { except: ["2026-12-24"] }, { timezone: "Nope/Zone" }, "UTC"]) {
+      assert.throws(() => call(when, options), /^SchedulerError: invalid-spec: options: at\(\) takes no options, got /);
+    }
+    assert.deepEqual((call(when, undefined) as ReturnType<typeof at>).toJSON(), { at: when });
+  });
+
   it("refuses what is not an instant", () => {
     assertSchedulerError(
       () => at("tomorrow"),

@@ -72,6 +72,25 @@ describe('every(): "HH:MM" anchor in a zone', () => {
     assert.equal(iso(s.prev(ms("2026-03-29T02:30:00Z"))), "2026-03-28T20:30:00.000Z");
   });
 
+  it("a 25-hour day (fall back) holds the day's slots with a longer last cell, not an extra slot", () => {
+    // The grid ran on from the day before's anchor through the extra hour: "every 24h from
+    // 09:30" fired at 08:30 and again at 09:30 EST, and "every 6h" at 08:30 and 09:30 CET.
+    const daily = every("24h", { anchor: "09:30", timezone: "America/New_York" });
+    const runs = [...daily.between(ms("2026-10-31T00:00:00Z"), ms("2026-11-03T00:00:00Z"))].map(iso);
+    assert.deepEqual(runs, [
+      iso(ms("2026-10-31T09:30:00-04:00")),
+      iso(ms("2026-11-01T09:30:00-05:00")),
+      iso(ms("2026-11-02T09:30:00-05:00")),
+    ]);
+    assert.equal(iso(daily.prev(ms("2026-11-01T14:30:00Z"))), iso(ms("2026-10-31T09:30:00-04:00")));
+    assert.deepEqual([...s.between(ms("2026-10-24T22:00:00Z"), ms("2026-10-25T09:00:00Z"))].map(iso), [
+      "2026-10-25T01:30:00.000Z", // 21:30 CEST + 6 h elapsed: 02:30 CET, the day's last cell runs to 09:30 CET
+      "2026-10-25T08:30:00.000Z", // 09:30 CET
+    ]);
+    assert.equal(iso(s.prev(ms("2026-10-25T08:30:00Z"))), "2026-10-25T01:30:00.000Z");
+    assert.equal(iso(s.next(ms("2026-10-25T01:30:00Z"))), "2026-10-25T08:30:00.000Z");
+  });
+
   it("an anchor in a gap is shifted later by the gap", () => {
     const d = every("24h", { anchor: "02:30", timezone: "America/New_York" });
     assert.equal(iso(d.next(ms("2026-03-08T05:00:00Z"))), iso(ms("2026-03-08T03:30:00-04:00")));

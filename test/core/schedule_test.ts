@@ -131,6 +131,20 @@ describe("schedule(): inputs", () => {
   });
 });
 
+describe("between(): its iterator", () => {
+  it("answers each step with a result of its own, so one kept keeps its value", () => {
+    // One result object served every step: three kept results all read the last slot.
+    const it = every("1h").between(0, 3 * 3_600_000)[Symbol.iterator]();
+    const kept = [it.next(), it.next(), it.next(), it.next()];
+    assert.deepEqual(kept.map((r) => r.value), [3_600_000, 7_200_000, 10_800_000, undefined]);
+    assert.deepEqual(kept.map((r) => r.done), [false, false, false, true]);
+    // Each pass starts over.
+    const range = cron("0 * * * *").between(0, 7_200_000);
+    assert.deepEqual([...range], [3_600_000, 7_200_000]);
+    assert.deepEqual([...range], [3_600_000, 7_200_000]);
+  });
+});
+
 describe("schedule(): round trips", () => {
   const samples: Schedule[] = [
     cron("*/15 9-17 * * MON-FRI"),
@@ -144,6 +158,12 @@ describe("schedule(): round trips", () => {
     every("1h", { anchor: "09:30", timezone: "Pacific/Chatham" }),
     every("6h", { timezone: "Europe/Berlin" }),
     at("2026-12-24T17:00:00Z"),
+    // Outside years 0000–9999 toISOString() writes a signed six-digit year, which
+    // schedule() refused: the text of an accepted schedule did not come back.
+    at(Date.UTC(10_000, 0, 1)),
+    at(-1e14),
+    every("1h", { anchor: 8.64e15 }),
+    every("1h", { anchor: -8.64e15 }),
   ];
 
   for (const s of samples) {

@@ -192,8 +192,9 @@ export function termRangeAt(def: FieldDef, text: string, start: number, end: num
   if (dash >= baseEnd) dash = -1;
   if (dash < 0) {
     const from = valueAt(def, text, start, baseEnd, start, end);
-    // `7/S` in day-of-week is Sunday: the range 7..6 was empty (a "never occurs" error, or no days in "or" mode).
-    return packRange(from, slash < 0 ? from : Math.max(from, def.max), step);
+    // N to the field's end as written: day-of-week's is 7 (Sunday again), as cronie and
+    // cron-parser read it (`5/1` is Friday to Sunday; `7/S` Sunday). To 6, `5/1` left out Sunday.
+    return packRange(from, slash < 0 ? from : def.maxWritten, step);
   }
   const from = valueAt(def, text, start, dash, start, end);
   const to = valueAt(def, text, dash + 1, baseEnd, start, end);

@@ -8,7 +8,8 @@ export type InstantInput = number | Date | { readonly epochMilliseconds: number 
 /** Largest |epoch ms| a Date or Temporal.Instant can hold. */
 export const INSTANT_LIMIT = 8.64e15;
 // The year: four digits, or six with a sign (what `toISOString()` writes outside 0000–9999).
-const ISO_INSTANT = /^(\d{4}|[+-]\d{6})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/i;
+const ISO_INSTANT =
+  /^(\d{4}|[+-]\d{6})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/i;
 
 /**
  * Whether the fields of an `ISO_INSTANT` match are a real date and time: `Date.parse`

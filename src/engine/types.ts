@@ -1,6 +1,15 @@
 /** Public types of the engine. */
 import type { Schedule, ScheduleSpec } from "../core/types.ts";
-import type { JobDef, Outcome, OverlapPolicy, PauseInfo, RunRecord, RunStatus, Store } from "../store/types.ts";
+import type {
+  JobDef,
+  Outcome,
+  OverlapPolicy,
+  PauseInfo,
+  RunKind,
+  RunRecord,
+  RunStatus,
+  Store,
+} from "../store/types.ts";
 import type { JobModifiers } from "./jobs/modifiers.ts";
 
 /** Time source and timers. Only the engine reads it; tests inject a manual one. */
@@ -303,7 +312,8 @@ export type SchedulerEvent =
   | { type: "lost"; job: string; slot: number }
   /** A run's outcome could not be recorded: the lease ended (reaped or re-run elsewhere) or the store failed. */
   | { type: "lost"; job: string; slot: number; attempt: number; reason: string }
-  | { type: "started"; job: string; slot: number; attempt: number }
+  /** `kind`: a scheduled slot, a manual run (`run()`) or a backfill's slot. */
+  | { type: "started"; job: string; slot: number; attempt: number; kind: RunKind }
   | { type: "succeeded"; job: string; slot: number; attempt: number; durationMs: number }
   /** `error` is the one-line summary kept in run history; `thrown` is what the handler threw (logged with its class, stack and cause). */
   | { type: "failed"; job: string; slot: number; attempt: number; error: string; willRetry: boolean; thrown?: unknown }
@@ -452,7 +462,10 @@ export interface BackfillReport {
   skipped: { slot: number; reason: "exists" | "overlap" | "maxRuns" }[];
   /** The final outcome of each slot that ran (or was skipped for overlap). */
   outcomes: Record<number, Outcome>;
-  /** True when `signal` (or `stop()`) ended it before the last slot. */
+  /**
+   * True when `signal`, `stop()`, or the job's deletion or redefinition on this node ended
+   * it before the last slot (another node's change is seen at this node's next tick).
+   */
   stopped: boolean;
 }
 

@@ -23,16 +23,18 @@ export function startBackfill(
     const done = rc.scheduler.backfill(name, { ...options, onPlan }).then(
       (report) =>
         rc.logger.info(
-          `edgecron http: backfill of ${
-            JSON.stringify(name)
-          } done: ${report.ran.length} ran, ${report.skipped.length} skipped`,
+          `http: backfill of ${JSON.stringify(name)} ${
+            report.stopped ? "stopped" : "done"
+          }: ${report.ran.length} ran, ${report.skipped.length} skipped${
+            report.stopped ? ` of ${report.planned} planned` : ""
+          }`,
         ),
       (e: unknown) => {
         // Refused before its plan (a bad range, an unknown job): the caller's answer says so
         // (400, 404), and it is no failure of the server's to log. After the answer the
         // caller hears nothing more: the log is where the failure shows.
         if (!answered) return reject(e);
-        rc.logger.error(`edgecron http: backfill of ${JSON.stringify(name)} failed`, {
+        rc.logger.error(`http: backfill of ${JSON.stringify(name)} failed`, {
           error: e instanceof Error ? e.message : String(e),
         });
       },

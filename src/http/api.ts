@@ -218,7 +218,7 @@ export function registerApi(app: Hono, rc: RouterContext): void {
     const report = await scheduler.tick();
     changed();
     if (!report.ok) {
-      rc.logger.error("edgecron http: tick failed", { error: report.error });
+      rc.logger.error("http: tick failed", { error: report.error });
       return c.json(errorBody("store-error", "the store is unavailable; no slot ran"), 503);
     }
     return send(c, report);

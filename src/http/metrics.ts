@@ -52,7 +52,7 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 60
  * outcomes: ok, error, timeout, skipped, missed, abandoned), `edgecron_claims_total{result}`
  * (won, lost), `edgecron_store_errors_total`, `edgecron_ticks_total`,
  * `edgecron_tick_duration_seconds` (from the tick's instant until it settled, its runs
- * included), `edgecron_lateness_seconds` (first attempt's start − slot),
+ * included), `edgecron_lateness_seconds` (a scheduled slot's first attempt's start − slot),
  * `edgecron_run_duration_seconds` (successful attempts) and, at scrape time,
  * `edgecron_jobs{state}` and, read from the store (the same on every node),
  * `edgecron_last_success_timestamp_seconds{job}`, `edgecron_next_run_timestamp_seconds{job}`
@@ -110,7 +110,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
           tickDuration.observe(Math.max(0, now() - event.now) / 1000);
           break;
         case "started":
-          if (event.attempt === 1) lateness.observe(Math.max(0, now() - event.slot) / 1000);
+          // Scheduled slots only: a backfill's slots are days late by design (each one
+          // landed in +Inf, and the p99 stopped meaning anything), a manual run's slot is its start.
+          if (event.attempt === 1 && event.kind === "scheduled") {
+            lateness.observe(Math.max(0, now() - event.slot) / 1000);
+          }
           break;
         case "succeeded":
           duration.observe(event.durationMs / 1000);

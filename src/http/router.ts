@@ -205,7 +205,7 @@ export function edgecronRouter(scheduler: Scheduler, options: RouterOptions): Ho
     const { status, body, internal } = toErrorResponse(error);
     if (internal) {
       try {
-        rc.logger.error("edgecron http: request failed", {
+        rc.logger.error("http: request failed", {
           method: c.req.method,
           path: c.req.path,
           error: error instanceof Error ? (error.stack ?? error.message) : String(error),

@@ -125,6 +125,41 @@ describe("backfill", () => {
     assert.equal((await rows(s.store, "j")).length, 1, "no slot after the stop was recorded");
   });
 
+  it("yields to the event loop between slots: timers and I/O run while it does", async () => {
+    // On a store that answers in the same turn, all slots ran as one chain of microtasks:
+    // a timer set before it fired only after the last slot (7 s for 3 000 slots on libSQL).
+    const s = setup({ start: T0 });
+    let ran = 0;
+    s.scheduler.job("j", { schedule: "* * * * *", run: () => void ran++ });
+    const seen: number[] = [];
+    const done = s.scheduler.backfill("j", { from: T0 - 200 * MIN, to: T0 });
+    await new Promise<void>((resolve) => setTimeout(resolve, 0)).then(() => seen.push(ran));
+    const report = await done;
+    assert.equal(report.ran.length, 200);
+    assert.ok(seen[0]! < 10, `a timer ran after ${seen[0]} of 200 slots, not at the first turn`);
+  });
+
+  it("ends when its job is deleted or redefined, after the slot it is on (it went on delivering)", async () => {
+    for (const change of ["undefine", "redefine"] as const) {
+      const hook = { schedule: "0 * * * *", target: { url: "https://example.test/hook" } };
+      const calls: string[] = [];
+      let s: ReturnType<typeof setup>;
+      const fetch = async (input: RequestInfo | URL): Promise<Response> => {
+        calls.push(String(input));
+        if (calls.length === 2) {
+          if (change === "undefine") await s.scheduler.undefine("hook");
+          else await s.scheduler.define("hook", { ...hook, target: { url: "https://example.test/other" } });
+        }
+        return new Response("ok");
+      };
+      s = setup({ start: T0, webhookSecret: "k", fetch: fetch as typeof globalThis.fetch });
+      await s.scheduler.define("hook", hook);
+      const report = await s.scheduler.backfill("hook", { from: T0 - 6 * HOUR, to: T0 });
+      assert.deepEqual([report.stopped, report.ran, report.planned], [true, [T0 - 6 * HOUR, T0 - 5 * HOUR], 6], change);
+      assert.deepEqual(calls, ["https://example.test/hook", "https://example.test/hook"], change);
+    }
+  });
+
   it("refuses a reversed range, bad instants, too many slots and unknown jobs before running anything", async () => {
     const s = setup({ start: T0 });
     s.scheduler.job("j", { schedule: "* * * * *", run: () => {} });

@@ -117,6 +117,21 @@ describe("data-defined jobs", () => {
     assert.deepEqual((await s.scheduler.define("hook", pair)).def?.spec["payload"], { face: "\ud83d\ude42" });
   });
 
+  it("undefine() ends the job's pause: defined again under its name, it runs", async () => {
+    // The pause is kept per name (a code job's survives a deploy): a deleted data job's
+    // came back with the next job of that name, which then never ran.
+    const spy = fetchSpy();
+    const s = setup({ webhookSecret: "k", fetch: spy.fetch });
+    await s.scheduler.define("hook", hook);
+    await s.scheduler.pause("hook", { note: "old pause" });
+    assert.equal(await s.scheduler.undefine("hook"), true);
+    const info = await s.scheduler.define("hook", hook);
+    assert.deepEqual([info.paused, info.pause], [false, undefined]);
+    const report = await tickAt(s, T0 + 5 * MIN);
+    assert.equal(report.jobs["hook"]!.outcomes[T0 + 5 * MIN], "ok");
+    assert.equal(spy.calls.length, 1);
+  });
+
   it("refuses a definition over 60 000 bytes of JSON, counted in UTF-8, on every store alike", async () => {
     // The SQL and memory stores kept any size (5 MB read by every node's every snapshot; past
     // D1's row limit a store-error), Deno KV refused past one value.

@@ -58,7 +58,7 @@ describe("logEvent", () => {
   it("formats each event type's line", () => {
     const log = memoryLogger();
     const slot = T0;
-    logEvent(log, { type: "started", job: "a", slot, attempt: 2 });
+    logEvent(log, { type: "started", job: "a", slot, attempt: 2, kind: "scheduled" });
     logEvent(log, { type: "succeeded", job: "a", slot, attempt: 1, durationMs: 12 });
     logEvent(log, { type: "failed", job: "a", slot, attempt: 1, error: "boom", willRetry: true });
     logEvent(log, { type: "abandoned", job: "a", slot, attempt: 1, node: "n1", willRetry: false });

@@ -72,7 +72,7 @@ describe("POST /jobs/:name/backfill", () => {
     assert.equal(res.status, 202);
     await f.clock.settle();
     assert.deepEqual(f.errors.map((e) => [e.message, e.fields?.["error"]]), [
-      ['edgecron http: backfill of "hourly" failed', "the store went away during the backfill of hourly"],
+      ['http: backfill of "hourly" failed', "the store went away during the backfill of hourly"],
     ]);
   });
 });

@@ -88,6 +88,22 @@ describe("GET /metrics", () => {
     assert.equal(value(jobs, { state: "paused" }), 1);
   });
 
+  it("lateness counts scheduled slots only: a backfill's and a manual run's are left out", async () => {
+    // Each backfilled slot (days old by design) landed in +Inf, so the p99 meant nothing.
+    const w = await world();
+    await w.clock.set(T0 + 1);
+    await w.scheduler.tick(); // registers the jobs
+    await w.clock.set(T0 + 15 * 60_000 + 2_000);
+    await w.scheduler.tick(); // quarter's slot, two seconds late
+    await w.scheduler.backfill("resting", { from: T0 - 30 * 24 * HOUR, to: T0 - 24 * HOUR });
+    await w.scheduler.run("quarter");
+    const res = await w.app.request("/metrics", { headers: { authorization: `Bearer ${TOKEN}` } });
+    const families = parsePrometheusTextFormat(await res.text()) as Family[];
+    assert.equal(value(family(families, "edgecron_runs_total"), { job: "resting", outcome: "ok" }), 29);
+    const hist = family(families, "edgecron_lateness_seconds").metrics[0]!;
+    assert.deepEqual([Number(hist.count), Number(hist.buckets!["2.5"])], [1, 1]);
+  });
+
   it("needs the same token as the API, and is absent without metrics", async () => {
     const w = await world();
     assert.equal((await w.app.request("/metrics")).status, 401);

@@ -3,6 +3,7 @@
  * every node runs them, and each run is a signed webhook delivery.
  */
 import { LONE_SURROGATE, LONE_SURROGATE_RULE, SchedulerError } from "../../core/errors.ts";
+import { own } from "../../core/own.ts";
 import { MAX_SPEC_BYTES } from "../../store/_validate.ts";
 import type { Store } from "../../store/types.ts";
 import { deliverWebhook } from "../../webhook/deliver.ts";
@@ -135,6 +136,11 @@ export function createDataJobs(deps: DataJobDeps): Pick<Scheduler, "define" | "u
       await deps.ready();
       const removed = await store.deleteDef(name);
       registry.setData(name, undefined);
+      // Its pause goes with it: a job defined again under the name came back paused (the
+      // pause is kept per name, for code jobs across deploys), and never ran.
+      if (removed && !registry.isCode(name) && own((await store.read([name])).jobs, name)?.paused === true) {
+        await store.setPaused(name, false, clock.now());
+      }
       return removed;
     },
   };

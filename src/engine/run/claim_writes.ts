@@ -3,7 +3,7 @@
  * it, every bump of a claim's generation and every move of its lease end or fence is
  * here (the heartbeat's renewals aside, which only extend). Private to the lease.
  */
-import type { AttemptKey, RunPatch, RunRecord, RunUpdate, Store, TickSnapshot } from "../../store/types.ts";
+import type { AttemptKey, RunKind, RunPatch, RunRecord, RunUpdate, Store, TickSnapshot } from "../../store/types.ts";
 import type { HeldClaim, RunTracker } from "./tracker.ts";
 import type { Clock } from "../types.ts";
 import type { Abortable } from "./abort.ts";
@@ -14,7 +14,7 @@ import { fenceOf, leaseCap, type LeasePolicy, leaseUntil } from "./policy.ts";
 
 /** The writes of the lease (see `Lease` for each). */
 export interface ClaimWrites {
-  hold(key: AttemptKey, stored: number): HeldClaim;
+  hold(key: AttemptKey, stored: number, kind: RunKind): HeldClaim;
   move(claim: HeldClaim, change: LeaseMove): Promise<boolean>;
   start(claim: HeldClaim, startedAt: number, timeoutMs: number, controller: Abortable): void;
   detach(claim: HeldClaim): void;
@@ -62,8 +62,9 @@ export function createClaimWrites(deps: {
   };
 
   return {
-    hold(key, stored) {
+    hold(key, stored, kind) {
       const claim: Claim = {
+        kind,
         job: key.job,
         slot: key.slot,
         attempt: key.attempt,

@@ -5,7 +5,7 @@
  * `move()` and `end()` are the only code that writes a held row's lease, bumps a claim's
  * generation or moves its lease end (see `policy.ts` for the arithmetic and the fence).
  */
-import type { AttemptKey, RunPatch, RunRecord, Store, TickSnapshot } from "../../store/types.ts";
+import type { AttemptKey, RunKind, RunPatch, RunRecord, Store, TickSnapshot } from "../../store/types.ts";
 import type { HeldClaim, RunTracker } from "./tracker.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 import type { Clock, Logger } from "../types.ts";
@@ -42,7 +42,7 @@ export interface Lease {
   /** The stored lease end for an attempt of `job` starting at `from` (never earlier than the clock: `from` may be a late trigger's time). */
   until(from: number, job: ResolvedJob): number;
   /** Holds a claim whose row was just written with lease end `until`, and keeps it renewed until released. */
-  hold(key: AttemptKey, until: number): HeldClaim;
+  hold(key: AttemptKey, until: number, kind: RunKind): HeldClaim;
   /** Marks a held claim's handler as started: its fence is capped at `startedAt + timeoutMs`; `controller` aborts it. */
   start(claim: HeldClaim, startedAt: number, timeoutMs: number, controller: Abortable): void;
   /** The handler settled (its controller is gone). */
@@ -71,7 +71,7 @@ export interface Lease {
     error?: unknown;
   }>;
   /** Re-claims a finished attempt for attempt + 1 on this node; the held claim, or undefined. Rejects on store failure. */
-  reclaim(job: ResolvedJob, slot: number, attempt: number, now: number): Promise<HeldClaim | undefined>;
+  reclaim(job: ResolvedJob, slot: number, attempt: number, now: number, kind: RunKind): Promise<HeldClaim | undefined>;
   /**
    * Holds outcome writes back while the node starts a large minute (see `outcomes.ts`):
    * until the returned release is called, at most `HOLD_MS` per write.
@@ -127,7 +127,7 @@ export function createLease(deps: {
         const job = retryable(row);
         if (job === undefined) continue;
         try {
-          const claim = await lease.reclaim(job, row.slot, row.attempt, now);
+          const claim = await lease.reclaim(job, row.slot, row.attempt, now, row.kind);
           if (claim !== undefined) reclaimed.push({ job, row, claim });
         } catch (error) {
           return { reaped, reclaimed, error };
@@ -135,7 +135,7 @@ export function createLease(deps: {
       }
       return { reaped, reclaimed };
     },
-    async reclaim(job, slot, attempt, now) {
+    async reclaim(job, slot, attempt, now, kind) {
       const stored = until(now, job);
       // The overlap check rides with the reclaim: a re-run must not start beside a live run of the job.
       const overlap = job.overlap === "allow" ? "allow" : "skip";
@@ -149,7 +149,7 @@ export function createLease(deps: {
         overlap,
         maxRuns: job.maxRuns,
       });
-      return won ? writes.hold({ job: job.name, slot, attempt: attempt + 1, node }, stored) : undefined;
+      return won ? writes.hold({ job: job.name, slot, attempt: attempt + 1, node }, stored, kind) : undefined;
     },
     holdOutcomes: () => deps.writer.hold(),
     beat: heart.beat,

@@ -82,7 +82,7 @@ export async function manualRun(
     return { ok: false, job: name, reason: mode === "due" ? "not due" : "lost" };
   }
   emit({ type: "claimed", job: name, slot });
-  const held = lease.hold({ job: name, slot, attempt: 1, node: deps.node }, leaseUntil);
+  const held = lease.hold({ job: name, slot, attempt: 1, node: deps.node }, leaseUntil, "manual");
   const outcome = await deps.tracker.track(runSlot(deps, job, held), name);
   if (outcome === undefined) return { ok: false, job: name, reason: "lost" };
   return { ok: true, job: name, slot, outcome };

@@ -71,6 +71,7 @@ export function createPromoter(deps: RunnerDeps & { node: string }): Promoter {
         const claim = lease.hold(
           { job: job.name, slot: row.slot, attempt: row.attempt, node },
           row.leaseUntil ?? clock.now(),
+          row.kind,
         );
         deps.emit({ type: "claimed", job: job.name, slot: row.slot });
         onRun?.(row.slot, await runSlot(deps, job, claim));

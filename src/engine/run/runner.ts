@@ -84,7 +84,7 @@ function startAttempt(
   claim: HeldClaim,
   started: number,
 ): AttemptResult | Promise<AttemptResult> {
-  deps.emit({ type: "started", job: job.name, slot: claim.slot, attempt: claim.attempt });
+  deps.emit({ type: "started", job: job.name, slot: claim.slot, attempt: claim.attempt, kind: claim.kind });
   deps.registry.counters(job.name).runs++;
   return attemptOnce(deps, job, claim, started);
 }

@@ -2,7 +2,7 @@
  * The run tracker: the claims this node holds (queued or running), their abort
  * controllers, and the runs in flight that `stop()` waits for.
  */
-import type { AttemptKey } from "../../store/types.ts";
+import type { AttemptKey, RunKind } from "../../store/types.ts";
 import type { Abortable } from "./abort.ts";
 
 /**
@@ -10,6 +10,8 @@ import type { Abortable } from "./abort.ts";
  * the generation, the stored lease end and the fence move together.
  */
 export interface HeldClaim extends Readonly<AttemptKey> {
+  /** The row's kind: a scheduled slot, a manual run or a backfill's slot. */
+  readonly kind: RunKind;
   /** The lease end last written to the store: after it (on their clocks) other nodes may reap the row. */
   readonly leaseUntil: number;
   /**

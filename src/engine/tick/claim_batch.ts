@@ -46,7 +46,7 @@ export async function claimBatch(
     const r = draft.job(job);
     if (outcome === "won") {
       note(r, "won", slot);
-      const claim = lease.hold({ job, slot, attempt: 1, node }, requests[i]!.leaseUntil);
+      const claim = lease.hold({ job, slot, attempt: 1, node }, requests[i]!.leaseUntil, "scheduled");
       const claims = won.get(job);
       if (claims === undefined) won.set(job, [claim]);
       else claims.push(claim);

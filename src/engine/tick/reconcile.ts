@@ -98,7 +98,7 @@ export function createReconciler(deps: {
       const startedAt = Math.max(now, clock.now());
       if (!(await store.update(key, { startedAt, leaseUntil: until }))) return undefined;
       deps.emit({ type: "claimed", job: row.job, slot: row.slot });
-      return { job, claim: lease.hold(key, until) };
+      return { job, claim: lease.hold(key, until, row.kind) };
     }
     if (await store.update(key, { status: "missed", finishedAt: now, leaseUntil: null })) {
       registry.counters(row.job).missed++;

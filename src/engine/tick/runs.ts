@@ -103,7 +103,7 @@ async function startQueued(deps: RunsDeps, job: ResolvedJob, claim: HeldClaim): 
     if (await lease.move(claim, { from: now, timeoutMs: job.timeoutMs, startedAt: now })) return claim;
     tracker.release(claim);
     if (job.retries.attempts <= 1) return undefined;
-    return await lease.reclaim(job, claim.slot, claim.attempt, now);
+    return await lease.reclaim(job, claim.slot, claim.attempt, now, claim.kind);
   } catch {
     tracker.release(claim);
     return undefined;

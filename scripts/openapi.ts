@@ -105,7 +105,7 @@ export function buildOpenApi(): Json {
     summary,
     parameters: [NAME],
     requestBody: body("EmptyBody"),
-    responses: { "200": json("PauseResult", "The job's new state"), ...errors(400, 401, 404) },
+    responses: { "200": json("PauseResult", "The job's new state"), ...errors(400, 401, 404, 413, 503) },
   });
   const paths: Json = {
     "/health": {
@@ -164,7 +164,7 @@ export function buildOpenApi(): Json {
           "200": json("RunResult", "Ran: ok (or skipped/missed)"),
           "502": json("RunResult", "Ran and failed: error"),
           "504": json("RunResult", "Ran and timed out"),
-          ...errors(400, 401, 404, 409),
+          ...errors(400, 401, 404, 409, 413, 503),
         },
       },
     },
@@ -176,7 +176,7 @@ export function buildOpenApi(): Json {
         requestBody: { ...body("BackfillBody"), required: true },
         responses: {
           "202": json("BackfillStarted", "Planned; the slots run in the background"),
-          ...errors(400, 401, 404, 413, 503),
+          ...errors(400, 401, 404, 409, 413, 503),
         },
       },
     },
@@ -191,7 +191,7 @@ export function buildOpenApi(): Json {
       post: {
         summary: "Runs one tick now (for external triggers)",
         requestBody: body("EmptyBody"),
-        responses: { "200": json("TickReport", "What the tick did"), ...errors(400, 401, 503) },
+        responses: { "200": json("TickReport", "What the tick did"), ...errors(400, 401, 413, 503) },
       },
     },
     "/openapi.json": {
@@ -211,7 +211,7 @@ export function buildOpenApi(): Json {
             description: "Text exposition format 0.0.4",
             content: { "text/plain": { schema: { type: "string" } } },
           },
-          ...errors(401, 404),
+          ...errors(401, 404, 503),
         },
       },
     },
@@ -233,7 +233,12 @@ export function buildOpenApi(): Json {
       post: {
         summary: "Dashboard sign-in with the token",
         requestBody: form(["token"]),
-        responses: { ...redirect, "401": htmlPage("Wrong token"), "403": htmlPage("Cross-site") },
+        responses: {
+          ...redirect,
+          "401": htmlPage("Wrong token"),
+          "403": htmlPage("Cross-site"),
+          "429": htmlPage("Too many wrong tokens; `Retry-After` says when to try again"),
+        },
       },
     },
     "/ui/logout": {

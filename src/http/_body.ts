@@ -2,6 +2,7 @@
  * Request bodies read with a hard byte limit. The limit counts the bytes actually
  * streamed, so a missing or lying `Content-Length` cannot get a larger body through.
  */
+import { quote } from "../core/errors.ts";
 import { HttpError } from "./_errors.ts";
 
 function tooLarge(max: number): HttpError {
@@ -16,6 +17,15 @@ export async function readText(request: Request, max: number): Promise<string> {
   const declared = request.headers.get("content-length");
   if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > max) throw tooLarge(max);
   if (request.body === null) return "";
+  // A compressed body read as text was "not valid UTF-8", which sent the client looking at its JSON.
+  const encoding = request.headers.get("content-encoding")?.trim().toLowerCase();
+  if (encoding !== undefined && encoding !== "" && encoding !== "identity") {
+    throw new HttpError(
+      400,
+      "invalid-request",
+      `body: Content-Encoding ${quote(encoding)} is not accepted; send it uncompressed`,
+    );
+  }
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;

@@ -31,6 +31,8 @@ export class HttpError extends Error {
 function describeIssue(issue: v.BaseIssue<unknown>): string {
   if (issue.type === "strict_object" && issue.expected === "never") return "unknown field";
   if (issue.type === "strict_object" && issue.received === "undefined") return "required";
+  // Valibot's own wording ("Invalid type: Expected boolean but received \"yes\""), in the API's.
+  if (issue.message.startsWith("Invalid ")) return `expected ${issue.expected}, got ${issue.received}`;
   return issue.message;
 }
 

@@ -60,7 +60,11 @@ export const RunBodySchema = v.strictObject({
     ["force", "due"],
     (issue) =>
       `expected "force" (run now, whatever the schedule; the default) or "due" (run the slot that is due, if one is), got ${
-        quote(typeof issue.input === "string" ? issue.input : JSON.stringify(issue.input) ?? String(issue.input))
+        quote(
+          typeof issue.input === "string" || typeof issue.input === "number"
+            ? issue.input
+            : JSON.stringify(issue.input) ?? String(issue.input),
+        )
       }`,
   )),
 });

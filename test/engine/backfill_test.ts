@@ -143,16 +143,16 @@ describe("backfill", () => {
     for (const change of ["undefine", "redefine"] as const) {
       const hook = { schedule: "0 * * * *", target: { url: "https://example.test/hook" } };
       const calls: string[] = [];
-      let s: ReturnType<typeof setup>;
+      const ref: { s?: ReturnType<typeof setup> } = {};
       const fetch = async (input: RequestInfo | URL): Promise<Response> => {
         calls.push(String(input));
         if (calls.length === 2) {
-          if (change === "undefine") await s.scheduler.undefine("hook");
-          else await s.scheduler.define("hook", { ...hook, target: { url: "https://example.test/other" } });
+          if (change === "undefine") await ref.s!.scheduler.undefine("hook");
+          else await ref.s!.scheduler.define("hook", { ...hook, target: { url: "https://example.test/other" } });
         }
         return new Response("ok");
       };
-      s = setup({ start: T0, webhookSecret: "k", fetch: fetch as typeof globalThis.fetch });
+      const s = ref.s = setup({ start: T0, webhookSecret: "k", fetch: fetch as typeof globalThis.fetch });
       await s.scheduler.define("hook", hook);
       const report = await s.scheduler.backfill("hook", { from: T0 - 6 * HOUR, to: T0 });
       assert.deepEqual([report.stopped, report.ran, report.planned], [true, [T0 - 6 * HOUR, T0 - 5 * HOUR], 6], change);

@@ -94,6 +94,24 @@ describe("JSON errors", () => {
     assert.doesNotMatch(run.message, /Invalid type|Expected \(/, "not valibot's own text");
   });
 
+  it("a wrong type in an action's body is said in the API's words, quoting what was sent", async () => {
+    // Valibot's own text came through ("Invalid type: Expected string but received 5"), and
+    // 1e999 (Infinity once parsed) was quoted as "null".
+    const f = setup();
+    const message = async (path: string, body: string) =>
+      (await errorOf(await f.call("POST", path, { body, headers: { "content-type": "application/json" } }))).message;
+    assert.equal(await message("/jobs/hourly/pause", '{"note":5}'), "note: expected string, got 5");
+    assert.equal(
+      await message("/jobs/hourly/backfill", '{"from":0,"to":1,"overlap":"cancelOther"}'),
+      'overlap: expected ("bufferAll" | "bufferOne" | "skip" | "allow"), got "cancelOther"',
+    );
+    assert.equal(
+      await message("/jobs/hourly/backfill", '{"from":0,"to":1,"rerun":"yes"}'),
+      'rerun: expected boolean, got "yes"',
+    );
+    assert.match(await message("/jobs/hourly/run", '{"mode":1e999}'), /, got "Infinity"$/);
+  });
+
   it("an unknown field of a request body or query suggests a field that route takes, never a job field", async () => {
     const f = setup();
     const message = async (method: string, path: string, body?: unknown) =>

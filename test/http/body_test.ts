@@ -96,6 +96,16 @@ describe("request bodies", () => {
     const bytes = await f.call("POST", "/jobs/hourly/run", { body: new Uint8Array([0x7b, 0xff, 0x7d]) });
     assert.equal(bytes.status, 400);
     assert.equal((await errorOf(bytes)).message, "body: not valid UTF-8");
+    // A compressed body was read as text: "not valid UTF-8", which sent the client to its JSON.
+    const gzipped = await f.call("POST", "/jobs/hourly/run", {
+      body: new Uint8Array([0x1f, 0x8b, 0x08, 0x00]),
+      headers: { "content-encoding": "gzip" },
+    });
+    assert.equal(gzipped.status, 400);
+    assert.equal(
+      (await errorOf(gzipped)).message,
+      'body: Content-Encoding "gzip" is not accepted; send it uncompressed',
+    );
   });
 });
 

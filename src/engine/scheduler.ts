@@ -69,8 +69,13 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
   const deliver = webhookHandler({ fetch: resolved.fetch, signing, webhooks, clock });
   const registry = createJobRegistry({ defaults, log, deliver });
   const tracker = createRunTracker();
-  const sleepFor = (ms: number) => sleep({ clock, tracker }, ms);
-  const writer = createOutcomeWriter({ store, clock, log, maxWaitMs: resolved.policy.heartbeatMs, sleep: sleepFor });
+  const writer = createOutcomeWriter({
+    store,
+    clock,
+    log,
+    maxWaitMs: resolved.policy.heartbeatMs,
+    sleep: (ms, signal) => sleep({ clock, tracker }, ms, signal),
+  });
   const lease = createLease({ store, clock, node, policy: resolved.policy, tracker, writer, log });
   const runner = { store, clock, log, emit, registry, lease, tracker, node };
   const reconciler = createReconciler({ store, clock, node, registry, lease, tracker, emit });
@@ -106,7 +111,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     },
     tick: triggers.tick,
     start: triggers.start,
-    stop: createStop({ tracker, clock, lease, triggers }),
+    stop: createStop({ tracker, clock, lease, triggers, emit }),
     list: afterReady(views.list),
     get: afterReady(views.get),
     summaries: afterReady(views.summaries),

@@ -57,6 +57,65 @@ describe("adversarial: store failures", () => {
     assert.equal(ofType(s.events, "lost").length, 0);
   });
 
+  it("the first tick after an outage lands the outcomes still waiting to be retried, then runs its slot", async () => {
+    // The row of a run that ended during the outage read `running` to that tick's overlap
+    // check until the outcome's retry wait (up to a heartbeat) was over: the job's next
+    // slots were recorded `skipped` ("still running") with nothing running.
+    const store = faultyStore();
+    const s = setup({ store });
+    const runs: number[] = [];
+    s.scheduler.job("once", { schedule: "* * * * *", run: (ctx) => void runs.push(ctx.slot) });
+    await tickAt(s, T0 + 1);
+    store.failNext("update", 1000);
+    await s.clock.set(T0 + MIN);
+    const first = s.scheduler.tick();
+    await s.clock.set(T0 + 2 * MIN); // retries failed all along; the last one waits a heartbeat
+    store.failNext("update", -1000); // the store is back
+    const report = await s.scheduler.tick();
+    assert.deepEqual(report.jobs["once"]!.skipped, []);
+    assert.equal(report.jobs["once"]!.outcomes[T0 + 2 * MIN], "ok");
+    assert.equal((await first).jobs["once"]!.outcomes[T0 + MIN], "ok");
+    assert.deepEqual(runs, [T0 + MIN, T0 + 2 * MIN]);
+    assert.deepEqual(tally(await rows(s.store, "once")), { ok: 2 });
+  });
+
+  it("stop() that gives up at its deadline says which outcomes the store never took, and which runs were still going", async () => {
+    // A success whose outcome write waited on a lock past the deadline was recorded
+    // abandoned by another node and run again as attempt 2, with nothing said here.
+    const store = faultyStore();
+    const s = setup({ store });
+    const release = deferred();
+    s.scheduler.job("done", { schedule: "* * * * *", run: () => {} });
+    s.scheduler.job("slow", { schedule: "* * * * *", run: () => release.promise });
+    await tickAt(s, T0 + 1);
+    store.failNext("update", 1000);
+    await s.clock.set(T0 + MIN);
+    void s.scheduler.tick();
+    await s.clock.advance(SEC);
+    const stopped = s.scheduler.stop({ grace: "1s", deadline: "3s" });
+    await s.clock.advance(4 * SEC);
+    await stopped;
+    const lost = ofType(s.events, "lost").map((e) => "attempt" in e ? [e.job, e.attempt, e.reason] : [e.job]);
+    assert.deepEqual(lost.sort(), [
+      [
+        "done",
+        1,
+        "stop() reached its deadline before the store took the outcome; once its lease ends the slot is recorded abandoned, and run again if the job has retries left",
+      ],
+      [
+        "slow",
+        1,
+        "stop() reached its deadline with the run still going; once its lease ends the slot is recorded abandoned, and run again if the job has retries left",
+      ],
+    ]);
+    assert.ok(
+      s.logger.lines.includes(
+        'warn job "done" slot 2030-01-01T00:01:00.000Z (attempt 1): outcome not recorded: stop() reached its deadline before the store took the outcome; once its lease ends the slot is recorded abandoned, and run again if the job has retries left',
+      ),
+    );
+    release.resolve();
+  });
+
   for (const method of ["snapshot", "claim", "reap", "reclaim"] as const) {
     it(`${method}() failing once: the tick fails closed, and afterwards every slot has one final row`, async () => {
       const store = faultyStore();

@@ -77,12 +77,14 @@ export interface Lease {
    * until the returned release is called, at most `HOLD_MS` per write.
    */
   holdOutcomes(): () => void;
+  /** Outcome writes waiting out a retry try again now; resolves once each has tried (see `OutcomeWriter.retryNow`). */
+  retryOutcomes(): Promise<void>;
   /** Ends held claims now (they were won but will not run), so any node's next tick reaps them. Never rejects. */
   release(claims: readonly HeldClaim[]): Promise<void>;
   /** One heartbeat now: fences checked first, then one renewal write. For tests and the timer. */
   beat(): Promise<void>;
-  /** Stops renewing every claim held now (after `stop()` gave up on them); their leases end on their own. */
-  abandon(): void;
+  /** Stops renewing every claim held now (after `stop()` gave up on them), and returns them; their leases end on their own. */
+  abandon(): HeldClaim[];
   /** A `cancelOther` slot superseded this run: abort its signal (reason `superseded`); its outcome is `cancelled`. */
   supersede(claim: HeldClaim): void;
 }
@@ -152,11 +154,14 @@ export function createLease(deps: {
       return won ? writes.hold({ job: job.name, slot, attempt: attempt + 1, node }, stored, kind) : undefined;
     },
     holdOutcomes: () => deps.writer.hold(),
+    retryOutcomes: () => deps.writer.retryNow(),
     beat: heart.beat,
     supersede: heart.supersede,
     abandon() {
-      for (const claim of tracker.claims()) heart.lose(claim, "scheduler stopped");
+      const given = [...tracker.claims()].filter((claim) => !claim.lost);
+      for (const claim of given) heart.lose(claim, "scheduler stopped");
       heart.rearm();
+      return given;
     },
   };
   return lease;

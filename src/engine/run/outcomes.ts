@@ -38,6 +38,20 @@ export interface OutcomeWriter {
    * sends what waits, `MAX_HELD` writes a batch), for at most `HOLD_MS` per write.
    */
   hold(): () => void;
+  /**
+   * Writes waiting out a retry's wait try again now; resolves once each of them has tried
+   * (whatever the store answered). A tick calls it first: after a lock or an outage, the
+   * row of a run that ended meanwhile read `running` to the tick's overlap check until
+   * the retry's wait (up to a heartbeat) was over, and the job's next slots were skipped.
+   */
+  retryNow(): Promise<void>;
+}
+
+/** The writes waiting out a retry's wait, and the signal that ends every wait at once. */
+interface Retries {
+  alarm: AbortController;
+  /** Resolves once the waiting write has tried again (its next attempt answered or failed). */
+  waiting: Set<Promise<void>>;
 }
 
 interface Pending {
@@ -54,7 +68,8 @@ export interface OutcomeWriterDeps {
   clock: Clock;
   log: Logger;
   maxWaitMs: number;
-  sleep: (ms: number) => Promise<void>;
+  /** Resolves after `ms`, or at once when `signal` aborts. */
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 /** Creates a writer over `store`: batches go as one `updateMany`, single writes as `update`. */
@@ -66,6 +81,7 @@ export function createOutcomeWriter(deps: OutcomeWriterDeps): OutcomeWriter {
   let flushing = false;
   let holds = 0;
   let timer: unknown;
+  const retries: Retries = { alarm: new AbortController(), waiting: new Set() };
 
   /** Sends the next batch now, or arms the timer for when a hold stops keeping it back. */
   const schedule = (): void => {
@@ -91,7 +107,7 @@ export function createOutcomeWriter(deps: OutcomeWriterDeps): OutcomeWriter {
     queue = queue.length <= MAX_HELD ? [] : queue.slice(MAX_HELD);
     try {
       if (batch.length === 1) {
-        await writeOne(deps, batch[0]!, false).then(batch[0]!.resolve, batch[0]!.reject);
+        await writeOne(deps, retries, batch[0]!, false).then(batch[0]!.resolve, batch[0]!.reject);
         return;
       }
       let results: readonly boolean[] | undefined;
@@ -116,7 +132,7 @@ export function createOutcomeWriter(deps: OutcomeWriterDeps): OutcomeWriter {
       // The rest's fate is unknown (it may have landed before its answer was lost): each
       // write reads its row back after a refusal.
       const rest = batch.slice(landed.length);
-      await Promise.all(rest.map((w) => writeOne(deps, w, true).then(w.resolve, w.reject)));
+      await Promise.all(rest.map((w) => writeOne(deps, retries, w, true).then(w.resolve, w.reject)));
     } finally {
       flushing = false;
     }
@@ -140,6 +156,13 @@ export function createOutcomeWriter(deps: OutcomeWriterDeps): OutcomeWriter {
         if (holds === 0) schedule();
       };
     },
+    retryNow() {
+      if (retries.waiting.size === 0) return Promise.resolve();
+      const tried = [...retries.waiting];
+      retries.alarm.abort();
+      retries.alarm = new AbortController();
+      return Promise.all(tried).then(() => {});
+    },
   };
 }
 
@@ -150,25 +173,41 @@ export function createOutcomeWriter(deps: OutcomeWriterDeps): OutcomeWriter {
  * row is read back, since the write may have landed before its answer was lost.
  * Rejects with the last store error once `live()` turns false.
  */
-async function writeOne(deps: OutcomeWriterDeps, w: Pending, unknown: boolean): Promise<boolean> {
+async function writeOne(deps: OutcomeWriterDeps, retries: Retries, w: Pending, unknown: boolean): Promise<boolean> {
   const { store, log } = deps;
   const { key, patch } = w;
   let failed = unknown;
+  /** Ends `retryNow()`'s wait for this write once its next attempt has answered. */
+  let tried: (() => void) | undefined;
   for (let wait = 250;; wait = Math.min(wait * 2, Math.max(250, deps.maxWaitMs))) {
     try {
-      if (await store.update(key, patch)) return true;
-      if (!failed) return false;
-      const row = await store.getRun(key.job, key.slot);
-      return row !== undefined && row.status === patch.status && row.attempt === key.attempt && row.node === key.node;
+      const recorded = await attempt(store, key, patch, failed);
+      tried?.();
+      return recorded;
     } catch (e) {
+      tried?.();
       if (!w.live()) throw e;
       if (!failed) {
-        log.warn(`${jobLabel(key.job)}: recording slot ${key.slot} failed; retrying until the store answers`, {
-          error: errorText(e),
-        });
+        log.warn(
+          `${jobLabel(key.job)}: recording slot ${
+            new Date(key.slot).toISOString()
+          } failed; retrying until the store answers`,
+          { error: errorText(e) },
+        );
       }
       failed = true;
-      await deps.sleep(wait);
+      const next = new Promise<void>((resolve) => (tried = resolve));
+      retries.waiting.add(next);
+      await deps.sleep(wait, retries.alarm.signal);
+      retries.waiting.delete(next);
     }
   }
+}
+
+/** One try of an outcome write; after a failure (`readBack`) a refusal is checked against the row. */
+async function attempt(store: Store, key: AttemptKey, patch: RunPatch, readBack: boolean): Promise<boolean> {
+  if (await store.update(key, patch)) return true;
+  if (!readBack) return false;
+  const row = await store.getRun(key.job, key.slot);
+  return row !== undefined && row.status === patch.status && row.attempt === key.attempt && row.node === key.node;
 }

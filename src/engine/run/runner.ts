@@ -170,7 +170,11 @@ async function attemptsFrom(
 
 /** A store call of the run failed for good: the row stays `running`; once its lease ends any node records it `abandoned`. */
 function storeFailed(deps: RunnerDeps, claim: HeldClaim, e: unknown): undefined {
-  deps.log.error(`${jobLabel(claim.job)}: could not record the outcome of slot ${claim.slot}; its lease will expire`);
+  deps.log.error(
+    `${jobLabel(claim.job)}: could not record the outcome of slot ${
+      new Date(claim.slot).toISOString()
+    }; its lease will expire`,
+  );
   return lost(deps, claim, `the store failed: ${errorText(e)}`);
 }
 

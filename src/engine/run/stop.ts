@@ -3,7 +3,7 @@ import { parseDuration } from "../../core/duration.ts";
 import type { Lease } from "./lease.ts";
 import type { RunTracker } from "./tracker.ts";
 import type { Triggers } from "../trigger.ts";
-import type { Clock, Scheduler } from "../types.ts";
+import type { Clock, Scheduler, SchedulerEvent } from "../types.ts";
 
 /** What `stop()` uses: the runs, the clock, the lease, and the triggers to halt first. */
 export interface StopDeps {
@@ -12,6 +12,7 @@ export interface StopDeps {
   lease: Lease;
   /** Halted first; a `start()` meanwhile (a new `restarted`) ends the stop. */
   triggers: Pick<Triggers, "halt" | "restarted">;
+  emit: (event: SchedulerEvent) => void;
 }
 
 /**
@@ -40,8 +41,21 @@ export function createStop(deps: StopDeps): Scheduler["stop"] {
       deadlineMs: Math.max(0, deadlineMs - spent),
     }, epoch);
     // Runs still going past the deadline are given up: no more renewals, so their
-    // leases end within one lease and any node takes the slots over.
-    if (triggers.restarted === epoch) deps.lease.abandon();
+    // leases end within one lease and any node takes the slots over. Each is said: a run
+    // that succeeded but whose outcome the store had not taken (a lock held past the
+    // deadline) was re-run by another node as attempt 2, with nothing logged here.
+    if (triggers.restarted !== epoch) return;
+    for (const claim of deps.lease.abandon()) {
+      deps.emit({
+        type: "lost",
+        job: claim.job,
+        slot: claim.slot,
+        attempt: claim.attempt,
+        reason: `stop() reached its deadline ${
+          claim.settling ? "before the store took the outcome" : "with the run still going"
+        }; once its lease ends the slot is recorded abandoned, and run again if the job has retries left`,
+      });
+    }
   };
 }
 

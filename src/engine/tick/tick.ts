@@ -229,6 +229,9 @@ export function createTicker(deps: TickDeps): Ticker {
 
     let snapshot: TickSnapshot;
     try {
+      // Outcomes this node could not write (a lock, an outage) are tried first: a row whose
+      // run ended reads `running` to the claims' overlap check until its outcome lands.
+      await lease.retryOutcomes();
       const names = quiet ? [] : shares === undefined ? registry.names() : shares.mine;
       // The store reads a large snapshot in pages, yielding between them; its last page
       // and the registry's sync over every job (40 ms at 100 000) take separate turns.

@@ -434,7 +434,10 @@ describe("runs: a cancelled slot's outcome write", () => {
     assert.equal(await cancel(deps, claim, T0 + SEC), undefined);
     assert.deepEqual(events.map((e) => e.type), ["cancelled", "lost"]);
     assert.match(events[1]!.reason ?? "", /the store failed: store down/);
-    assert.match(errors[0] ?? "", /"j": could not record the outcome of slot \d+; its lease will expire/);
+    assert.match(
+      errors[0] ?? "",
+      /"j": could not record the outcome of slot \d{4}-\d\d-\d\dT[\d:.]+Z; its lease will expire/,
+    );
     assert.deepEqual(released, [claim]);
   });
 });

@@ -121,7 +121,8 @@ async function attemptsFrom(
       const now = clock.now();
       if (claim.superseded && result.status !== "ok") return await cancel(deps, claim, now);
       if (result.status === "ok") return await succeeded(deps, job, claim, started, now);
-      const willRetry = attempt < job.retries.attempts && !result.stopped && !tracker.stopping && !claim.lost;
+      if (claim.lost) return leftToReaper(deps, job, claim, result);
+      const willRetry = attempt < job.retries.attempts && !result.stopped && !tracker.stopping;
       if (result.status === "timeout") {
         counters.timeouts++;
         deps.emit({ type: "timed-out", job: job.name, slot, attempt, willRetry, timeoutMs: job.timeoutMs });
@@ -166,6 +167,44 @@ async function attemptsFrom(
   } catch (e) {
     return storeFailed(deps, claim, e);
   }
+}
+
+/**
+ * An attempt that failed after its lease ended (the node was paused, or cut off from the
+ * store past its fence): no outcome is written. The row is left to the node that reaps it,
+ * which records it `abandoned` and runs it again while attempts are left, as when the
+ * reaper comes before the handler settles. Written here whenever the store still took it,
+ * the same freeze ended `error` and was never retried.
+ */
+function leftToReaper(
+  deps: RunnerDeps,
+  job: ResolvedJob,
+  claim: HeldClaim,
+  result: Exclude<AttemptResult, { status: "ok" }>,
+): undefined {
+  const { slot, attempt } = claim;
+  const willRetry = attempt < job.retries.attempts;
+  const counters = deps.registry.counters(job.name);
+  if (result.status === "timeout") counters.timeouts++;
+  else counters.errors++;
+  if (result.status === "timeout") {
+    deps.emit({ type: "timed-out", job: job.name, slot, attempt, willRetry, timeoutMs: job.timeoutMs });
+  } else {deps.emit({
+      type: "failed",
+      job: job.name,
+      slot,
+      attempt,
+      error: result.error,
+      willRetry,
+      thrown: result.thrown,
+    });}
+  return lost(
+    deps,
+    claim,
+    `the lease ended before the attempt settled; the node that reaps the row records it abandoned${
+      willRetry ? " and runs it again" : ""
+    }`,
+  );
 }
 
 /** A store call of the run failed for good: the row stays `running`; once its lease ends any node records it `abandoned`. */

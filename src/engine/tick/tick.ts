@@ -40,6 +40,12 @@ export interface StartedTick {
    * the slot, so their overlap is decided when it is due.
    */
   retick?: boolean;
+  /**
+   * The earliest stored lease end, still to come, of another node's open row in this tick's
+   * snapshot: timer mode wakes just after it, so a dead node's slot is reaped (and re-run)
+   * within `lease` + `leaseGrace` of its last renewal, not at the job's next slot.
+   */
+  leaseEnd?: number | undefined;
 }
 
 /** What a tick uses: the runner's parts plus the node, its capacity and history retention. */
@@ -228,6 +234,7 @@ export function createTicker(deps: TickDeps): Ticker {
       : undefined;
 
     let snapshot: TickSnapshot;
+    let leaseEnd: number | undefined;
     try {
       // Outcomes this node could not write (a lock, an outage) are tried first: a row whose
       // run ended reads `running` to the claims' overlap check until its outcome lands.
@@ -248,6 +255,12 @@ export function createTicker(deps: TickDeps): Ticker {
       const settled = await deps.reconciler.settle(snapshot, at);
       again.push(...settled.adopted);
       if (settled.error !== undefined) throw settled.error;
+      for (const row of snapshot.running) {
+        const end = row.leaseUntil;
+        if (row.node !== node && end !== null && end >= at && (leaseEnd === undefined || end < leaseEnd)) {
+          leaseEnd = end;
+        }
+      }
       const { reaped, reclaimed, error } = await lease.reap(snapshot, at, (row) => retryable(snapshot, row));
       reported(draft, reaped, reclaimed.map((r) => r.row));
       again.push(...reclaimed);
@@ -316,13 +329,13 @@ export function createTicker(deps: TickDeps): Ticker {
     started.push(...startAgain());
     if (won instanceof Error) {
       draft.fail(won.cause);
-      return finish(draft.report, started);
+      return { ...finish(draft.report, started), leaseEnd };
     }
     startOrphans(runs, snapshot, at, draft, won, started);
     // A tick claimed ahead resolves at its slot (timer mode re-arms after it), whatever it
     // won; at once when the node is stopping (its runs won ahead still start at the slot).
     if (ahead) await rounds.gate(now, true);
-    return { ...finish(draft.report, started), ...(retick ? { retick } : {}) };
+    return { ...finish(draft.report, started), leaseEnd, ...(retick ? { retick } : {}) };
   };
 
   /** Counts, reports and emits the rows the reaper ended. */

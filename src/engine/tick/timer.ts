@@ -101,6 +101,8 @@ export function createTimerLoop(
   let checkedFor = -Infinity;
   /** The job set's version when `roundsUntil` was found: a wake before it is quiet only if unchanged. */
   let armedVersion: number | undefined;
+  /** Another node's lease end from the last tick: a wake just after it reaps that row if it is not renewed. */
+  let leaseEnd: number | undefined;
   /** What the wake cache reads when the job set changed. */
   const schedules = () => enabledSchedules(state.jobs());
 
@@ -141,6 +143,13 @@ export function createTimerLoop(
       aheadOf = next;
       armedMs = Math.min(armedMs, Math.max(0, next - lead - now));
     }
+    // A dead node's slot is reaped (and re-run) just after its lease ends, not at the next
+    // slot of any job here: a `*/30 * * * * *` job was re-run 28 s after a kill, one on
+    // `0 * * * * *` 58 s after, and the re-run, still live, cost the next slot (`skipped`).
+    if (leaseEnd !== undefined && leaseEnd + 1 > now && leaseEnd + 1 - now < armedMs) {
+      armedMs = leaseEnd + 1 - now;
+      aheadOf = undefined;
+    }
     handle = state.clock.setTimeout(wake, armedMs);
   };
 
@@ -173,6 +182,7 @@ export function createTimerLoop(
     const phase = begun.then(
       (started) => {
         deferred = (started.report.deferred ?? 0) > 0;
+        leaseEnd = started.leaseEnd;
         // A tick ahead that failed once its slot had come (its claims' wait for the slot
         // ended the tick) leaves the slot to an ordinary tick now; one that failed sooner
         // re-arms for the slot itself (tickedAt keeps it from being ticked ahead again).

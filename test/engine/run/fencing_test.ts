@@ -8,6 +8,7 @@ import type { RunContext } from "../../../src/engine/types.ts";
 import { SchedulerError } from "../../../src/core/errors.ts";
 import { createMemoryStore, type MemoryStore } from "../../../src/store/memory/mod.ts";
 import { MIN, rows, SEC, setup, T0 } from "../_helpers.ts";
+import { faultyStore } from "../_faulty.ts";
 
 /** `base` seen from a node whose clock runs `ms` ahead; timers stay on `base`. */
 function skewed(base: ManualClock, ms: number): ManualClock {
@@ -174,5 +175,90 @@ describe("fencing: held ends before any other node can see the lease end", () =>
     assert.equal(seen[1]!.lease.held, true);
     await s.clock.set(T0 + MIN + 10 * SEC);
     await s.scheduler.stop();
+  });
+});
+
+describe("fencing: a run whose lease ended is left to the reaper", () => {
+  it("an attempt that fails after its fence writes no outcome: the reaper records it abandoned and runs the retry", async () => {
+    // Written here whenever the store still took it, the same freeze ended `error` at
+    // attempt 1 of 3 and was never retried; reaped first, it was retried. Now alike.
+    const store = faultyStore();
+    const s = setup({ store, lease: "6s", heartbeat: "2s", leaseGrace: "2s" });
+    const attempts: number[] = [];
+    s.scheduler.job("job", {
+      schedule: "* * * * *",
+      retries: { attempts: 3, backoff: "1s" },
+      run: (ctx) => {
+        attempts.push(ctx.attempt);
+        if (ctx.attempt > 1) return;
+        return new Promise<void>((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)));
+      },
+    });
+    await s.scheduler.tick(T0 + 1);
+    store.failNext("renew", 1000); // renewals do not land: the fence passes mid-run
+    await s.clock.set(T0 + MIN);
+    const first = s.scheduler.tick(T0 + MIN);
+    await s.clock.advance(10 * SEC);
+    await first;
+    store.failNext("renew", -1000);
+    const row = await s.store.getRun("job", T0 + MIN);
+    assert.deepEqual([row!.status, row!.attempt], ["running", 1], "no outcome written after the fence");
+    const failed = s.events.filter((e) => e.type === "failed");
+    assert.deepEqual(failed.map((e) => e.type === "failed" && e.willRetry), [true]);
+    assert.ok(
+      s.events.some((e) =>
+        e.type === "lost" && "reason" in e && /reaps the row records it abandoned and runs it again/.test(e.reason)
+      ),
+    );
+    await s.clock.set(T0 + MIN + 20 * SEC);
+    await s.scheduler.tick(T0 + MIN + 20 * SEC);
+    await s.clock.advance(SEC);
+    const [final] = await rows(s.store, "job");
+    assert.deepEqual([final!.status, final!.attempt], ["ok", 2]);
+    assert.deepEqual(attempts, [1, 2]);
+  });
+});
+
+describe("timer mode: a dead node's slot is re-run when its lease ends", () => {
+  it("the surviving node wakes just after the stored lease end, not at the job's next slot", async () => {
+    // It reaped at its next tick only: a `*/30 * * * * *` job was re-run 28 s after a kill,
+    // past the documented lease + leaseGrace, and the re-run, still live, cost the next slot.
+    const base = createManualClock(T0 - 30 * SEC + 1);
+    const shared = createMemoryStore();
+    const stores = { a: breakable(shared), b: breakable(shared) };
+    const starts: { node: string; attempt: number; at: number }[] = [];
+    const common = { lease: "6s", heartbeat: "2s", leaseGrace: "2s" } as const;
+    const nodes = (["a", "b"] as const).map((node) => {
+      const s = setup({ ...common, clock: base, store: stores[node].store, node });
+      s.scheduler.job("slow", {
+        schedule: "*/30 * * * * *",
+        retries: { attempts: 2 },
+        run: (ctx) => {
+          starts.push({ node, attempt: ctx.attempt, at: base.now() });
+          return ctx.attempt === 1 ? new Promise<void>(() => {}) : undefined;
+        },
+      });
+      return s;
+    });
+    for (const s of nodes) s.scheduler.start();
+    await base.settle();
+    await base.set(T0);
+    await base.settle();
+    assert.equal(starts.length, 1, "one node runs the slot");
+    const dead = starts[0]!.node as "a" | "b";
+    await base.advance(3 * SEC); // a renewal or so lands
+    stores[dead].fail("hang"); // then that node is gone
+    const diedAt = base.now();
+    for (let i = 0; i < 40 && starts.length < 2; i++) await base.advance(500);
+    const rerun = starts[1];
+    assert.ok(rerun !== undefined, "the slot was run again");
+    assert.equal(rerun.attempt, 2);
+    assert.notEqual(rerun.node, dead);
+    // The last renewal landed at most a heartbeat before the death; its stored end is a
+    // lease + grace after it (8 s), and the survivor reaps within the step that passes it.
+    assert.ok(rerun.at - diedAt <= 8 * SEC + 500, `re-run ${rerun.at - diedAt} ms after the death`);
+    assert.ok(rerun.at < T0 + 30 * SEC, "before the job's next slot");
+    const survivor = nodes.find((s) => s.scheduler.node !== dead)!;
+    await survivor.scheduler.stop({ grace: 0 });
   });
 });

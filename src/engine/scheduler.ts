@@ -100,18 +100,25 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     return await read(...args);
   };
 
+  const stop = createStop({ tracker, clock, lease, triggers, emit });
   const scheduler: Scheduler = {
     node,
     log,
     ready,
-    close: () => store.close(),
+    // Without a stop() first, the timer kept ticking on the closed store (a store error
+    // logged each time) and the runs in flight lost their outcomes unsaid: stopped now,
+    // at once (each run still going is given up with a `lost` event).
+    close: async () => {
+      await stop({ grace: 0, deadline: 0 }, "close() came before stop()");
+      await store.close();
+    },
     job(name, spec) {
       registry.addCode(name, spec);
       return scheduler;
     },
     tick: triggers.tick,
     start: triggers.start,
-    stop: createStop({ tracker, clock, lease, triggers, emit }),
+    stop: (options) => stop(options),
     list: afterReady(views.list),
     get: afterReady(views.get),
     summaries: afterReady(views.summaries),

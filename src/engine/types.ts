@@ -475,7 +475,11 @@ export interface Scheduler {
   readonly log: Logger;
   /** Initialises the store (through `storeTimeout`); idempotent, retried after a failure. */
   ready(): Promise<void>;
-  /** Closes the store (through `storeTimeout`); call after `stop()`. */
+  /**
+   * Closes the store (through `storeTimeout`). Call it after `stop()`: without one, it stops
+   * the node at once (handlers' signals abort, and what is still running is given up, a
+   * `lost` event each).
+   */
   close(): Promise<void>;
   /** Registers a code-defined job; throws `SchedulerError` (`invalid-spec`, `invalid-name`) naming the field path. Returns the scheduler. */
   job(name: string, spec: JobSpec): Scheduler;

@@ -259,6 +259,31 @@ describe("robustness", () => {
     await s.scheduler.stop();
   });
 
+  it("close() without stop() stops the node at once: no tick on the closed store, each run in flight said lost", async () => {
+    // The timer kept ticking on the closed store ("store error … no slot runs until it
+    // recovers", once a tick) and the run in flight lost its outcome unsaid.
+    const s = setup({ node: "n1", start: T0 + 1 });
+    const stuck = deferred();
+    s.scheduler.job("long", { schedule: "* * * * *", run: () => stuck.promise });
+    s.scheduler.job("often", { schedule: "*/10 * * * * *", run: () => {} });
+    s.scheduler.start();
+    await s.clock.set(T0 + MIN);
+    await s.clock.settle();
+    const ticks = ofType(s.events, "tick").length;
+    await s.scheduler.close();
+    assert.equal((await s.scheduler.health()).running, false);
+    await s.clock.advance(MIN);
+    assert.equal(ofType(s.events, "store-error").length, 0);
+    assert.ok(ofType(s.events, "tick").length <= ticks + 1, "no tick after close");
+    assert.deepEqual(
+      ofType(s.events, "lost").filter((e) => e.job === "long").map((e) =>
+        "reason" in e && e.reason.startsWith("close() came before stop() with the run still going")
+      ),
+      [true],
+    );
+    stuck.resolve();
+  });
+
   it("list() shows next slots, last outcome, counters and the live run", async () => {
     const s = setup();
     const gate = deferred();

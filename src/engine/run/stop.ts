@@ -24,9 +24,11 @@ export interface StopDeps {
  *
  * @throws {SchedulerError} `invalid-spec` naming `grace` or `deadline` (before anything stops).
  */
-export function createStop(deps: StopDeps): Scheduler["stop"] {
+export function createStop(
+  deps: StopDeps,
+): (options?: Parameters<Scheduler["stop"]>[0], caller?: string) => Promise<void> {
   const at = (field: string) => ({ code: "invalid-spec" as const, field, path: field });
-  return async (options = {}) => {
+  return async (options = {}, caller = "stop() reached its deadline") => {
     const graceMs = parseDuration(options.grace ?? "10s", at("grace"));
     const deadlineMs = parseDuration(options.deadline ?? "30s", at("deadline"));
     const from = deps.clock.now();
@@ -51,7 +53,7 @@ export function createStop(deps: StopDeps): Scheduler["stop"] {
         job: claim.job,
         slot: claim.slot,
         attempt: claim.attempt,
-        reason: `stop() reached its deadline ${
+        reason: `${caller} ${
           claim.settling ? "before the store took the outcome" : "with the run still going"
         }; once its lease ends the slot is recorded abandoned, and run again if the job has retries left`,
       });
@@ -77,7 +79,9 @@ export async function stopRuns(
   restarted: Promise<void>,
 ): Promise<void> {
   const active = tracker.active();
-  if (active.length === 0) return;
+  // No wait at all (`deadline: 0`, `close()` before `stop()`): given up at once, with no timer
+  // (a manual clock would otherwise hold it until advanced).
+  if (active.length === 0 || options.deadlineMs <= 0) return;
   tracker.stopping = true;
   const graceHandle = clock.setTimeout(() => {
     for (const controller of tracker.controllers) controller.abort(new DOMException("scheduler stopped", "AbortError"));

@@ -97,7 +97,13 @@ export function libsqlConnection(resolved: ResolvedLibsqlOptions): LibsqlConnect
         // Jittered, capped backoff so contending processes spread out.
         const delay = backoff(attempt, 1, 50);
         if (Date.now() + delay > limit) {
-          throw storeError(`${operation} (still locked after ${Date.now() - started} ms)`, error, resolved.where);
+          throw storeError(
+            `${operation} (still locked after ${
+              Date.now() - started
+            } ms: another connection holds a write lock on the database; busyTimeout sets this wait)`,
+            error,
+            resolved.where,
+          );
         }
         await life.pause(delay);
       }

@@ -111,7 +111,6 @@ async function attemptsFrom(
   first: AttemptResult | Promise<AttemptResult>,
 ): Promise<Outcome | undefined> {
   const { clock, store, lease, tracker } = deps;
-  const counters = deps.registry.counters(job.name);
   const { slot } = claim;
   try {
     for (let pending: typeof first | undefined = first;; pending = undefined) {
@@ -123,21 +122,7 @@ async function attemptsFrom(
       if (result.status === "ok") return await succeeded(deps, job, claim, started, now);
       if (claim.lost) return leftToReaper(deps, job, claim, result);
       const willRetry = attempt < job.retries.attempts && !result.stopped && !tracker.stopping;
-      if (result.status === "timeout") {
-        counters.timeouts++;
-        deps.emit({ type: "timed-out", job: job.name, slot, attempt, willRetry, timeoutMs: job.timeoutMs });
-      } else {
-        counters.errors++;
-        deps.emit({
-          type: "failed",
-          job: job.name,
-          slot,
-          attempt,
-          error: result.error,
-          willRetry,
-          thrown: result.thrown,
-        });
-      }
+      failedAttempt(deps, job, slot, attempt, result, willRetry);
       if (!willRetry) {
         return await finish(deps, claim, {
           status: result.status,
@@ -182,22 +167,8 @@ function leftToReaper(
   claim: HeldClaim,
   result: Exclude<AttemptResult, { status: "ok" }>,
 ): undefined {
-  const { slot, attempt } = claim;
-  const willRetry = attempt < job.retries.attempts;
-  const counters = deps.registry.counters(job.name);
-  if (result.status === "timeout") counters.timeouts++;
-  else counters.errors++;
-  if (result.status === "timeout") {
-    deps.emit({ type: "timed-out", job: job.name, slot, attempt, willRetry, timeoutMs: job.timeoutMs });
-  } else {deps.emit({
-      type: "failed",
-      job: job.name,
-      slot,
-      attempt,
-      error: result.error,
-      willRetry,
-      thrown: result.thrown,
-    });}
+  const willRetry = claim.attempt < job.retries.attempts;
+  failedAttempt(deps, job, claim.slot, claim.attempt, result, willRetry);
   return lost(
     deps,
     claim,
@@ -205,6 +176,25 @@ function leftToReaper(
       willRetry ? " and runs it again" : ""
     }`,
   );
+}
+
+/** Counts and emits an attempt that failed or timed out. */
+function failedAttempt(
+  deps: RunnerDeps,
+  job: ResolvedJob,
+  slot: number,
+  attempt: number,
+  result: Exclude<AttemptResult, { status: "ok" }>,
+  willRetry: boolean,
+): void {
+  const counters = deps.registry.counters(job.name);
+  if (result.status === "timeout") {
+    counters.timeouts++;
+    deps.emit({ type: "timed-out", job: job.name, slot, attempt, willRetry, timeoutMs: job.timeoutMs });
+  } else {
+    counters.errors++;
+    deps.emit({ type: "failed", job: job.name, slot, attempt, error: result.error, willRetry, thrown: result.thrown });
+  }
 }
 
 /** A store call of the run failed for good: the row stays `running`; once its lease ends any node records it `abandoned`. */

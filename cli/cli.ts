@@ -6,13 +6,13 @@
  *
  * @module
  */
-import cronstrue from "cronstrue";
 import { SchedulerError } from "../src/core/errors.ts";
 import { resolveCron, schedule as toSchedule } from "../src/core/mod.ts";
 import type { Schedule } from "../src/core/types.ts";
 import { type Args, parseArgs, type Request, UsageError } from "./args.ts";
 import { type FireText, formatFire, pointAtField, ZONE_PREFIX } from "./format.ts";
 import { modifierOptions } from "./modifiers.ts";
+import { cronInWords as describe } from "../src/http/dashboard/_format.ts";
 import { COMMAND_HELP, SHORT_USAGE, USAGE } from "./usage.ts";
 import { VERSION } from "./version.ts";
 
@@ -52,18 +52,6 @@ function daysCombineWithOr(expression: string): boolean {
   const [dom, , dow] = fields.slice(-3);
   const free = (f: string | undefined): boolean => f === "*" || f === "?";
   return !free(dom) && !free(dow);
-}
-
-function describe(expression: string): string | undefined {
-  try {
-    return cronstrue.toString(expression.trim(), {
-      use24HourTimeFormat: true,
-      throwExceptionOnParseError: true,
-      verbose: false,
-    });
-  } catch {
-    return undefined;
-  }
 }
 
 /** The cron fields of a cron schedule (without any `CRON_TZ=` prefix), else undefined. */
@@ -186,7 +174,9 @@ function runCommand(args: Args, io: CliIo): number {
   }
   const next = fires();
   const fields = resolvedFields(schedule, args);
-  const description = command === "explain" && fields !== undefined ? describe(fields) : undefined;
+  const description = command === "explain" && fields !== undefined
+    ? describe(fields, args.format === "aws")
+    : undefined;
   const either = command === "explain" && fields !== undefined && daysCombineWithOr(fields)
     ? "fires when EITHER the day of month or the day of week matches"
     : undefined;

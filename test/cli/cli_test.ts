@@ -141,6 +141,16 @@ describe("edgecron explain", () => {
     ]);
   });
 
+  it("says what the schedule runs: a day-of-week N/S to Sunday, the AWS form's weekdays from Sunday = 1", () => {
+    // The words said Friday to Saturday for `5/1` (the fires went on to Sunday), and Tuesday
+    // to Saturday for AWS's `2/2` (Monday to Saturday).
+    assert.match(cli("explain", "0 0 * * 5/1", "-n", "1").out, /^At 00:00, Friday through Sunday \(UTC\)$/m);
+    assert.match(
+      cli("explain", "0 12 ? * 2/2 *", "--format", "aws", "-n", "1").out,
+      /^At 12:00, every 2 days of the week, Monday through Saturday \(UTC\)$/m,
+    );
+  });
+
   it("notes that restricted day-of-month and day-of-week combine with OR", () => {
     const { out } = cli("explain", "0 0 13 * 5", "--json", "-n", "2");
     const body = json(out);

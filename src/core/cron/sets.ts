@@ -161,6 +161,8 @@ export function dowSet(text: string, key: string | undefined, def: FieldDef = DA
       if (k < 1 || k > 5) fail(`day-of-week "#" must be followed by 1-5, got ${quote(text.slice(start, end))}`);
       nth ??= [0, 0, 0, 0, 0];
       nth[k - 1]! |= 1 << day;
+    } else if (end - start === 1 && text.charCodeAt(start) === L && def !== DAY_OF_WEEK) {
+      days |= 1 << 6; // `L` alone in AWS's form: the week's last day, Saturday (croner and cron-parser refuse it in cron's)
     } else if (end - start > 1 && text.charCodeAt(end - 1) === L) {
       last |= 1 << ((valueAt(def, text, start, end - 1, start, end) - shift) % 7);
     } else {

@@ -3,15 +3,33 @@ import cronstrue from "cronstrue";
 import type { ScheduleSpec } from "../../core/types.ts";
 import { formatDuration, tryParseDuration } from "../../core/duration.ts";
 
+/**
+ * A cron expression in words (cronstrue), or undefined when cronstrue cannot read it. A
+ * day-of-week `N/S` is given to it as `N-7/S`: it read `5/1` as Friday to Saturday, where
+ * the schedule (as cronie's) runs Friday to Sunday. `aws`: EventBridge's form, whose
+ * day-of-week counts from 1, Sunday (read as cron, `2` was said to be Tuesday).
+ */
+export function cronInWords(cron: string, aws = false): string | undefined {
+  const fields = cron.trim().split(/\s+/);
+  if (!aws && fields.length >= 5 && fields.length <= 7) {
+    const dow = fields.length === 7 ? 5 : fields.length - 1;
+    fields[dow] = fields[dow]!.replace(/(^|,)(\d|[A-Za-z]{3})\/(\d+)(?=,|$)/g, "$1$2-7/$3");
+  }
+  try {
+    return cronstrue.toString(fields.join(" "), {
+      use24HourTimeFormat: true,
+      throwExceptionOnParseError: true,
+      verbose: false,
+      dayOfWeekStartIndexZero: !aws,
+    });
+  } catch {
+    return undefined;
+  }
+}
+
 /** The schedule in words: cronstrue for cron, our own phrasing for intervals and one-shots. */
 export function scheduleInWords(spec: ScheduleSpec, zone: string): string {
-  if ("cron" in spec) {
-    try {
-      return cronstrue.toString(spec.cron, { use24HourTimeFormat: true, verbose: false });
-    } catch {
-      return "";
-    }
-  }
+  if ("cron" in spec) return cronInWords(spec.cron, spec.format === "aws") ?? "";
   if ("every" in spec) {
     const ms = tryParseDuration(spec.every);
     const every = ms === undefined ? spec.every : formatDuration(ms);

@@ -44,6 +44,9 @@ const valid: Array<[string, CronOptions, string[]]> = [
   ["0 0 1,L * *", {}, ["2026-01-31T00:00:00Z", "2026-02-01T00:00:00Z", "2026-02-28T00:00:00Z"]],
   ["0 0 * * 5L", {}, ["2026-01-30T00:00:00Z", "2026-02-27T00:00:00Z", "2026-03-27T00:00:00Z"]],
   ["0 0 * * FRIL", {}, ["2026-01-30T00:00:00Z", "2026-02-27T00:00:00Z"]],
+  // `L` alone in AWS's form is the week's last day, Saturday; it was refused as not a weekday.
+  // (In cron's form croner and cron-parser refuse it, and so does cron(): peer_vectors_test.)
+  ["0 12 ? * L *", { format: "aws" }, ["2026-01-03T12:00:00Z", "2026-01-10T12:00:00Z"]],
   ["0 0 * * 1#2", {}, ["2026-01-12T00:00:00Z", "2026-02-09T00:00:00Z", "2026-03-09T00:00:00Z"]],
   ["0 0 * * MON#1,fri#3", {}, [
     "2026-01-05T00:00:00Z",

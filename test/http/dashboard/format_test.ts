@@ -12,6 +12,19 @@ describe("scheduleInWords", () => {
     assert.equal(scheduleInWords({ cron: "30 2 * * *" }, "UTC"), "At 02:30");
   });
 
+  it("says a day-of-week N/S to Sunday, as it runs, and reads the AWS form's weekdays from Sunday = 1", () => {
+    // cronstrue read `5/1` as Friday to Saturday, and AWS's `2` (Monday) as Tuesday.
+    assert.equal(scheduleInWords({ cron: "0 0 * * 5/1" }, "UTC"), "At 00:00, Friday through Sunday");
+    assert.equal(
+      scheduleInWords({ cron: "0 0 * * MON/2,FRI" }, "UTC"),
+      "At 00:00, every 2 days of the week, Monday through Sunday and only on Friday",
+    );
+    assert.equal(
+      scheduleInWords({ cron: "0 12 ? * 2-6 *", format: "aws" }, "UTC"),
+      "At 12:00, Monday through Friday",
+    );
+  });
+
   it("describes intervals and one-shots itself", () => {
     assert.equal(scheduleInWords({ every: "90m" }, "UTC"), "Every 1h30m");
     assert.equal(scheduleInWords({ every: "1h", anchor: "09:30" }, "UTC"), "Every 1h, from 09:30 each day");

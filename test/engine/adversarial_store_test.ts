@@ -79,6 +79,92 @@ describe("adversarial: store failures", () => {
     assert.deepEqual(tally(await rows(s.store, "once")), { ok: 2 });
   });
 
+  for (const storeTimeout of ["30s", Infinity] as const) {
+    it(`an outcome write that never answers holds no tick past a second (storeTimeout ${String(storeTimeout)})`, async () => {
+      // The tick's wait for the retried outcome writes had no bound: one row's write held by a
+      // lock held every tick of the node for the store's timeout, or for ever.
+      const store = createMemoryStore();
+      const update = store.update.bind(store);
+      let calls = 0;
+      store.update = (key, patch) => {
+        if (key.job !== "locked" || patch.status === undefined) return update(key, patch);
+        return ++calls <= 3 ? Promise.reject(new Error("database is locked")) : new Promise(() => {});
+      };
+      const updateMany = store.updateMany.bind(store);
+      store.updateMany = (writes) =>
+        writes.some((w) => w.key.job === "locked")
+          ? Promise.reject(new Error("database is locked"))
+          : updateMany(writes);
+      const s = setup({ store, storeTimeout });
+      const starts: number[] = [];
+      s.scheduler.job("locked", { schedule: "* * * * *", run: () => {} });
+      s.scheduler.job("often", { schedule: "* * * * * *", run: () => void starts.push(s.clock.now()) });
+      await s.scheduler.tick(T0 + 1);
+      await s.clock.set(T0 + MIN);
+      void s.scheduler.tick(T0 + MIN);
+      await s.clock.set(T0 + MIN + SEC); // the outcome's retries wait 250, 500, 1 000 ms
+      void s.scheduler.tick(T0 + MIN + SEC);
+      await s.clock.advance(5 * SEC);
+      const first = starts.find((t) => t >= T0 + MIN + SEC);
+      assert.ok(first !== undefined && first <= T0 + MIN + 2 * SEC, `the :01 slot started at ${first}`);
+    });
+  }
+
+  it("stop({ deadline: 0 }) wakes a run waiting out a retry's backoff: no timer is left holding the process", async () => {
+    const s = setup({});
+    s.scheduler.job("flaky", {
+      schedule: "* * * * *",
+      retries: { attempts: 3, backoff: "1h" },
+      run: () => {
+        throw new Error("boom");
+      },
+    });
+    await tickAt(s, T0 + 1);
+    await s.clock.set(T0 + MIN);
+    void s.scheduler.tick(T0 + MIN);
+    await s.clock.settle();
+    await s.scheduler.stop({ grace: 0, deadline: 0 });
+    assert.deepEqual(s.clock.pending().filter((t) => t.at - s.clock.now() >= 30 * MIN), []);
+  });
+
+  it("a run given up by close() is said lost once: no second lost, no failed, no error counted", async () => {
+    const s = setup({ start: T0 + 1 });
+    s.scheduler.job("long", {
+      schedule: "* * * * *",
+      retries: { attempts: 2 },
+      run: (ctx) =>
+        new Promise<void>((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason))),
+    });
+    await s.scheduler.tick(T0 + 1);
+    await s.clock.set(T0 + MIN);
+    void s.scheduler.tick(T0 + MIN);
+    await s.clock.settle();
+    await s.scheduler.close();
+    await s.clock.settle();
+    assert.deepEqual(ofType(s.events, "lost").map((e) => "reason" in e && e.reason.split(";")[0]), [
+      "close() came before stop() with the run still going",
+    ]);
+    assert.deepEqual(ofType(s.events, "failed"), []);
+  });
+
+  it("a run that settles after stop() gave it up still records its outcome, as the lost event allows", async () => {
+    const s = setup({ start: T0 + 1 });
+    const release = deferred();
+    s.scheduler.job("slow", { schedule: "* * * * *", run: () => release.promise });
+    await s.scheduler.tick(T0 + 1);
+    await s.clock.set(T0 + MIN);
+    void s.scheduler.tick(T0 + MIN);
+    await s.clock.settle();
+    await s.scheduler.stop({ grace: 0, deadline: 0 });
+    release.resolve();
+    await s.clock.settle();
+    assert.equal((await s.store.getRun("slow", T0 + MIN))?.status, "ok");
+    assert.match(
+      ofType(s.events, "lost").map((e) => ("reason" in e ? e.reason : ""))[0] ?? "",
+      /with the run still going; unless its outcome lands first, once its lease ends/,
+    );
+  });
+
   it("stop() that gives up at its deadline says which outcomes the store never took, and which runs were still going", async () => {
     // A success whose outcome write waited on a lock past the deadline was recorded
     // abandoned by another node and run again as attempt 2, with nothing said here.
@@ -100,17 +186,17 @@ describe("adversarial: store failures", () => {
       [
         "done",
         1,
-        "stop() reached its deadline before the store took the outcome; once its lease ends the slot is recorded abandoned, and run again if the job has retries left",
+        "stop() reached its deadline before the store took the outcome; unless its outcome lands first, once its lease ends the slot is recorded abandoned, and run again if the job has retries left",
       ],
       [
         "slow",
         1,
-        "stop() reached its deadline with the run still going; once its lease ends the slot is recorded abandoned, and run again if the job has retries left",
+        "stop() reached its deadline with the run still going; unless its outcome lands first, once its lease ends the slot is recorded abandoned, and run again if the job has retries left",
       ],
     ]);
     assert.ok(
       s.logger.lines.includes(
-        'warn job "done" slot 2030-01-01T00:01:00.000Z (attempt 1): outcome not recorded: stop() reached its deadline before the store took the outcome; once its lease ends the slot is recorded abandoned, and run again if the job has retries left',
+        'warn job "done" slot 2030-01-01T00:01:00.000Z (attempt 1): outcome not recorded: stop() reached its deadline before the store took the outcome; unless its outcome lands first, once its lease ends the slot is recorded abandoned, and run again if the job has retries left',
       ),
     );
     release.resolve();

@@ -160,6 +160,21 @@ describe("backfill", () => {
     }
   });
 
+  it("a PUT of the very same definition (a deploy that syncs every job) does not end the backfill", async () => {
+    const hook = { schedule: "0 * * * *", target: { url: "https://example.test/hook" } };
+    const calls: string[] = [];
+    const ref: { s?: ReturnType<typeof setup> } = {};
+    const fetch = async (input: RequestInfo | URL): Promise<Response> => {
+      calls.push(String(input));
+      if (calls.length === 2) await ref.s!.scheduler.define("hook", hook); // a new version, the same spec
+      return new Response("ok");
+    };
+    const s = ref.s = setup({ start: T0, webhookSecret: "k", fetch: fetch as typeof globalThis.fetch });
+    await s.scheduler.define("hook", hook);
+    const report = await s.scheduler.backfill("hook", { from: T0 - 6 * HOUR, to: T0 });
+    assert.deepEqual([report.stopped, report.ran.length, calls.length], [false, 6, 6]);
+  });
+
   it("refuses a reversed range, bad instants, too many slots and unknown jobs before running anything", async () => {
     const s = setup({ start: T0 });
     s.scheduler.job("j", { schedule: "* * * * *", run: () => {} });

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { SchedulerError } from "../../src/core/errors.ts";
 import { createMemoryStore } from "../../src/store/memory/mod.ts";
 import { MIN, rows, setup, T0, tickAt } from "./_helpers.ts";
+import { faultyStore } from "./_faulty.ts";
 
 function fetchSpy(status = 200) {
   const calls: Request[] = [];
@@ -130,6 +131,23 @@ describe("data-defined jobs", () => {
     const report = await tickAt(s, T0 + 5 * MIN);
     assert.equal(report.jobs["hook"]!.outcomes[T0 + 5 * MIN], "ok");
     assert.equal(spy.calls.length, 1);
+  });
+
+  it("undefine() whose pause clearing fails says so: the job is deleted, and its pause is to be ended by hand", async () => {
+    // A second undefine() finds nothing to delete and cannot end the pause: the first says it.
+    const store = faultyStore();
+    const s = setup({ store, webhookSecret: "k", fetch: fetchSpy().fetch });
+    await s.scheduler.define("hook", hook);
+    await s.scheduler.pause("hook", { note: "old" });
+    store.failNext("setPaused");
+    await assert.rejects(
+      s.scheduler.undefine("hook"),
+      (e: unknown) =>
+        e instanceof SchedulerError && e.code === "store-error" &&
+        /^store-error: job "hook" was deleted, but its pause could not be ended \(.*\); resume it once it is defined again$/
+          .test(e.message),
+    );
+    assert.equal(await s.store.getDef("hook"), undefined);
   });
 
   it("refuses a definition over 60 000 bytes of JSON, counted in UTF-8, on every store alike", async () => {

@@ -140,8 +140,11 @@ export async function runBackfill(
     // 3 000 slots on a libSQL file; live slots were recorded `missed`).
     if (slot !== plan.slots[0]) await nextTurn();
     // A job deleted or redefined since the plan (undefine(), DELETE or PUT /jobs/:name) ends
-    // its backfill as a pause would: the deliveries went on after the job was gone.
-    if (signal?.aborted === true || deps.tracker.stopping || deps.registry.get(job.name) !== job) {
+    // its backfill as a pause would: the deliveries went on after the job was gone. A PUT of
+    // the same definition (a new version, the same spec) does not.
+    const current = deps.registry.get(job.name);
+    if (current !== job && current !== undefined && sameSpec(current, job)) job = current;
+    if (signal?.aborted === true || deps.tracker.stopping || current !== job) {
       report.stopped = true;
       break;
     }
@@ -151,6 +154,12 @@ export async function runBackfill(
     if (outcome !== undefined) report.outcomes[slot] = outcome;
   }
   return report;
+}
+
+/** Whether two resolutions of a job come from the same definition (data jobs: the same stored spec). */
+function sameSpec(a: ResolvedJob, b: ResolvedJob): boolean {
+  return a.source === "data" && b.source === "data" && a.def !== undefined && b.def !== undefined &&
+    JSON.stringify(a.def.spec) === JSON.stringify(b.def.spec);
 }
 
 /** A slot through the buffer: enqueued, then started by promote() here or on another node; waits for its final row. */

@@ -74,6 +74,7 @@ export function createClaimWrites(deps: {
         capUntil: Infinity,
         controller: undefined,
         lost: false,
+        givenUp: false,
         superseded: false,
         settling: false,
         generation: 0,

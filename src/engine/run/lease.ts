@@ -11,7 +11,7 @@ import type { ResolvedJob } from "../jobs/spec.ts";
 import type { Clock, Logger } from "../types.ts";
 import type { Abortable } from "./abort.ts";
 import { createClaimWrites } from "./claim_writes.ts";
-import { createHeartbeat } from "./heartbeat.ts";
+import { type Claim, createHeartbeat } from "./heartbeat.ts";
 import type { OutcomeWriter } from "./outcomes.ts";
 import { leaseCap, type LeasePolicy, leaseUntil } from "./policy.ts";
 
@@ -159,7 +159,10 @@ export function createLease(deps: {
     supersede: heart.supersede,
     abandon() {
       const given = [...tracker.claims()].filter((claim) => !claim.lost);
-      for (const claim of given) heart.lose(claim, "scheduler stopped");
+      for (const claim of given) {
+        (claim as Claim).givenUp = true;
+        heart.lose(claim, "scheduler stopped");
+      }
       heart.rearm();
       return given;
     },

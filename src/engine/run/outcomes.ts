@@ -54,6 +54,9 @@ interface Retries {
   waiting: Set<Promise<void>>;
 }
 
+/** The longest a tick waits for the outcome writes it retried. */
+const RETRY_NOW_MAX_WAIT_MS = 1_000;
+
 interface Pending {
   key: AttemptKey;
   patch: RunPatch;
@@ -161,7 +164,11 @@ export function createOutcomeWriter(deps: OutcomeWriterDeps): OutcomeWriter {
       const tried = [...retries.waiting];
       retries.alarm.abort();
       retries.alarm = new AbortController();
-      return Promise.all(tried).then(() => {});
+      // Bounded: a retry that does not answer (a row lock held elsewhere, a hung call) must
+      // not hold every tick of the node for the store's timeout, or for ever.
+      let timer: unknown;
+      const bound = new Promise<void>((resolve) => (timer = deps.clock.setTimeout(resolve, RETRY_NOW_MAX_WAIT_MS)));
+      return Promise.race([Promise.all(tried), bound]).then(() => deps.clock.clearTimeout(timer));
     },
   };
 }

@@ -167,6 +167,8 @@ function leftToReaper(
   claim: HeldClaim,
   result: Exclude<AttemptResult, { status: "ok" }>,
 ): undefined {
+  // Given up by stop() or close(), which said so (a `lost` event): nothing more to say.
+  if (claim.givenUp) return leave(deps, claim);
   const willRetry = claim.attempt < job.retries.attempts;
   failedAttempt(deps, job, claim.slot, claim.attempt, result, willRetry);
   return lost(
@@ -396,7 +398,7 @@ class Attempt {
   /** What a rejection of the handler means: aborted (stop, lease) or its own error. */
   failure(e: unknown): AttemptResult {
     const aborted = this.controller.aborted && !this.#timedOut;
-    const why = this.claim.lost ? "lease ended" : "scheduler stopped";
+    const why = this.claim.lost && !this.claim.givenUp ? "lease ended" : "scheduler stopped";
     return {
       status: "error",
       error: aborted ? `aborted: ${why} (${errorText(e)})` : errorText(e),

@@ -55,7 +55,7 @@ export function createStop(
         attempt: claim.attempt,
         reason: `${caller} ${
           claim.settling ? "before the store took the outcome" : "with the run still going"
-        }; once its lease ends the slot is recorded abandoned, and run again if the job has retries left`,
+        }; unless its outcome lands first, once its lease ends the slot is recorded abandoned, and run again if the job has retries left`,
       });
     }
   };
@@ -81,7 +81,13 @@ export async function stopRuns(
   const active = tracker.active();
   // No wait at all (`deadline: 0`, `close()` before `stop()`): given up at once, with no timer
   // (a manual clock would otherwise hold it until advanced).
-  if (active.length === 0 || options.deadlineMs <= 0) return;
+  if (active.length === 0) return;
+  if (options.deadlineMs <= 0) {
+    // Wakes what waits on a timer (a retry's backoff, an outcome's retry wait): given up now,
+    // it must not hold the process until its timer fires.
+    for (const controller of tracker.controllers) controller.abort(new DOMException("scheduler stopped", "AbortError"));
+    return;
+  }
   tracker.stopping = true;
   const graceHandle = clock.setTimeout(() => {
     for (const controller of tracker.controllers) controller.abort(new DOMException("scheduler stopped", "AbortError"));

@@ -26,6 +26,8 @@ export interface HeldClaim extends Readonly<AttemptKey> {
   readonly controller: Abortable | undefined;
   /** Set once the fence passed, a renewal found the row taken, or the scheduler gave up; never cleared. */
   readonly lost: boolean;
+  /** Set (with `lost`) when `stop()` or `close()` gave the claim up; they say so themselves. */
+  readonly givenUp: boolean;
   /** Set (with `lost`) when a `cancelOther` slot superseded this run: its outcome is `cancelled`. */
   readonly superseded: boolean;
   /** Set once the handler settled and its outcome is being written: renewed without a cap, never fenced. */

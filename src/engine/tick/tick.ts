@@ -43,7 +43,9 @@ export interface StartedTick {
   /**
    * The earliest stored lease end, still to come, of another node's open row in this tick's
    * snapshot: timer mode wakes just after it, so a dead node's slot is reaped (and re-run)
-   * within `lease` + `leaseGrace` of its last renewal, not at the job's next slot.
+   * within `lease` + `leaseGrace` of its last renewal, not at the job's next slot. Present
+   * (maybe undefined) on every tick that read the open rows; absent from later rounds and
+   * failed ticks, which leave the last one standing.
    */
   leaseEnd?: number | undefined;
 }
@@ -257,9 +259,10 @@ export function createTicker(deps: TickDeps): Ticker {
       if (settled.error !== undefined) throw settled.error;
       for (const row of snapshot.running) {
         const end = row.leaseUntil;
-        if (row.node !== node && end !== null && end >= at && (leaseEnd === undefined || end < leaseEnd)) {
-          leaseEnd = end;
-        }
+        // Another node's, or this node's own that this process does not hold (an earlier
+        // process under the same node id, restarted after a kill).
+        const foreign = row.node !== node || tracker.get(row.job, row.slot) === undefined;
+        if (foreign && end !== null && end >= at && (leaseEnd === undefined || end < leaseEnd)) leaseEnd = end;
       }
       const { reaped, reclaimed, error } = await lease.reap(snapshot, at, (row) => retryable(snapshot, row));
       reported(draft, reaped, reclaimed.map((r) => r.row));

@@ -182,7 +182,7 @@ export function createTimerLoop(
     const phase = begun.then(
       (started) => {
         deferred = (started.report.deferred ?? 0) > 0;
-        leaseEnd = started.leaseEnd;
+        if ("leaseEnd" in started) leaseEnd = started.leaseEnd;
         // A tick ahead that failed once its slot had come (its claims' wait for the slot
         // ended the tick) leaves the slot to an ordinary tick now; one that failed sooner
         // re-arms for the slot itself (tickedAt keeps it from being ticked ahead again).

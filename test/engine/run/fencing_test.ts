@@ -262,3 +262,37 @@ describe("timer mode: a dead node's slot is re-run when its lease ends", () => {
     await survivor.scheduler.stop({ grace: 0 });
   });
 });
+
+describe("timer mode: a row of an earlier process under the same node id", () => {
+  it("is re-run once its lease ends, as another node's is (a restart under `node: hostname` after a kill)", async () => {
+    // The lease wake looked only at other nodes' rows: the restarted process re-ran its
+    // predecessor's slot at the 60 s clamp.
+    const clock = createManualClock(T0 - 10 * SEC);
+    const shared = createMemoryStore();
+    const first = breakable(shared);
+    const common = { lease: "6s", heartbeat: "2s", leaseGrace: "2s", node: "web-1", clock } as const;
+    const starts: { attempt: number; at: number }[] = [];
+    const job = {
+      schedule: "0 * * * *",
+      retries: { attempts: 2 },
+      run: (ctx: RunContext) => {
+        starts.push({ attempt: ctx.attempt, at: clock.now() });
+        return ctx.attempt === 1 ? new Promise<void>(() => {}) : undefined;
+      },
+    };
+    const p1 = setup({ ...common, store: first.store });
+    p1.scheduler.job("hourly", job);
+    p1.scheduler.start();
+    await clock.set(T0 + SEC);
+    assert.equal(starts.length, 1);
+    first.fail("hang"); // killed; restarted under the same node id
+    const diedAt = clock.now();
+    const p2 = setup({ ...common, store: shared });
+    p2.scheduler.job("hourly", job);
+    p2.scheduler.start();
+    for (let i = 0; i < 180 && starts.length < 2; i++) await clock.advance(500);
+    assert.equal(starts[1]?.attempt, 2);
+    assert.ok(starts[1]!.at - diedAt <= 8 * SEC + 500, `re-run ${starts[1]!.at - diedAt} ms after the death`);
+    await p2.scheduler.stop({ grace: 0, deadline: 0 });
+  });
+});

@@ -169,14 +169,13 @@ function leftToReaper(
 ): undefined {
   // Given up by stop() or close(), which said so (a `lost` event): nothing more to say.
   if (claim.givenUp) return leave(deps, claim);
-  const willRetry = claim.attempt < job.retries.attempts;
-  failedAttempt(deps, job, claim.slot, claim.attempt, result, willRetry);
+  // Not this node's to retry: the reaper re-runs it while attempts are left, unless another
+  // run of the job is live then (`overlap: "skip"`); its `abandoned` event says which.
+  failedAttempt(deps, job, claim.slot, claim.attempt, result, false);
   return lost(
     deps,
     claim,
-    `the lease ended before the attempt settled; the node that reaps the row records it abandoned${
-      willRetry ? " and runs it again" : ""
-    }`,
+    "the lease ended before the attempt settled; the node that reaps the row records it abandoned, and runs it again if attempts are left",
   );
 }
 
@@ -201,6 +200,8 @@ function failedAttempt(
 
 /** A store call of the run failed for good: the row stays `running`; once its lease ends any node records it `abandoned`. */
 function storeFailed(deps: RunnerDeps, claim: HeldClaim, e: unknown): undefined {
+  // Given up by stop() or close() (the store may be closed by now), which said so already.
+  if (claim.givenUp) return leave(deps, claim);
   deps.log.error(
     `${jobLabel(claim.job)}: could not record the outcome of slot ${
       new Date(claim.slot).toISOString()
@@ -217,7 +218,7 @@ function finish(
 ): Promise<Outcome | undefined> {
   return deps.lease.end(claim, patch).then(
     (recorded) =>
-      recorded ? patch.status : lost(
+      recorded ? patch.status : claim.givenUp ? leave(deps, claim) : lost(
         deps,
         claim,
         claim.lost

@@ -61,6 +61,8 @@ export async function claimBatch(
       if (requests[i]!.overlap === "cancelOther") (superseding ??= new Set()).add(job);
     } else if (outcome === "lost") {
       note(r, "lost", slot);
+      const until = requests[i]!.leaseUntil;
+      if (draft.lostLeaseEnd === undefined || until < draft.lostLeaseEnd) draft.lostLeaseEnd = until;
       counters.lost++;
       emit({ type: "lost", job, slot });
     } else {

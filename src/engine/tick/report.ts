@@ -9,6 +9,11 @@ export interface ReportDraft {
   job(name: string): JobTickReport;
   /** Marks the report failed with `e`'s text. */
   fail(e: unknown): void;
+  /**
+   * The earliest lease end asked for by a claim another node won (the lease it would have
+   * had here): about when that node's lease ends, for timer mode's lease wake.
+   */
+  lostLeaseEnd: number | undefined;
 }
 
 /** A new, empty report of a tick (or a later round) at `now` on `node`. */
@@ -16,6 +21,7 @@ export function draftReport(now: number, node: string): ReportDraft {
   const report: TickReport = { now, node, ok: true, jobs: Object.create(null) };
   return {
     report,
+    lostLeaseEnd: undefined,
     job: (name) => (report.jobs[name] ??= emptyJobReport()),
     fail(e) {
       report.ok = false;

@@ -48,6 +48,11 @@ export interface StartedTick {
    * failed ticks, which leave the last one standing.
    */
   leaseEnd?: number | undefined;
+  /**
+   * Claims of this tick or round that another node won: about when their leases end (the
+   * snapshot was read before those rows were written, so `leaseEnd` cannot know them).
+   */
+  lostLeaseEnd?: number | undefined;
 }
 
 /** What a tick uses: the runner's parts plus the node, its capacity and history retention. */
@@ -332,13 +337,18 @@ export function createTicker(deps: TickDeps): Ticker {
     started.push(...startAgain());
     if (won instanceof Error) {
       draft.fail(won.cause);
-      return { ...finish(draft.report, started), leaseEnd };
+      return { ...finish(draft.report, started), leaseEnd, lostLeaseEnd: draft.lostLeaseEnd };
     }
     startOrphans(runs, snapshot, at, draft, won, started);
     // A tick claimed ahead resolves at its slot (timer mode re-arms after it), whatever it
     // won; at once when the node is stopping (its runs won ahead still start at the slot).
     if (ahead) await rounds.gate(now, true);
-    return { ...finish(draft.report, started), leaseEnd, ...(retick ? { retick } : {}) };
+    return {
+      ...finish(draft.report, started),
+      leaseEnd,
+      lostLeaseEnd: draft.lostLeaseEnd,
+      ...(retick ? { retick } : {}),
+    };
   };
 
   /** Counts, reports and emits the rows the reaper ended. */
@@ -370,7 +380,7 @@ export function createTicker(deps: TickDeps): Ticker {
     // Claims of later rounds are made now: their overlap check and start time are the clock's.
     const won = await rounds.round(draft, Math.max(at, clock.now()), started, until);
     if (won instanceof Error) draft.fail(won.cause);
-    return finish(draft.report, started);
+    return { ...finish(draft.report, started), lostLeaseEnd: draft.lostLeaseEnd };
   };
 
   const retryable = (snapshot: TickSnapshot, row: RunRecord): ResolvedJob | undefined => {

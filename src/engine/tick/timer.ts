@@ -183,6 +183,10 @@ export function createTimerLoop(
       (started) => {
         deferred = (started.report.deferred ?? 0) > 0;
         if ("leaseEnd" in started) leaseEnd = started.leaseEnd;
+        // A claim lost to another node: its row was written after the snapshot; its lease
+        // ends about when this node's would have (the wake's tick then reads the real end).
+        const lost = started.lostLeaseEnd;
+        if (lost !== undefined && (leaseEnd === undefined || lost < leaseEnd)) leaseEnd = lost;
         // A tick ahead that failed once its slot had come (its claims' wait for the slot
         // ended the tick) leaves the slot to an ordinary tick now; one that failed sooner
         // re-arms for the slot itself (tickedAt keeps it from being ticked ahead again).

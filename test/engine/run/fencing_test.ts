@@ -7,7 +7,7 @@ import { createManualClock, type ManualClock } from "../../../src/engine/clock.t
 import type { RunContext } from "../../../src/engine/types.ts";
 import { SchedulerError } from "../../../src/core/errors.ts";
 import { createMemoryStore, type MemoryStore } from "../../../src/store/memory/mod.ts";
-import { MIN, rows, SEC, setup, T0 } from "../_helpers.ts";
+import { MIN, ofType, rows, SEC, setup, T0 } from "../_helpers.ts";
 import { faultyStore } from "../_faulty.ts";
 
 /** `base` seen from a node whose clock runs `ms` ahead; timers stay on `base`. */
@@ -204,10 +204,11 @@ describe("fencing: a run whose lease ended is left to the reaper", () => {
     const row = await s.store.getRun("job", T0 + MIN);
     assert.deepEqual([row!.status, row!.attempt], ["running", 1], "no outcome written after the fence");
     const failed = s.events.filter((e) => e.type === "failed");
-    assert.deepEqual(failed.map((e) => e.type === "failed" && e.willRetry), [true]);
+    assert.deepEqual(failed.map((e) => e.type === "failed" && e.willRetry), [false]);
     assert.ok(
       s.events.some((e) =>
-        e.type === "lost" && "reason" in e && /reaps the row records it abandoned and runs it again/.test(e.reason)
+        e.type === "lost" && "reason" in e &&
+        /reaps the row records it abandoned, and runs it again if attempts are left/.test(e.reason)
       ),
     );
     await s.clock.set(T0 + MIN + 20 * SEC);
@@ -294,5 +295,66 @@ describe("timer mode: a row of an earlier process under the same node id", () =>
     assert.equal(starts[1]?.attempt, 2);
     assert.ok(starts[1]!.at - diedAt <= 8 * SEC + 500, `re-run ${starts[1]!.at - diedAt} ms after the death`);
     await p2.scheduler.stop({ grace: 0, deadline: 0 });
+  });
+});
+
+describe("timer mode: a node that lost the claim to a node that then dies", () => {
+  it("wakes when the winner's lease ends, though its snapshot was read before the winner's row existed", async () => {
+    // The lease wake read only the snapshot, taken before the claims: the node that lost the
+    // race never saw the winner's row and slept to the next slot (re-run 28 s after a kill).
+    const base = createManualClock(T0 - 30 * SEC + 1);
+    const shared = createMemoryStore();
+    const a = breakable(shared);
+    const b = { ...shared } as MemoryStore;
+    let armed = false;
+    let bRead!: () => void;
+    let aClaimed!: () => void;
+    const bHasRead = new Promise<void>((resolve) => (bRead = resolve));
+    const aHasClaimed = new Promise<void>((resolve) => (aClaimed = resolve));
+    // The slot's ticks interleave so: B reads its snapshot, then A claims (and wins), then B claims.
+    b.snapshot = async (...args) => {
+      const snapshot = await shared.snapshot(...args);
+      if (armed) bRead();
+      return snapshot;
+    };
+    b.claim = async (requests) => {
+      if (armed) await aHasClaimed;
+      return shared.claim(requests);
+    };
+    const aClaim = a.store.claim;
+    a.store.claim = async (requests) => {
+      if (armed) await bHasRead;
+      const results = await aClaim(requests);
+      if (armed) aClaimed();
+      return results;
+    };
+    const starts: { node: string; attempt: number; at: number }[] = [];
+    const common = { lease: "6s", heartbeat: "2s", leaseGrace: "2s", clock: base } as const;
+    const nodes = (["a", "b"] as const).map((node) => {
+      const s = setup({ ...common, store: node === "a" ? a.store : b, node });
+      s.scheduler.job("slow", {
+        schedule: "*/30 * * * * *",
+        retries: { attempts: 2 },
+        run: (ctx) => {
+          starts.push({ node, attempt: ctx.attempt, at: base.now() });
+          return ctx.attempt === 1 ? new Promise<void>(() => {}) : undefined;
+        },
+      });
+      s.scheduler.start();
+      return s;
+    });
+    await base.settle();
+    armed = true;
+    await base.set(T0);
+    await base.settle();
+    assert.deepEqual(starts.map((r) => r.node), ["a"], "A won the slot");
+    assert.ok(ofType(nodes[1]!.events, "lost").length > 0, "B lost its claim");
+    await base.advance(3 * SEC);
+    a.fail("hang");
+    const diedAt = base.now();
+    for (let i = 0; i < 40 && starts.length < 2; i++) await base.advance(500);
+    assert.deepEqual([starts[1]?.node, starts[1]?.attempt], ["b", 2]);
+    assert.ok(starts[1]!.at - diedAt <= 8 * SEC + 500, `re-run ${starts[1]!.at - diedAt} ms after the death`);
+    await nodes[1]!.scheduler.stop({ grace: 0, deadline: 0 });
   });
 });

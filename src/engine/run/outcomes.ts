@@ -49,7 +49,8 @@ export interface OutcomeWriter {
 
 /** The writes waiting out a retry's wait, and the signal that ends every wait at once. */
 interface Retries {
-  alarm: AbortController;
+  /** Made on first use: workerd refuses an `AbortController` made at global scope, where a Worker may make its scheduler. */
+  alarm: AbortController | undefined;
   /** Resolves once the waiting write has tried again (its next attempt answered or failed). */
   waiting: Set<Promise<void>>;
 }
@@ -84,7 +85,7 @@ export function createOutcomeWriter(deps: OutcomeWriterDeps): OutcomeWriter {
   let flushing = false;
   let holds = 0;
   let timer: unknown;
-  const retries: Retries = { alarm: new AbortController(), waiting: new Set() };
+  const retries: Retries = { alarm: undefined, waiting: new Set() };
 
   /** Sends the next batch now, or arms the timer for when a hold stops keeping it back. */
   const schedule = (): void => {
@@ -162,8 +163,8 @@ export function createOutcomeWriter(deps: OutcomeWriterDeps): OutcomeWriter {
     retryNow() {
       if (retries.waiting.size === 0) return Promise.resolve();
       const tried = [...retries.waiting];
-      retries.alarm.abort();
-      retries.alarm = new AbortController();
+      retries.alarm?.abort();
+      retries.alarm = undefined;
       // Bounded: a retry that does not answer (a row lock held elsewhere, a hung call) must
       // not hold every tick of the node for the store's timeout, or for ever.
       let timer: unknown;
@@ -205,7 +206,7 @@ async function writeOne(deps: OutcomeWriterDeps, retries: Retries, w: Pending, u
       failed = true;
       const next = new Promise<void>((resolve) => (tried = resolve));
       retries.waiting.add(next);
-      await deps.sleep(wait, retries.alarm.signal);
+      await deps.sleep(wait, (retries.alarm ??= new AbortController()).signal);
       retries.waiting.delete(next);
     }
   }

@@ -220,6 +220,18 @@ describe("fencing: a run whose lease ended is left to the reaper", () => {
   });
 });
 
+/** Every 30 s; its first attempt never ends, its second at once. Each start is noted in `starts`. */
+function slowJob(starts: { node: string; attempt: number; at: number }[], node: string, clock: ManualClock) {
+  return {
+    schedule: "*/30 * * * * *",
+    retries: { attempts: 2 },
+    run: (ctx: RunContext) => {
+      starts.push({ node, attempt: ctx.attempt, at: clock.now() });
+      return ctx.attempt === 1 ? new Promise<void>(() => {}) : undefined;
+    },
+  };
+}
+
 describe("timer mode: a dead node's slot is re-run when its lease ends", () => {
   it("the surviving node wakes just after the stored lease end, not at the job's next slot", async () => {
     // It reaped at its next tick only: a `*/30 * * * * *` job was re-run 28 s after a kill,
@@ -231,14 +243,7 @@ describe("timer mode: a dead node's slot is re-run when its lease ends", () => {
     const common = { lease: "6s", heartbeat: "2s", leaseGrace: "2s" } as const;
     const nodes = (["a", "b"] as const).map((node) => {
       const s = setup({ ...common, clock: base, store: stores[node].store, node });
-      s.scheduler.job("slow", {
-        schedule: "*/30 * * * * *",
-        retries: { attempts: 2 },
-        run: (ctx) => {
-          starts.push({ node, attempt: ctx.attempt, at: base.now() });
-          return ctx.attempt === 1 ? new Promise<void>(() => {}) : undefined;
-        },
-      });
+      s.scheduler.job("slow", slowJob(starts, node, base));
       return s;
     });
     for (const s of nodes) s.scheduler.start();
@@ -332,14 +337,7 @@ describe("timer mode: a node that lost the claim to a node that then dies", () =
     const common = { lease: "6s", heartbeat: "2s", leaseGrace: "2s", clock: base } as const;
     const nodes = (["a", "b"] as const).map((node) => {
       const s = setup({ ...common, store: node === "a" ? a.store : b, node });
-      s.scheduler.job("slow", {
-        schedule: "*/30 * * * * *",
-        retries: { attempts: 2 },
-        run: (ctx) => {
-          starts.push({ node, attempt: ctx.attempt, at: base.now() });
-          return ctx.attempt === 1 ? new Promise<void>(() => {}) : undefined;
-        },
-      });
+      s.scheduler.job("slow", slowJob(starts, node, base));
       s.scheduler.start();
       return s;
     });

@@ -6,7 +6,12 @@ export { setClientAddress } from "../src/http/client_address.ts";
 
 /** Anything with a Web-standard `fetch` handler (a Hono app, for one). */
 export interface FetchHandler {
-  fetch(request: Request): Response | Promise<Response>;
+  /** `env` and `ctx`: a Worker's bindings and execution context, for work after the answer (`waitUntil`). */
+  fetch(
+    request: Request,
+    env?: unknown,
+    ctx?: { waitUntil(promise: Promise<unknown>): void },
+  ): Response | Promise<Response>;
 }
 
 /** The serving options every adapter accepts. */

@@ -254,8 +254,14 @@ export function cloudflareWorker<Env extends object = EdgecronEnv>(
             });
           }
           b.app ??= options.app ? options.app(b.scheduler, env) : appFor(b.scheduler, { router: routerOf(env) });
-          // Cloudflare sets CF-Connecting-IP itself (a client cannot forge it on Workers).
-          return await b.app.fetch(setClientAddress(request, request.headers.get("cf-connecting-ip") ?? undefined));
+          // Cloudflare sets CF-Connecting-IP itself (a client cannot forge it on Workers). The
+          // context goes along: without it a backfill (run after its 202) had no `waitUntil`,
+          // and workerd cut its store calls once the answer was sent (one row, left `buffered`).
+          return await b.app.fetch(
+            setClientAddress(request, request.headers.get("cf-connecting-ip") ?? undefined),
+            env,
+            ctx,
+          );
         });
       } catch (error) {
         console.error("edgecron: fetch failed:", error);

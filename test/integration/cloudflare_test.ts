@@ -111,6 +111,25 @@ describe("Cloudflare example worker on workerd (memory store, one isolate)", () 
     assert.equal((await jobOf(mf, "purge-expired")).counters.ok, runs.filter((r) => r.status === "ok").length);
   });
 
+  it("runs a backfill after its 202 answer, inside the request's waitUntil", async () => {
+    // The router got no execution context: the backfill went on after the answer without
+    // `waitUntil`, workerd cut its store calls, and one row stayed `buffered` for good.
+    const res = await mf.dispatchFetch("http://worker.test/jobs/purge-expired/backfill", {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ from: T(8), to: T(12) }),
+    });
+    assert.equal(res.status, 202);
+    assert.equal((await res.json() as { planned: number }).planned, 4);
+    let rows: Run[] = [];
+    for (let i = 0; i < 100; i++) {
+      rows = (await runsOf(mf, "purge-expired")).filter((r) => r.slot >= T(8) && r.slot < T(12));
+      if (rows.length === 4 && rows.every((r) => r.status === "ok")) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.deepEqual(rows.map((r) => [r.slot, r.status]).sort(), [8, 9, 10, 11].map((i) => [T(i), "ok"]));
+  });
+
   it("serves the router: health, the job list with next slots, the dashboard, auth required", async () => {
     const health = await api<{ ok: boolean; jobs: number }>(mf, "/health");
     assert.equal(health.status, 200);

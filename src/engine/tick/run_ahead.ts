@@ -138,7 +138,10 @@ export async function runAhead(
     await claimed;
     const due = jobs.filter((j) => !j.schedule.between(from, start)[Symbol.iterator]().next().done).map((j) => j.name);
     await deps.quiet(due);
-    if (!deps.signal.aborted) settled.push((await deps.begin(deps.clock.now())).settled);
+    // At the clock, but inside the window: a delivery later than its window ticked every
+    // job at the clock, so it ran the current minute's slots before their own trigger and
+    // recorded the minutes between `missed` (their triggers, still coming, then ran nothing).
+    if (!deps.signal.aborted) settled.push((await deps.begin(Math.min(deps.clock.now(), until - 1))).settled);
     // A late delivery: the slots up to `start` were the catch-up tick's.
     step = slotsAfter(schedules, start, until);
     slot = step();

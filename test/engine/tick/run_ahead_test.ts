@@ -215,6 +215,29 @@ describe("run-ahead", () => {
     assert.deepEqual(await table(s.store, "ten"), ["0:ok", "10:ok", "20:ok", "30:ok", "40:ok", "50:ok"]);
   });
 
+  it("a delivery later than its whole window decides that window's slots only; later minutes are their triggers'", async () => {
+    // Its catch-up tick ran at the clock: 10 minutes late, it ran the current minute's slot
+    // before its own trigger and recorded the 9 minutes between `missed`; their triggers,
+    // still coming, then ran nothing.
+    const s = setup({ start: T0 - 1 });
+    s.scheduler.job("minutely", { schedule: "* * * * *", run: () => {} });
+    s.scheduler.job("ten", { schedule: every10s, run: () => {} });
+    await prime(s, T0 + 10 * MIN);
+    await s.scheduler.tick(T0, { until: minuteEnd(T0) });
+    assert.deepEqual(await table(s.store, "minutely"), ["0:ok"]);
+    await s.scheduler.tick(T0 + MIN, { until: minuteEnd(T0 + MIN) });
+    assert.deepEqual(await table(s.store, "minutely"), ["0:ok", "60:ok"]);
+    // The 10 s job's slots of a window long past: the newest runs, the rest `missed` (catch-up "latest").
+    assert.deepEqual((await table(s.store, "ten")).slice(0, 6), [
+      "0:ok",
+      "10:missed",
+      "20:missed",
+      "30:missed",
+      "40:missed",
+      "50:ok",
+    ]);
+  });
+
   it("a handler slower than the slot spacing does not delay the next claim", async () => {
     const s = setup({ start: T0 - 1 });
     const started: number[] = [];

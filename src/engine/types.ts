@@ -463,8 +463,8 @@ export interface BackfillReport {
   /** The final outcome of each slot that ran (or was skipped for overlap). */
   outcomes: Record<number, Outcome>;
   /**
-   * True when `signal`, `stop()`, or the job's deletion or redefinition on this node ended
-   * it before the last slot (another node's change is seen at this node's next tick).
+   * True when `signal`, `stop()`, or the job's deletion or redefinition (on any node) ended
+   * it before the last slot.
    */
   stopped: boolean;
 }

@@ -162,6 +162,25 @@ describe("backfill", () => {
     }
   });
 
+  it("ends when another node deletes its job, though this node has not ticked since", async () => {
+    // This node's registry learned of the delete at its next tick only: 1 724 of 2 000
+    // deliveries went out after another node's undefine().
+    const hook = { schedule: "0 * * * *", target: { url: "https://example.test/hook" } };
+    const store = createMemoryStore();
+    const calls: string[] = [];
+    const ref: { b?: ReturnType<typeof setup> } = {};
+    const fetch = async (input: RequestInfo | URL): Promise<Response> => {
+      calls.push(String(input));
+      if (calls.length === 2) await ref.b!.scheduler.undefine("hook");
+      return new Response("ok");
+    };
+    const a = setup({ start: T0, store, node: "a", webhookSecret: "k", fetch: fetch as typeof globalThis.fetch });
+    ref.b = setup({ clock: a.clock, store, node: "b", webhookSecret: "k" });
+    await a.scheduler.define("hook", hook);
+    const report = await a.scheduler.backfill("hook", { from: T0 - 6 * HOUR, to: T0 });
+    assert.deepEqual([report.stopped, report.ran.length, calls.length], [true, 2, 2]);
+  });
+
   it("a PUT of the very same definition (a deploy that syncs every job) does not end the backfill", async () => {
     const hook = { schedule: "0 * * * *", target: { url: "https://example.test/hook" } };
     const calls: string[] = [];

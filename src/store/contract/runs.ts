@@ -220,6 +220,16 @@ export function runCases({ it, withStore }: ContractContext): void {
       assert.deepEqual((await store.getDef("hook"))?.spec, { schedule: "@daily" });
     }));
 
+  it("putDef() keeps a spec of nearly 60 000 bytes of JSON whatever its characters, and reads it back", () =>
+    withStore(async (store) => {
+      // Deno KV kept the JSON as a string: one character past U+00FF made it two bytes a
+      // character, and a 33 000-byte spec was refused as a value too large.
+      const spec = { description: "x".repeat(59_000), note: "—" };
+      assert.ok(new TextEncoder().encode(JSON.stringify(spec)).length > 59_000);
+      assert.equal((await store.putDef("wide", spec, T0)).version, 1);
+      assert.deepEqual((await store.getDef("wide"))?.spec, spec);
+    }));
+
   it("deleteDef() removes a definition and says whether there was one", () =>
     withStore(async (store) => {
       await store.putDef("hook", { a: 1 }, T0);

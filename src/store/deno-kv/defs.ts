@@ -19,7 +19,12 @@ import { quote, SchedulerError } from "../../core/errors.ts";
 import type { JobDef, Store } from "../types.ts";
 
 interface StoredDef {
-  spec: string;
+  /**
+   * The spec's JSON as UTF-8 bytes (a string before 4 December, still read). As a string,
+   * one character past U+00FF made KV keep all of it at two bytes a character: a spec of
+   * 33 000 bytes passed the 60 000-byte check and was refused as "Value too large".
+   */
+  spec: string | Uint8Array;
   version: number;
   updatedAt: number;
 }
@@ -28,7 +33,9 @@ interface StoredDef {
 function toDef(name: string, stored: StoredDef): JobDef {
   const def: JobDef = { name, spec: {}, version: stored.version, updatedAt: stored.updatedAt };
   try {
-    const spec: unknown = JSON.parse(stored.spec);
+    const spec: unknown = JSON.parse(
+      typeof stored.spec === "string" ? stored.spec : new TextDecoder().decode(stored.spec),
+    );
     if (typeof spec === "object" && spec !== null && !Array.isArray(spec)) def.spec = spec as Record<string, unknown>;
     else def.broken = `deno-kv: definition ${JSON.stringify(name)}: field spec is not a JSON object`;
   } catch (e) {
@@ -92,7 +99,8 @@ export function kvDefs(
       checkText(name, "putDef.name");
       checkInstant(now, "putDef.now");
       const text = specText(spec);
-      if (new TextEncoder().encode(text).length > MAX_SPEC_BYTES) {
+      const bytes = new TextEncoder().encode(text);
+      if (bytes.length > MAX_SPEC_BYTES) {
         throw new SchedulerError(
           "invalid-spec",
           `putDef.spec: ${quote(name)} is over ${MAX_SPEC_BYTES} bytes of JSON, more than one KV value holds`,
@@ -112,7 +120,7 @@ export function kvDefs(
           // Versions rise across deletes: a re-created definition continues above the deleted one's.
           const base = def!.versionstamp === null && tomb!.versionstamp !== null ? Number(tomb!.value) : current;
           const atomic = kv.atomic().check(def!, state!, tomb!);
-          atomic.set(keys.def(name), { spec: text, version: base + 1, updatedAt: now } satisfies StoredDef);
+          atomic.set(keys.def(name), { spec: bytes, version: base + 1, updatedAt: now } satisfies StoredDef);
           // A definition's life starts when it is stored, not when some node first ticks.
           if (state!.versionstamp === null) atomic.set(keys.job(name), { firstSeen: now, paused: false });
           return (await atomic.commit()).ok ? base + 1 : CONFLICT;

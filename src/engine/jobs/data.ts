@@ -55,20 +55,6 @@ export function webhookHandler(deps: DeliveryDeps): (job: DataJobResolved, ctx: 
   };
 }
 
-/** Bytes of `text` in UTF-8 (lone surrogates are refused before this is asked). */
-function utf8Length(text: string): number {
-  let bytes = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      bytes += 2; // a pair: 4 bytes for 2 code units
-      i++;
-    } else if (c >= 0x800) bytes += 2;
-    else if (c >= 0x80) bytes += 1;
-  }
-  return bytes;
-}
-
 /** The place of the first text (a value or a key) in `value` holding a lone surrogate. */
 function loneAt(value: unknown, path: string): string | undefined {
   if (typeof value === "string") return LONE_SURROGATE.test(value) ? path : undefined;
@@ -118,7 +104,8 @@ export function createDataJobs(deps: DataJobDeps): Pick<Scheduler, "define" | "u
       }
       // The SQL stores kept any size (a 5 MB payload read by every node's every snapshot, and
       // past D1's row limit a store-error); Deno KV refused past one value: refused alike.
-      const bytes = utf8Length(JSON.stringify(json));
+      // Counted as the Deno KV store counts it (its own check stands behind this one).
+      const bytes = new TextEncoder().encode(JSON.stringify(json)).length;
       if (bytes > MAX_SPEC_BYTES) {
         throw new SchedulerError(
           "invalid-spec",

@@ -114,8 +114,8 @@ export function planBackfill(job: ResolvedJob, options: BackfillOptions, now: nu
 /**
  * Runs a planned backfill. Resolves with the report when the last slot has settled, or
  * when `signal` aborts, the scheduler stops, or the job is deleted or redefined (slots not
- * yet enqueued are then left alone; the one enqueued still runs). Rejects only when the store fails (the report so far is lost; the rows
- * tell what ran).
+ * yet enqueued are then left alone; the one enqueued still runs). Rejects only when the
+ * store fails (the report so far is lost; the rows tell what ran).
  */
 export async function runBackfill(
   deps: BackfillDeps,
@@ -139,11 +139,11 @@ export async function runBackfill(
     // timer (ticks, heartbeats) and HTTP read of the process waited for its end (7 s for
     // 3 000 slots on a libSQL file; live slots were recorded `missed`).
     if (slot !== plan.slots[0]) await nextTurn();
-    // A job deleted or redefined since the plan (undefine(), DELETE or PUT /jobs/:name) ends
-    // its backfill as a pause would: the deliveries went on after the job was gone. A PUT of
-    // the same definition (a new version, the same spec) does not.
-    // Another node's undefine() or PUT is read from the store (this node's registry learned
-    // it only at its next tick): 1 724 deliveries went out after a delete made elsewhere.
+    // A job deleted or redefined since the plan (undefine(), DELETE or PUT /jobs/:name), on
+    // any node, ends its backfill as a pause would: the deliveries went on after the job was
+    // gone. A data job's definition is read from the store (this node's registry learned of
+    // another node's change only at its next tick: 1 724 deliveries went out after a delete
+    // made elsewhere). A PUT of the same definition (a new version, the same spec) goes on.
     if (job.source === "data" && slot !== plan.slots[0] && deps.registry.get(job.name) === job) {
       const def = await deps.store.getDef(job.name);
       deps.registry.syncPart({ defs: def === undefined ? [] : [def] }, new Set([job.name]));

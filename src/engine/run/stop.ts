@@ -79,19 +79,17 @@ export async function stopRuns(
   restarted: Promise<void>,
 ): Promise<void> {
   const active = tracker.active();
-  // No wait at all (`deadline: 0`, `close()` before `stop()`): given up at once, with no timer
-  // (a manual clock would otherwise hold it until advanced).
   if (active.length === 0) return;
-  if (options.deadlineMs <= 0) {
-    // Wakes what waits on a timer (a retry's backoff, an outcome's retry wait): given up now,
-    // it must not hold the process until its timer fires.
+  // Also wakes what waits on a timer (a retry's backoff, an outcome's retry wait).
+  const abortAll = (): void => {
     for (const controller of tracker.controllers) controller.abort(new DOMException("scheduler stopped", "AbortError"));
-    return;
-  }
+  };
+  // No wait at all (`deadline: 0`, `close()` before `stop()`): given up at once, with no timer
+  // (a manual clock would otherwise hold it until advanced), and nothing left to hold the
+  // process until its timer fires.
+  if (options.deadlineMs <= 0) return abortAll();
   tracker.stopping = true;
-  const graceHandle = clock.setTimeout(() => {
-    for (const controller of tracker.controllers) controller.abort(new DOMException("scheduler stopped", "AbortError"));
-  }, options.graceMs);
+  const graceHandle = clock.setTimeout(abortAll, options.graceMs);
   let deadlineHandle: unknown;
   const deadline = new Promise<void>((resolve) => {
     deadlineHandle = clock.setTimeout(resolve, Math.max(options.deadlineMs, 0));

@@ -41,8 +41,9 @@ export interface StartedTick {
    */
   retick?: boolean;
   /**
-   * The earliest stored lease end, still to come, of another node's open row in this tick's
-   * snapshot: timer mode wakes just after it, so a dead node's slot is reaped (and re-run)
+   * The earliest stored lease end, still to come, of an open row in this tick's snapshot
+   * that this process does not hold (another node's, or an earlier process's under the same
+   * node id): timer mode wakes just after it, so a dead node's slot is reaped (and re-run)
    * within `lease` + `leaseGrace` of its last renewal, not at the job's next slot. Present
    * (maybe undefined) on every tick that read the open rows; absent from later rounds and
    * failed ticks, which leave the last one standing.

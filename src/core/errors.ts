@@ -63,21 +63,30 @@ export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\u
 /** What a refusal of {@link LONE_SURROGATE} says after the field's name. */
 export const LONE_SURROGATE_RULE = "must not contain a lone surrogate (half of a UTF-16 pair)";
 
+/** What a refusal of a NUL character says after the field's name. */
+export const NUL_RULE = "must not contain a NUL character (U+0000)";
+
+/** A lone surrogate or a NUL character: text no store keeps as given in a name or text column. */
+export const UNSTORABLE: RegExp = new RegExp(`${LONE_SURROGATE.source}|\\0`);
+
 /**
  * `text` with each lone surrogate and NUL character replaced by U+FFFD: text every store
  * keeps as given (a handler's error message, which is reported, not refused).
  */
 export function wellFormed(text: string): string {
-  return text.replace(UNSTORABLE, "\ufffd");
+  return text.replace(new RegExp(UNSTORABLE.source, "g"), "\ufffd");
 }
-const UNSTORABLE = new RegExp(`${LONE_SURROGATE.source}|\\0`, "g");
 
-/** @throws {SchedulerError} `invalid-spec` naming `field` when `text` holds a lone surrogate. */
+/**
+ * @throws {SchedulerError} `invalid-spec` naming `field` when `text` holds a lone surrogate
+ * or a NUL character: libSQL's driver cut a text at its NUL (`"a\0b"` was the row of
+ * `"a"`) and wrote a lone surrogate as U+FFFD, and Postgres keeps neither in `text`.
+ */
 export function checkWellFormed(text: unknown, field: string): void {
-  if (typeof text === "string" && LONE_SURROGATE.test(text)) {
+  if (typeof text === "string" && UNSTORABLE.test(text)) {
     throw new SchedulerError(
       "invalid-spec",
-      `${field}: ${LONE_SURROGATE_RULE}, got ${quote(text)}`,
+      `${field}: ${text.includes("\0") ? NUL_RULE : LONE_SURROGATE_RULE}, got ${quote(text)}`,
       { path: field },
     );
   }

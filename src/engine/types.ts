@@ -529,10 +529,10 @@ export interface Scheduler {
   undefine(name: string): Promise<boolean>;
   /**
    * Reads a small setting shared by every node through the store (the router keeps its
-   * session epoch there). Rejects with `invalid-spec` naming `key` when it holds a lone surrogate.
+   * session epoch there). Rejects with `invalid-spec` naming `key` when it holds a lone surrogate or a NUL.
    */
   getSetting(key: string): Promise<string | undefined>;
-  /** Writes a shared setting; a key or value with a lone surrogate is refused (`invalid-spec`), never stored changed. */
+  /** Writes a shared setting; a key or value with a lone surrogate or a NUL is refused (`invalid-spec`), never stored changed. */
   putSetting(key: string, value: string): Promise<void>;
   /**
    * The node and its store as the last calls left them. A failed store call makes it

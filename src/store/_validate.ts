@@ -2,7 +2,7 @@
  * Input checks shared by every store implementation, so memory and libSQL refuse the
  * same bad input with the same `SchedulerError` before touching any state.
  */
-import { checkWellFormed, quote, SchedulerError, sentence } from "../core/errors.ts";
+import { checkWellFormed, quote, SchedulerError, sentence, UNSTORABLE } from "../core/errors.ts";
 import { COUNTED_STATUSES, RUN_STATUSES } from "./types.ts";
 import type {
   AttemptKey,
@@ -173,6 +173,7 @@ export function pauseRecord(
       { path: "setPaused.note" },
     );
   }
+  checkWellFormed(note, "setPaused.note");
   const by = info?.by === undefined ? "api" : checkText(info.by, "setPaused.by");
   return { note, at: now, by };
 }
@@ -192,6 +193,16 @@ export function checkEnqueue(requests: readonly EnqueueRequest[]): void {
     checkInstant(r.now, "now");
     checkBoolean(r.rerun, "rerun");
   });
+}
+
+/** @throws {SchedulerError} `invalid-spec` unless a setting's value is a string every store keeps as given. */
+export function checkSettingValue(value: unknown): asserts value is string {
+  if (typeof value !== "string") {
+    throw new SchedulerError("invalid-spec", `putSetting.value: expected a string, got ${quote(value)}`, {
+      path: "putSetting.value",
+    });
+  }
+  checkWellFormed(value, "putSetting.value");
 }
 
 /** Checks an attempt key and an `update` patch. */
@@ -399,7 +410,7 @@ export function checkNames(names: readonly string[], field: string): void {
   // The name of a place only for a failure (a snapshot page reads 1 000 names).
   for (let i = 0; i < names.length; i++) {
     const n = names[i];
-    if (typeof n !== "string" || n.length === 0) checkText(n, `${field}[${i}]`);
+    if (typeof n !== "string" || n.length === 0 || UNSTORABLE.test(n)) checkText(n, `${field}[${i}]`);
   }
 }
 

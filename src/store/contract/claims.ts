@@ -187,6 +187,35 @@ export function claimCases({ it, withStore }: ContractContext): void {
       assert.equal(await store.getSetting("k"), undefined);
     }));
 
+  it("refuses a NUL character in a name, node, key, setting, pause note or error text, naming the field", () =>
+    withStore(async (store) => {
+      // libSQL's driver cut the text at the NUL ("a\0b" claimed the row of "a", and answered
+      // lost; a setting "v\0" read back "v"); Postgres refused it alone, naming no field.
+      const nul = (field: string): RegExp =>
+        new RegExp(`^invalid-spec: ${field.replace(/[.[\]]/g, "\\$&")}: must not contain a NUL character`);
+      await rejectsWith(store.claim([request("a", T0), request("a\0b", T0)]), "invalid-spec", nul("claim[1].job"));
+      await rejectsWith(store.claim([request("a", T0, { node: "n\0" })]), "invalid-spec", nul("claim[0].node"));
+      await rejectsWith(store.claim([request("a", T0, { batch: "b\0" })]), "invalid-spec", nul("claim[0].batch"));
+      await rejectsWith(store.snapshot(["a", "a\0"], T0), "invalid-spec", nul("snapshot.names[1]"));
+      await rejectsWith(store.runs("a\0"), "invalid-spec", nul("runs.job"));
+      await rejectsWith(store.putDef("d\0", {}, T0), "invalid-spec", nul("putDef.name"));
+      await rejectsWith(store.putSetting("k\0", "v"), "invalid-spec", nul("putSetting.key"));
+      await rejectsWith(store.putSetting("k", "v\0"), "invalid-spec", nul("putSetting.value"));
+      await rejectsWith(store.setPaused("a", true, T0, { note: "x\0" }), "invalid-spec", nul("setPaused.note"));
+      await rejectsWith(store.setPaused("a", true, T0, { by: "\0" }), "invalid-spec", nul("setPaused.by"));
+      const [won] = await store.claim([request("a", T0 + MIN)]);
+      assert.equal(won?.outcome, "won");
+      const key = { job: "a", slot: T0 + MIN, attempt: 1, node: "node-a" };
+      const patch = { status: "error", finishedAt: T0 + MIN, leaseUntil: null, error: "bad \0" } as const;
+      await rejectsWith(store.update(key, patch), "invalid-spec", nul("update.patch.error"));
+      await rejectsWith(store.updateMany([{ key, patch }]), "invalid-spec", nul("update.patch.error"));
+      assert.equal((await store.getRun("a", T0 + MIN))?.status, "running");
+      assert.equal(await store.getRun("a", T0), undefined);
+      assert.equal(await store.getSetting("k"), undefined);
+      assert.deepEqual((await store.read(["a"])).jobs.a?.paused ?? false, false);
+      assert.deepEqual(await store.listDefs(), []);
+    }));
+
   it("snapshot() inserts firstSeen once and keeps it", () =>
     withStore(async (store) => {
       const first = await store.snapshot(["a", "b"], T0);

@@ -230,6 +230,18 @@ export function runCases({ it, withStore }: ContractContext): void {
       assert.deepEqual((await store.getDef("wide"))?.spec, spec);
     }));
 
+  it("putDef() keeps a NUL or a lone surrogate in a spec's strings and keys, and reads them back unchanged", () =>
+    withStore(async (store) => {
+      // JSON keeps them as escapes ("\u0000"). Postgres refused them (its spec was jsonb),
+      // naming "putDef.spec" and not the field; the other stores kept them.
+      const spec = { payload: { note: "a\u0000b", ["k\u0000"]: ["\ud800", "x\udc00"] }, raw: "\\u0000" };
+      assert.equal((await store.putDef("nul", spec, T0)).version, 1);
+      assert.deepEqual((await store.getDef("nul"))?.spec, spec);
+      assert.deepEqual((await store.listDefs()).map((d) => d.spec), [spec]);
+      assert.deepEqual((await store.snapshot([], T0)).defs.map((d) => d.spec), [spec]);
+      assert.deepEqual((await store.read(["nul"])).defs.map((d) => d.spec), [spec]);
+    }));
+
   it("deleteDef() removes a definition and says whether there was one", () =>
     withStore(async (store) => {
       await store.putDef("hook", { a: 1 }, T0);

@@ -7,6 +7,7 @@ import { getAll, type KvLike, type KvListed } from "./_kv.ts";
 import {
   checkBoolean,
   checkInstant,
+  checkSettingValue,
   checkText,
   checkVersion,
   MAX_SPEC_BYTES,
@@ -165,11 +166,7 @@ export function kvDefs(
 
     async putSetting(key, value): Promise<void> {
       checkText(key, "putSetting.key");
-      if (typeof value !== "string") {
-        throw new SchedulerError("invalid-spec", `putSetting.value: expected a string, got ${quote(value)}`, {
-          path: "putSetting.value",
-        });
-      }
+      checkSettingValue(value);
       await ctx.op("putSetting", (kv) => kv.atomic().set(keys.setting(key), value).commit());
     },
   };

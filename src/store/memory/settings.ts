@@ -1,6 +1,5 @@
 /** Shared settings of the memory store: a Map of small strings. */
-import { SchedulerError } from "../../core/errors.ts";
-import { checkText } from "../_validate.ts";
+import { checkSettingValue, checkText } from "../_validate.ts";
 import type { Store } from "../types.ts";
 
 /** `getSetting` and `putSetting` over a Map; `guard` throws while the store is set to fail. */
@@ -15,9 +14,7 @@ export function createMemorySettings(guard: (operation: string) => void): Pick<S
     async putSetting(key, value): Promise<void> {
       guard("putSetting");
       checkText(key, "putSetting.key");
-      if (typeof value !== "string") {
-        throw new SchedulerError("invalid-spec", "putSetting.value: expected a string", { path: "putSetting.value" });
-      }
+      checkSettingValue(value);
       settings.set(key, value);
     },
   };

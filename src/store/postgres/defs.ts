@@ -5,7 +5,6 @@ import type { Store } from "../types.ts";
 import type { PgConnection } from "./connection.ts";
 import type { PgTables } from "./schema.ts";
 import { defJobStatement, defsStatement, deleteDefStatements, putDefStatement } from "./statements.ts";
-import { checkStorable } from "./text.ts";
 
 type Defs = Pick<Store, "listDefs" | "getDef" | "putDef" | "deleteDef">;
 
@@ -14,7 +13,6 @@ export function pgDefs(db: PgConnection, t: PgTables, ensureReady: () => Promise
   return {
     async listDefs(query) {
       const { after, limit } = resolveDefsQuery(query);
-      if (after !== undefined) checkStorable([after], "listDefs.after");
       await ensureReady();
       const page = { ...(after === undefined ? {} : { after }), ...(limit === undefined ? {} : { limit }) };
       return (await db.one("listDefs", defsStatement(t, undefined, page), "read")).map((row) =>
@@ -24,7 +22,6 @@ export function pgDefs(db: PgConnection, t: PgTables, ensureReady: () => Promise
 
     async getDef(name) {
       checkText(name, "getDef.name");
-      checkStorable([name], "getDef.name");
       await ensureReady();
       return (await db.one("getDef", defsStatement(t, name), "read")).map((row) => jobDef(row, "postgres"))[0];
     },
@@ -32,9 +29,7 @@ export function pgDefs(db: PgConnection, t: PgTables, ensureReady: () => Promise
     async putDef(name, spec, now, options = {}) {
       checkText(name, "putDef.name");
       checkInstant(now, "putDef.now");
-      checkStorable([name], "putDef.name");
       const text = specText(spec);
-      checkStorable([text], "putDef.spec", true);
       const expected = options.ifVersion === undefined
         ? undefined
         : checkVersion(options.ifVersion, "putDef.ifVersion");
@@ -54,7 +49,6 @@ export function pgDefs(db: PgConnection, t: PgTables, ensureReady: () => Promise
 
     async deleteDef(name) {
       checkText(name, "deleteDef.name");
-      checkStorable([name], "deleteDef.name");
       await ensureReady();
       const [, deleted = []] = await db.many("deleteDef", deleteDefStatements(t, name), "write");
       return deleted.length > 0;

@@ -21,7 +21,6 @@ import {
   recentStatement,
   runsStatement,
 } from "./statements.ts";
-import { checkStorable } from "./text.ts";
 
 type Reads = Pick<Store, "getRun" | "runs" | "lastOutcomes" | "counts" | "overview">;
 
@@ -41,14 +40,12 @@ export function pgReads(db: PgConnection, t: PgTables, ensureReady: () => Promis
     async getRun(job, slot): Promise<RunRecord | undefined> {
       checkText(job, "getRun.job");
       checkInstant(slot, "getRun.slot");
-      checkStorable([job], "getRun.job");
       await ensureReady();
       return (await db.one("getRun", getRunStatement(t, job, slot), "read")).map(runRecord)[0];
     },
 
     async runs(job, query): Promise<RunRecord[]> {
       checkText(job, "runs.job");
-      checkStorable([job], "runs.job");
       const { limit, before } = resolveRunQuery(query);
       await ensureReady();
       return (await db.one("runs", runsStatement(t, job, limit, before), "read")).map(runRecord);
@@ -56,7 +53,6 @@ export function pgReads(db: PgConnection, t: PgTables, ensureReady: () => Promis
 
     async lastOutcomes(names): Promise<Record<string, RunRecord>> {
       checkNames(names, "lastOutcomes.jobs");
-      checkStorable(names, "lastOutcomes.jobs");
       await ensureReady();
       const result: Record<string, RunRecord> = {};
       for (const row of await db.one("lastOutcomes", lastOutcomesStatement(t, names), "read")) {
@@ -68,14 +64,12 @@ export function pgReads(db: PgConnection, t: PgTables, ensureReady: () => Promis
 
     async counts(names): Promise<Record<string, StatusCounts>> {
       checkNames(names, "counts.jobs");
-      checkStorable(names, "counts.jobs");
       await ensureReady();
       return tally(names, await db.one("counts", countsStatement(t, names), "read"));
     },
 
     async overview(names, query): Promise<Record<string, JobOverview>> {
       checkNames(names, "overview.names");
-      checkStorable(names, "overview.names");
       const { since, perJob } = resolveOverviewQuery(query);
       await ensureReady();
       const [last = [], counts = [], recent = [], full = []] = await db.many("overview", [

@@ -36,7 +36,7 @@ interface Migration {
   statements: (t: PgTables) => string[];
 }
 
-// Instants are epoch milliseconds (bigint); specs are jsonb.
+// Instants are epoch milliseconds (bigint); specs are JSON text (jsonb until version 4).
 const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -89,6 +89,13 @@ const MIGRATIONS: readonly Migration[] = [
     version: 3,
     // maxRuns: counted runs whose rows were pruned, so the limit survives retention.
     statements: (t) => [`ALTER TABLE ${t.jobs} ADD COLUMN pruned_runs bigint NOT NULL DEFAULT 0`],
+  },
+  {
+    version: 4,
+    // jsonb refused a NUL (`\u0000`) or a lone surrogate's escape in a spec's strings, which
+    // every other store keeps: JSON text holds them as plain ASCII escapes. A node of
+    // version 3 still writes here (jsonb to text is an assignment cast) and reads `spec::text`.
+    statements: (t) => [`ALTER TABLE ${t.defs} ALTER COLUMN spec TYPE text USING spec::text`],
   },
 ];
 

@@ -367,7 +367,7 @@ export function putDefStatement(
 ): PgStatement {
   if (expected === undefined) {
     return {
-      text: `INSERT INTO ${t.defs} AS d (name, spec, version, updated_at) VALUES ($1, $2::text::jsonb, ${
+      text: `INSERT INTO ${t.defs} AS d (name, spec, version, updated_at) VALUES ($1, $2::text, ${
         firstVersion(t)
       }, $3::bigint)
         ON CONFLICT (name) DO UPDATE SET spec = excluded.spec, version = d.version + 1, updated_at = excluded.updated_at
@@ -377,7 +377,7 @@ export function putDefStatement(
   }
   if (expected === 0) {
     return {
-      text: `INSERT INTO ${t.defs} (name, spec, version, updated_at) VALUES ($1, $2::text::jsonb, ${
+      text: `INSERT INTO ${t.defs} (name, spec, version, updated_at) VALUES ($1, $2::text, ${
         firstVersion(t)
       }, $3::bigint)
         ON CONFLICT (name) DO NOTHING RETURNING version`,
@@ -385,7 +385,7 @@ export function putDefStatement(
     };
   }
   return {
-    text: `UPDATE ${t.defs} SET spec = $2::text::jsonb, version = version + 1, updated_at = $3::bigint
+    text: `UPDATE ${t.defs} SET spec = $2::text, version = version + 1, updated_at = $3::bigint
       WHERE name = $1 AND version = $4::integer RETURNING version`,
     args: [name, spec, now, expected],
   };

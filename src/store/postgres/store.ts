@@ -19,6 +19,7 @@ import {
   checkPromote,
   checkReclaimRequest,
   checkRenewals,
+  checkSettingValue,
   checkSlotKeys,
   checkText,
   checkUpdate,
@@ -58,7 +59,6 @@ import {
   updateManyStatement,
   updateStatement,
 } from "./statements.ts";
-import { checkSettingValue, checkStorable } from "./text.ts";
 
 function planningState(t: readonly (readonly PgRow[])[]): TickSnapshot {
   const [states = [], defs = [], running = []] = t;
@@ -108,7 +108,6 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
     async snapshot(names, now): Promise<TickSnapshot> {
       checkNames(names, "snapshot.names");
       checkInstant(now, "snapshot.now");
-      checkStorable(names, "snapshot.names");
       await ensureReady();
       await db.one("snapshot", ensureJobsStatement(t, names, now), "write");
       return planningState(await db.many("snapshot", snapshotStatements(t, names), "read"));
@@ -116,7 +115,6 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
 
     async read(names): Promise<TickSnapshot> {
       checkNames(names, "read.names");
-      checkStorable(names, "read.names");
       await ensureReady();
       return planningState(await db.many("read", readStatements(t, names), "read"));
     },
@@ -124,7 +122,6 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
     async claim(requests): Promise<ClaimResult[]> {
       checkClaims(requests);
       if (requests.length === 0) return [];
-      checkStorable(requests.flatMap((r) => [r.job, r.node, r.batch]), "claim");
       await ensureReady();
       const locks = jobLocksStatement(t, jobsToLock(requests));
       // A cancelOther round's follow-up goes right after the insert that buffered it.
@@ -145,7 +142,6 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
     async recorded(slots): Promise<boolean[]> {
       checkSlotKeys(slots);
       if (slots.length === 0) return [];
-      checkStorable(slots.map((s) => s.job), "recorded");
       await ensureReady();
       const out = slots.map(() => true);
       for (const row of await db.one("recorded", recordedStatement(t, slots), "read")) out[Number(row.i) - 1] = false;
@@ -154,7 +150,6 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
 
     async update(key, patch): Promise<boolean> {
       checkUpdate(key, patch);
-      checkStorable([key.job, key.node, patch.error ?? "x"], "update");
       await ensureReady();
       return (await db.one("update", updateStatement(t, key, patch), "write")).length > 0;
     },
@@ -162,7 +157,6 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
     async updateMany(writes): Promise<boolean[]> {
       checkUpdates(writes);
       if (writes.length === 0) return [];
-      checkStorable(writes.flatMap(({ key, patch }) => [key.job, key.node, patch.error ?? "x"]), "updateMany");
       await ensureReady();
       const grouped = updateManyStatement(t, writes);
       if (grouped !== undefined) {
@@ -181,7 +175,6 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
     async renew(items, now): Promise<boolean[]> {
       checkRenewals(items, now);
       if (items.length === 0) return [];
-      checkStorable(items.flatMap((i) => [i.job, i.node]), "renew");
       await ensureReady();
       const renewed = new Set((await db.one("renew", renewStatement(t, items, now), "write")).map(attemptKeyText));
       return items.map((item) => renewed.has(attemptKeyText(item)));
@@ -195,7 +188,6 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
 
     async promote(request): Promise<RunRecord | undefined> {
       checkPromote(request);
-      checkStorable([request.job, request.node], "promote");
       await ensureReady();
       // Under the job's claim lock, so no claim inserts a running row between the
       // liveness check and this update.
@@ -210,7 +202,6 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
     async enqueue(requests): Promise<EnqueueOutcome[]> {
       checkEnqueue(requests);
       if (requests.length === 0) return [];
-      checkStorable(requests.flatMap((r) => [r.job, r.node]), "enqueue");
       await ensureReady();
       const [inserted = [], requeued = []] = await db.many("enqueue", enqueueStatements(t, requests), "write");
       const keyOf = (row: Record<string, unknown>): string => JSON.stringify([String(row.job), Number(row.slot)]);
@@ -228,7 +219,6 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
     async reclaim(request): Promise<boolean> {
       const overlap = checkReclaimRequest(request);
       const { job, slot, attempt, node, now, leaseUntil, maxRuns } = request;
-      checkStorable([job, node], "reclaim");
       await ensureReady();
       const update = reclaimStatement(t, { job, slot, attempt }, node, now, leaseUntil, overlap, maxRuns);
       // Under the job's claim lock when it checks the job's other rows (overlap, maxRuns).
@@ -245,7 +235,6 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
       checkBoolean(paused, "setPaused.paused");
       checkInstant(now, "setPaused.now");
       const pause = pauseRecord(paused, now, info);
-      checkStorable([name, pause?.note ?? "", pause?.by ?? ""], "setPaused");
       await ensureReady();
       await db.one("setPaused", setPausedStatement(t, name, paused, now, pause), "write");
     },
@@ -262,7 +251,6 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
     async pruneRows(job, keep): Promise<number> {
       checkText(job, "pruneRows.job");
       checkKeep(keep);
-      checkStorable([job], "pruneRows.job");
       await ensureReady();
       const [row] = await db.one("pruneRows", pruneRowsStatement(t, job, keep), "write");
       return Number(row?.n ?? 0);
@@ -270,7 +258,6 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
 
     async getSetting(key) {
       checkText(key, "getSetting.key");
-      checkStorable([key], "getSetting.key");
       await ensureReady();
       const [row] = await db.one(
         "getSetting",
@@ -283,7 +270,6 @@ export function createPostgresStore(db: PgConnection, t: PgTables): Store {
     async putSetting(key, value) {
       checkText(key, "putSetting.key");
       checkSettingValue(value);
-      checkStorable([key, value], "putSetting");
       await ensureReady();
       await db.one("putSetting", {
         text:

@@ -3,8 +3,7 @@
  * (migration 2), for small values every node reads, such as the session revocation
  * epoch of the security work. Same semantics as the port's getSetting / putSetting.
  */
-import { SchedulerError } from "../../core/errors.ts";
-import { checkText } from "../_validate.ts";
+import { checkSettingValue, checkText } from "../_validate.ts";
 import type { SqlExecutor } from "./executor.ts";
 
 /** The settings methods of a SQL store. */
@@ -30,9 +29,7 @@ export function sqlSettings(db: SqlExecutor, ready: () => Promise<void>): SqlSet
     },
     async putSetting(key, value): Promise<void> {
       checkText(key, "putSetting.key");
-      if (typeof value !== "string") {
-        throw new SchedulerError("invalid-spec", "putSetting.value: expected a string", { path: "putSetting.value" });
-      }
+      checkSettingValue(value);
       await ready();
       await db.write("putSetting", [{
         sql:

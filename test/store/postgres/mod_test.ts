@@ -10,6 +10,8 @@ import { postgresStore } from "../../../src/store/postgres/mod.ts";
 import { missingDriver, resolvePostgresOptions } from "../../../src/store/postgres/options.ts";
 import { redactUrl } from "../../../src/store/postgres/url.ts";
 import { PG_SCHEMA_VERSION } from "../../../src/store/postgres/schema.ts";
+import type { MemoryStore } from "../../../src/store/memory/mod.ts";
+import { setup, tickAt } from "../../engine/_helpers.ts";
 import { request } from "../contract.ts";
 import { freshSchema, PG_PASSWORD, pgServer, skipReason } from "./_server.ts";
 
@@ -292,55 +294,65 @@ if (skipReason !== false) {
       await store.close();
     });
 
-    it("refuses a NUL character as bad input, before the server sees it", async () => {
-      const store = open({ url: server.url, schema: freshSchema() });
-      await rejects(
-        () => store.claim([request("a\u0000b", T0)]),
-        "invalid-spec",
-        /claim: Postgres cannot store a NUL character/,
-      );
-      await rejects(
-        () => store.putDef("d", { note: "x\u0000y" }, T0),
-        "invalid-spec",
-        /putDef\.spec: Postgres cannot store a NUL/,
-      );
-      // An escaped backslash before "u0000" is ordinary text.
-      assert.equal((await store.putDef("d", { note: "\\u0000" }, T0)).version, 1);
-      assert.deepEqual((await store.getDef("d"))?.spec, { note: "\\u0000" });
-      await store.close();
-    });
-
-    it("refuses a lone surrogate as bad input: a spec jsonb would refuse, a name the driver would store changed", async () => {
-      const store = open({ url: server.url, schema: freshSchema() });
+    it("keeps a NUL or a lone surrogate in a spec's strings as JSON text, as every store keeps them", async () => {
+      // The spec was jsonb, which refuses both escapes: a payload with "\u0000" was refused
+      // as "putDef.spec: Postgres cannot store a NUL character" (naming no field of the spec).
+      const schema = freshSchema("nul");
+      const store = open({ url: server.url, schema });
       try {
-        // A webhook body with half a pair (JSON "\ud800" parses to one) failed as store-error 22P02.
+        const spec = {
+          payload: { note: "a\u0000b", ["k\u0000"]: ["\uD800", "\uDC00x"] },
+          raw: "\\u0000",
+          ok: "\u{1F642}",
+        };
+        assert.equal((await store.putDef("d", spec, T0)).version, 1);
+        assert.deepEqual((await store.getDef("d"))?.spec, spec);
+        const [row] = await admin.unsafe(`SELECT spec, pg_typeof(spec)::text AS type FROM "${schema}".defs`);
+        assert.equal(row?.type, "text");
+        assert.equal(row?.spec, JSON.stringify(spec), "plain ASCII escapes, as JSON.stringify writes them");
+        // Names and other text columns cannot hold them: refused naming the field.
         await rejects(
-          () => store.putDef("d", { body: "hi\uD800" }, T0),
+          () => store.claim([request("a\u0000b", T0)]),
           "invalid-spec",
-          /putDef\.spec: Postgres cannot store a lone surrogate/,
+          /claim\[0\]\.job: must not contain a NUL character/,
         );
-        await rejects(
-          () => store.putDef("d", { ["k\uDC00"]: 1 }, T0),
-          "invalid-spec",
-          /putDef\.spec: .*lone surrogate/,
-        );
-        // The driver wrote "j\uFFFD": the row was inserted, and the claim answered lost.
-        await rejects(() => store.claim([request("j\uD800", T0)]), "invalid-spec", /claim\[0\]\.job: .*lone surrogate/);
         await rejects(
           () => store.setPaused("j", true, T0, { note: "n\uDBFF", by: "me" }),
           "invalid-spec",
-          /setPaused: .*lone surrogate/,
+          /setPaused\.note: must not contain a lone surrogate/,
         );
-        assert.deepEqual(await store.runs("j\uFFFD"), [], "nothing reached the table");
-        // Whole pairs, and text that only looks like an escape, are stored as given.
-        const spec = { body: "ok \u{1F642}", raw: "\\ud800", pair: "\uD83D\uDE42" };
-        assert.equal((await store.putDef("d", spec, T0)).version, 1);
-        assert.deepEqual((await store.getDef("d"))?.spec, spec);
+        assert.deepEqual(await store.runs("a"), [], "nothing reached the table");
         const [won] = await store.claim([request("j\u{1F642}", T0)]);
-        assert.equal(won?.outcome, "won");
+        assert.equal(won?.outcome, "won", "a whole pair is stored as given");
       } finally {
         await store.close();
       }
+    });
+
+    it("under a scheduler: a handler error with a NUL is recorded as U+FFFD, a payload with one is defined as given", async () => {
+      // The outcome write must survive any thrown text; the payload was refused as "putDef.spec".
+      const store = open({ url: server.url, schema: freshSchema("engine") });
+      const s = setup({
+        store: store as unknown as MemoryStore,
+        start: T0,
+        webhookSecret: "k",
+        fetch: async () => new Response(""),
+      });
+      s.scheduler.job("nul", {
+        schedule: "* * * * *",
+        run: () => {
+          throw new Error("a\u0000b \ud800");
+        },
+      });
+      const payload = { note: "a\u0000b" };
+      const hook = { schedule: "0 0 1 1 *", target: { url: "https://example.test/hook" }, payload };
+      assert.deepEqual((await s.scheduler.define("hook", hook)).def?.spec["payload"], payload);
+      await tickAt(s, T0 + 1);
+      assert.equal((await tickAt(s, T0 + MIN)).ok, true);
+      const [row] = await s.scheduler.runs("nul");
+      assert.deepEqual([row?.slot, row?.status, row?.error], [T0 + MIN, "error", "a\ufffdb \ufffd"]);
+      assert.deepEqual((await store.getDef("hook"))?.spec["payload"], payload);
+      await s.scheduler.stop();
     });
 
     it("overlap skip holds across separate pools: of eight nodes claiming one job's slots at once, one runs", async () => {
@@ -423,6 +435,7 @@ if (skipReason !== false) {
       const first = open({ url: server.url, schema });
       await first.setPaused("old", true, T0);
       await first.claim([request("old", T0)]);
+      await first.putDef("def", { payload: { z: 1, a: [true, null] } }, T0);
       await first.close();
       // Back to what version 1 made: no pause columns (nor version 3's pruned_runs), the running-only index.
       await admin.unsafe(
@@ -431,6 +444,8 @@ if (skipReason !== false) {
       );
       await admin.unsafe(`DROP INDEX "${schema}".runs_open`);
       await admin.unsafe(`CREATE INDEX runs_running ON "${schema}".runs (job, lease_until) WHERE status = 'running'`);
+      // Version 4 made the spec text; before it, jsonb.
+      await admin.unsafe(`ALTER TABLE "${schema}".defs ALTER COLUMN spec TYPE jsonb USING spec::jsonb`);
       await admin.unsafe(`DELETE FROM "${schema}".schema_version WHERE version > 1`);
       const store = open({ url: server.url, schema });
       try {
@@ -440,6 +455,7 @@ if (skipReason !== false) {
           undefined,
           1,
         ]);
+        assert.deepEqual((await store.getDef("def"))?.spec, { payload: { z: 1, a: [true, null] } });
         await store.setPaused("old", true, T0 + MIN, { note: "migrated", by: "ops" });
         assert.deepEqual((await store.read(["old"])).jobs.old?.pause, { note: "migrated", at: T0 + MIN, by: "ops" });
         const versions = await admin.unsafe(`SELECT version FROM "${schema}".schema_version ORDER BY 1`);
@@ -447,6 +463,12 @@ if (skipReason !== false) {
           versions.map((r) => Number(r.version)),
           Array.from({ length: PG_SCHEMA_VERSION }, (_, i) => i + 1),
         );
+        // A node of version 3, still running, writes its jsonb spec (an assignment cast to text).
+        await admin.unsafe(
+          `UPDATE "${schema}".defs SET spec = $1::text::jsonb, version = version + 1 WHERE name = 'def'`,
+          ['{"payload": {"b": 2}}'],
+        );
+        assert.deepEqual((await store.getDef("def"))?.spec, { payload: { b: 2 } });
       } finally {
         await store.close();
       }
@@ -458,7 +480,7 @@ if (skipReason !== false) {
       try {
         await store.putDef("good", { schedule: "* * * * *" }, T0);
         await store.putDef("bad", { schedule: "* * * * *" }, T0);
-        await admin.unsafe(`UPDATE "${schema}".defs SET spec = '[1, 2]'::jsonb WHERE name = 'bad'`);
+        await admin.unsafe(`UPDATE "${schema}".defs SET spec = '[1, 2]' WHERE name = 'bad'`);
         const defs = await store.listDefs();
         assert.deepEqual(defs.map((d) => [d.name, d.broken === undefined]), [["bad", false], ["good", true]]);
         assert.match(defs[0]!.broken!, /^postgres: edgecron_defs row "bad": column spec is not a JSON object/);

@@ -106,7 +106,7 @@ export function pgConnection(resolved: ResolvedPostgresOptions): PgConnection {
         life.checkOpen(error);
         const retry = isRolledBack(error) || (kind === "read" && isConnectionLost(error) && attempt < 2);
         const delay = backoff(attempt, 5, 200);
-        if (!retry || Date.now() + delay > limit) throw storeError(operation, error, resolved.secrets);
+        if (!retry || Date.now() + delay > limit) throw storeError(operation, error, resolved.secrets, resolved.schema);
         await life.pause(delay);
       } finally {
         // Every lease goes back once, also one that came after the deadline gave up on it.

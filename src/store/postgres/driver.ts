@@ -38,6 +38,11 @@ export function isRolledBack(error: unknown): boolean {
   return code === "40001" || code === "40P01";
 }
 
+/** SQLSTATE 42501 (insufficient_privilege): the role lacks a grant, or does not own what a migration alters. */
+export function isDenied(error: unknown): boolean {
+  return field(error, "code") === "42501";
+}
+
 /**
  * The connection broke (network, server restart, backend terminated). Whether the
  * statement ran is unknown, so only reads retry on it; postgres.js opens a fresh
@@ -60,15 +65,36 @@ export function redact(text: string, secrets: readonly string[]): string {
 }
 
 /**
- * Wraps a driver failure as `store-error`: the Postgres SQLSTATE (or driver code) and
- * message, never a credential. The driver error stays as `cause` with its message
- * redacted too.
+ * What to do about a missing privilege: `init` (or the first call, which runs it) creates
+ * and migrates the tables, which needs the schema's owner; every other call needs grants.
  */
-export function storeError(operation: string, cause: unknown, secrets: readonly string[]): SchedulerError {
+function privilegeHint(operation: string, schema: string): string {
+  const grants = (on: string): string =>
+    `grant the role nodes run as USAGE on ${on} and SELECT, INSERT, UPDATE, DELETE on its tables (docs/stores.md, "Roles and privileges")`;
+  return operation === "init"
+    ? `; run init() once as a role that owns schema "${schema}" or may create it (it creates and migrates the tables), and ${
+      grants("the schema")
+    }`
+    : `; ${grants(`schema "${schema}"`)}`;
+}
+
+/**
+ * Wraps a driver failure as `store-error`: the Postgres SQLSTATE (or driver code) and
+ * message, never a credential, and for a missing privilege what to grant or run. The
+ * driver error stays as `cause` with its message redacted too.
+ */
+export function storeError(
+  operation: string,
+  cause: unknown,
+  secrets: readonly string[],
+  schema: string,
+): SchedulerError {
   const message = field(cause, "message") || String(cause);
   const code = field(cause, "code");
   const text = redact(
-    `postgres: ${operation} failed: ${code === "" || message.includes(code) ? "" : `${code}: `}${message}`,
+    `postgres: ${operation} failed: ${code === "" || message.includes(code) ? "" : `${code}: `}${message}${
+      isDenied(cause) ? privilegeHint(operation, schema) : ""
+    }`,
     secrets,
   );
   if (cause instanceof Error && secrets.length > 0) {

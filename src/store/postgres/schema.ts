@@ -6,7 +6,7 @@
  */
 import { SchedulerError } from "../../core/errors.ts";
 import type { PgConnection } from "./connection.ts";
-import type { PgTx } from "./driver.ts";
+import { isDenied, type PgTx } from "./driver.ts";
 
 /** The tables of one schema, quoted once. */
 export interface PgTables {
@@ -109,9 +109,29 @@ const rows = async (tx: PgTx, text: string, args: unknown[] = []): Promise<reado
  * Brings the schema to `PG_SCHEMA_VERSION` in one transaction under the schema's
  * migration lock. Each applied step records the backend that applied it.
  *
- * @throws {SchedulerError} `store-error` when the database is at a newer version.
+ * @throws {SchedulerError} `store-error` when the database is at a newer version, or
+ * behind and this role may not migrate it (saying the schema's owner must run `init()`).
  */
 export async function migrate(db: PgConnection, t: PgTables): Promise<void> {
+  // The version found when the schema is behind: a role that may read it but not alter it
+  // (the least-privilege role nodes run as) is told the owner must migrate.
+  let behind = 0;
+  try {
+    await steps(db, t, (current) => (behind = current));
+  } catch (error) {
+    if (behind === 0 || !(error instanceof SchedulerError) || !isDenied(error.cause)) throw error;
+    throw new SchedulerError(
+      "store-error",
+      `postgres: init failed: schema "${t.schema}" is at version ${behind}, this edgecron needs version ${PG_SCHEMA_VERSION}, and this role may not migrate it (42501: ${
+        (error.cause as Error).message
+      }); run init() once as a role that owns the schema (a deploy step before the nodes start)`,
+      { cause: error.cause },
+    );
+  }
+}
+
+/** The migration itself; `behind` hears the version found when steps are to be applied. */
+async function steps(db: PgConnection, t: PgTables, behind: (version: number) => void): Promise<void> {
   await db.transaction("init", async (tx) => {
     // One bigint key per schema; the claim locks use the two-int form, a separate key space.
     await rows(tx, "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`edgecron.migrate.${t.schema}`]);
@@ -128,6 +148,7 @@ export async function migrate(db: PgConnection, t: PgTables): Promise<void> {
       );
     }
     if (current === PG_SCHEMA_VERSION) return;
+    behind(current);
     if (current === 0) {
       const [schema] = await rows(tx, "SELECT 1 AS found FROM pg_namespace WHERE nspname = $1", [t.schema]);
       if (schema === undefined) await rows(tx, `CREATE SCHEMA "${t.schema}"`);

@@ -96,14 +96,17 @@ export const PauseBodySchema = v.strictObject({
 /** Body of bodiless actions (`resume`, `tick`): nothing or `{}`. */
 export const EmptyBodySchema = v.strictObject({});
 
-const PositiveInt = (max: number) =>
-  v.pipe(
+/** A whole number from a query string, 1 to `max`: a larger one is refused naming the maximum, never cut to it. */
+export function queryInt(max: number): v.GenericSchema<string, number> {
+  return v.pipe(
     v.string(),
-    v.check((s) => /^\d{1,16}$/.test(s), (issue) => `expected a whole number, got ${quote(issue.input)}`),
+    v.check(
+      (s) => /^\d{1,16}$/.test(s) && +s >= 1 && +s <= max,
+      (issue) => `expected a whole number from 1 to ${max}, got ${quote(issue.input)}`,
+    ),
     v.transform(Number),
-    v.minValue(1, `expected 1 to ${max}`),
-    v.maxValue(max, `expected 1 to ${max}`),
   );
+}
 
 /** What {@link queryInstant} accepts, for the refusals. */
 export const QUERY_INSTANT = "expected epoch milliseconds or an ISO-8601 instant with Z or an offset";
@@ -135,12 +138,12 @@ const QueryInstant = v.pipe(
 
 /** Query of `GET /jobs/:name/runs`. */
 export const RunsQuerySchema = v.strictObject({
-  limit: v.optional(PositiveInt(100)),
+  limit: v.optional(queryInt(100)),
   before: v.optional(QueryInstant),
 });
 
 /** Query of `GET /jobs` and `GET /jobs/:name`. */
-export const NextQuerySchema = v.strictObject({ next: v.optional(PositiveInt(100)) });
+export const NextQuerySchema = v.strictObject({ next: v.optional(queryInt(100)) });
 
 /** Query of `PUT /jobs/:name` (optimistic concurrency). */
 export const PutQuerySchema = v.strictObject({

@@ -211,8 +211,15 @@ describe("GET /jobs paging", () => {
     };
     assert.deepEqual(last.jobs.map((j) => j.name), ["job-2"]);
     assert.equal(last.nextAfter, null);
-    assert.equal((await errorOf(await f.call("GET", "/jobs?limit=101"))).path, "query.limit");
-    assert.equal((await errorOf(await f.call("GET", "/jobs/hourly/runs?limit=101"))).path, "query.limit");
+    // Over the maximum: a 400 naming the parameter, the maximum and what was sent.
+    for (const path of ["/jobs?limit=101", "/jobs/hourly/runs?limit=101", "/jobs?next=1000"]) {
+      const field = path.includes("next") ? "next" : "limit";
+      assert.deepEqual(await errorOf(await f.call("GET", path)), {
+        code: "invalid-request",
+        message: `query.${field}: expected a whole number from 1 to 100, got "${path.split("=")[1]}"`,
+        path: `query.${field}`,
+      });
+    }
   });
 
   it("lists no next slots for a paused job", async () => {

@@ -8,6 +8,7 @@ import * as v from "valibot";
 import { LONE_SURROGATE, LONE_SURROGATE_RULE, quote, SchedulerError } from "../core/errors.ts";
 import { toWholeEpochMs } from "../core/instant.ts";
 import { checkName, dataJobSchema, JOB_NAME, nameSchema, parseOrThrow } from "../engine/jobs/schema.ts";
+import { HTTP_INSTANT } from "./_errors.ts";
 import type { DataJobSpec } from "../engine/types.ts";
 
 /** A job name in a URL: 1–128 characters of `[A-Za-z0-9._:-]`, not `.` or `..`. */
@@ -70,9 +71,9 @@ export const RunBodySchema = v.strictObject({
 });
 
 const Instant = v.union([
-  v.pipe(v.string(), v.maxLength(40, "expected an ISO-8601 instant with offset or epoch milliseconds")),
+  v.pipe(v.string(), v.maxLength(40, `expected ${HTTP_INSTANT}`)),
   v.pipe(v.number(), v.integer("expected whole epoch milliseconds")),
-], "expected an ISO-8601 instant with offset or epoch milliseconds");
+], `expected ${HTTP_INSTANT}`);
 
 /** Body of `POST /jobs/:name/backfill`: the range `[from, to)` and its options. */
 export const BackfillBodySchema = v.strictObject({
@@ -109,7 +110,7 @@ export function queryInt(max: number): v.GenericSchema<string, number> {
 }
 
 /** What {@link queryInstant} accepts, for the refusals. */
-export const QUERY_INSTANT = "expected epoch milliseconds or an ISO-8601 instant with Z or an offset";
+export const QUERY_INSTANT = `expected ${HTTP_INSTANT}`;
 
 /**
  * The instant of a query cursor as epoch ms, read as the backfill body's `from` and `to`

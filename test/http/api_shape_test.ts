@@ -191,6 +191,33 @@ describe("instants as epoch ms and ISO-8601", () => {
     assert.deepEqual((out.jobs!["__proto__"] as Record<string, unknown>).runIso, ["1970-01-01T00:00:00.000Z"]);
     assert.deepEqual(out.payload, { slot: 1 });
   });
+
+  it('refuses a bad instant on every route that takes one saying what an HTTP client can send, not "a Date"', async () => {
+    // The core's words are for library callers; JSON and queries carry no Date.
+    const f = setup();
+    const target = { url: "https://example.test/" };
+    const cases: [string, string, object | undefined, string][] = [
+      ["POST", "/jobs/hourly/backfill", { from: "yesterday", to: T0 }, "from"],
+      ["POST", "/jobs/hourly/backfill", { from: T0, to: "2026-12-01T00:00" }, "to"],
+      ["POST", "/jobs/hourly/backfill", { from: true, to: T0 }, "from"],
+      ["PUT", "/jobs/w", { schedule: "@daily", target, startAt: "yesterday" }, "startAt"],
+      ["PUT", "/jobs/w", { schedule: "@daily", target, endAt: "tomorrow" }, "endAt"],
+      ["PUT", "/jobs/w", { schedule: { cron: "@daily", startAt: "soon" }, target }, "startAt"],
+      ["PUT", "/jobs/w", { schedule: { at: "soon" }, target }, "schedule"],
+      ["POST", "/jobs", { name: "w", schedule: { every: "1h", anchor: "noon" }, target }, "schedule"],
+      ["GET", "/jobs/hourly/runs?before=yesterday", undefined, "query.before"],
+    ];
+    for (const [method, path, body, field] of cases) {
+      const res = await f.call(method, path, body === undefined ? {} : json(body));
+      assert.equal(res.status, 400, `${path} ${JSON.stringify(body)}`);
+      const { message } = await errorOf(res);
+      assert.ok(
+        message.startsWith(`${field}: expected epoch milliseconds or an ISO-8601 instant with Z or an offset`),
+        message,
+      );
+      assert.doesNotMatch(message, /Date/);
+    }
+  });
 });
 
 describe("GET /jobs paging", () => {

@@ -37,13 +37,10 @@ export function storeDown(rc: RouterContext): MiddlewareHandler {
   return async (c, next) => {
     await next();
     if (c.error === undefined || c.res.status !== 503) return;
-    // `routePath` is the mount prefix and the route; every route but `/` starts with `/ui/`.
-    const route = c.req.routePath;
-    const at = route.lastIndexOf("/ui/");
     const url = new URL(c.req.url);
-    const again = c.req.method === "GET"
-      ? url.pathname + url.search
-      : homePath(at < 0 ? route.replace(/^\/$/, "") : route.slice(0, at));
+    // A form is not posted again: its link goes home, the mount prefix of its `/ui/…` route.
+    const route = c.req.routePath;
+    const again = c.req.method === "GET" ? url.pathname + url.search : route.slice(0, route.lastIndexOf("/ui/")) || "/";
     htmlHeaders(c);
     c.res = await c.html(
       await refusedPage(

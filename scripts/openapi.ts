@@ -10,7 +10,7 @@
 import { writeFileSync } from "node:fs";
 import process from "node:process";
 import { type JsonSchema, toJsonSchema } from "@valibot/to-json-schema";
-import type * as v from "valibot";
+import * as v from "valibot";
 import { JobsQuerySchema } from "../src/http/_paging.ts";
 import {
   BackfillBodySchema,
@@ -59,14 +59,29 @@ function strip(schema: JsonSchema): Json {
   return clean(schema) as Json;
 }
 
+/**
+ * What a query parameter takes, in the words of the schema's own refusal of an empty
+ * value (`"a whole number from 1 to 100"`): a query is a string, so its range or form
+ * is checked in code the converter cannot read.
+ */
+function ruleOf(schema: Schema): string | undefined {
+  const result = v.safeParse(schema, "");
+  return result.success ? undefined : /^expected (.*?), got /.exec(result.issues[0].message)?.[1];
+}
+
 function queryParameters(schema: Schema): Json[] {
   const json = strip(convert(schema)) as { properties?: Record<string, Json>; required?: string[] };
-  return Object.entries(json.properties ?? {}).map(([name, s]) => ({
-    name,
-    in: "query",
-    required: json.required?.includes(name) ?? false,
-    schema: s,
-  }));
+  const entries = (schema as unknown as { entries: Record<string, Schema> }).entries;
+  return Object.entries(json.properties ?? {}).map(([name, s]) => {
+    const rule = ruleOf(entries[name]!);
+    return {
+      name,
+      in: "query",
+      required: json.required?.includes(name) ?? false,
+      ...(rule === undefined ? {} : { description: rule }),
+      schema: s,
+    };
+  });
 }
 
 const NAME = {

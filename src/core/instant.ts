@@ -5,6 +5,9 @@ import { quote, SchedulerError } from "./errors.ts";
 /** What the core accepts as an instant: epoch ms, a `Date`, a `Temporal.Instant`, or an ISO string with offset. */
 export type InstantInput = number | Date | { readonly epochMilliseconds: number } | string;
 
+/** What a refused instant was expected to be, in the words of a library caller (the HTTP API says its own). */
+export const INSTANT_EXPECTED = "epoch ms, a Date or an ISO instant with offset";
+
 /** Largest |epoch ms| a Date or Temporal.Instant can hold. */
 export const INSTANT_LIMIT = 8.64e15;
 // The year: four digits, or six with a sign (what `toISOString()` writes outside 0000–9999).
@@ -50,7 +53,7 @@ export function toEpochMs(input: unknown, options: { field?: string; allowString
     if (m !== null && isCalendarTime(m)) ms = Date.parse(input.trim().toUpperCase().replace(/(\.\d{3})\d+/, "$1"));
   }
   if (!Number.isFinite(ms) || Math.abs(ms) > INSTANT_LIMIT) {
-    const what = allowString ? "epoch ms, a Date or an ISO instant with offset" : "epoch ms or a Date";
+    const what = allowString ? INSTANT_EXPECTED : "epoch ms or a Date";
     throw new SchedulerError("invalid-instant", `${field}: expected ${what}, got ${quote(describe(input))}`, {
       path: field,
     });

@@ -523,6 +523,7 @@ export interface Scheduler {
    * reversed range, more than 10 000 slots, a bad option) before running anything.
    */
   backfill(name: string, options: BackfillOptions): Promise<BackfillReport>;
+  /** The job's run rows, newest first: `limit` 1 to 1000 (default 50; more is refused with `invalid-spec`), slots strictly `before` an instant. */
   runs(name: string, query?: { limit?: number; before?: number }): Promise<RunRecord[]>;
   /** Validates and stores a data-defined job (every node sees it on its next tick). */
   define(name: string, spec: DataJobSpec, options?: { ifVersion?: number }): Promise<JobInfo>;

@@ -105,7 +105,29 @@ export async function readJson(request: Request, max: number): Promise<unknown> 
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new HttpError(400, "invalid-request", "body: expected a JSON object");
   }
+  const path = overflowAt(value, "");
+  if (path !== undefined) {
+    // JSON.parse reads 1e999 as Infinity, which every message then quoted as "Infinity": quote the text sent.
+    const sent = text.match(/"(?:\\.|[^"\\])*"|-?\d[\d.eE+-]*/g)?.find((t) => t[0] !== '"' && !Number.isFinite(+t));
+    throw new HttpError(
+      400,
+      "invalid-request",
+      `${path}: expected a finite number, got ${quote(sent)} (out of range)`,
+      path,
+    );
+  }
   return value;
+}
+
+/** The dot path of the first number in `value` too large for a double (parsed as ±Infinity), if any. */
+function overflowAt(value: unknown, path: string): string | undefined {
+  if (typeof value === "number") return Number.isFinite(value) ? undefined : path;
+  if (typeof value !== "object" || value === null) return undefined;
+  for (const [key, inner] of Object.entries(value)) {
+    const found = overflowAt(inner, path === "" ? key : `${path}.${key}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** Reads an `application/x-www-form-urlencoded` body (dashboard forms). */

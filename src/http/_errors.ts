@@ -4,9 +4,13 @@
  */
 import * as v from "valibot";
 import { SchedulerError, sentence } from "../core/errors.ts";
+import { INSTANT_EXPECTED } from "../core/instant.ts";
 import { didYouMean, nearestName } from "../core/suggest.ts";
 
 export type ErrorStatus = 400 | 401 | 404 | 409 | 413 | 500 | 503;
+
+/** What an HTTP client may send as an instant (JSON and queries have no `Date`): said instead of the core's words. */
+export const HTTP_INSTANT = "epoch milliseconds or an ISO-8601 instant with Z or an offset";
 
 /** The JSON shape of every error answer. */
 export interface ErrorBody {
@@ -73,7 +77,7 @@ export function toErrorResponse(error: unknown): { status: ErrorStatus; body: Er
   }
   if (error instanceof SchedulerError) {
     // The code travels in `code`: the message is the sentence alone, said once.
-    const message = sentence(error);
+    const message = sentence(error).replace(INSTANT_EXPECTED, HTTP_INSTANT);
     if (error.code.startsWith("invalid-")) {
       return { status: 400, body: errorBody(error.code, message, error.path), internal: false };
     }

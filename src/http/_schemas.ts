@@ -8,6 +8,7 @@ import * as v from "valibot";
 import { LONE_SURROGATE, LONE_SURROGATE_RULE, quote, SchedulerError } from "../core/errors.ts";
 import { toWholeEpochMs } from "../core/instant.ts";
 import { checkName, dataJobSchema, JOB_NAME, nameSchema, parseOrThrow } from "../engine/jobs/schema.ts";
+import { HTTP_INSTANT } from "./_errors.ts";
 import type { DataJobSpec } from "../engine/types.ts";
 
 /** A job name in a URL: 1–128 characters of `[A-Za-z0-9._:-]`, not `.` or `..`. */
@@ -70,9 +71,9 @@ export const RunBodySchema = v.strictObject({
 });
 
 const Instant = v.union([
-  v.pipe(v.string(), v.maxLength(40, "expected an ISO-8601 instant with offset or epoch milliseconds")),
+  v.pipe(v.string(), v.maxLength(40, `expected ${HTTP_INSTANT}`)),
   v.pipe(v.number(), v.integer("expected whole epoch milliseconds")),
-], "expected an ISO-8601 instant with offset or epoch milliseconds");
+], `expected ${HTTP_INSTANT}`);
 
 /** Body of `POST /jobs/:name/backfill`: the range `[from, to)` and its options. */
 export const BackfillBodySchema = v.strictObject({
@@ -96,17 +97,20 @@ export const PauseBodySchema = v.strictObject({
 /** Body of bodiless actions (`resume`, `tick`): nothing or `{}`. */
 export const EmptyBodySchema = v.strictObject({});
 
-const PositiveInt = (max: number) =>
-  v.pipe(
+/** A whole number from a query string, 1 to `max`: a larger one is refused naming the maximum, never cut to it. */
+export function queryInt(max: number): v.GenericSchema<string, number> {
+  return v.pipe(
     v.string(),
-    v.check((s) => /^\d{1,16}$/.test(s), (issue) => `expected a whole number, got ${quote(issue.input)}`),
+    v.check(
+      (s) => /^\d{1,16}$/.test(s) && +s >= 1 && +s <= max,
+      (issue) => `expected a whole number from 1 to ${max}, got ${quote(issue.input)}`,
+    ),
     v.transform(Number),
-    v.minValue(1, `expected 1 to ${max}`),
-    v.maxValue(max, `expected 1 to ${max}`),
   );
+}
 
 /** What {@link queryInstant} accepts, for the refusals. */
-export const QUERY_INSTANT = "expected epoch milliseconds or an ISO-8601 instant with Z or an offset";
+export const QUERY_INSTANT = `expected ${HTTP_INSTANT}`;
 
 /**
  * The instant of a query cursor as epoch ms, read as the backfill body's `from` and `to`
@@ -135,12 +139,12 @@ const QueryInstant = v.pipe(
 
 /** Query of `GET /jobs/:name/runs`. */
 export const RunsQuerySchema = v.strictObject({
-  limit: v.optional(PositiveInt(100)),
+  limit: v.optional(queryInt(100)),
   before: v.optional(QueryInstant),
 });
 
 /** Query of `GET /jobs` and `GET /jobs/:name`. */
-export const NextQuerySchema = v.strictObject({ next: v.optional(PositiveInt(100)) });
+export const NextQuerySchema = v.strictObject({ next: v.optional(queryInt(100)) });
 
 /** Query of `PUT /jobs/:name` (optimistic concurrency). */
 export const PutQuerySchema = v.strictObject({

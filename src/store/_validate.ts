@@ -313,16 +313,23 @@ export function checkUpdates(writes: readonly RunUpdate[]): void {
   for (const write of writes) checkUpdate(write?.key, write?.patch);
 }
 
-/** Resolves an `overview()` query: `since` an instant, `perJob` default 50, at most 1000. */
+/** Resolves an `overview()` query: `since` an instant, `perJob` 1 to 1000, default 50 (a larger one is refused). */
 export function resolveOverviewQuery(query: { since: number; perJob?: number }): { since: number; perJob: number } {
   const since = checkInstant(query?.since, "overview.since");
-  const perJob = query.perJob ?? DEFAULT_RUNS_LIMIT;
-  if (!Number.isSafeInteger(perJob) || perJob < 1) {
-    throw new SchedulerError("invalid-spec", `overview.perJob: expected a positive integer, got ${quote(perJob)}`, {
-      path: "overview.perJob",
-    });
+  return { since, perJob: checkPageSize(query.perJob, "overview.perJob") };
+}
+
+/** A page of run rows (`runs()` limit, `overview()` perJob): 1 to {@link MAX_RUNS_LIMIT}, default 50; more is refused, not cut. */
+function checkPageSize(value: number | undefined, field: string): number {
+  const size = value ?? DEFAULT_RUNS_LIMIT;
+  if (!Number.isSafeInteger(size) || size < 1 || size > MAX_RUNS_LIMIT) {
+    throw new SchedulerError(
+      "invalid-spec",
+      `${field}: expected a whole number from 1 to ${MAX_RUNS_LIMIT}, got ${quote(size)}`,
+      { path: field },
+    );
   }
-  return { since, perJob: Math.min(perJob, MAX_RUNS_LIMIT) };
+  return size;
 }
 
 /** Sets `record[key]` as an own data property, so a job named `__proto__` is an ordinary key. */
@@ -333,16 +340,11 @@ export function setOwn<T>(record: Record<string, T>, key: string, value: T): voi
   } else record[key] = value;
 }
 
-/** Resolves a `runs()` query: limit defaults to 50 and is capped at 1000. */
+/** Resolves a `runs()` query: limit 1 to 1000, default 50 (a larger one is refused). */
 export function resolveRunQuery(query: RunQuery | undefined): { limit: number; before: number | undefined } {
-  const limit = query?.limit ?? DEFAULT_RUNS_LIMIT;
-  if (!Number.isSafeInteger(limit) || limit < 1) {
-    throw new SchedulerError("invalid-spec", `runs.limit: expected a positive integer, got ${quote(limit)}`, {
-      path: "runs.limit",
-    });
-  }
+  const limit = checkPageSize(query?.limit, "runs.limit");
   const before = query?.before === undefined ? undefined : checkInstant(query.before, "runs.before");
-  return { limit: Math.min(limit, MAX_RUNS_LIMIT), before };
+  return { limit, before };
 }
 
 /** Resolves a `listDefs()` query: `after` a name or undefined, `limit` a whole number >= 1 or undefined (all). */

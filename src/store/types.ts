@@ -301,7 +301,7 @@ export interface DefsQuery {
 }
 
 export interface RunQuery {
-  /** Newest first; default 50, at most 1000. */
+  /** Newest first; 1 to 1000, default 50 (a larger limit is refused with `invalid-spec`). */
   limit?: number;
   /** Only slots strictly before this instant. */
   before?: number;
@@ -451,7 +451,7 @@ export interface Store {
   /** Row counts by status per job. */
   counts(jobs: readonly string[]): Promise<Record<string, StatusCounts>>;
 
-  /** Last outcome, counts and recent rows for many jobs in ONE read; never writes. Names with no rows get { last: undefined, counts: all zero, recent: [] }. perJob defaults to 50, at most 1000. */
+  /** Last outcome, counts and recent rows for many jobs in ONE read; never writes. Names with no rows get { last: undefined, counts: all zero, recent: [] }. perJob 1 to 1000, default 50 (a larger one is refused with `invalid-spec`). */
   overview(names: readonly string[], query: { since: number; perJob?: number }): Promise<Record<string, JobOverview>>;
 
   /**

@@ -96,7 +96,7 @@ describe("JSON errors", () => {
 
   it("a wrong type in an action's body is said in the API's words, quoting what was sent", async () => {
     // Valibot's own text came through ("Invalid type: Expected string but received 5"), and
-    // 1e999 (Infinity once parsed) was quoted as "null".
+    // 1e999 (Infinity once parsed) was quoted as "null", then as "Infinity".
     const f = setup();
     const message = async (path: string, body: string) =>
       (await errorOf(await f.call("POST", path, { body, headers: { "content-type": "application/json" } }))).message;
@@ -109,7 +109,10 @@ describe("JSON errors", () => {
       await message("/jobs/hourly/backfill", '{"from":0,"to":1,"rerun":"yes"}'),
       'rerun: expected boolean, got "yes"',
     );
-    assert.match(await message("/jobs/hourly/run", '{"mode":1e999}'), /, got "Infinity"$/);
+    assert.equal(
+      await message("/jobs/hourly/run", '{"mode":1e999}'),
+      'mode: expected a finite number, got "1e999" (out of range)',
+    );
   });
 
   it("an unknown field of a request body or query suggests a field that route takes, never a job field", async () => {
@@ -188,6 +191,33 @@ describe("instants as epoch ms and ISO-8601", () => {
     assert.deepEqual((out.jobs!["__proto__"] as Record<string, unknown>).runIso, ["1970-01-01T00:00:00.000Z"]);
     assert.deepEqual(out.payload, { slot: 1 });
   });
+
+  it('refuses a bad instant on every route that takes one saying what an HTTP client can send, not "a Date"', async () => {
+    // The core's words are for library callers; JSON and queries carry no Date.
+    const f = setup();
+    const target = { url: "https://example.test/" };
+    const cases: [string, string, object | undefined, string][] = [
+      ["POST", "/jobs/hourly/backfill", { from: "yesterday", to: T0 }, "from"],
+      ["POST", "/jobs/hourly/backfill", { from: T0, to: "2026-12-01T00:00" }, "to"],
+      ["POST", "/jobs/hourly/backfill", { from: true, to: T0 }, "from"],
+      ["PUT", "/jobs/w", { schedule: "@daily", target, startAt: "yesterday" }, "startAt"],
+      ["PUT", "/jobs/w", { schedule: "@daily", target, endAt: "tomorrow" }, "endAt"],
+      ["PUT", "/jobs/w", { schedule: { cron: "@daily", startAt: "soon" }, target }, "startAt"],
+      ["PUT", "/jobs/w", { schedule: { at: "soon" }, target }, "schedule"],
+      ["POST", "/jobs", { name: "w", schedule: { every: "1h", anchor: "noon" }, target }, "schedule"],
+      ["GET", "/jobs/hourly/runs?before=yesterday", undefined, "query.before"],
+    ];
+    for (const [method, path, body, field] of cases) {
+      const res = await f.call(method, path, body === undefined ? {} : json(body));
+      assert.equal(res.status, 400, `${path} ${JSON.stringify(body)}`);
+      const { message } = await errorOf(res);
+      assert.ok(
+        message.startsWith(`${field}: expected epoch milliseconds or an ISO-8601 instant with Z or an offset`),
+        message,
+      );
+      assert.doesNotMatch(message, /Date/);
+    }
+  });
 });
 
 describe("GET /jobs paging", () => {
@@ -211,8 +241,15 @@ describe("GET /jobs paging", () => {
     };
     assert.deepEqual(last.jobs.map((j) => j.name), ["job-2"]);
     assert.equal(last.nextAfter, null);
-    assert.equal((await errorOf(await f.call("GET", "/jobs?limit=101"))).path, "query.limit");
-    assert.equal((await errorOf(await f.call("GET", "/jobs/hourly/runs?limit=101"))).path, "query.limit");
+    // Over the maximum: a 400 naming the parameter, the maximum and what was sent.
+    for (const path of ["/jobs?limit=101", "/jobs/hourly/runs?limit=101", "/jobs?next=1000"]) {
+      const field = path.includes("next") ? "next" : "limit";
+      assert.deepEqual(await errorOf(await f.call("GET", path)), {
+        code: "invalid-request",
+        message: `query.${field}: expected a whole number from 1 to 100, got "${path.split("=")[1]}"`,
+        path: `query.${field}`,
+      });
+    }
   });
 
   it("lists no next slots for a paused job", async () => {

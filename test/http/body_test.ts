@@ -107,6 +107,36 @@ describe("request bodies", () => {
       'body: Content-Encoding "gzip" is not accepted; send it uncompressed',
     );
   });
+
+  it('answers 400 naming the field and quoting the text of a number too large for a double (it said "Infinity")', async () => {
+    const f = setup();
+    const job = (extra: string): string => `{"schedule":"@daily","target":{"url":"https://example.test/"}${extra}}`;
+    const huge = `1${"0".repeat(400)}`;
+    for (
+      const [method, path, body, field, sent] of [
+        ["POST", "/jobs/hourly/run", '{"mode":1e999}', "mode", "1e999"],
+        ["PUT", "/jobs/w", job(',"maxRuns":1E+999'), "maxRuns", "1E+999"],
+        ["PUT", "/jobs/w", job(',"retries":{"attempts":-2e400}'), "retries.attempts", "-2e400"],
+        [
+          "POST",
+          "/jobs",
+          job(',"name":"w","payload":{"text":"3e999","list":[1,' + huge + "]}"),
+          "payload.list.1",
+          huge,
+        ],
+        ["POST", "/jobs/hourly/backfill", '{"from":1e999,"to":0}', "from", "1e999"],
+        ["POST", "/jobs/hourly/pause", '{"note":1e999}', "note", "1e999"],
+      ] as const
+    ) {
+      const res = await f.call(method, path, { body, headers: { "content-type": "application/json" } });
+      assert.equal(res.status, 400, body);
+      const error = await errorOf(res);
+      assert.equal(error.path, field, body);
+      const quoted = sent.length > 80 ? `${sent.slice(0, 77)}...` : sent; // long ones cut, as every message quotes
+      assert.equal(error.message, `${field}: expected a finite number, got "${quoted}" (out of range)`, body);
+    }
+    assert.equal((await f.call("GET", "/jobs/w")).status, 404, "nothing was defined");
+  });
 });
 
 describe("unexpected errors", () => {

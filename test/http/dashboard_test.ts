@@ -305,3 +305,32 @@ describe("dashboard cost", () => {
     }
   });
 });
+
+describe("dashboard with the store down", () => {
+  it("answers its pages and forms with an HTML 503 page saying to retry; the API keeps its JSON 503", async () => {
+    // They answered the API's JSON body: a browser showed raw JSON.
+    const f = setup({ mount: "/cron" });
+    f.store.setFailing(true);
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    for (
+      const [method, path, again] of [
+        ["GET", "/cron", "/cron"],
+        ["GET", "/cron/ui/jobs/hourly?before=0", "/cron/ui/jobs/hourly?before=0"],
+        ["POST", "/cron/ui/jobs/hourly/run", "/cron"],
+      ] as const
+    ) {
+      const res = await f.call(method, path, method === "POST" ? { body: "", headers: form } : {});
+      assert.equal(res.status, 503, path);
+      assert.match(res.headers.get("content-type") ?? "", /^text\/html/, path);
+      assert.match(res.headers.get("content-security-policy") ?? "", /default-src 'none'/, path);
+      assert.equal(res.headers.get("cache-control"), "no-store", path);
+      const html = await res.text();
+      assert.match(html, /<title>Unavailable · edgecron<\/title>/, path);
+      assert.match(html, /<div class="notice bad" role="alert">The store cannot be reached/, path);
+      assert.ok(html.includes(`<a href="${again}">Try again</a>`), `${path}: ${html}`);
+    }
+    const api = await f.call("GET", "/cron/jobs");
+    assert.equal(api.status, 503);
+    assert.equal(((await api.json()) as { error: { code: string } }).error.code, "store-error");
+  });
+});

@@ -11,7 +11,7 @@ import { HOUR, setup, T0 } from "./_setup.ts";
 
 interface Doc {
   openapi: string;
-  paths: Record<string, Record<string, { parameters?: { name: string; in: string }[] }>>;
+  paths: Record<string, Record<string, { parameters?: { name: string; in: string; description?: string }[] }>>;
   components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
 }
 
@@ -121,5 +121,10 @@ describe("GET /openapi.json", () => {
     }
     const params = doc.paths["/jobs"]!.get!.parameters!.map((p) => p.name).sort();
     assert.deepEqual(params, ["after", "limit", "next"]);
+    // A query is a string to the converter: the range is said in words (it said only "string").
+    for (const path of ["/jobs", "/jobs/{name}/runs"]) {
+      const limit = doc.paths[path]!.get!.parameters!.find((p) => p.name === "limit");
+      assert.equal(limit?.description, "a whole number from 1 to 100", path);
+    }
   });
 });

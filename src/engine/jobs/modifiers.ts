@@ -8,7 +8,7 @@ import { parseDuration } from "../../core/duration.ts";
 import { quote, SchedulerError } from "../../core/errors.ts";
 import { MAX_EXCLUSIONS } from "../../core/modifiers/modify.ts";
 import type { ModifierOptions } from "../../core/modifiers/modify.ts";
-import type { InstantInput } from "../../core/instant.ts";
+import { INSTANT_EXPECTED, type InstantInput } from "../../core/instant.ts";
 import { duration, got, text } from "./_valibot.ts";
 
 /** The modifier options of a job (code- or data-defined). */
@@ -41,7 +41,7 @@ const EXCEPT_TEXT = 256;
 
 const instant = v.union(
   [v.number(), text(64), v.date()],
-  (issue) => `expected epoch ms, a Date or an ISO instant with offset, got ${got(issue)}`,
+  (issue) => `expected ${INSTANT_EXPECTED}, got ${got(issue)}`,
 );
 const exceptEntry = v.pipe(text(EXCEPT_TEXT), v.minLength(1, () => "expected a cron expression or a YYYY-MM-DD date"));
 

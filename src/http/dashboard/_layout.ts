@@ -58,11 +58,11 @@ ${error ? html`<div class="notice bad" role="alert">${error}</div>` : ""}
 <button class="primary" type="submit">Sign in</button></form></body></html>`;
 }
 
-/** A small page for refused form posts. */
-export function refusedPage(title: string, home: string, message: string): Html {
+/** A small page for refused form posts (and, with its own heading and link, for a store that is down). */
+export function refusedPage(title: string, home: string, message: string, heading = "Refused", link = "Back to the dashboard"): Html {
   return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Refused · ${title}</title><style>${raw(STYLES)}</style></head>
-<body><main><div class="notice bad" role="alert">${message}</div><p><a href="${home}">Back to the dashboard</a></p></main></body></html>`;
+<html lang="en"><head><meta charset="utf-8"><title>${heading} · ${title}</title><style>${raw(STYLES)}</style></head>
+<body><main><div class="notice bad" role="alert">${message}</div><p><a href="${home}">${link}</a></p></main></body></html>`;
 }
 
 /** The body of the job page for a name that matches no job. */

@@ -28,6 +28,33 @@ export function pageAuth(rc: RouterContext, route: string): MiddlewareHandler {
   });
 }
 
+/**
+ * Around every page and form: a request whose store call failed (the router's `onError`
+ * logged it and answered the API's JSON 503) gets an HTML page instead, with a link that
+ * asks again (a page) or goes back to the dashboard (a form, whose post is not repeated).
+ */
+export function storeDown(rc: RouterContext): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    if (c.error === undefined || c.res.status !== 503) return;
+    const url = new URL(c.req.url);
+    // A form is not posted again: its link goes home, the mount prefix of its `/ui/…` route.
+    const route = c.req.routePath;
+    const again = c.req.method === "GET" ? url.pathname + url.search : route.slice(0, route.lastIndexOf("/ui/")) || "/";
+    htmlHeaders(c);
+    c.res = await c.html(
+      await refusedPage(
+        rc.title,
+        again,
+        "The store cannot be reached right now. Try again in a moment.",
+        "Unavailable",
+        "Try again",
+      ),
+      503,
+    );
+  };
+}
+
 /** A job form is the dashboard's own: same origin, and a bearer token or the session's CSRF token. */
 export async function formAllowed(rc: RouterContext, c: Context, form: URLSearchParams): Promise<boolean> {
   const viaBearer = await rc.auth.bearer(c.req.raw);

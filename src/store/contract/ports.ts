@@ -200,6 +200,9 @@ export function portCases({ it, withStore }: ContractContext): void {
       });
       const all = await store.overview(["a"], { since: T0 });
       assert.equal(all["a"]!.recent.length, 5, "perJob defaults to 50");
+      // Past the largest page: refused, naming it (it was cut to 1000 without a word).
+      assert.equal((await store.overview(["a"], { since: T0, perJob: 1000 }))["a"]!.recent.length, 5);
+      await rejectsWith(store.overview(["a"], { since: T0, perJob: 1001 }), "invalid-spec", /perJob.*1 to 1000/);
     }));
 
   it("overview() never writes: a name it is asked about stays unknown to read()", () =>

@@ -15,9 +15,8 @@ import {
   type Row,
 } from "./_kv.ts";
 import { readDefs, readNamedDefs } from "./defs.ts";
-import { checkInstant, MAX_RUNS_LIMIT, zeroCounts } from "../_validate.ts";
+import { resolveOverviewQuery, zeroCounts } from "../_validate.ts";
 import { isOpenStatus } from "../_overlap.ts";
-import { quote, SchedulerError } from "../../core/errors.ts";
 import type { JobOverview, PauseInfo, RunRecord, RunStatus, StatusCounts, TickSnapshot } from "../types.ts";
 
 /** Sets an own property, even one named `__proto__` (job names are user data). */
@@ -169,14 +168,7 @@ export function overviewOf(
   names: readonly string[],
   query: { since: number; perJob?: number },
 ): Promise<Record<string, JobOverview>> {
-  const since = checkInstant(query?.since, "overview.since");
-  const perJob = query.perJob ?? 50;
-  if (!Number.isSafeInteger(perJob) || perJob < 1) {
-    throw new SchedulerError("invalid-spec", `overview.perJob: expected a positive integer, got ${quote(perJob)}`, {
-      path: "overview.perJob",
-    });
-  }
-  const limit = Math.min(perJob, MAX_RUNS_LIMIT);
+  const { since, perJob: limit } = resolveOverviewQuery(query);
   return ctx.op("overview", async (kv) => {
     const unique = [...new Set(names)];
     const parts = await Promise.all(unique.map(async (name): Promise<JobOverview> => {

@@ -1,26 +1,15 @@
 /** The memory store's `overview()` and `tally()`: last outcome, counts and recent rows per job, read-only. */
-import { SchedulerError } from "../../core/errors.ts";
-import { BUFFER_FULL_ERRORS, checkInstant, checkNames, MAX_RUNS_LIMIT, zeroCounts } from "../_validate.ts";
+import { BUFFER_FULL_ERRORS, checkInstant, checkNames, resolveOverviewQuery, zeroCounts } from "../_validate.ts";
 import { isOpenStatus } from "../_overlap.ts";
 import type { JobOverview, JobTally, Store } from "../types.ts";
 import { publicRecord, type Row, type RunTable } from "./runs.ts";
-
-/** Default rows per job in `overview().recent`. */
-const DEFAULT_PER_JOB = 50;
 
 /** Builds `overview()` over `table`; `guard` throws while the store is set to fail. */
 export function createOverview(table: RunTable, guard: (operation: string) => void): Store["overview"] {
   return async (names, query): Promise<Record<string, JobOverview>> => {
     guard("overview");
     checkNames(names, "overview.names");
-    const since = checkInstant(query?.since, "overview.since");
-    const perJob = query.perJob ?? DEFAULT_PER_JOB;
-    if (!Number.isSafeInteger(perJob) || perJob < 1) {
-      throw new SchedulerError("invalid-spec", `overview.perJob: expected a positive integer, got ${String(perJob)}`, {
-        path: "overview.perJob",
-      });
-    }
-    const limit = Math.min(perJob, MAX_RUNS_LIMIT);
+    const { since, perJob: limit } = resolveOverviewQuery(query);
     // Job names come from users: a null-prototype record keeps `__proto__` an ordinary key.
     const result: Record<string, JobOverview> = Object.create(null);
     for (const name of names) {

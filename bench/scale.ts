@@ -69,7 +69,9 @@ function run(args: string[], label: string): Promise<Record<string, unknown>> {
     child.stderr.on("data", (d: Buffer) => (err += d));
     child.on("close", (code) => {
       if (DUMP !== undefined) writeFileSync(join(DUMP, `${label.replace(/[^a-z0-9]/gi, "_")}.log`), out);
-      const line = out.trim().split("\n").at(-1) ?? "";
+      // The report is the last line that is a JSON object: a flag's trace (`--trace-gc`) may
+      // print after it, during the worker's exit.
+      const line = out.trim().split("\n").findLast((l) => l.startsWith("{")) ?? "";
       if (code !== 0 || !line.startsWith("{")) {
         reject(new Error(`${label} exited ${code}: ${out.slice(-500)}${err.slice(-2000)}`));
       } else {

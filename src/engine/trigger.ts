@@ -14,7 +14,7 @@ import { createTimerLoop, type TickHint } from "./tick/timer.ts";
 import type { JobRegistry } from "./jobs/registry.ts";
 import type { JobViews } from "./jobs/info.ts";
 import type { RunTracker } from "./run/tracker.ts";
-import type { Clock, Logger, Scheduler, TickReport } from "./types.ts";
+import type { Clock, Logger, Scheduler, SchedulerEvent, TickReport } from "./types.ts";
 
 /** What the triggers use: the ticker and the parts whose state a tick reads or resets. */
 export interface TriggerDeps {
@@ -25,8 +25,9 @@ export interface TriggerDeps {
   clock: Clock;
   log: Logger;
   node: string;
-  /** Store initialisation (once): awaited before a tick, its failure left to the snapshot. */
+  /** Store initialisation (once, retried after a failure): awaited before a tick, which fails when it does. */
   ready: () => Promise<void>;
+  emit: (event: SchedulerEvent) => void;
   /** `runAhead` option (default true): whether `tick(now, { until })` runs ahead. */
   runAhead: boolean;
   /** `claimAhead` option in ms: how long before a slot timer mode claims it (0: when due). */
@@ -177,17 +178,23 @@ export function createTriggers(deps: TriggerDeps): Triggers {
 
 function createRoundLoop(deps: TriggerDeps): RoundLoop {
   const { ticker, views, clock, log, node } = deps;
-  const failed = (now: number, e: unknown): StartedTick => {
+  const failed = (now: number, e: unknown, logged = true): StartedTick => {
     const error = errorText(e);
-    log.error("tick failed", { error });
+    if (logged) log.error("tick failed", { error });
     const report: TickReport = { now, node, ok: false, error, jobs: {} };
     return { report, settled: Promise.resolve(report) };
   };
   const begin = async (now: number, hint?: TickHint): Promise<StartedTick> => {
     try {
       await deps.ready();
-    } catch {
-      // The snapshot that follows fails the same way and reports it.
+    } catch (e) {
+      // Nothing is planned on a store whose schema is missing or half migrated (a memory
+      // store double's snapshot answered, and the job ran): the tick fails as one whose
+      // snapshot failed (`store-error` said why, a `tick` event says it), and the next one
+      // tries init again.
+      const { report } = failed(now, e, false);
+      deps.emit({ type: "tick", now, report });
+      return { report, settled: Promise.resolve(report) };
     }
     views.invalidate();
     try {

@@ -484,7 +484,8 @@ export interface Scheduler {
   /** Registers a code-defined job; throws `SchedulerError` (`invalid-spec`, `invalid-name`) naming the field path. Returns the scheduler. */
   job(name: string, spec: JobSpec): Scheduler;
   /**
-   * Plans, claims and runs due slots. Store failures are in the report; it rejects only
+   * Plans, claims and runs due slots. Store failures (a failed `init()` too: nothing is
+   * planned, and the next tick tries it again) are in the report; it rejects only
    * when `now` or `until` is not whole epoch milliseconds (`invalid-instant`).
    * With `until` (a platform trigger's minute end), it then runs ahead: it ticks again at
    * each slot in `(now, until)` as its time comes, claiming each only when due, and

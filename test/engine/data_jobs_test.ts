@@ -133,21 +133,44 @@ describe("data-defined jobs", () => {
     assert.equal(spy.calls.length, 1);
   });
 
-  it("undefine() whose pause clearing fails says so: the job is deleted, and its pause is to be ended by hand", async () => {
-    // A second undefine() finds nothing to delete and cannot end the pause: the first says it.
+  it("undefine() whose delete fails deletes nothing: the job, its pause and history stay, and a retry deletes them all", async () => {
     const store = faultyStore();
     const s = setup({ store, webhookSecret: "k", fetch: fetchSpy().fetch });
     await s.scheduler.define("hook", hook);
+    await tickAt(s, T0 + 5 * MIN);
     await s.scheduler.pause("hook", { note: "old" });
-    store.failNext("setPaused");
-    await assert.rejects(
-      s.scheduler.undefine("hook"),
-      (e: unknown) =>
-        e instanceof SchedulerError && e.code === "store-error" &&
-        /^store-error: job "hook" was deleted, but its pause could not be ended \(.*\); resume it once it is defined again$/
-          .test(e.message),
-    );
-    assert.equal(await s.store.getDef("hook"), undefined);
+    store.failNext("deleteDef");
+    await assert.rejects(s.scheduler.undefine("hook"), (e: unknown) => e instanceof SchedulerError);
+    assert.ok(await s.store.getDef("hook"));
+    assert.equal((await s.store.read(["hook"])).jobs["hook"]?.paused, true);
+    assert.ok((await rows(s.store, "hook")).some((r) => r.status === "ok"));
+    assert.equal(await s.scheduler.undefine("hook"), true);
+    assert.deepEqual([await s.store.read(["hook"]), await rows(s.store, "hook")], [
+      { jobs: {}, watermarks: {}, defs: [], running: [] },
+      [],
+    ]);
+  });
+
+  it("a run of a job undefined while it runs is aborted at its next renewal and writes no row for the job defined again", async () => {
+    const signals: AbortSignal[] = [];
+    // A receiver that answers only when the delivery is aborted.
+    const fetch = ((_input: RequestInfo | URL, init?: RequestInit) => {
+      const signal = init!.signal!;
+      signals.push(signal);
+      return new Promise<Response>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
+    }) as typeof globalThis.fetch;
+    const s = setup({ webhookSecret: "k", fetch, start: T0 + 5 * MIN });
+    await s.scheduler.define("hook", { ...hook, schedule: "* * * * *" });
+    const ticked = s.scheduler.tick();
+    await s.clock.advance(0);
+    assert.equal((await s.store.getRun("hook", T0 + 5 * MIN))?.status, "running");
+    assert.equal(await s.scheduler.undefine("hook"), true);
+    await s.scheduler.define("hook", { ...hook, schedule: "0 0 1 1 *" });
+    await s.clock.advance(15_000);
+    await ticked;
+    assert.equal(signals[0]?.aborted, true, "the deleted job's run is aborted");
+    assert.deepEqual(await rows(s.store, "hook"), [], "its outcome brings no row back");
+    assert.ok(s.events.some((e) => e.type === "lost" && e.job === "hook" && "reason" in e));
   });
 
   it("refuses a definition over 60 000 bytes of JSON, counted in UTF-8, on every store alike", async () => {

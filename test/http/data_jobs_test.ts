@@ -211,3 +211,34 @@ describe("data-defined jobs over HTTP", () => {
     assert.equal((await f.call("DELETE", "/jobs/hook", json({}))).status, 200, "an empty object is no body");
   });
 });
+
+describe("a data job deleted and defined again under its name", () => {
+  it("starts afresh: GET /jobs/:name and /runs show none of the deleted job's runs, counters or pause", async () => {
+    const f = setup();
+    await f.scheduler.tick();
+    await f.clock.advance(1);
+    assert.equal((await f.call("PUT", "/jobs/hook", json(HOOK))).status, 201);
+    await f.clock.advance(5 * 60_000);
+    await f.scheduler.tick();
+    type Runs = { runs: { slot: number; status: string }[] };
+    assert.deepEqual((await (await f.call("GET", "/jobs/hook/runs")).json() as Runs).runs.map((r) => r.status), [
+      "ok",
+    ]);
+    assert.equal((await f.call("POST", "/jobs/hook/pause", json({ note: "old job" }))).status, 200);
+    assert.equal((await f.call("DELETE", "/jobs/hook")).status, 200);
+
+    await f.clock.advance(60_000);
+    assert.equal((await f.call("PUT", "/jobs/hook", json(HOOK))).status, 201);
+    assert.deepEqual((await (await f.call("GET", "/jobs/hook/runs")).json() as Runs).runs, []);
+    const info = await (await f.call("GET", "/jobs/hook")).json() as JobInfo;
+    assert.equal(info.paused, false);
+    assert.equal(info.lastOutcome, undefined);
+    assert.equal(info.counters.runs, 0);
+    assert.equal(info.counters.ok, 0);
+
+    await f.clock.advance(4 * 60_000);
+    await f.scheduler.tick();
+    const runs = (await (await f.call("GET", "/jobs/hook/runs")).json() as Runs).runs;
+    assert.deepEqual(runs.map((r) => [r.slot, r.status]), [[T0 + 10 * 60_000, "ok"]]);
+  });
+});

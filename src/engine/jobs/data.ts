@@ -3,12 +3,11 @@
  * every node runs them, and each run is a signed webhook delivery.
  */
 import { LONE_SURROGATE, LONE_SURROGATE_RULE, SchedulerError } from "../../core/errors.ts";
-import { own } from "../../core/own.ts";
 import { MAX_SPEC_BYTES } from "../../store/_validate.ts";
 import type { Store } from "../../store/types.ts";
 import { deliverWebhook } from "../../webhook/deliver.ts";
 import { checkTargetUrl, type WebhookPolicy } from "../../webhook/policy.ts";
-import { errorText, jobLabel } from "../text.ts";
+import { jobLabel } from "../text.ts";
 import type { Clock, JobPolicy, RunContext, Scheduler } from "../types.ts";
 import type { JobViews } from "./info.ts";
 import type { JobRegistry } from "./registry.ts";
@@ -121,26 +120,10 @@ export function createDataJobs(deps: DataJobDeps): Pick<Scheduler, "define" | "u
     },
     async undefine(name) {
       await deps.ready();
+      // The store deletes the job's state (its pause) and run history with the definition:
+      // a job defined again under the name starts afresh.
       const removed = await store.deleteDef(name);
       registry.setData(name, undefined);
-      // Its pause goes with it: a job defined again under the name came back paused (the
-      // pause is kept per name, for code jobs across deploys), and never ran.
-      if (removed && !registry.isCode(name)) {
-        try {
-          if (own((await store.read([name])).jobs, name)?.paused === true) {
-            await store.setPaused(name, false, clock.now());
-          }
-        } catch (e) {
-          // A second undefine() finds nothing to delete and would leave the pause: say it here.
-          throw new SchedulerError(
-            "store-error",
-            `${jobLabel(name)} was deleted, but its pause could not be ended (${
-              errorText(e)
-            }); resume it once it is defined again`,
-            { path: "name" },
-          );
-        }
-      }
       return removed;
     },
   };

@@ -188,8 +188,10 @@ export function createJobRegistry(deps: {
     resolveDef,
     setData(name, job) {
       if (job === undefined) {
-        if (data.delete(name)) bump();
-        return;
+        if (!data.delete(name)) return;
+        // Its counters go with it: a job defined again under the name starts from zero.
+        if (!code.has(name) && !badDefs.has(name)) counters.delete(name);
+        return bump();
       }
       data.set(name, job);
       bump();

@@ -210,7 +210,9 @@ async function awaitSlot(
       if (ranHere !== undefined) return ranHere;
     }
     const row = await deps.store.getRun(job.name, slot);
-    if (row !== undefined && row.status !== "buffered" && row.status !== "running" && row.status !== "cancelling") {
+    // Deleted with its job (undefine() takes the job's rows): nothing is left to wait for.
+    if (row === undefined) return undefined;
+    if (row.status !== "buffered" && row.status !== "running" && row.status !== "cancelling") {
       // A buffered slot another node ended without running it (superseded, or past `maxRuns`) did not run.
       if (!ours && row.status === "skipped") {
         report.skipped.push({ slot, reason: row.error === SKIP_MAX_RUNS ? "maxRuns" : "overlap" });

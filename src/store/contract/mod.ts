@@ -8,6 +8,7 @@
 import type { Store } from "../types.ts";
 import { claimCases } from "./claims.ts";
 import { concurrencyCases } from "./concurrency.ts";
+import { defCases } from "./defs.ts";
 import { maxRunsCases } from "./max_runs.ts";
 import { overlapCases } from "./overlap.ts";
 import { portCases } from "./ports.ts";
@@ -60,6 +61,7 @@ export function storeContract(options: StoreContractOptions): void {
   describe(`Store contract: ${name}`, () => {
     claimCases(context);
     runCases(context);
+    defCases(context);
     concurrencyCases(context);
   });
   describe(`Store contract (lease renewal, group commit, read-only reads): ${name}`, () => {

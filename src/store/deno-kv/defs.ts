@@ -3,7 +3,7 @@
  * spec as JSON text (as the SQL stores do) with a version for compare-and-set.
  */
 import { CONFLICT, type KvContext } from "./_context.ts";
-import { getAll, type KvLike, type KvListed } from "./_kv.ts";
+import { getAll, type KvLike, type KvListed, listAll } from "./_kv.ts";
 import {
   checkBoolean,
   checkInstant,
@@ -79,6 +79,23 @@ export async function readNamedDefs(kv: KvLike, ctx: KvContext, names: readonly 
   return defs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
+/** Keys deleted per commit by {@link sweep}: KV allows 81 920 bytes of keys in one. */
+const SWEEP_KEYS = 200;
+
+/** Deletes every key of job `name`'s history: rows, open-row copies, counters and watermark. */
+async function sweep(kv: KvLike, ctx: KvContext, name: string): Promise<void> {
+  const { keys } = ctx;
+  const prefixes = [keys.runs(name), keys.lives(name), keys.count(name)];
+  const listed = await Promise.all(prefixes.map((prefix) => listAll(kv, { prefix })));
+  const doomed = [...listed.flat().map((e) => e.key), keys.ver(name), keys.mark(name), keys.full(name)];
+  doomed.push(keys.pruned(name));
+  for (let i = 0; i < doomed.length; i += SWEEP_KEYS) {
+    const atomic = kv.atomic();
+    for (const key of doomed.slice(i, i + SWEEP_KEYS)) atomic.delete(key);
+    await atomic.commit();
+  }
+}
+
 /** The definition, pause and setting methods of the KV store. */
 export function kvDefs(
   ctx: KvContext,
@@ -120,10 +137,15 @@ export function kvDefs(
           if (expected !== undefined && expected !== current) throw versionConflict(name, current, expected);
           // Versions rise across deletes: a re-created definition continues above the deleted one's.
           const base = def!.versionstamp === null && tomb!.versionstamp !== null ? Number(tomb!.value) : current;
+          // A new definition owns nothing left under its name: a node's claim after a delete,
+          // or a delete's sweep that a crash cut short.
+          if (def!.versionstamp === null) await sweep(kv, ctx, name);
           const atomic = kv.atomic().check(def!, state!, tomb!);
           atomic.set(keys.def(name), { spec: bytes, version: base + 1, updatedAt: now } satisfies StoredDef);
           // A definition's life starts when it is stored, not when some node first ticks.
-          if (state!.versionstamp === null) atomic.set(keys.job(name), { firstSeen: now, paused: false });
+          if (def!.versionstamp === null || state!.versionstamp === null) {
+            atomic.set(keys.job(name), { firstSeen: now, paused: false });
+          }
           return (await atomic.commit()).ok ? base + 1 : CONFLICT;
         }));
       return { name, spec: JSON.parse(text), version, updatedAt: now };
@@ -131,14 +153,20 @@ export function kvDefs(
 
     async deleteDef(name): Promise<boolean> {
       checkText(name, "deleteDef.name");
-      return ctx.op("deleteDef", (kv) =>
-        ctx.retry("deleteDef", async () => {
+      return ctx.op("deleteDef", async (kv) => {
+        const deleted = await ctx.retry("deleteDef", async () => {
           const def = await kv.get(keys.def(name));
           if (def.versionstamp === null) return false;
           const last = (def.value as StoredDef).version;
           const atomic = kv.atomic().check(def).delete(keys.def(name)).set(keys.tombstone(name), last);
-          return (await atomic.commit()).ok ? true : CONFLICT;
-        }));
+          // Its state and history go with it: a job defined again under the name showed the
+          // deleted one's runs, counts and maxRuns as its own. The history may be more than
+          // one commit holds, so it follows; a crash before it ends leaves it to putDef().
+          return (await atomic.delete(keys.job(name)).commit()).ok ? true : CONFLICT;
+        });
+        if (deleted) await sweep(kv, ctx, name);
+        return deleted;
+      });
     },
 
     async setPaused(name, paused, now, info): Promise<void> {

@@ -196,6 +196,11 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
     }
     return snapshot;
   };
+  // A deleted definition takes its job's history and state with it.
+  const forget = (name: string): void => {
+    table.drop(name);
+    jobs.delete(name);
+  };
   const newest = (rows: Iterable<Row>, keep: (row: Row) => boolean): Row | undefined => {
     let best: Row | undefined;
     for (const row of rows) if (keep(row) && (best === undefined || row.slot > best.slot)) best = row;
@@ -465,10 +470,19 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
     ...createMemorySettings(guard),
 
     async putDef(name, spec, now, options): Promise<JobDef> {
+      const created = defs.get(name) === undefined;
       const def = await defs.methods.putDef(name, spec, now, options);
-      // A definition's life starts when it is stored, not when some node first ticks.
+      // A definition's life starts when it is stored, not when some node first ticks; a
+      // new one owns nothing left under its name (a node's claim after the delete).
+      if (created) forget(name);
       ensureJob(name, now);
       return def;
+    },
+
+    async deleteDef(name): Promise<boolean> {
+      const deleted = await defs.methods.deleteDef(name);
+      if (deleted) forget(name);
+      return deleted;
     },
 
     async prune(before): Promise<number> {

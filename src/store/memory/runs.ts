@@ -29,6 +29,8 @@ export interface RunTable {
   prune(before: number, gone?: (row: Row) => void): number;
   /** Deletes a job's finished rows beyond its newest `keep`, never its watermark row; returns how many. */
   pruneRows(job: string, keep: number, gone?: (row: Row) => void): number;
+  /** Deletes every row of a job, open ones included, and its watermark. */
+  drop(job: string): void;
 }
 
 /** Creates an empty table. */
@@ -68,6 +70,12 @@ export function createRunTable(): RunTable {
     runningOf: (job) => runningByJob.get(job)?.values() ?? [],
 
     watermark: (job) => watermarks.get(job),
+
+    drop(job): void {
+      byJob.delete(job);
+      runningByJob.delete(job);
+      watermarks.delete(job);
+    },
 
     pruneRows(job, keep, gone): number {
       const rows = byJob.get(job);

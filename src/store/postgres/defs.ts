@@ -4,7 +4,13 @@ import { jobDef } from "../sql/statements.ts";
 import type { Store } from "../types.ts";
 import type { PgConnection } from "./connection.ts";
 import type { PgTables } from "./schema.ts";
-import { defJobStatement, defsStatement, deleteDefStatements, putDefStatement } from "./statements.ts";
+import {
+  defJobStatement,
+  defsStatement,
+  deleteDefStatements,
+  forgetStatements,
+  putDefStatement,
+} from "./statements.ts";
 
 type Defs = Pick<Store, "listDefs" | "getDef" | "putDef" | "deleteDef">;
 
@@ -34,12 +40,15 @@ export function pgDefs(db: PgConnection, t: PgTables, ensureReady: () => Promise
         ? undefined
         : checkVersion(options.ifVersion, "putDef.ifVersion");
       await ensureReady();
-      const [written = [], , current = []] = await db.many("putDef", [
+      const results = await db.many("putDef", [
+        // A new definition owns nothing left under its name (a node's claim after a delete).
+        ...(expected !== undefined && expected > 0 ? [] : forgetStatements(t, name, "NOT")),
         putDefStatement(t, name, text, now, expected),
         defJobStatement(t, name, now),
         // Explains a refusal: the version the compare-and-set did not match.
         { text: `SELECT version FROM ${t.defs} WHERE name = $1`, args: [name] },
       ], "write");
+      const [written = [], , current = []] = results.slice(-3);
       const version = written[0]?.version;
       if (version === undefined || version === null) {
         throw versionConflict(name, Number(current[0]?.version ?? 0), expected ?? 0);
@@ -50,7 +59,7 @@ export function pgDefs(db: PgConnection, t: PgTables, ensureReady: () => Promise
     async deleteDef(name) {
       checkText(name, "deleteDef.name");
       await ensureReady();
-      const [, deleted = []] = await db.many("deleteDef", deleteDefStatements(t, name), "write");
+      const deleted = (await db.many("deleteDef", deleteDefStatements(t, name), "write")).at(-1) ?? [];
       return deleted.length > 0;
     },
   };

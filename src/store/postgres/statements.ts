@@ -401,8 +401,12 @@ export function defJobStatement(t: PgTables, name: string, now: number): PgState
   };
 }
 
-/** `deleteDef()`: the tombstone first (a re-created definition continues above this version), then the row. */
-export function deleteDefStatements(t: PgTables, name: string): [PgStatement, PgStatement] {
+/**
+ * `deleteDef()`: the tombstone first (a re-created definition continues above this
+ * version), the job's runs and state (a job defined again under the name showed them as
+ * its own), then the row; its last result says whether there was one.
+ */
+export function deleteDefStatements(t: PgTables, name: string): PgStatement[] {
   return [
     {
       text:
@@ -410,8 +414,17 @@ export function deleteDefStatements(t: PgTables, name: string): [PgStatement, Pg
         ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
       args: [DEF_TOMBSTONE, name],
     },
+    ...forgetStatements(t, name, ""),
     { text: `DELETE FROM ${t.defs} WHERE name = $1 RETURNING name`, args: [name] },
   ];
+}
+
+/** Deletes the runs and the state of `name` when it has (`""`) or has no (`"NOT"`) definition. */
+export function forgetStatements(t: PgTables, name: string, has: "" | "NOT"): PgStatement[] {
+  return [`DELETE FROM ${t.runs} WHERE job = $1`, `DELETE FROM ${t.jobs} WHERE name = $1`].map((text) => ({
+    text: `${text} AND ${has} EXISTS (SELECT 1 FROM ${t.defs} WHERE name = $1)`,
+    args: [name],
+  }));
 }
 
 /** `prune()`: settled rows before `before`. */

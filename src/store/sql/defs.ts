@@ -1,7 +1,7 @@
 /** The data-defined-job methods of the SQL stores (libSQL, D1). */
 import { bind, jobDef, listDefsStatement } from "./statements.ts";
 import { checkInstant, checkText, checkVersion, resolveDefsQuery, specText, versionConflict } from "../_validate.ts";
-import type { SqlExecutor } from "./executor.ts";
+import type { SqlExecutor, SqlStatement } from "./executor.ts";
 import type { JobDef, Store } from "../types.ts";
 
 const SELECT = "SELECT name, spec, version, updated_at FROM edgecron_defs";
@@ -9,6 +9,13 @@ const SELECT = "SELECT name, spec, version, updated_at FROM edgecron_defs";
 const TOMBSTONE = "edgecron.def-version:";
 /** A new row's version: one above the last version of a deleted definition of that name, else 1. */
 const FIRST_VERSION = "1 + COALESCE((SELECT CAST(value AS INTEGER) FROM edgecron_settings WHERE key = :tomb), 0)";
+
+/** Deletes the runs and the state of `name` when it has (`""`) or has no (`"NOT"`) definition. */
+const forget = (name: string, has: "" | "NOT"): SqlStatement[] =>
+  ["DELETE FROM edgecron_runs WHERE job = ?", "DELETE FROM edgecron_jobs WHERE name = ?"].map((sql) => ({
+    sql: `${sql} AND ${has} EXISTS (SELECT 1 FROM edgecron_defs WHERE name = ?)`,
+    args: [name, name],
+  }));
 
 /**
  * `listDefs`, `getDef`, `putDef` (compare-and-set on `version`) and `deleteDef`;
@@ -52,7 +59,9 @@ export function sqlDefs(
         : `UPDATE edgecron_defs SET spec = :spec, version = version + 1, updated_at = :now
             WHERE name = :name AND version = :expected RETURNING version`;
       await ready();
-      const [written, , current] = await db.write("putDef", [
+      const results = await db.write("putDef", [
+        // A new definition owns nothing left under its name (a node's claim after a delete).
+        ...(expected !== undefined && expected > 0 ? [] : forget(name, "NOT")),
         bind(write, { name, spec: text, now, expected: expected ?? 0, tomb: TOMBSTONE + name }),
         // A definition's life starts when it is stored, not when some node first ticks.
         bind(
@@ -63,6 +72,7 @@ export function sqlDefs(
         ),
         { sql: "SELECT version FROM edgecron_defs WHERE name = ?", args: [name] },
       ]);
+      const [written, , current] = results.slice(-3);
       const version = written?.rows[0]?.version;
       if (version === undefined || version === null) {
         throw versionConflict(name, Number(current?.rows[0]?.version ?? 0), expected ?? 0);
@@ -73,13 +83,16 @@ export function sqlDefs(
     async deleteDef(name): Promise<boolean> {
       checkText(name, "deleteDef.name");
       await ready();
-      const [, result] = await db.write("deleteDef", [
+      const [, , , result] = await db.write("deleteDef", [
         // The tombstone first, in the same batch: a re-created definition continues above this version.
         bind(
           `INSERT INTO edgecron_settings (key, value) SELECT :tomb, CAST(version AS TEXT) FROM edgecron_defs WHERE name = :name
             ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
           { tomb: TOMBSTONE + name, name },
         ),
+        // Its history and state go with it, in the same batch: a job defined again under the
+        // name showed the deleted one's runs, counts and maxRuns as its own.
+        ...forget(name, ""),
         { sql: "DELETE FROM edgecron_defs WHERE name = ? RETURNING name", args: [name] },
       ]);
       return (result?.rows.length ?? 0) > 0;

@@ -74,6 +74,9 @@ describe("timer mode, idle minutes", () => {
     const seen = spied(store);
     const s = setup({ store, start: T0 + 40 * MIN + 1, concurrency: 20 });
     for (const name of hourly(60)) s.scheduler.job(name, { schedule: "0 * * * *", run: () => {} });
+    // The file's schema first: the steps below jump the manual clock past storeTimeout while
+    // init is still writing it, and a tick on a store whose init failed plans nothing.
+    await s.scheduler.ready();
     s.scheduler.start();
     // A tick on a file takes more host turns than the manual clock settles after a timer:
     // step a minute at a time, each once the timer is armed again for a later minute.

@@ -273,7 +273,9 @@ export function cloudflareWorker<Env extends object = EdgecronEnv>(
       // still names the same minute, so claims dedupe it. Then run ahead to the
       // trigger's next fire, so sub-minute slots run at their time under waitUntil.
       // wrangler dev's /__scheduled passes the current time, not the minute: read it as the
-      // trigger's latest fire (a real Cron Trigger's scheduledTime already is one).
+      // trigger's latest fire (a real Cron Trigger's scheduledTime already is one). One ahead
+      // of the isolate's clock is ticked at the clock (the engine's rule), and the run-ahead
+      // runs its slot when the clock reaches it: no tolerance is needed here.
       const now = triggerSlot(controller.cron, controller.scheduledTime);
       const until = runAheadUntil(controller.cron, now);
       const done = during(env, ctx, ({ scheduler }) => scheduler.tick(now, { until })).then(() => {});

@@ -97,20 +97,34 @@ export function createTriggers(deps: TriggerDeps): Triggers {
   return {
     async tick(now, opts = {}) {
       // Checked here: a bad `now` reached the store and came back as a failed tick.
-      const at = now === undefined ? clock.now() : toWholeEpochMs(now, { field: "now", allowString: false });
+      const clocked = clock.now();
+      let at = now === undefined ? clocked : toWholeEpochMs(now, { field: "now", allowString: false });
       if (opts.until !== undefined) {
         toWholeEpochMs(opts.until, { field: "until", allowString: false });
         if (opts.until - at > RUN_AHEAD_MAX_MS) {
           throw new SchedulerError(
             "invalid-spec",
-            `until: at most a day after now (${new Date(at).toISOString()}): run-ahead holds the call until then, got ${
-              new Date(opts.until).toISOString()
-            }`,
+            `until: at most a day after now (${iso(at)}): run-ahead holds the call until then, got ${iso(opts.until)}`,
             { path: "until" },
           );
         }
       }
-      if (opts.until === undefined || !deps.runAhead || opts.until <= at) return rounds.all(at);
+      // A tick ahead of the clock (a Cron Trigger's scheduledTime ahead of the isolate's
+      // clock, a test's fixed date) ran its slots early, recorded the ones before them
+      // `missed`, and left later ticks nothing to plan until the clock caught up: it ticks
+      // at the clock, and its run-ahead (still to `until`, a day at most) runs those slots
+      // at their time.
+      if (at > clocked) {
+        deps.log.warn(`tick at ${iso(at)} is ahead of the clock (${iso(clocked)}): ticked at the clock`);
+        at = clocked;
+      }
+      // A late or repeated delivery decides its own slots only; `lastTick` stays.
+      const last = deps.ticker.lastTick;
+      if (last !== undefined && at < last) {
+        deps.log.info(`tick at ${iso(at)} is older than the last tick (${iso(last)}): lastTick kept`);
+      }
+      const until = Math.min(opts.until ?? at, at + RUN_AHEAD_MAX_MS);
+      if (!deps.runAhead || until <= at) return rounds.all(at);
       const claimed = rounds.begin(at);
       const main = rounds.all(at, claimed);
       const controller = new AbortController();
@@ -121,7 +135,7 @@ export function createTriggers(deps: TriggerDeps): Triggers {
       try {
         const [report] = await Promise.all([
           main,
-          runAhead({ clock, begin: rounds.begin, signal: controller.signal, jobs, quiet }, at, opts.until, claimed),
+          runAhead({ clock, begin: rounds.begin, signal: controller.signal, jobs, quiet }, at, until, claimed),
         ]);
         return report;
       } finally {
@@ -175,6 +189,8 @@ export function createTriggers(deps: TriggerDeps): Triggers {
     },
   };
 }
+
+const iso = (ms: number): string => new Date(ms).toISOString();
 
 function createRoundLoop(deps: TriggerDeps): RoundLoop {
   const { ticker, views, clock, log, node } = deps;

@@ -99,7 +99,7 @@ describe("adversarial: store failures", () => {
       const starts: number[] = [];
       s.scheduler.job("locked", { schedule: "* * * * *", run: () => {} });
       s.scheduler.job("often", { schedule: "* * * * * *", run: () => void starts.push(s.clock.now()) });
-      await s.scheduler.tick(T0 + 1);
+      await tickAt(s, T0 + 1);
       await s.clock.set(T0 + MIN);
       void s.scheduler.tick(T0 + MIN);
       await s.clock.set(T0 + MIN + SEC); // the outcome's retries wait 250, 500, 1 000 ms

@@ -9,7 +9,7 @@ import { createMemoryStore } from "../../src/store/memory/mod.ts";
 import type { RunContext } from "../../src/engine/types.ts";
 import { deliverWebhook } from "../../src/webhook/deliver.ts";
 import { checkDelivery, resolveWebhookPolicy } from "../../src/webhook/policy.ts";
-import { MIN, setup, T0 } from "../engine/_helpers.ts";
+import { MIN, setup, T0, tickAt } from "../engine/_helpers.ts";
 
 const SECRET = "whsec_policy_tests";
 const HOOK = { schedule: "*/5 * * * *" } as const;
@@ -118,7 +118,7 @@ describe("webhook targets: delivery time", () => {
   it("delivers to an allowed internal server for real", async () => {
     const s = setup({ webhookSecret: SECRET, webhooks: { allow: [ok.origin] } });
     await s.scheduler.define("hook", { ...HOOK, target: { url: `${ok.origin}/in` } });
-    const report = await s.scheduler.tick(T0 + 5 * MIN);
+    const report = await tickAt(s, T0 + 5 * MIN);
     assert.equal(report.jobs["hook"]?.outcomes[T0 + 5 * MIN], "ok");
     assert.deepEqual(ok.hits.splice(0), ["POST /in"]);
   });
@@ -128,7 +128,7 @@ describe("webhook targets: delivery time", () => {
     const writer = setup({ store, webhookSecret: SECRET, webhooks: { allow: [ok.origin] } });
     await writer.scheduler.define("hook", { ...HOOK, target: { url: `${ok.origin}/in` } });
     const strict = setup({ store, webhookSecret: SECRET, node: "strict" });
-    await strict.scheduler.tick(T0 + 5 * MIN);
+    await tickAt(strict, T0 + 5 * MIN);
     const [run] = await strict.scheduler.runs("hook");
     assert.equal(run?.status, "error");
     assert.match(run?.error ?? "", /refused: "127\.0\.0\.1" is a loopback address/);
@@ -151,7 +151,7 @@ describe("webhook targets: delivery time", () => {
     const s = setup({ webhookSecret: SECRET, fetch, webhooks: { resolve } });
     await s.scheduler.define("evil", { ...HOOK, target: { url: "https://rebind.example/x" } });
     await s.scheduler.define("fine", { ...HOOK, target: { url: "https://partner.example/x" } });
-    const report = await s.scheduler.tick(T0 + 5 * MIN);
+    const report = await tickAt(s, T0 + 5 * MIN);
     assert.equal(report.jobs["evil"]?.outcomes[T0 + 5 * MIN], "error");
     assert.equal(report.jobs["fine"]?.outcomes[T0 + 5 * MIN], "ok");
     assert.deepEqual(sent, ["https://partner.example/x"]);
@@ -201,7 +201,7 @@ describe("webhook targets: delivery time", () => {
   it("keeps only the status line of a failed answer: an internal page's secrets never reach the run history", async () => {
     const s = setup({ webhookSecret: SECRET, webhooks: { allow: [admin.origin] } });
     await s.scheduler.define("hook", { ...HOOK, target: { url: `${admin.origin}/admin` } });
-    await s.scheduler.tick(T0 + 5 * MIN);
+    await tickAt(s, T0 + 5 * MIN);
     const [run] = await s.scheduler.runs("hook");
     assert.equal(run?.error, `webhook: POST ${admin.origin}/admin answered 500 Internal Server Error`);
     assert.equal(admin.hits.length, 1);

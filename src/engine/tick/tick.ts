@@ -98,7 +98,7 @@ export interface Ticker {
    * again); `halt(false)` when the scheduler starts again.
    */
   halt(mode: "drain" | "stop" | "stopped" | false): void;
-  /** The `now` of the last tick started. */
+  /** The latest `now` of the ticks started: a tick at an older time leaves it. */
   readonly lastTick: number | undefined;
 }
 
@@ -219,7 +219,8 @@ export function createTicker(deps: TickDeps): Ticker {
       return finish(draft.report, startAgain());
     };
     const first = lastTick === undefined;
-    lastTick = now;
+    // A late tick (a repeated or late delivery) moved it back, to 1970 for a scheduledTime of 0.
+    if (first || now > lastTick!) lastTick = now;
     // A new tick plans everything due afresh: what an older plan left unclaimed is in it.
     rounds.clear();
 

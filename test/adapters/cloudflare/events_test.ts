@@ -7,6 +7,7 @@ import { cloudflareWorker, type ExecutionContext } from "../../../adapters/cloud
 import { type EventHook, wrapEvents } from "../../../adapters/cloudflare/_events.ts";
 import { createScheduler, memoryStore } from "../../../src/mod.ts";
 import type { Store } from "../../../src/store/types.ts";
+import { createManualClock } from "../../../src/testing.ts";
 
 const T0 = Date.UTC(2030, 0, 1, 0, 0);
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
@@ -45,7 +46,8 @@ describe("per-event hooks", () => {
     };
     const worker = cloudflareWorker((env: { EDGECRON_TOKEN: string }) => {
       wrapEvents(env, hook);
-      return createScheduler({ store: loggingStore(log, () => depth > 0), logger: quiet }).job("minutely", {
+      const clock = createManualClock(T0);
+      return createScheduler({ clock, store: loggingStore(log, () => depth > 0), logger: quiet }).job("minutely", {
         schedule: "* * * * *",
         run: () => void log.push(`run ${depth > 0 ? "inside" : "outside"}`),
       });
@@ -72,7 +74,7 @@ describe("per-event hooks", () => {
       wrapped += 1;
       return await work();
     });
-    const worker = cloudflareWorker(() => createScheduler({ logger: quiet }));
+    const worker = cloudflareWorker(() => createScheduler({ clock: createManualClock(T0), logger: quiet }));
     await worker.scheduled({ scheduledTime: T0, cron: "* * * * *" }, {}, { waitUntil: () => {} });
     assert.equal(wrapped, 0);
   });

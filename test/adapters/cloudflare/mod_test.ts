@@ -5,9 +5,10 @@ import { createScheduler } from "../../../src/mod.ts";
 import { memoryStore } from "../../../src/store/memory/mod.ts";
 import type { Scheduler } from "../../../src/engine/types.ts";
 import { SchedulerError } from "../../../src/core/errors.ts";
+import { createManualClock, type ManualClock } from "../../../src/testing.ts";
 
 const MINUTE = 60_000;
-const T0 = Date.UTC(2030, 0, 1, 0, 0); // fixed instants, far from the wall clock
+const T0 = Date.UTC(2030, 0, 1, 0, 0); // fixed instants on a manual clock: a tick never runs ahead of its clock
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
 interface Env {
@@ -20,7 +21,7 @@ function context(): ExecutionContext & { waited: Promise<unknown>[] } {
   return { waited, waitUntil: (p) => void waited.push(p) };
 }
 
-function counting(): { make: (env: Env) => Scheduler; made: Env[]; runs: number[] } {
+function counting(clock: ManualClock): { make: (env: Env) => Scheduler; made: Env[]; runs: number[] } {
   const made: Env[] = [];
   const runs: number[] = [];
   return {
@@ -28,7 +29,7 @@ function counting(): { make: (env: Env) => Scheduler; made: Env[]; runs: number[
     runs,
     make: (env) => {
       made.push(env);
-      return createScheduler({ logger: quiet }).job("minutely", {
+      return createScheduler({ clock, logger: quiet }).job("minutely", {
         schedule: "* * * * *",
         run: ({ slot }) => void runs.push(slot),
       });
@@ -38,13 +39,20 @@ function counting(): { make: (env: Env) => Scheduler; made: Env[]; runs: number[
 
 const controller = (scheduledTime: number) => ({ scheduledTime, cron: "* * * * *" });
 
+/** Moves `clock` on to `at` when it is behind: an event is delivered at its time or later. */
+async function reach(clock: ManualClock, at: number): Promise<void> {
+  if (clock.now() < at) await clock.set(at);
+}
+
 describe("cloudflareWorker", () => {
   it("ticks with controller.scheduledTime inside ctx.waitUntil, once per slot", async () => {
-    const { make, runs } = counting();
+    const clock = createManualClock(T0);
+    const { make, runs } = counting(clock);
     const worker = cloudflareWorker(make);
     const env: Env = { EDGECRON_TOKEN: "t" };
     for (const i of [0, 1, 1, 2, 1]) {
       const ctx = context();
+      await reach(clock, T0 + i * MINUTE);
       await worker.scheduled(controller(T0 + i * MINUTE), env, ctx);
       assert.equal(ctx.waited.length, 1, "the tick is handed to waitUntil");
       await ctx.waited[0];
@@ -54,7 +62,8 @@ describe("cloudflareWorker", () => {
   });
 
   it("wrangler dev's /__scheduled (scheduledTime = the current time) runs the job on the first call", async () => {
-    const { make, runs } = counting();
+    const clock = createManualClock(T0 + 37_123);
+    const { make, runs } = counting(clock);
     const worker = cloudflareWorker(make);
     const ctx = context();
     await worker.scheduled({ scheduledTime: T0 + 37_123, cron: "* * * * *" }, { EDGECRON_TOKEN: "t" }, ctx);
@@ -62,8 +71,72 @@ describe("cloudflareWorker", () => {
     assert.deepEqual(runs, [T0], "the minute the trigger fired for");
   });
 
+  it("a scheduledTime ahead of the isolate's clock runs each slot at its time; one of 0 leaves lastTick and runs nothing", async () => {
+    // Ahead, the event ran 00:05's slots at 00:00:05 and recorded the minutes between `missed`;
+    // a scheduledTime of 0 then moved lastTick (and /health) back to 1970.
+    const clock = createManualClock(T0 + 5_000);
+    const ran: string[] = [];
+    const early: string[] = [];
+    const scheduler = createScheduler({ clock, logger: quiet });
+    for (const [name, schedule] of [["minutely", "* * * * *"], ["every-10s", "*/10 * * * * *"]] as const) {
+      scheduler.job(name, {
+        schedule,
+        run: ({ slot }) => {
+          ran.push(`${name}@${(slot - T0) / 1000}`);
+          if (slot > clock.now()) early.push(`${name}@${(slot - T0) / 1000} at ${(clock.now() - T0) / 1000}`);
+        },
+      });
+    }
+    const worker = cloudflareWorker<Env>(scheduler);
+    const env: Env = { EDGECRON_TOKEN: "t" };
+    const lastTick = async (): Promise<number> => {
+      const res = await worker.fetch(
+        new Request("http://w/health", { headers: { authorization: "Bearer t" } }),
+        env,
+        context(),
+      );
+      return ((await res.json()) as { lastTick: number }).lastTick;
+    };
+    const statuses = async (): Promise<string[]> => {
+      const out: string[] = [];
+      for (const name of ["minutely", "every-10s"]) {
+        for (const run of await scheduler.runs(name, { limit: 1000 })) {
+          out.push(`${name}@${(run.slot - T0) / 1000} ${run.status}`);
+        }
+      }
+      return out.sort();
+    };
+    const ahead = worker.scheduled(controller(T0 + 5 * MINUTE), env, context());
+    await clock.settle();
+    assert.equal(ran.length, 0, "nothing ran at 00:00:05");
+    await clock.set(T0 + 6 * MINUTE);
+    await ahead;
+    assert.deepEqual(early, []);
+    assert.equal(ran.filter((r) => r.startsWith("minutely@")).length, 5, "00:01 to 00:05");
+    assert.equal(ran.filter((r) => r.startsWith("every-10s@")).length, 35, "00:00:10 to 00:05:50");
+    assert.equal(new Set(ran).size, ran.length, "each slot once");
+    const recorded = await statuses();
+    assert.equal(recorded.length, 40);
+    assert.deepEqual(recorded.filter((r) => !r.endsWith(" ok")), [], "none missed");
+    const last = await lastTick();
+    assert.equal(last, T0 + 5 * MINUTE + 50_000, "the last slot ticked, not the trigger's time");
+
+    await worker.scheduled(controller(0), env, context());
+    assert.equal(await lastTick(), last, "a scheduledTime of 0 left lastTick");
+    assert.equal(ran.length, 40, "and ran nothing");
+    assert.deepEqual(await statuses(), recorded, "and recorded nothing");
+
+    const next = worker.scheduled(controller(T0 + 6 * MINUTE), env, context());
+    await clock.set(T0 + 7 * MINUTE);
+    await next;
+    assert.deepEqual(early, []);
+    assert.equal(ran.length, 47, "00:06 of the minute job and six 10 s slots, once each");
+    assert.equal(new Set(ran).size, ran.length);
+    assert.deepEqual((await statuses()).filter((r) => !r.endsWith(" ok")), []);
+  });
+
   it("builds the scheduler once per env object and shares it between fetch and scheduled", async () => {
-    const { make, made } = counting();
+    const { make, made } = counting(createManualClock(T0));
     const worker = cloudflareWorker(make);
     const env: Env = { EDGECRON_TOKEN: "t" };
     await worker.scheduled(controller(T0), env, context());
@@ -85,12 +158,14 @@ describe("cloudflareWorker", () => {
 
   it("accepts a ready scheduler instead of a factory", async () => {
     const runs: number[] = [];
-    const scheduler = createScheduler({ logger: quiet }).job("j", {
+    const clock = createManualClock(T0);
+    const scheduler = createScheduler({ clock, logger: quiet }).job("j", {
       schedule: "* * * * *",
       run: ({ slot }) => void runs.push(slot),
     });
     const worker = cloudflareWorker<Env>(scheduler);
     await worker.scheduled(controller(T0), {}, context());
+    await clock.set(T0 + MINUTE);
     await worker.scheduled(controller(T0 + MINUTE), {}, context());
     assert.deepEqual(runs, [T0, T0 + MINUTE]);
   });
@@ -100,7 +175,7 @@ describe("cloudflareWorker", () => {
     const worker = cloudflareWorker((_env: Env) => {
       calls += 1;
       if (calls === 1) throw new Error("binding not ready");
-      return createScheduler({ logger: quiet });
+      return createScheduler({ clock: createManualClock(T0), logger: quiet });
     });
     const env: Env = { EDGECRON_TOKEN: "t" };
     await assert.rejects(worker.scheduled(controller(T0), env, context()), /binding not ready/);
@@ -113,7 +188,10 @@ describe("cloudflareWorker", () => {
     const logger = { ...quiet, error: (m: string) => void logged.push(m) };
     const runs: number[] = [];
     const worker = cloudflareWorker(() =>
-      createScheduler({ logger }).job("j", { schedule: "* * * * *", run: ({ slot }) => void runs.push(slot) })
+      createScheduler({ clock: createManualClock(T0), logger }).job("j", {
+        schedule: "* * * * *",
+        run: ({ slot }) => void runs.push(slot),
+      })
     );
     const env: Env = {};
     for (let i = 0; i < 2; i++) {
@@ -152,7 +230,7 @@ describe("cloudflareWorker", () => {
   });
 
   it("takes router options from env through the router option", async () => {
-    const worker = cloudflareWorker(counting().make, { router: () => ({ public: true }) });
+    const worker = cloudflareWorker(counting(createManualClock(T0)).make, { router: () => ({ public: true }) });
     const res = await worker.fetch(new Request("http://w/health"), {}, context());
     assert.equal(res.status, 200);
   });

@@ -39,6 +39,7 @@ for (const [kind, make] of stores) {
       }
       const b = setup({ store, node: "b", webhookSecret: "s", fetch: fetchOk, clock: a.clock });
       b.scheduler.job("toLocaleString", { schedule: "*/5 * * * *", run: () => {} });
+      await a.clock.set(T0 + 5 * MIN);
       const report = await b.scheduler.tick(T0 + 5 * MIN);
       assert.equal(report.ok, true);
       for (const name of PROTO_NAMES) {
@@ -47,6 +48,7 @@ for (const [kind, make] of stores) {
         assert.equal(report.jobs[name]?.outcomes[T0 + 5 * MIN], "ok", name);
       }
       // A code job is first seen by this tick, so it plans from the next slot on.
+      await a.clock.set(T0 + 10 * MIN);
       const second = await b.scheduler.tick(T0 + 10 * MIN);
       for (const name of [...PROTO_NAMES, "toLocaleString"]) {
         assert.equal(second.jobs[name]?.outcomes[T0 + 10 * MIN], "ok", name);

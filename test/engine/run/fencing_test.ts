@@ -7,7 +7,7 @@ import { createManualClock, type ManualClock } from "../../../src/engine/clock.t
 import type { RunContext } from "../../../src/engine/types.ts";
 import { SchedulerError } from "../../../src/core/errors.ts";
 import { createMemoryStore, type MemoryStore } from "../../../src/store/memory/mod.ts";
-import { MIN, ofType, rows, SEC, setup, T0 } from "../_helpers.ts";
+import { MIN, ofType, rows, SEC, setup, T0, tickAt } from "../_helpers.ts";
 import { faultyStore } from "../_faulty.ts";
 
 /** `base` seen from a node whose clock runs `ms` ahead; timers stay on `base`. */
@@ -194,7 +194,7 @@ describe("fencing: a run whose lease ended is left to the reaper", () => {
         return new Promise<void>((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)));
       },
     });
-    await s.scheduler.tick(T0 + 1);
+    await tickAt(s, T0 + 1);
     store.failNext("renew", 1000); // renewals do not land: the fence passes mid-run
     await s.clock.set(T0 + MIN);
     const first = s.scheduler.tick(T0 + MIN);

@@ -147,6 +147,7 @@ describe("lease: a paused node", () => {
         );
       },
     });
+    await clock.set(T0 - MIN + 1);
     await a.scheduler.tick(T0 - MIN + 1);
     await clock.set(T0);
     const ticking = a.scheduler.tick();
@@ -189,7 +190,7 @@ describe("claims of unknown outcome (phantom claims)", () => {
 
   for (const when of ["still due", "superseded"] as const) {
     it(`a claim that committed after its deadline is settled on the next tick (${when}), never abandoned, never blocking`, async () => {
-      const clock = createManualClock(T0 - MIN);
+      const clock = createManualClock(T0 - MIN + 1); // the registering tick runs no slot
       const { store, late } = lateClaims(clock, 5 * SEC);
       const s = setup({ store, clock, storeTimeout: "1s" });
       const ran: number[] = [];

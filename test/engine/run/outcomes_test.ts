@@ -34,8 +34,8 @@ describe("outcome writes: group commit", () => {
     await tickAt(s, T0 - MIN + 1);
     store.failNext("updateMany", 5);
     store.failNext("update", 3);
-    const ticking = s.scheduler.tick(T0);
     await s.clock.set(T0);
+    const ticking = s.scheduler.tick(T0);
     for (let i = 0; i < 10; i++) await s.clock.advance(1_000);
     await ticking;
     assert.equal(ran.length, 20, "each job ran once");

@@ -190,7 +190,7 @@ describe("concurrency", () => {
     // Booting together, n3's presence entry was overwritten: at its next large minute n3
     // notes itself again at its tick's start, while n1 is reading its snapshot.
     const store = createMemoryStore();
-    const clock = createManualClock(T0 - MIN);
+    const clock = createManualClock(T0 - MIN + 1); // the registering tick runs no slot
     await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
     const { snapshot } = store;
     let arrives = false;
@@ -224,7 +224,7 @@ describe("concurrency", () => {
   it("helping with another node's share claims only what that node left: none when it took it all, all when it is gone", async () => {
     const store = createMemoryStore();
     const calls = countCalls(store);
-    const clock = createManualClock(T0 - MIN);
+    const clock = createManualClock(T0 - MIN + 1); // the registering tick runs no slot
     await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
     const { a, b, names, ran } = twoNodes(clock, store);
     await a.scheduler.tick(T0 - MIN + 1); // registers without a slot (a slot at registration runs)
@@ -270,7 +270,7 @@ describe("concurrency", () => {
 
   it("with other nodes ticking, a node reads and plans its own share only, and still runs a gone node's share", async () => {
     const store = createMemoryStore();
-    const clock = createManualClock(T0 - MIN);
+    const clock = createManualClock(T0 - MIN + 1); // the registering tick runs no slot
     await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
     const asked: number[] = [];
     const read: string[][] = [];
@@ -320,7 +320,7 @@ describe("concurrency", () => {
 
   it("the others' schedules are stepped when helping, not on the way to this node's own claims", async () => {
     const store = createMemoryStore();
-    const clock = createManualClock(T0 - MIN);
+    const clock = createManualClock(T0 - MIN + 1); // the registering tick runs no slot
     await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
     const b = setup({ clock, store, node: "n2", concurrency: 5 });
     const names = Array.from({ length: 40 }, (_, i) => `job-${i}`);

@@ -12,7 +12,7 @@ import { SchedulerError } from "../../../src/core/errors.ts";
 import { cron } from "../../../src/core/mod.ts";
 import { createMemoryStore } from "../../../src/store/memory/mod.ts";
 import { createManualClock } from "../../../src/engine/clock.ts";
-import { MIN, rows, SEC, setup, T0 } from "../_helpers.ts";
+import { MIN, ofType, rows, SEC, setup, T0 } from "../_helpers.ts";
 
 const every10s = "*/10 * * * * *";
 
@@ -335,17 +335,22 @@ describe("run-ahead after a late trigger", () => {
     assert.equal(step(), undefined);
   });
 
-  it("a trigger for a time still to come waits for no slot before it (the clock behind the trigger's time)", async () => {
-    // Stepping from the clock instead of the trigger's time waited out every minute slot
-    // between them: a Worker test whose scheduledTime was 2030 hung.
+  it("a trigger for a time still to come runs nothing early: it ticks at the clock, and each slot runs at its time", async () => {
+    // It ran the 00:10 slot at 00:00 and recorded the nine minutes before it `missed`, and
+    // later ticks found nothing to plan until the clock reached 00:10.
     const s = setup({ start: T0 });
-    s.scheduler.job("minutely", { schedule: "* * * * *", run: () => {} });
-    let done = false;
-    const ticking = s.scheduler.tick(T0 + 10 * MIN, { until: T0 + 11 * MIN }).then(() => (done = true));
-    await s.clock.settle();
-    for (let i = 0; i < 20 && !done; i++) await new Promise((resolve) => setImmediate(resolve));
-    assert.equal(done, true, "the tick waited for the clock");
-    await ticking;
+    const ran: [slot: number, at: number][] = [];
+    s.scheduler.job("minutely", { schedule: "* * * * *", run: (ctx) => void ran.push([ctx.slot, s.clock.now()]) });
+    const ticking = s.scheduler.tick(T0 + 10 * MIN, { until: T0 + 11 * MIN });
+    await s.clock.advance(10 * MIN - 1);
+    assert.deepEqual(ran.map(([slot]) => slot), Array.from({ length: 10 }, (_, i) => T0 + i * MIN));
+    await s.clock.advance(MIN + 1);
+    const report = await ticking;
+    assert.equal(report.now, T0, "the tick was at the clock");
+    assert.equal(ran.length, 11);
+    for (const [slot, at] of ran) assert.equal(at, slot, "each slot ran at its time");
+    assert.deepEqual(ofType(s.events, "missed"), []);
+    assert.ok(s.logger.lines.some((l) => l.startsWith("warn tick at 2030-01-01T00:10:00.000Z is ahead of the clock")));
   });
 
   it("slotsAfter() drops a schedule whose next() does not move forward", () => {

@@ -160,6 +160,30 @@ export function claimCases({ it, withStore }: ContractContext): void {
       assert.deepEqual(outcomes(mixed), ["won", "skipped", "won", "lost"]);
     }));
 
+  it("claim() of a minute's batch (requests alike but for the job) decides and writes each as a batch of one would", () =>
+    withStore(async (store) => {
+      await store.claim([request("busy", T0 - MIN, { batch: "old", leaseUntil: T0 + 5 * MIN })]);
+      const minute = ["a", "busy", "b", "a", "c"].map((job) =>
+        request(job, T0, { batch: "t", node: "node-b", leaseUntil: T0 + MIN })
+      );
+      assert.deepEqual(outcomes(await store.claim(minute)), ["won", "skipped", "won", "lost", "won"]);
+      const [a, busy] = await Promise.all([store.getRun("a", T0), store.getRun("busy", T0)]);
+      assert.deepEqual(
+        [a?.status, a?.kind, a?.attempt, a?.node, a?.claimedAt, a?.startedAt, a?.finishedAt, a?.leaseUntil, a?.error],
+        ["running", "scheduled", 1, "node-b", T0, T0, null, T0 + MIN, null],
+      );
+      assert.deepEqual([busy?.status, busy?.node, busy?.finishedAt, busy?.leaseUntil], ["skipped", "node-b", T0, null]);
+      const now = T0 + 2 * MIN;
+      const missed = ["a", "d"].map((job) => request(job, T0 + MIN, { status: "missed", batch: "m", now }));
+      assert.deepEqual(outcomes(await store.claim(missed)), ["missed", "missed"]);
+      const d = await store.getRun("d", T0 + MIN);
+      assert.deepEqual([d?.status, d?.claimedAt, d?.finishedAt, d?.leaseUntil], ["missed", now, now, null]);
+      const beside = ["busy", "e"].map((job) =>
+        request(job, T0 + MIN, { overlap: "allow", batch: "w", now: T0 + MIN })
+      );
+      assert.deepEqual(outcomes(await store.claim(beside)), ["won", "won"], "allow runs beside the live run");
+    }));
+
   it("claim() refuses a malformed batch before writing any of it", () =>
     withStore(async (store) => {
       await rejectsWith(store.claim([request("a", T0), request("a", T0 + 0.5)]), "invalid-instant", /claim\[1\]\.slot/);

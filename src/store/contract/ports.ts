@@ -81,6 +81,35 @@ export function portCases({ it, withStore }: ContractContext): void {
       assert.deepEqual(await store.updateMany([]), []);
     }));
 
+  it("updateMany() applies writes in order when a row comes twice after a job's second slot, values shared or not", () =>
+    withStore(async (store) => {
+      if (lacks(store, "updateMany")) return;
+      const slots = [T0, T0 + MIN];
+      await store.claim([
+        ...slots.map((slot) => request("a", slot, { overlap: "allow", batch: "t" })),
+        ...["b", "c"].map((job) => request(job, T0, { batch: "t" })),
+      ]);
+      const key = (job: string, slot = T0) => ({ job, slot, attempt: 1, node: "node-a" });
+      const results = await store.updateMany([
+        { key: key("a"), patch: { status: "ok", finishedAt: T0 + 1, leaseUntil: null } },
+        { key: key("a", T0 + MIN), patch: { status: "ok", finishedAt: T0 + 2, leaseUntil: null } },
+        { key: key("b"), patch: { status: "ok", finishedAt: T0 + 3, leaseUntil: null } },
+        // The row just written: no longer the running attempt.
+        { key: key("b"), patch: { status: "error", finishedAt: T0 + 4, leaseUntil: null } },
+        { key: key("c"), patch: { status: "ok", finishedAt: T0 + 1, leaseUntil: null } },
+      ]);
+      assert.deepEqual(results, [true, true, true, false, true]);
+      const rows = await Promise.all(
+        [key("a"), key("a", T0 + MIN), key("b"), key("c")].map((k) => store.getRun(k.job, k.slot)),
+      );
+      assert.deepEqual(rows.map((r) => [r?.status, r?.finishedAt]), [
+        ["ok", T0 + 1],
+        ["ok", T0 + 2],
+        ["ok", T0 + 3],
+        ["ok", T0 + 1],
+      ]);
+    }));
+
   it("updateMany() refuses a bad write before applying any", () =>
     withStore(async (store) => {
       if (lacks(store, "updateMany")) return;

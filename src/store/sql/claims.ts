@@ -99,6 +99,7 @@ const plain = (r: ClaimRequest): boolean =>
  * insert takes its rows in that order.
  */
 function plainClaimsStatement(requests: readonly ClaimRequest[]): SqlStatement {
+  if (requests.every(alike)) return uniformClaimsStatement(requests);
   return {
     sql: `INSERT INTO edgecron_runs (${COLUMNS}, batch)
       SELECT job, slot, kind, status, 1, node, now, now,
@@ -122,6 +123,54 @@ function plainClaimsStatement(requests: readonly ClaimRequest[]): SqlStatement {
       RETURNING job, slot, status`,
     args: [JSON.stringify(requests.map(requestRow))],
   };
+}
+
+/**
+ * Whether `r` differs from the batch's first request in its job only: the slot, status,
+ * policy and lease a large minute's claims usually share.
+ */
+function alike(r: ClaimRequest, _: number, all: readonly ClaimRequest[]): boolean {
+  const first = all[0]!;
+  return r.slot === first.slot && r.kind === first.kind && r.status === first.status &&
+    r.overlap === first.overlap && r.node === first.node && r.batch === first.batch && r.now === first.now &&
+    r.leaseUntil === first.leaseUntil;
+}
+
+/**
+ * {@link plainClaimsStatement} for a batch whose requests share everything but the job
+ * (see `alike`): the job names go in as one JSON array of strings and the rest as bound
+ * values, so no row is a JSON array to take apart field by field. At 2 500 claims on a file
+ * this form took 18 ms of CPU against the row form's 34–37.
+ */
+function uniformClaimsStatement(requests: readonly ClaimRequest[]): SqlStatement {
+  const r = requests[0]!;
+  const live = LIVE_SQL.replaceAll("req_job", "req.value").replaceAll("req_now", ":now").replaceAll(
+    "req_batch",
+    ":batch",
+  );
+  const status = r.status === "missed"
+    ? "'missed'"
+    : r.overlap === "skip"
+    ? `CASE WHEN EXISTS (${live}) THEN 'skipped' ELSE 'running' END`
+    : "'running'";
+  return bind(
+    `INSERT INTO edgecron_runs (${COLUMNS}, batch)
+      SELECT job, :slot, :kind, status, 1, :node, :now, :now,
+        CASE WHEN status = 'running' THEN NULL ELSE :now END,
+        CASE WHEN status = 'running' THEN :lease ELSE NULL END, NULL, :batch
+      FROM (SELECT req.value AS job, ${status} AS status FROM json_each(:jobs) AS req) WHERE true
+      ON CONFLICT (job, slot) DO NOTHING
+      RETURNING job, slot, status`,
+    {
+      slot: r.slot,
+      kind: r.kind,
+      node: r.node,
+      now: r.now,
+      batch: r.batch,
+      lease: r.status === "running" ? r.leaseUntil : null,
+      jobs: JSON.stringify(requests.map((q) => q.job)),
+    },
+  );
 }
 
 /** The fields both claim forms read from a request's row array, `$[0]` to `$[8]`. */

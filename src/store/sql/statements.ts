@@ -250,7 +250,10 @@ export function updateStatement(
  * something; undefined otherwise (then each write is its own statement, so a later write
  * sees an earlier one). Each statement sets only its fields, so no column is copied onto
  * itself: at 2 500 outcomes on a file that is about a third less CPU than one statement
- * choosing per row and column. Each `UPDATE` follows a `SELECT` (same transaction) of the
+ * choosing per row and column. A key part or value every write of a statement shares (the
+ * node, the attempt, a minute's slot, the status, a null lease) is bound once; only the
+ * rest goes in per row, and a row that is its job's name alone is a JSON string, not an
+ * array to take apart. Each `UPDATE` follows a `SELECT` (same transaction) of the
  * `(job, slot)` of the writes it will refuse, their row no longer that running attempt:
  * usually none. The `UPDATE` returns nothing: a row returned per write (RETURNING) was
  * the embedded driver's largest allocation in a large minute (an object per row, its
@@ -259,10 +262,10 @@ export function updateStatement(
 export function updateManyStatements(
   writes: readonly { key: AttemptKey; patch: Partial<Record<keyof typeof PATCH_COLUMNS, unknown>> }[],
 ): SqlStatement[] | undefined {
-  const rows = new Set<string>();
+  if (!distinctRows(writes)) return undefined;
   const groups = new Map<number, unknown[][]>();
   for (const { key, patch } of writes) {
-    // One flat array per row: the key, then the values of the fields patched.
+    // One flat array per write: its key, then the values of the fields it patches.
     const item: unknown[] = [key.job, key.slot, key.attempt, key.node];
     let mask = 0;
     for (let i = 0; i < PATCH_FIELDS.length; i++) {
@@ -271,34 +274,68 @@ export function updateManyStatements(
       mask |= 1 << i;
       item.push(value);
     }
-    const row = slotKeyText(key.job, key.slot);
-    if (rows.has(row) || mask === 0) return undefined;
-    rows.add(row);
+    if (mask === 0) return undefined;
     const group = groups.get(mask);
     if (group === undefined) groups.set(mask, [item]);
     else group.push(item);
   }
   return [...groups].flatMap(([mask, items]) => {
     const fields = PATCH_FIELDS.filter((_, i) => (mask & (1 << i)) !== 0);
-    const values = fields.map((_, i) => `json_extract(value, '$[${4 + i}]') AS v${i}`);
-    const sets = fields.map((field, i) => `${PATCH_COLUMNS[field]} = req.v${i}`);
-    const list = { items: JSON.stringify(items) };
+    // The item's places as columns of `req`: the key's, then `v_` and each patched column.
+    const columns = [...KEY_NAMES, ...fields.map((field) => `v_${PATCH_COLUMNS[field]}`)];
+    // Which places of the item every write shares (the job's never: its name is the row).
+    const first = items[0]!;
+    const shared = columns.map((_, c) => c > 0 && items.every((item) => item[c] === first[c]));
+    const args: Record<string, SqlValue> = {};
+    const varying: number[] = [];
+    const exprs = columns.map((column, c) => {
+      if (shared[c]) {
+        args[`s_${column}`] = first[c] as SqlValue;
+        return `:s_${column} AS ${column}`;
+      }
+      varying.push(c);
+      return "";
+    });
+    // A row of one varying place (the job) is its value; more, an array of them.
+    varying.forEach((c, i) => {
+      exprs[c] = `${varying.length === 1 ? "value" : `json_extract(value, '$[${i}]')`} AS ${columns[c]}`;
+    });
+    args.items = JSON.stringify(
+      varying.length === 1 ? items.map((item) => item[0]) : items.map((item) => varying.map((c) => item[c])),
+    );
+    const from = `FROM (SELECT ${exprs.join(", ")} FROM json_each(:items)) AS req`;
+    const sets = fields.map((field) => `${PATCH_COLUMNS[field]} = req.v_${PATCH_COLUMNS[field]}`);
     return [
-      bind(
-        `SELECT req.job, req.slot ${requests()} WHERE NOT EXISTS (SELECT 1 FROM edgecron_runs WHERE ${HELD})`,
-        list,
-      ),
-      bind(
-        `UPDATE edgecron_runs SET ${sets.join(", ")} ${requests(...values)} WHERE ${HELD}`,
-        list,
-      ),
+      bind(`SELECT req.job, req.slot ${from} WHERE NOT EXISTS (SELECT 1 FROM edgecron_runs WHERE ${HELD})`, args),
+      bind(`UPDATE edgecron_runs SET ${sets.join(", ")} ${from} WHERE ${HELD}`, args),
     ];
   });
 }
 
-/** The writes of `:items` as the rows `req`: each one's key, and the `values` asked for. */
-const requests = (...values: string[]): string =>
-  `FROM (SELECT ${[KEY_COLUMNS, ...values].join(", ")} FROM json_each(:items)) AS req`;
+/**
+ * Whether no two writes name the same `(job, slot)`. A key text is made only for a job
+ * named twice (a job's slots are few in a batch; its jobs are many).
+ */
+function distinctRows(writes: readonly { key: AttemptKey }[]): boolean {
+  const slotOf = new Map<string, number>();
+  let keys: Set<string> | undefined;
+  for (const { key } of writes) {
+    const seen = slotOf.get(key.job);
+    if (seen === undefined) {
+      slotOf.set(key.job, key.slot);
+      keys?.add(slotKeyText(key.job, key.slot));
+      continue;
+    }
+    if (keys === undefined) {
+      keys = new Set();
+      for (const [job, slot] of slotOf) keys.add(slotKeyText(job, slot));
+    }
+    const row = slotKeyText(key.job, key.slot);
+    if (keys.has(row)) return false;
+    keys.add(row);
+  }
+  return true;
+}
 
 /** The row of `edgecron_runs` is the running attempt `req` names (its compare-and-set holds). */
 const HELD = `edgecron_runs.job = req.job AND edgecron_runs.slot = req.slot
@@ -307,9 +344,8 @@ const HELD = `edgecron_runs.job = req.job AND edgecron_runs.slot = req.slot
 
 /** The patch fields, in the order `updateManyStatements` writes their values. */
 const PATCH_FIELDS = Object.keys(PATCH_COLUMNS) as (keyof typeof PATCH_COLUMNS)[];
-/** The key of each row array, read into columns. */
-const KEY_COLUMNS = "json_extract(value, '$[0]') AS job, json_extract(value, '$[1]') AS slot, " +
-  "json_extract(value, '$[2]') AS attempt, json_extract(value, '$[3]') AS node";
+/** The key's columns, the first places of each write's item. */
+const KEY_NAMES = ["job", "slot", "attempt", "node"] as const;
 
 /** Checks whether `key` is the running attempt (for an `update()` with an empty patch). */
 export function isRunningStatement(key: AttemptKey): SqlStatement {

@@ -141,6 +141,10 @@ describe("libsqlStore schema", () => {
     assert.doesNotMatch(plain.sql, /MATERIALIZED|OVER \(/);
     assert.match(await plan(plain), /SEARCH o USING INDEX edgecron_runs_open \(job=\?\)/);
     assert.match(claimsStatement([request("a", T0), request("b", T0, { maxRuns: 3 })]).sql, /MATERIALIZED/);
+    // A minute's batch (alike but for the job) binds what it shares: no row taken apart with json_extract.
+    const minute = claimsStatement([request("a", T0, { batch: "t" }), request("b", T0, { batch: "t" })]);
+    assert.doesNotMatch(minute.sql, /json_extract/);
+    assert.match(await plan(minute), /SEARCH o USING INDEX edgecron_runs_open \(job=\?\)/);
     raw.close();
   });
 

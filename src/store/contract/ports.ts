@@ -183,6 +183,10 @@ export function portCases({ it, withStore }: ContractContext): void {
         { job: "a", slot: T0 },
       ];
       assert.deepEqual(await store.recorded(asked), [true, false, true, true, false, true]);
+      // One slot for all (a minute's probe of other shares).
+      const minute = ["never-seen", "a", "b", "m", "a"].map((job) => ({ job, slot: T0 }));
+      assert.deepEqual(await store.recorded(minute), [false, true, true, true, true]);
+      assert.deepEqual(await store.recorded([{ job: "a", slot: T0 + MIN }]), [false]);
       assert.deepEqual(await store.recorded([]), []);
       assert.equal(Object.hasOwn((await store.read(["never-seen"])).jobs, "never-seen"), false);
       await rejectsWith(store.recorded([{ job: "", slot: T0 }]), "invalid-spec");

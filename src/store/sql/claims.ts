@@ -315,6 +315,15 @@ export function refusedStatement(requests: readonly ClaimRequest[]): SqlStatemen
  * jobs returns a row of state per job, about 5x the CPU on a file).
  */
 export function recordedStatement(slots: readonly SlotKey[]): SqlStatement {
+  // One slot for all (a minute's probe of other nodes' shares): the names alone, the slot bound once.
+  const slot = slots[0]?.slot;
+  if (slots.every((s) => s.slot === slot)) {
+    return {
+      sql: `SELECT CAST(s.key AS INTEGER) AS i FROM json_each(?) s
+        WHERE NOT EXISTS (SELECT 1 FROM edgecron_runs r WHERE r.job = s.value AND r.slot = ?)`,
+      args: [JSON.stringify(slots.map((s) => s.job)), slot!],
+    };
+  }
   return {
     sql: `SELECT CAST(s.key AS INTEGER) AS i FROM json_each(?) s
       WHERE NOT EXISTS (SELECT 1 FROM edgecron_runs r

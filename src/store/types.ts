@@ -481,13 +481,14 @@ export interface Store {
   /**
    * Inserts or replaces a definition. With `ifVersion`, replaces only when the stored
    * version equals it (0 = must not exist); otherwise rejects with code `conflict`. One
-   * that creates a definition deletes the rows and state left under the name first (a
-   * claim made after a delete) and starts the job's state at `now`.
+   * that creates a definition deletes the finished rows and state left under the name
+   * first (never an open row: a slot a node holds) and starts the job's state at `now`.
    */
   putDef(name: string, spec: Record<string, unknown>, now: number, options?: { ifVersion?: number }): Promise<JobDef>;
   /**
    * Deletes a definition and, in the same transaction where the store has one, the job's
-   * run rows (open ones too), counts, watermark and state; false when there was none
+   * finished run rows, counts, watermark and state (open rows stay until they end: a held
+   * slot must keep blocking its claim by a job defined again); false when there was none
    * (then nothing is deleted). A job defined again under the name starts afresh.
    */
   deleteDef(name: string): Promise<boolean>;

@@ -181,6 +181,33 @@ describe("backfill", () => {
     assert.deepEqual([report.stopped, report.ran.length, calls.length], [true, 2, 2]);
   });
 
+  it("ends when another node deletes its job and creates it again with the very same spec", async () => {
+    // Taken for a PUT of the same definition, the old backfill went on under the new job:
+    // its deliveries after the re-create, its rows in the new job's history, and the new
+    // job's first live slot `skipped` behind it.
+    const hook = { schedule: "0 * * * *", target: { url: "https://example.test/hook" } };
+    const store = createMemoryStore();
+    const calls: string[] = [];
+    const ref: { b?: ReturnType<typeof setup> } = {};
+    const fetch = async (input: RequestInfo | URL): Promise<Response> => {
+      calls.push(String(input));
+      if (calls.length === 2) {
+        await ref.b!.scheduler.undefine("hook");
+        await ref.b!.clock.advance(1_000);
+        await ref.b!.scheduler.define("hook", hook);
+      }
+      return new Response("ok");
+    };
+    const a = setup({ start: T0, store, node: "a", webhookSecret: "k", fetch: fetch as typeof globalThis.fetch });
+    ref.b = setup({ clock: a.clock, store, node: "b", webhookSecret: "k" });
+    await a.scheduler.define("hook", hook);
+    const report = await a.scheduler.backfill("hook", { from: T0 - 6 * HOUR, to: T0 });
+    assert.deepEqual([report.stopped, report.ran.length, calls.length], [true, 2, 2]);
+    // Of the old backfill only the slot in flight at the delete is left, with its outcome.
+    const left = (await store.runs("hook", { limit: 100 })).filter((r) => r.kind === "backfill");
+    assert.deepEqual(left.map((r) => [r.slot, r.status]), [[report.ran[1], "ok"]]);
+  });
+
   it("a PUT of the very same definition (a deploy that syncs every job) does not end the backfill", async () => {
     const hook = { schedule: "0 * * * *", target: { url: "https://example.test/hook" } };
     const calls: string[] = [];

@@ -133,6 +133,8 @@ export async function runBackfill(
     outcomes: {},
     stopped: false,
   };
+  /** A data job's first-seen time when the backfill began. */
+  let born: number | undefined;
   for (const slot of plan.slots) {
     // A turn of the event loop per slot: on a store whose calls answer in the same turn (the
     // embedded libSQL driver, memory), a backfill ran as one chain of microtasks, and every
@@ -143,13 +145,21 @@ export async function runBackfill(
     // any node, ends its backfill as a pause would: the deliveries went on after the job was
     // gone. A data job's definition is read from the store (this node's registry learned of
     // another node's change only at its next tick: 1 724 deliveries went out after a delete
-    // made elsewhere). A PUT of the same definition (a new version, the same spec) goes on.
-    if (job.source === "data" && slot !== plan.slots[0] && deps.registry.get(job.name) === job) {
-      const def = await deps.store.getDef(job.name);
-      deps.registry.syncPart({ defs: def === undefined ? [] : [def] }, new Set([job.name]));
+    // made elsewhere). A PUT of the same definition (a new version, the same spec) goes on;
+    // a delete and a create with the same spec does not: the job's state, read with its
+    // definition, was made anew (its first-seen time moved).
+    let recreated = false;
+    if (job.source === "data" && deps.registry.get(job.name) === job) {
+      const view = await deps.store.read([job.name]);
+      const seen = own(view.jobs, job.name)?.firstSeen;
+      if (slot === plan.slots[0]) born = seen;
+      else {
+        recreated = seen !== born;
+        deps.registry.syncPart({ defs: view.defs.filter((d) => d.name === job.name) }, new Set([job.name]));
+      }
     }
     const current = deps.registry.get(job.name);
-    if (current !== job && current !== undefined && sameSpec(current, job)) job = current;
+    if (current !== job && current !== undefined && !recreated && sameSpec(current, job)) job = current;
     if (signal?.aborted === true || deps.tracker.stopping || current !== job) {
       report.stopped = true;
       break;

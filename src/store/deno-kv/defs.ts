@@ -3,7 +3,8 @@
  * spec as JSON text (as the SQL stores do) with a version for compare-and-set.
  */
 import { CONFLICT, type KvContext } from "./_context.ts";
-import { getAll, type KvLike, type KvListed, listAll } from "./_kv.ts";
+import { getAll, type KvLike, type KvListed, listAll, type Row } from "./_kv.ts";
+import { isOpenStatus } from "../_overlap.ts";
 import {
   checkBoolean,
   checkInstant,
@@ -82,13 +83,19 @@ export async function readNamedDefs(kv: KvLike, ctx: KvContext, names: readonly 
 /** Keys deleted per commit by {@link sweep}: KV allows 81 920 bytes of keys in one. */
 const SWEEP_KEYS = 200;
 
-/** Deletes every key of job `name`'s history: rows, open-row copies, counters and watermark. */
+/**
+ * Deletes job `name`'s history: its finished rows, counters and watermark. Open rows (with
+ * their copies, the version key that counts them and the buffer's mark) stay until they end:
+ * a slot a node holds keeps blocking a claim of it by a job created again under the name.
+ */
 async function sweep(kv: KvLike, ctx: KvContext, name: string): Promise<void> {
   const { keys } = ctx;
-  const prefixes = [keys.runs(name), keys.lives(name), keys.count(name)];
-  const listed = await Promise.all(prefixes.map((prefix) => listAll(kv, { prefix })));
-  const doomed = [...listed.flat().map((e) => e.key), keys.ver(name), keys.mark(name), keys.full(name)];
-  doomed.push(keys.pruned(name));
+  const [runs, counts] = await Promise.all(
+    [keys.runs(name), keys.count(name)].map((prefix) => listAll(kv, { prefix })),
+  );
+  const finished = runs!.filter((e) => !isOpenStatus((e.value as Row).status));
+  const doomed = [...finished, ...counts!].map((e) => e.key);
+  doomed.push(keys.mark(name), keys.pruned(name));
   for (let i = 0; i < doomed.length; i += SWEEP_KEYS) {
     const atomic = kv.atomic();
     for (const key of doomed.slice(i, i + SWEEP_KEYS)) atomic.delete(key);

@@ -29,7 +29,7 @@ export interface RunTable {
   prune(before: number, gone?: (row: Row) => void): number;
   /** Deletes a job's finished rows beyond its newest `keep`, never its watermark row; returns how many. */
   pruneRows(job: string, keep: number, gone?: (row: Row) => void): number;
-  /** Deletes every row of a job, open ones included, and its watermark. */
+  /** Deletes a job's finished rows and its watermark; its open rows stay until they end. */
   drop(job: string): void;
 }
 
@@ -72,8 +72,9 @@ export function createRunTable(): RunTable {
     watermark: (job) => watermarks.get(job),
 
     drop(job): void {
-      byJob.delete(job);
-      runningByJob.delete(job);
+      const open = runningByJob.get(job);
+      if (open === undefined) byJob.delete(job);
+      else byJob.set(job, new Map(open));
       watermarks.delete(job);
     },
 

@@ -419,12 +419,16 @@ export function deleteDefStatements(t: PgTables, name: string): PgStatement[] {
   ];
 }
 
-/** Deletes the runs and the state of `name` when it has (`""`) or has no (`"NOT"`) definition. */
+/**
+ * Deletes the finished runs and the state of `name` when it has (`""`) or has no (`"NOT"`)
+ * definition; open rows stay until they end (a held slot keeps blocking a re-created job's claim).
+ */
 export function forgetStatements(t: PgTables, name: string, has: "" | "NOT"): PgStatement[] {
-  return [`DELETE FROM ${t.runs} WHERE job = $1`, `DELETE FROM ${t.jobs} WHERE name = $1`].map((text) => ({
-    text: `${text} AND ${has} EXISTS (SELECT 1 FROM ${t.defs} WHERE name = $1)`,
-    args: [name],
-  }));
+  return [`DELETE FROM ${t.runs} WHERE job = $1 AND status NOT IN ${OPEN}`, `DELETE FROM ${t.jobs} WHERE name = $1`]
+    .map((text) => ({
+      text: `${text} AND ${has} EXISTS (SELECT 1 FROM ${t.defs} WHERE name = $1)`,
+      args: [name],
+    }));
 }
 
 /** `prune()`: settled rows before `before`. */

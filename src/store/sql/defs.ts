@@ -1,5 +1,5 @@
 /** The data-defined-job methods of the SQL stores (libSQL, D1). */
-import { bind, jobDef, listDefsStatement } from "./statements.ts";
+import { bind, FINISHED_ROWS, jobDef, listDefsStatement } from "./statements.ts";
 import { checkInstant, checkText, checkVersion, resolveDefsQuery, specText, versionConflict } from "../_validate.ts";
 import type { SqlExecutor, SqlStatement } from "./executor.ts";
 import type { JobDef, Store } from "../types.ts";
@@ -10,9 +10,15 @@ const TOMBSTONE = "edgecron.def-version:";
 /** A new row's version: one above the last version of a deleted definition of that name, else 1. */
 const FIRST_VERSION = "1 + COALESCE((SELECT CAST(value AS INTEGER) FROM edgecron_settings WHERE key = :tomb), 0)";
 
-/** Deletes the runs and the state of `name` when it has (`""`) or has no (`"NOT"`) definition. */
+/**
+ * Deletes the finished runs and the state of `name` when it has (`""`) or has no (`"NOT"`)
+ * definition. Open rows stay until they end: a slot a node holds (running, or claimed ahead)
+ * must keep blocking a claim of it by a job created again under the name, or it ran twice.
+ */
 const forget = (name: string, has: "" | "NOT"): SqlStatement[] =>
-  ["DELETE FROM edgecron_runs WHERE job = ?", "DELETE FROM edgecron_jobs WHERE name = ?"].map((sql) => ({
+  [`DELETE FROM edgecron_runs WHERE job = ? AND ${FINISHED_ROWS}`, "DELETE FROM edgecron_jobs WHERE name = ?"].map((
+    sql,
+  ) => ({
     sql: `${sql} AND ${has} EXISTS (SELECT 1 FROM edgecron_defs WHERE name = ?)`,
     args: [name, name],
   }));

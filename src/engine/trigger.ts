@@ -112,8 +112,11 @@ export function createTriggers(deps: TriggerDeps): Triggers {
       // A tick ahead of the clock (a Cron Trigger's scheduledTime ahead of the isolate's
       // clock, a test's fixed date) ran its slots early, recorded the ones before them
       // `missed`, and left later ticks nothing to plan until the clock caught up: it ticks
-      // at the clock, and its run-ahead (still to `until`, a day at most) runs those slots
-      // at their time.
+      // at the clock, and its run-ahead (as long as asked, from the clock) runs the slots it
+      // covers at their time.
+      // Its run-ahead keeps its length from the clock: held to `until`, an event a year ahead
+      // held its call for the day the cap allows (a Worker's event is cut long before).
+      const asked = at;
       if (at > clocked) {
         deps.log.warn(`tick at ${iso(at)} is ahead of the clock (${iso(clocked)}): ticked at the clock`);
         at = clocked;
@@ -123,7 +126,7 @@ export function createTriggers(deps: TriggerDeps): Triggers {
       if (last !== undefined && at < last) {
         deps.log.info(`tick at ${iso(at)} is older than the last tick (${iso(last)}): lastTick kept`);
       }
-      const until = Math.min(opts.until ?? at, at + RUN_AHEAD_MAX_MS);
+      const until = opts.until === undefined ? at : opts.until - (asked - at);
       if (!deps.runAhead || until <= at) return rounds.all(at);
       const claimed = rounds.begin(at);
       const main = rounds.all(at, claimed);

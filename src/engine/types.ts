@@ -487,8 +487,8 @@ export interface Scheduler {
    * Plans, claims and runs due slots. Store failures (a failed `init()` too: nothing is
    * planned, and the next tick tries it again) are in the report; it rejects only
    * when `now` or `until` is not whole epoch milliseconds (`invalid-instant`).
-   * A `now` ahead of the clock is ticked at the clock (a warning says so): no slot runs
-   * before its time. One older than the last tick decides its own slots only and leaves
+   * A `now` ahead of the clock is ticked at the clock (a warning says so), and its
+   * run-ahead lasts `until - now` from the clock: no slot runs before its time. One older than the last tick decides its own slots only and leaves
    * `health().lastTick`.
    * With `until` (a platform trigger's minute end), it then runs ahead: it ticks again at
    * each slot in `(now, until)` as its time comes, claiming each only when due, and

@@ -335,22 +335,30 @@ describe("run-ahead after a late trigger", () => {
     assert.equal(step(), undefined);
   });
 
-  it("a trigger for a time still to come runs nothing early: it ticks at the clock, and each slot runs at its time", async () => {
+  it("a trigger for a time still to come runs nothing early: it ticks at the clock, and runs ahead as long as asked, each slot at its time", async () => {
     // It ran the 00:10 slot at 00:00 and recorded the nine minutes before it `missed`, and
-    // later ticks found nothing to plan until the clock reached 00:10.
+    // later ticks found nothing to plan until the clock reached 00:10. Held to its `until`
+    // after that, a trigger a year ahead held its call for a day.
     const s = setup({ start: T0 });
     const ran: [slot: number, at: number][] = [];
     s.scheduler.job("minutely", { schedule: "* * * * *", run: (ctx) => void ran.push([ctx.slot, s.clock.now()]) });
-    const ticking = s.scheduler.tick(T0 + 10 * MIN, { until: T0 + 11 * MIN });
-    await s.clock.advance(10 * MIN - 1);
-    assert.deepEqual(ran.map(([slot]) => slot), Array.from({ length: 10 }, (_, i) => T0 + i * MIN));
-    await s.clock.advance(MIN + 1);
+    const ticking = s.scheduler.tick(T0 + 10 * MIN, { until: T0 + 13 * MIN });
+    await s.clock.advance(3 * MIN - 1);
+    assert.deepEqual(ran.map(([slot]) => slot), [T0, T0 + MIN, T0 + 2 * MIN]);
+    await s.clock.advance(1);
     const report = await ticking;
     assert.equal(report.now, T0, "the tick was at the clock");
-    assert.equal(ran.length, 11);
+    assert.equal(s.clock.now(), T0 + 3 * MIN, "held three minutes, as asked");
+    assert.equal(ran.length, 3);
     for (const [slot, at] of ran) assert.equal(at, slot, "each slot ran at its time");
     assert.deepEqual(ofType(s.events, "missed"), []);
     assert.ok(s.logger.lines.some((l) => l.startsWith("warn tick at 2030-01-01T00:10:00.000Z is ahead of the clock")));
+    // A year ahead: no longer than its own minute.
+    const year = s.scheduler.tick(T0 + 365 * 24 * 60 * MIN, { until: T0 + 365 * 24 * 60 * MIN + MIN });
+    await s.clock.advance(MIN);
+    await year;
+    assert.equal(s.clock.now(), T0 + 4 * MIN);
+    assert.deepEqual(ran.map(([slot]) => slot).slice(3), [T0 + 3 * MIN], "its own minute from the clock");
   });
 
   it("slotsAfter() drops a schedule whose next() does not move forward", () => {

@@ -91,12 +91,11 @@ export function storeError(
 ): SchedulerError {
   const message = field(cause, "message") || String(cause);
   const code = field(cause, "code");
-  const text = redact(
-    `postgres: ${operation} failed: ${code === "" || message.includes(code) ? "" : `${code}: `}${message}${
-      isDenied(cause) ? privilegeHint(operation, schema) : ""
-    }`,
-    secrets,
-  );
+  // Only the driver's words are blanked: a password that is also a common word ("postgres")
+  // turned this store's own prefix into "***: init failed".
+  const text = `postgres: ${operation} failed: ${code === "" || message.includes(code) ? "" : `${code}: `}${
+    redact(message, secrets)
+  }${isDenied(cause) ? privilegeHint(operation, schema) : ""}`;
   if (cause instanceof Error && secrets.length > 0) {
     try {
       cause.message = redact(cause.message, secrets);

@@ -9,6 +9,7 @@ import { SchedulerError } from "../../../src/core/errors.ts";
 import { postgresStore } from "../../../src/store/postgres/mod.ts";
 import { missingDriver, resolvePostgresOptions } from "../../../src/store/postgres/options.ts";
 import { redactUrl } from "../../../src/store/postgres/url.ts";
+import { storeError } from "../../../src/store/postgres/driver.ts";
 import { PG_SCHEMA_VERSION } from "../../../src/store/postgres/schema.ts";
 import type { MemoryStore } from "../../../src/store/memory/mod.ts";
 import { setup, tickAt } from "../../engine/_helpers.ts";
@@ -192,6 +193,15 @@ describe("postgresStore options", () => {
     assert.deepEqual(resolvePostgresOptions({ url: "postgres://postgres@h/db" }).secrets, []);
     const secrets = resolvePostgresOptions({ url: "postgres://postgres:p%40ss@h/db?password=q" }).secrets;
     assert.deepEqual([...new Set(secrets)].sort(), ["p%40ss", "p@ss", "postgres:p%40ss", "q"]);
+  });
+
+  it("blanks a password in the driver's words only: one that is also a common word leaves this store's own text readable", () => {
+    // With the password "postgres", every message read "***: init failed: connect …".
+    const secrets = resolvePostgresOptions({ url: "postgres://postgres:postgres@h/db" }).secrets;
+    const refused = storeError("init", new Error("connect ECONNREFUSED 127.0.0.1:1"), secrets, "edgecron");
+    assert.equal(refused.message, "store-error: postgres: init failed: connect ECONNREFUSED 127.0.0.1:1");
+    const echoed = storeError("claim", new Error('bad password "postgres" for "postgres"'), secrets, "edgecron");
+    assert.equal(echoed.message, 'store-error: postgres: claim failed: bad password "***" for "***"');
   });
 
   it("a missing postgres package is a store-error that says what to install", async () => {

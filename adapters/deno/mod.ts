@@ -225,7 +225,8 @@ export function denoStore(options: DenoStoreOptions = {}): Store {
     );
     return memoryStore();
   }
-  return denoKvStore(openKv.call(Deno, options.kvPath), { closeKv: true });
+  // A function, so an open that failed (a KV folder missing at boot) is tried again by the next call.
+  return denoKvStore(() => openKv.call(Deno, options.kvPath), { closeKv: true });
 }
 
 /**

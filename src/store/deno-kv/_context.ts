@@ -23,7 +23,12 @@ export interface KvContext {
   retry<T>(operation: string, attempt: (round: number) => Promise<T | Conflict>): Promise<T>;
   /** Sets the bound of `retry` (the scheduler passes its storeTimeout). */
   setCallTimeout(ms: number): void;
+  /** The KV as opened (for close()): rejects when the open failed. */
+  opened(): Promise<KvLike>;
 }
+
+/** What a KV store is made over: a KV, a promise of one, or a function that opens one (tried again after a failed open). */
+export type KvSource = KvLike | Promise<KvLike> | (() => Promise<KvLike>);
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -37,19 +42,33 @@ export function isBusy(error: unknown): boolean {
 }
 
 /** Creates the context over a KV (or a promise of one, opened by the caller). */
-export function createContext(source: KvLike | Promise<KvLike>, keys: Keys, isClosed: () => boolean): KvContext {
+export function createContext(source: KvSource, keys: Keys, isClosed: () => boolean): KvContext {
   let callTimeout = 10_000;
-  // A promise of something else is the caller's mistake: said as such at every call,
-  // not as a store failure ("kv.atomic is not a function").
-  const opened = Promise.resolve(source).then((kv) => {
-    if (typeof (kv as KvLike | null)?.atomic === "function") return kv;
-    throw new SchedulerError(
-      "invalid-spec",
-      `denoKvStore: expected the promise to resolve to a KV handle (from openKv()), got ${quote(kv)}`,
-    );
-  });
-  // A rejected open is reported by the first operation; this keeps it from being unhandled.
-  opened.catch(() => undefined);
+  let failed = false;
+  const open = (): Promise<KvLike> => {
+    // A promise of something else is the caller's mistake: said as such at every call,
+    // not as a store failure ("kv.atomic is not a function").
+    const kv = Promise.resolve(typeof source === "function" ? source() : source).then((kv) => {
+      if (typeof (kv as KvLike | null)?.atomic === "function") return kv;
+      throw new SchedulerError(
+        "invalid-spec",
+        `denoKvStore: expected the promise to resolve to a KV handle (from openKv()), got ${quote(kv)}`,
+      );
+    });
+    // A rejected open is reported by the first operation; this keeps it from being unhandled.
+    kv.catch(() => void (failed = true));
+    return kv;
+  };
+  let current = open();
+  // An opener is called again after a failed open (a KV folder created since, a lock gone);
+  // a KV or a promise given as it is fails the same way each time.
+  const opened = (): Promise<KvLike> => {
+    if (failed && typeof source === "function") {
+      failed = false;
+      current = open();
+    }
+    return current;
+  };
 
   const op = async <T>(operation: string, fn: (kv: KvLike) => Promise<T>): Promise<T> => {
     if (isClosed()) throw new SchedulerError("store-error", "deno-kv: the store is closed");
@@ -57,7 +76,7 @@ export function createContext(source: KvLike | Promise<KvLike>, keys: Keys, isCl
     // here busy is a plain read (or an idempotent set), safe to run again.
     for (let round = 0;; round += 1) {
       try {
-        return await fn(await opened);
+        return await fn(await opened());
       } catch (error) {
         if (isBusy(error) && round < 50) {
           await pause(Math.min(2 ** round, 50) * Math.random());
@@ -99,6 +118,7 @@ export function createContext(source: KvLike | Promise<KvLike>, keys: Keys, isCl
     keys,
     op,
     retry,
+    opened,
     setCallTimeout(ms: number): void {
       if (Number.isFinite(ms) && ms > 0) callTimeout = ms;
     },

@@ -5,7 +5,7 @@
  * @module
  */
 import { tallyFromReads } from "../_tally.ts";
-import { createContext } from "./_context.ts";
+import { createContext, type KvSource } from "./_context.ts";
 import { type DenoKvStoreOptions, resolveKvOptions } from "./options.ts";
 import { keysUnder, type KvLike, publicRecord, type Row } from "./_kv.ts";
 import { claimAll } from "./claims.ts";
@@ -38,6 +38,7 @@ import type {
 } from "../types.ts";
 
 export type { KvAtomic, KvKey, KvKeyPart, KvLike, KvListed, KvMaybe, KvSelector } from "./_kv.ts";
+export type { KvSource } from "./_context.ts";
 
 export type { DenoKvStoreOptions } from "./options.ts";
 
@@ -48,6 +49,10 @@ export type { DenoKvStoreOptions } from "./options.ts";
  * lease reclaim also check a per-job version of the running rows in the same commit.
  * Claims of one call are batched up to Deno KV's atomic limits (100 checks per commit)
  * and commit in parallel; results are in request order.
+ *
+ * `kv` is a KV handle, a promise of one, or a function that opens one
+ * (`() => Deno.openKv(path)`), which is called again by the next call after an open that
+ * failed (a handle or promise fails the same way for the life of the store).
  *
  * Options: `prefix` (default `["edgecron"]`), `closeKv` (default false); any other is refused.
  *
@@ -66,9 +71,9 @@ export type { DenoKvStoreOptions } from "./options.ts";
  * const scheduler = createScheduler({ store: denoKvStore(await Deno.openKv()) });
  * ```
  */
-export function denoKvStore(kv: KvLike | Promise<KvLike>, options?: DenoKvStoreOptions): Store {
+export function denoKvStore(kv: KvSource, options?: DenoKvStoreOptions): Store {
   const isKv = (value: unknown): boolean => typeof (value as KvLike | null)?.atomic === "function";
-  if (!(kv instanceof Promise) && !isKv(kv)) {
+  if (!(kv instanceof Promise) && typeof kv !== "function" && !isKv(kv)) {
     throw new SchedulerError("invalid-spec", `denoKvStore: expected a KV handle (from openKv()), got ${quote(kv)}`);
   }
   const { prefix, closeKv } = resolveKvOptions(options);
@@ -83,7 +88,7 @@ export function denoKvStore(kv: KvLike | Promise<KvLike>, options?: DenoKvStoreO
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      if (closeKv) (await Promise.resolve(kv).catch(() => undefined))?.close();
+      if (closeKv) (await ctx.opened().catch(() => undefined))?.close();
     },
 
     setCallTimeout: ctx.setCallTimeout,
@@ -209,7 +214,7 @@ export function denoKvStore(kv: KvLike | Promise<KvLike>, options?: DenoKvStoreO
  *
  * @deprecated Use `denoKvStore` (one naming pattern for every store factory).
  */
-export const kvStore: (kv: KvLike | Promise<KvLike>, options?: DenoKvStoreOptions) => Store = denoKvStore;
+export const kvStore: (kv: KvSource, options?: DenoKvStoreOptions) => Store = denoKvStore;
 
 /** @deprecated Use `DenoKvStoreOptions`. */
 export type KvStoreOptions = DenoKvStoreOptions;

@@ -2,6 +2,8 @@
 // user-chosen job names, two handles on one KV file, and the limits of the medium.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { request } from "../contract.ts";
 import { freshStore, newKvPath, openKv, skipReason } from "./_open.ts";
 import { denoKvStore, kvStore } from "../../../src/store/deno-kv/mod.ts";
@@ -196,6 +198,26 @@ describe("kvStore (Deno KV)", { skip: skipReason }, () => {
       await store.putSetting("epoch", "7");
       assert.equal(await store.getSetting("epoch"), "7");
     }));
+
+  it("made over an opener, it opens again after an open that failed (a KV folder missing at boot)", async () => {
+    // Made over the promise of one open, denoStore() failed every call for the life of the
+    // process once its first open had failed.
+    const folder = join(dirname(newKvPath()), `later-${Date.now()}`);
+    let opens = 0;
+    const store = kvStore(() => (opens++, openKv(join(folder, "kv.db"))), { closeKv: true });
+    try {
+      await assert.rejects(
+        store.putSetting("k", "v"),
+        (e: unknown) => e instanceof SchedulerError && e.code === "store-error",
+      );
+      mkdirSync(folder, { recursive: true });
+      await store.putSetting("k", "v");
+      assert.equal(await store.getSetting("k"), "v");
+      assert.equal(opens, 2);
+    } finally {
+      await store.close();
+    }
+  });
 
   it("two handles on one KV file (as two processes) win each slot once", async () => {
     const path = newKvPath();

@@ -2,7 +2,7 @@
  * Data-defined jobs: `define()` and `undefine()` keep their definitions in the store, so
  * every node runs them, and each run is a signed webhook delivery.
  */
-import { LONE_SURROGATE, LONE_SURROGATE_RULE, SchedulerError } from "../../core/errors.ts";
+import { LONE_SURROGATE, LONE_SURROGATE_RULE, SchedulerError, UNSTORABLE } from "../../core/errors.ts";
 import { MAX_SPEC_BYTES } from "../../store/_validate.ts";
 import type { Store } from "../../store/types.ts";
 import { deliverWebhook } from "../../webhook/deliver.ts";
@@ -122,7 +122,8 @@ export function createDataJobs(deps: DataJobDeps): Pick<Scheduler, "define" | "u
       await deps.ready();
       // The store deletes the job's state (its pause) and run history with the definition:
       // a job defined again under the name starts afresh.
-      const removed = await store.deleteDef(name);
+      // A name no store can hold (a NUL, a lone surrogate) names no definition.
+      const removed = UNSTORABLE.test(name) ? false : await store.deleteDef(name);
       registry.setData(name, undefined);
       return removed;
     },

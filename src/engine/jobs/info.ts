@@ -7,7 +7,7 @@
  */
 import { redactDef } from "./redact.ts";
 import { own } from "../../core/own.ts";
-import { quote, SchedulerError } from "../../core/errors.ts";
+import { quote, SchedulerError, UNSTORABLE } from "../../core/errors.ts";
 import { INSTANT_LIMIT } from "../../core/instant.ts";
 import type { RunRecord, Store, TickSnapshot } from "../../store/types.ts";
 import type { BrokenJob, JobRegistry } from "./registry.ts";
@@ -141,7 +141,10 @@ export function createJobViews(deps: { store: Store; clock: Clock; registry: Job
     options: ListOptions,
   ): Promise<{ jobs: Listed[]; snapshot: TickSnapshot }> => {
     if (only !== undefined) {
-      const snapshot = await store.read([only]);
+      // A name no store can hold (a NUL, a lone surrogate) is no job: nothing to read.
+      const snapshot = UNSTORABLE.test(only)
+        ? { jobs: {}, watermarks: {}, defs: [], running: [] }
+        : await store.read([only]);
       registry.syncPart(snapshot, new Set([only]));
       return { jobs: lookup(only), snapshot };
     }
@@ -353,8 +356,8 @@ function checkViewOptions(o: ListOptions, now: number): void {
     ? ["window", "whole ms from 0 within the instants a Date holds"]
     : o.limit !== undefined && !whole(o.limit, Infinity)
     ? ["limit", "a whole number from 0"]
-    : o.after !== undefined && typeof o.after !== "string"
-    ? ["after", "a job name"]
+    : o.after !== undefined && (typeof o.after !== "string" || UNSTORABLE.test(o.after))
+    ? ["after", "a job name (no NUL character or lone surrogate)"]
     : o.outcomes !== undefined && typeof o.outcomes !== "boolean"
     ? ["outcomes", "true or false"]
     : undefined;

@@ -1,5 +1,5 @@
 /** Pausing and resuming a job, on every node through the store; `pause()`'s options checked once. */
-import { checkWellFormed, quote, SchedulerError } from "../../core/errors.ts";
+import { checkWellFormed, quote, SchedulerError, UNSTORABLE } from "../../core/errors.ts";
 import type { Store } from "../../store/types.ts";
 import type { JobRegistry } from "./registry.ts";
 import type { Clock, PauseOptions, Scheduler } from "../types.ts";
@@ -61,7 +61,8 @@ export function createPauses(deps: PauseDeps): Pick<Scheduler, "pause" | "resume
   const setPaused = async (name: string, paused: boolean, options?: PauseOptions): Promise<void> => {
     await deps.ready();
     if (deps.registry.get(name) === undefined) {
-      const def = await deps.store.getDef(name);
+      // A name no store can hold (a NUL, a lone surrogate) is no job, not a store call's bad argument.
+      const def = UNSTORABLE.test(name) ? undefined : await deps.store.getDef(name);
       if (def === undefined) {
         throw new SchedulerError("unknown-job", `no job named ${JSON.stringify(name)}`, { path: "name" });
       }

@@ -200,7 +200,7 @@ export const targetSchema = v.pipe(
         ),
         v.pipe(
           text(4096),
-          v.check((value) => !/[\r\n\0]/.test(value), () => "header values must not contain line breaks"),
+          v.check((value) => !/[\r\n]/.test(value), () => "header values must not contain line breaks"),
           v.check(
             (value) => HEADER_VALUE.test(value),
             () => "header values must be printable Latin-1 text (no control characters)",

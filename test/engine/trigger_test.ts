@@ -35,6 +35,23 @@ describe("tick(now) against the clock", () => {
     assert.deepEqual(ofType(s.events, "missed"), []);
   });
 
+  it("a late trigger runs a catchUp none slot only when the clock finds it at most tolerance late", async () => {
+    // Lateness was measured at the trigger's own time: a Cron Trigger delivered five minutes
+    // late ran a `none` job's slot five minutes late, past its one-minute tolerance.
+    const s = setup({ start: T0 + 15 * MIN });
+    const ran: number[] = [];
+    s.scheduler.job("strict", {
+      schedule: "*/5 * * * *",
+      catchUp: { mode: "none", tolerance: "1m" },
+      run: (ctx) => void ran.push(ctx.slot),
+    });
+    await s.scheduler.tick(T0 + 10 * MIN);
+    assert.deepEqual(ran, []);
+    assert.deepEqual((await rows(s.store, "strict")).map((r) => [r.slot, r.status]), [[T0 + 10 * MIN, "missed"]]);
+    await tickAt(s, T0 + 15 * MIN + 30 * SEC);
+    assert.deepEqual(ran, [T0 + 15 * MIN], "30 s late: inside the tolerance");
+  });
+
   it("a now behind the last tick (a late or repeated delivery, a time of 0) leaves lastTick and re-runs nothing", async () => {
     const s = setup({ start: T0 + 30 * SEC });
     const ran: number[] = [];

@@ -20,6 +20,11 @@ export interface PlanInput {
   maxSlots?: number;
   /** When a slot starts (jitter, `tick/jitter.ts`); default: at the slot. */
   startOf?: ((slot: number) => number) | undefined;
+  /**
+   * The instant `none` measures lateness at: the clock's, when a late trigger ticks at an
+   * older `now` (default `now`). Measured at `now`, a trigger an hour late ran its slot.
+   */
+  lateAt?: number | undefined;
 }
 
 /** The slots to claim, oldest first. */
@@ -73,12 +78,14 @@ export function planSlots(input: PlanInput): Plan {
       return slots.length <= 1
         ? { run: slots, missed: [], dropped }
         : { run: slots.slice(-1), missed: slots.slice(0, -1), dropped };
-    case "none":
+    case "none": {
+      const at = Math.max(now, input.lateAt ?? now);
       return {
-        run: slots.filter((s) => now - startOf(s) <= catchUp.toleranceMs),
-        missed: slots.filter((s) => now - startOf(s) > catchUp.toleranceMs),
+        run: slots.filter((s) => at - startOf(s) <= catchUp.toleranceMs),
+        missed: slots.filter((s) => at - startOf(s) > catchUp.toleranceMs),
         dropped,
       };
+    }
   }
 }
 

@@ -15,6 +15,8 @@ import type { ResolvedJob } from "../jobs/spec.ts";
 /** What `planTick` needs besides the jobs and the snapshot. */
 export interface TickPlanInput {
   now: number;
+  /** The clock's time, when later than `now` (a late trigger): `catchUp: "none"` measures lateness at it. */
+  lateAt?: number;
 }
 
 /** One due job: the slots it claims to run and to record `missed`, each ascending. */
@@ -66,6 +68,7 @@ export function planTick(jobs: readonly ResolvedJob[], snapshot: TickSnapshot, i
         paused: js.paused,
         // No spread per job: a large minute plans thousands.
         startOf: job.jitterMs > 0 ? (slot: number) => startOf(job, slot) : undefined,
+        lateAt: input.lateAt,
       });
     } catch (e) {
       // Only a user-supplied Schedule object can throw; it must not stop the other jobs.

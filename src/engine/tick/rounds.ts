@@ -280,7 +280,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
       }
     }
     registry.syncPart(view, new Set(names));
-    const planned = planTick(jobs, view, { now: p.now });
+    const planned = planTick(jobs, view, { now: p.now, lateAt: clock.now() });
     await limitRuns(planned, view, store);
     return planned.idle.concat(planned.runnable);
   };

@@ -107,12 +107,17 @@ export interface Ticker {
  * chunk and after the last (100 000 jobs plan in seconds), so no chunk shares a turn with
  * the steps around it (the registry's sync before, the claim order after).
  */
-async function planInChunks(jobs: readonly ResolvedJob[], snapshot: TickSnapshot, now: number): Promise<TickPlan> {
-  if (jobs.length <= PLAN_CHUNK) return planTick(jobs, snapshot, { now });
+async function planInChunks(
+  jobs: readonly ResolvedJob[],
+  snapshot: TickSnapshot,
+  now: number,
+  lateAt: number,
+): Promise<TickPlan> {
+  if (jobs.length <= PLAN_CHUNK) return planTick(jobs, snapshot, { now, lateAt });
   const plan: TickPlan = { idle: [], runnable: [], warnings: [] };
   for (let i = 0; i < jobs.length; i += PLAN_CHUNK) {
     await nextTurn();
-    const part = planTick(jobs.slice(i, i + PLAN_CHUNK), snapshot, { now });
+    const part = planTick(jobs.slice(i, i + PLAN_CHUNK), snapshot, { now, lateAt });
     for (const d of part.idle) plan.idle.push(d);
     for (const d of part.runnable) plan.runnable.push(d);
     for (const w of part.warnings) plan.warnings.push(w);
@@ -302,7 +307,7 @@ export function createTicker(deps: TickDeps): Ticker {
       retick = idle.length < jobs.length;
       jobs = idle;
     }
-    const plan = await planInChunks(jobs, snapshot, now);
+    const plan = await planInChunks(jobs, snapshot, now, clock.now());
     try {
       await limitRuns(plan, snapshot, store);
     } catch (e) {

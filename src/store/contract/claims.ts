@@ -221,6 +221,10 @@ export function claimCases({ it, withStore }: ContractContext): void {
       await rejectsWith(store.claim([request("a", T0, { node: "n\0" })]), "invalid-spec", nul("claim[0].node"));
       await rejectsWith(store.claim([request("a", T0, { batch: "b\0" })]), "invalid-spec", nul("claim[0].batch"));
       await rejectsWith(store.snapshot(["a", "a\0"], T0), "invalid-spec", nul("snapshot.names[1]"));
+      const renewal = { job: "a", slot: T0, attempt: 1, node: "n\0", leaseUntil: T0 + MIN };
+      if (typeof store.renew === "function") {
+        await rejectsWith(store.renew([renewal], T0), "invalid-spec", nul("renew[0].node"));
+      }
       await rejectsWith(store.runs("a\0"), "invalid-spec", nul("runs.job"));
       await rejectsWith(store.putDef("d\0", {}, T0), "invalid-spec", nul("putDef.name"));
       await rejectsWith(store.putSetting("k\0", "v"), "invalid-spec", nul("putSetting.key"));

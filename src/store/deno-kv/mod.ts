@@ -22,6 +22,7 @@ import {
   checkNames,
   checkPromote,
   checkReclaimRequest,
+  checkRenewals,
   checkText,
   checkUpdate,
   resolveRunQuery,
@@ -130,14 +131,8 @@ export function denoKvStore(kv: KvSource, options?: DenoKvStoreOptions): Store {
     },
 
     async renew(items, now): Promise<boolean[]> {
-      checkInstant(now, "renew.now");
-      if (!Array.isArray(items)) {
-        throw new SchedulerError("invalid-spec", `renew: expected an array of leases, got ${quote(items)}`);
-      }
-      items.forEach((item, i) => {
-        checkUpdate(item, {});
-        checkInstant(item.leaseUntil, `renew[${i}].leaseUntil`);
-      });
+      // The shared check: each item's field named by its place (`renew[0].node`), as every store does.
+      checkRenewals(items, now);
       return items.length === 0 ? [] : renewAll(ctx, items, now);
     },
 

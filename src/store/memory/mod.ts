@@ -12,6 +12,7 @@ import {
   checkNames,
   checkPromote,
   checkReclaim,
+  checkRenewals,
   checkSlotKeys,
   checkText,
   checkUpdate,
@@ -287,12 +288,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
 
     async renew(items, now): Promise<boolean[]> {
       guard("renew");
-      if (!Array.isArray(items)) throw new SchedulerError("invalid-spec", "renew: expected an array of renewals");
-      checkInstant(now, "renew.now");
-      items.forEach((item, i) => {
-        checkUpdate(item, {});
-        checkInstant(item.leaseUntil, `renew[${i}].leaseUntil`);
-      });
+      // The shared check: each item's field named by its place (`renew[0].node`), as every store does.
+      checkRenewals(items, now);
       return items.map((item) => {
         const row = table.get(item.job, item.slot);
         const held = row !== undefined && row.status === "running" && row.attempt === item.attempt &&

@@ -205,38 +205,38 @@ export function checkSettingValue(value: unknown): asserts value is string {
   checkWellFormed(value, "putSetting.value");
 }
 
-/** Checks an attempt key and an `update` patch. */
-export function checkUpdate(key: AttemptKey, patch: Partial<RunRecord>): void {
-  checkText(key?.job, "update.key.job");
-  checkInstant(key.slot, "update.key.slot");
-  checkInstant(key.attempt, "update.key.attempt");
-  checkText(key.node, "update.key.node");
+/** Checks an attempt key and an `update` patch; `at` names them (`updateMany[2]` for a write of a batch). */
+export function checkUpdate(key: AttemptKey, patch: Partial<RunRecord>, at = "update"): void {
+  checkText(key?.job, `${at}.key.job`);
+  checkInstant(key.slot, `${at}.key.slot`);
+  checkInstant(key.attempt, `${at}.key.attempt`);
+  checkText(key.node, `${at}.key.node`);
   if (patch === null || typeof patch !== "object") {
-    throw new SchedulerError("invalid-spec", `update.patch: expected an object, got ${quote(patch)}`, {
-      path: "update.patch",
+    throw new SchedulerError("invalid-spec", `${at}.patch: expected an object, got ${quote(patch)}`, {
+      path: `${at}.patch`,
     });
   }
-  if (patch.status !== undefined) checkOneOf(patch.status, STATUSES, "update.patch.status");
-  if (patch.attempt !== undefined) checkInstant(patch.attempt, "update.patch.attempt");
-  if (patch.startedAt !== undefined) checkInstant(patch.startedAt, "update.patch.startedAt");
+  if (patch.status !== undefined) checkOneOf(patch.status, STATUSES, `${at}.patch.status`);
+  if (patch.attempt !== undefined) checkInstant(patch.attempt, `${at}.patch.attempt`);
+  if (patch.startedAt !== undefined) checkInstant(patch.startedAt, `${at}.patch.startedAt`);
   if (patch.leaseUntil !== undefined && patch.leaseUntil !== null) {
-    checkInstant(patch.leaseUntil, "update.patch.leaseUntil");
+    checkInstant(patch.leaseUntil, `${at}.patch.leaseUntil`);
   }
   if (patch.finishedAt !== undefined && patch.finishedAt !== null) {
-    checkInstant(patch.finishedAt, "update.patch.finishedAt");
+    checkInstant(patch.finishedAt, `${at}.patch.finishedAt`);
   }
   if (patch.error !== undefined && patch.error !== null && typeof patch.error !== "string") {
     throw new SchedulerError(
       "invalid-spec",
-      `update.patch.error: expected a string or null, got ${quote(patch.error)}`,
+      `${at}.patch.error: expected a string or null, got ${quote(patch.error)}`,
       {
-        path: "update.patch.error",
+        path: `${at}.patch.error`,
       },
     );
   }
   // The engine writes error texts well-formed; SQLite kept a lone surrogate sent through
   // JSON as bytes its driver's next read of the row panicked on.
-  checkWellFormed(patch.error, "update.patch.error");
+  checkWellFormed(patch.error, `${at}.patch.error`);
 }
 
 /** Checks the arguments of `reclaim()`. */
@@ -310,7 +310,7 @@ export function checkUpdates(writes: readonly RunUpdate[]): void {
       path: "updateMany",
     });
   }
-  for (const write of writes) checkUpdate(write?.key, write?.patch);
+  writes.forEach((write, i) => checkUpdate(write?.key, write?.patch, `updateMany[${i}]`));
 }
 
 /** Resolves an `overview()` query: `since` an instant, `perJob` 1 to 1000, default 50 (a larger one is refused). */

@@ -236,7 +236,7 @@ export function claimCases({ it, withStore }: ContractContext): void {
       const key = { job: "a", slot: T0 + MIN, attempt: 1, node: "node-a" };
       const patch = { status: "error", finishedAt: T0 + MIN, leaseUntil: null, error: "bad \0" } as const;
       await rejectsWith(store.update(key, patch), "invalid-spec", nul("update.patch.error"));
-      await rejectsWith(store.updateMany([{ key, patch }]), "invalid-spec", nul("update.patch.error"));
+      await rejectsWith(store.updateMany([{ key, patch }]), "invalid-spec", nul("updateMany[0].patch.error"));
       assert.equal((await store.getRun("a", T0 + MIN))?.status, "running");
       assert.equal(await store.getRun("a", T0), undefined);
       assert.equal(await store.getSetting("k"), undefined);

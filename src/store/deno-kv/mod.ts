@@ -25,6 +25,7 @@ import {
   checkRenewals,
   checkText,
   checkUpdate,
+  checkUpdates,
   resolveRunQuery,
 } from "../_validate.ts";
 import { quote, SchedulerError } from "../../core/errors.ts";
@@ -126,7 +127,7 @@ export function denoKvStore(kv: KvSource, options?: DenoKvStoreOptions): Store {
       if (!Array.isArray(writes)) {
         throw new SchedulerError("invalid-spec", `updateMany: expected an array of updates, got ${quote(writes)}`);
       }
-      for (const write of writes) checkUpdate(write?.key, write?.patch);
+      checkUpdates(writes);
       return writes.length === 0 ? [] : updateAll(ctx, writes);
     },
 

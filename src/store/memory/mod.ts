@@ -16,6 +16,7 @@ import {
   checkSlotKeys,
   checkText,
   checkUpdate,
+  checkUpdates,
   LEASE_EXPIRED,
   pauseRecord,
   resolveRunQuery,
@@ -282,7 +283,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       guard("updateMany");
       if (!Array.isArray(writes)) throw new SchedulerError("invalid-spec", "updateMany: expected an array of writes");
       // Every write is checked before any applies: the batch is one transaction.
-      for (const write of writes) checkUpdate(write?.key, write?.patch);
+      checkUpdates(writes);
       return writes.map(compareAndSet);
     },
 

@@ -68,13 +68,14 @@ export const NUL_RULE = "must not contain a NUL character (U+0000)";
 
 /** A lone surrogate or a NUL character: text no store keeps as given in a name or text column. */
 export const UNSTORABLE: RegExp = new RegExp(`${LONE_SURROGATE.source}|\\0`);
+const EVERY_UNSTORABLE = new RegExp(UNSTORABLE.source, "g");
 
 /**
  * `text` with each lone surrogate and NUL character replaced by U+FFFD: text every store
  * keeps as given (a handler's error message, which is reported, not refused).
  */
 export function wellFormed(text: string): string {
-  return text.replace(new RegExp(UNSTORABLE.source, "g"), "\ufffd");
+  return text.replace(EVERY_UNSTORABLE, "\ufffd");
 }
 
 /**

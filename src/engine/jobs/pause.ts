@@ -1,7 +1,7 @@
 /** Pausing and resuming a job, on every node through the store; `pause()`'s options checked once. */
-import { checkWellFormed, quote, SchedulerError, UNSTORABLE } from "../../core/errors.ts";
+import { checkWellFormed, quote, SchedulerError } from "../../core/errors.ts";
 import type { Store } from "../../store/types.ts";
-import type { JobRegistry } from "./registry.ts";
+import { type JobRegistry, storedDef } from "./registry.ts";
 import type { Clock, PauseOptions, Scheduler } from "../types.ts";
 
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
@@ -61,8 +61,7 @@ export function createPauses(deps: PauseDeps): Pick<Scheduler, "pause" | "resume
   const setPaused = async (name: string, paused: boolean, options?: PauseOptions): Promise<void> => {
     await deps.ready();
     if (deps.registry.get(name) === undefined) {
-      // A name no store can hold (a NUL, a lone surrogate) is no job, not a store call's bad argument.
-      const def = UNSTORABLE.test(name) ? undefined : await deps.store.getDef(name);
+      const def = await storedDef(deps.store, name);
       if (def === undefined) {
         throw new SchedulerError("unknown-job", `no job named ${JSON.stringify(name)}`, { path: "name" });
       }

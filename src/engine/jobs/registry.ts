@@ -2,11 +2,19 @@
  * The job registry: code jobs, data jobs as last read from the store (each resolved
  * once per stored version, with its webhook handler attached), and per-job counters.
  */
-import { SchedulerError } from "../../core/errors.ts";
-import type { JobDef, JobState } from "../../store/types.ts";
+import { SchedulerError, UNSTORABLE } from "../../core/errors.ts";
+import type { JobDef, JobState, Store } from "../../store/types.ts";
 import { errorText, jobLabel } from "../text.ts";
 import { type DataJob, type DataJobResolved, resolveDataJob, type ResolvedJob, resolveJob, withRun } from "./spec.ts";
 import type { DataJobSpec, JobCounters, JobPolicy, JobSpec, Logger, RunContext } from "../types.ts";
+
+/**
+ * The stored definition of `name`, if any. A name no store can hold (a NUL, a lone
+ * surrogate) is no job, not a bad argument of a store call the caller never made.
+ */
+export function storedDef(store: Store, name: string): Promise<JobDef | undefined> {
+  return UNSTORABLE.test(name) ? Promise.resolve(undefined) : store.getDef(name);
+}
 
 /** A job that does not run because one of its stored rows cannot be read or resolved. */
 export interface BrokenJob {

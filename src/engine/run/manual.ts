@@ -3,7 +3,8 @@ import { planSlots } from "../tick/plan.ts";
 import { type RunnerDeps, runSlot } from "./runner.ts";
 import type { ManualRunResult } from "../types.ts";
 import { own } from "../../core/own.ts";
-import { quote, SchedulerError, UNSTORABLE } from "../../core/errors.ts";
+import { quote, SchedulerError } from "../../core/errors.ts";
+import { storedDef } from "../jobs/registry.ts";
 
 /**
  * Runs a job now and resolves with its outcome, or refuses with a reason.
@@ -29,8 +30,7 @@ export async function manualRun(
   let job = registry.get(name);
   const now = clock.now();
   if (job === undefined) {
-    // A name no store can hold (a NUL, a lone surrogate) is no job, not a store call's bad argument.
-    const def = UNSTORABLE.test(name) ? undefined : await store.getDef(name);
+    const def = await storedDef(store, name);
     if (def === undefined) return { ok: false, job: name, reason: "unknown job" };
     job = registry.resolveDef(def);
     if (job === undefined) return { ok: false, job: name, reason: "unknown job" };

@@ -23,7 +23,7 @@ export interface KvContext {
   retry<T>(operation: string, attempt: (round: number) => Promise<T | Conflict>): Promise<T>;
   /** Sets the bound of `retry` (the scheduler passes its storeTimeout). */
   setCallTimeout(ms: number): void;
-  /** The KV as opened (for close()): rejects when the open failed. */
+  /** The KV as last opened, for close(): rejects when that open failed, and never opens again. */
   opened(): Promise<KvLike>;
 }
 
@@ -62,7 +62,7 @@ export function createContext(source: KvSource, keys: Keys, isClosed: () => bool
   let current = open();
   // An opener is called again after a failed open (a KV folder created since, a lock gone);
   // a KV or a promise given as it is fails the same way each time.
-  const opened = (): Promise<KvLike> => {
+  const kvNow = (): Promise<KvLike> => {
     if (failed && typeof source === "function") {
       failed = false;
       current = open();
@@ -76,7 +76,7 @@ export function createContext(source: KvSource, keys: Keys, isClosed: () => bool
     // here busy is a plain read (or an idempotent set), safe to run again.
     for (let round = 0;; round += 1) {
       try {
-        return await fn(await opened());
+        return await fn(await kvNow());
       } catch (error) {
         if (isBusy(error) && round < 50) {
           await pause(Math.min(2 ** round, 50) * Math.random());
@@ -118,7 +118,7 @@ export function createContext(source: KvSource, keys: Keys, isClosed: () => bool
     keys,
     op,
     retry,
-    opened,
+    opened: () => current,
     setCallTimeout(ms: number): void {
       if (Number.isFinite(ms) && ms > 0) callTimeout = ms;
     },

@@ -124,9 +124,6 @@ export function denoKvStore(kv: KvSource, options?: DenoKvStoreOptions): Store {
     },
 
     async updateMany(writes): Promise<boolean[]> {
-      if (!Array.isArray(writes)) {
-        throw new SchedulerError("invalid-spec", `updateMany: expected an array of updates, got ${quote(writes)}`);
-      }
       checkUpdates(writes);
       return writes.length === 0 ? [] : updateAll(ctx, writes);
     },

@@ -281,8 +281,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
 
     async updateMany(writes): Promise<boolean[]> {
       guard("updateMany");
-      if (!Array.isArray(writes)) throw new SchedulerError("invalid-spec", "updateMany: expected an array of writes");
-      // Every write is checked before any applies: the batch is one transaction.
+      // Every write is checked before any applies (an array first): the batch is one transaction.
       checkUpdates(writes);
       return writes.map(compareAndSet);
     },

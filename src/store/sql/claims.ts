@@ -144,14 +144,10 @@ function alike(r: ClaimRequest, _: number, all: readonly ClaimRequest[]): boolea
  */
 function uniformClaimsStatement(requests: readonly ClaimRequest[]): SqlStatement {
   const r = requests[0]!;
-  const live = LIVE_SQL.replaceAll("req_job", "req.value").replaceAll("req_now", ":now").replaceAll(
-    "req_batch",
-    ":batch",
-  );
   const status = r.status === "missed"
     ? "'missed'"
     : r.overlap === "skip"
-    ? `CASE WHEN EXISTS (${live}) THEN 'skipped' ELSE 'running' END`
+    ? `CASE WHEN EXISTS (${UNIFORM_LIVE_SQL}) THEN 'skipped' ELSE 'running' END`
     : "'running'";
   return bind(
     `INSERT INTO edgecron_runs (${COLUMNS}, batch)
@@ -220,6 +216,8 @@ const inBatch = (sql: string): string =>
   sql.replaceAll("req_job", "ranked.job").replaceAll("req_now", "ranked.now").replaceAll("req_batch", "ranked.batch");
 const alone = (sql: string): string =>
   sql.replaceAll("req_job", ":job").replaceAll("req_now", ":now").replaceAll("req_batch", ":batch");
+/** {@link LIVE_SQL} for {@link uniformClaimsStatement}: the job is the `json_each` row's value. */
+const UNIFORM_LIVE_SQL = alone(LIVE_SQL).replaceAll(":job", "req.value");
 
 /**
  * After a batch's insert, in the same transaction: for each job a `cancelOther` request

@@ -283,22 +283,19 @@ export function updateManyStatements(
     const fields = PATCH_FIELDS.filter((_, i) => (mask & (1 << i)) !== 0);
     // The item's places as columns of `req`: the key's, then `v_` and each patched column.
     const columns = [...KEY_NAMES, ...fields.map((field) => `v_${PATCH_COLUMNS[field]}`)];
-    // Which places of the item every write shares (the job's never: its name is the row).
+    // The places of the item that vary between writes (the job's always: its name is the row);
+    // every other is shared, and bound once.
     const first = items[0]!;
-    const shared = columns.map((_, c) => c > 0 && items.every((item) => item[c] === first[c]));
+    const varying = columns.map((_, c) => c).filter((c) => c === 0 || items.some((item) => item[c] !== first[c]));
     const args: Record<string, SqlValue> = {};
-    const varying: number[] = [];
     const exprs = columns.map((column, c) => {
-      if (shared[c]) {
-        args[`s_${column}`] = first[c] as SqlValue;
-        return `:s_${column} AS ${column}`;
+      const at = varying.indexOf(c);
+      if (at >= 0) {
+        // A row of one varying place (the job) is its value; more, an array of them.
+        return `${varying.length === 1 ? "value" : `json_extract(value, '$[${at}]')`} AS ${column}`;
       }
-      varying.push(c);
-      return "";
-    });
-    // A row of one varying place (the job) is its value; more, an array of them.
-    varying.forEach((c, i) => {
-      exprs[c] = `${varying.length === 1 ? "value" : `json_extract(value, '$[${i}]')`} AS ${columns[c]}`;
+      args[`s_${column}`] = first[c] as SqlValue;
+      return `:s_${column} AS ${column}`;
     });
     args.items = JSON.stringify(
       varying.length === 1 ? items.map((item) => item[0]) : items.map((item) => varying.map((c) => item[c])),

@@ -162,22 +162,31 @@ describe("backfill", () => {
     }
   });
 
-  it("ends when another node deletes its job, though this node has not ticked since", async () => {
-    // This node's registry learned of the delete at its next tick only: 1 724 of 2 000
-    // deliveries went out after another node's undefine().
-    const hook = { schedule: "0 * * * *", target: { url: "https://example.test/hook" } };
+  /**
+   * Node "a" backfills a data job (six hourly slots) while node "b", on the same store,
+   * does `onSecond` during a's second delivery.
+   */
+  const hourlyHook = { schedule: "0 * * * *", target: { url: "https://example.test/hook" } };
+  const backfillBeside = async (onSecond: (b: ReturnType<typeof setup>) => Promise<unknown>) => {
     const store = createMemoryStore();
     const calls: string[] = [];
     const ref: { b?: ReturnType<typeof setup> } = {};
     const fetch = async (input: RequestInfo | URL): Promise<Response> => {
       calls.push(String(input));
-      if (calls.length === 2) await ref.b!.scheduler.undefine("hook");
+      if (calls.length === 2) await onSecond(ref.b!);
       return new Response("ok");
     };
     const a = setup({ start: T0, store, node: "a", webhookSecret: "k", fetch: fetch as typeof globalThis.fetch });
     ref.b = setup({ clock: a.clock, store, node: "b", webhookSecret: "k" });
-    await a.scheduler.define("hook", hook);
+    await a.scheduler.define("hook", hourlyHook);
     const report = await a.scheduler.backfill("hook", { from: T0 - 6 * HOUR, to: T0 });
+    return { store, calls, report };
+  };
+
+  it("ends when another node deletes its job, though this node has not ticked since", async () => {
+    // This node's registry learned of the delete at its next tick only: 1 724 of 2 000
+    // deliveries went out after another node's undefine().
+    const { report, calls } = await backfillBeside((b) => b.scheduler.undefine("hook"));
     assert.deepEqual([report.stopped, report.ran.length, calls.length], [true, 2, 2]);
   });
 
@@ -185,23 +194,11 @@ describe("backfill", () => {
     // Taken for a PUT of the same definition, the old backfill went on under the new job:
     // its deliveries after the re-create, its rows in the new job's history, and the new
     // job's first live slot `skipped` behind it.
-    const hook = { schedule: "0 * * * *", target: { url: "https://example.test/hook" } };
-    const store = createMemoryStore();
-    const calls: string[] = [];
-    const ref: { b?: ReturnType<typeof setup> } = {};
-    const fetch = async (input: RequestInfo | URL): Promise<Response> => {
-      calls.push(String(input));
-      if (calls.length === 2) {
-        await ref.b!.scheduler.undefine("hook");
-        await ref.b!.clock.advance(1_000);
-        await ref.b!.scheduler.define("hook", hook);
-      }
-      return new Response("ok");
-    };
-    const a = setup({ start: T0, store, node: "a", webhookSecret: "k", fetch: fetch as typeof globalThis.fetch });
-    ref.b = setup({ clock: a.clock, store, node: "b", webhookSecret: "k" });
-    await a.scheduler.define("hook", hook);
-    const report = await a.scheduler.backfill("hook", { from: T0 - 6 * HOUR, to: T0 });
+    const { report, calls, store } = await backfillBeside(async (b) => {
+      await b.scheduler.undefine("hook");
+      await b.clock.advance(1_000);
+      await b.scheduler.define("hook", hourlyHook);
+    });
     assert.deepEqual([report.stopped, report.ran.length, calls.length], [true, 2, 2]);
     // Of the old backfill only the slot in flight at the delete is left, with its outcome.
     const left = (await store.runs("hook", { limit: 100 })).filter((r) => r.kind === "backfill");

@@ -9,6 +9,7 @@ import { libsqlStore } from "../src/store/libsql/mod.ts";
 import type { Store } from "../src/store/types.ts";
 import { driverStats, resetStats } from "./_driver_stats.ts";
 import { cpuPerMinute, until } from "./_minutes.ts";
+import { readdirSync, readFileSync } from "node:fs";
 
 const MIN = 60_000;
 const [db, node, jobsText, firstText, minutesText, statsFlag, scheduleArg, claimAhead] = process.argv.slice(2);
@@ -84,6 +85,7 @@ scheduler.start();
 // CPU from 1 s before the first slot to 1 s before the minute after the last one.
 await until(first - 1_000);
 const cpu0 = process.cpuUsage();
+const threads0 = threadCpu();
 // Where in the minute the CPU goes, by time from the nearest slot: the CPU clock is read at
 // each phase's first instant (six timers a minute). A sampler every 50 ms cost a worker about
 // 0.25 s of CPU a minute on its own (1 200 wakeups), which the ratios counted as edgecron's.
@@ -123,6 +125,7 @@ if (stats !== undefined) resetStats(stats);
 // CPU of each measured minute, from 1 s before its slot.
 const perMinute = await cpuPerMinute(first, last, cpu0);
 const cpu = process.cpuUsage(cpu0);
+const threads1 = threadCpu();
 await phaseTimers;
 closePhase(end);
 const measured = stats === undefined ? undefined : structuredClone(stats);
@@ -140,5 +143,25 @@ console.log(
     claimed,
     lost,
     stats: measured,
+    threads: Object.fromEntries(Object.entries(threads1).map(([k, v]) => [k, Math.round((v - (threads0[k] ?? 0)) / Number(minutesText))])),
   }),
 );
+
+/**
+ * CPU ms of this process's threads by thread name (Linux `/proc`; empty elsewhere): the main
+ * thread against V8's helpers (concurrent marking, parallel scavenges, the optimising compiler).
+ */
+function threadCpu(): Record<string, number> {
+  const out: Record<string, number> = {};
+  try {
+    for (const task of readdirSync("/proc/self/task")) {
+      const stat = readFileSync(`/proc/self/task/${task}/stat`, "utf8");
+      const name = task === String(process.pid) ? "main" : stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out[name] = (out[name] ?? 0) + (Number(fields[11]) + Number(fields[12])) * 10;
+    }
+  } catch {
+    // Not Linux: no per-thread figures.
+  }
+  return out;
+}

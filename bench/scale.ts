@@ -316,6 +316,13 @@ export async function benchProcesses(
     const byPhase = results.map((r) => (r["byPhase"] ?? {}) as Record<string, number>);
     console.log(`  CPU ms per minute by phase (${Object.keys(byPhase[0] ?? {}).join(" | ")}):`);
     results.forEach((r, i) => console.log(`    ${r["node"]} ${Object.values(byPhase[i]!).join(" | ")}`));
+    const threads = results.map((r) => (r["threads"] ?? {}) as Record<string, number>);
+    if (Object.keys(threads[0] ?? {}).length > 0) {
+      console.log("  CPU ms per minute by thread (Linux /proc; 10 ms ticks):");
+      results.forEach((r, i) =>
+        console.log(`    ${r["node"]} ${Object.entries(threads[i]!).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).join(", ")}`)
+      );
+    }
     if (opts.prof === true) console.log(`profile of n1 in ${profDir}`);
     if (opts.stats === true) {
       for (const r of results) {

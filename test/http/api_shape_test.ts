@@ -203,8 +203,8 @@ describe("instants as epoch ms and ISO-8601", () => {
       ["PUT", "/jobs/w", { schedule: "@daily", target, startAt: "yesterday" }, "startAt"],
       ["PUT", "/jobs/w", { schedule: "@daily", target, endAt: "tomorrow" }, "endAt"],
       ["PUT", "/jobs/w", { schedule: { cron: "@daily", startAt: "soon" }, target }, "startAt"],
-      ["PUT", "/jobs/w", { schedule: { at: "soon" }, target }, "schedule"],
-      ["POST", "/jobs", { name: "w", schedule: { every: "1h", anchor: "noon" }, target }, "schedule"],
+      ["PUT", "/jobs/w", { schedule: { at: "soon" }, target }, "schedule.at"],
+      ["POST", "/jobs", { name: "w", schedule: { every: "1h", anchor: "noon" }, target }, "schedule.anchor"],
       ["GET", "/jobs/hourly/runs?before=yesterday", undefined, "query.before"],
     ];
     for (const [method, path, body, field] of cases) {

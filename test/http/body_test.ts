@@ -139,6 +139,28 @@ describe("request bodies", () => {
   });
 });
 
+describe("instants out of range", () => {
+  it("are refused naming the field, the value and the range the API takes (no word of a range was said)", async () => {
+    const f = setup();
+    const target = '"target":{"url":"https://example.test/"}';
+    const range = "expected an instant from -8640000000000000 to 8640000000000000 ms (years -271821 to 275760)";
+    for (
+      const [method, path, body, field, sent] of [
+        ["POST", "/jobs/hourly/backfill", '{"from":9e15,"to":0}', "from", "9000000000000000"],
+        ["POST", "/jobs/hourly/backfill", '{"from":0,"to":-9000000000000000}', "to", "-9000000000000000"],
+        ["PUT", "/jobs/w", `{"schedule":{"at":9e15},${target}}`, "schedule.at", "9000000000000000"],
+        ["PUT", "/jobs/w", `{"schedule":"@daily","endAt":8640000000000001,${target}}`, "endAt", "8640000000000001"],
+      ] as const
+    ) {
+      const res = await f.call(method, path, { body, headers: { "content-type": "application/json" } });
+      assert.equal(res.status, 400, body);
+      const error = await errorOf(res);
+      assert.equal(error.path, field, body);
+      assert.equal(error.message, `${field}: ${range}, got "${sent}" (out of range)`, body);
+    }
+  });
+});
+
 describe("unexpected errors", () => {
   const boom = (s: Scheduler): Scheduler => ({
     ...s,

@@ -10,6 +10,8 @@ export const INSTANT_EXPECTED = "epoch ms, a Date or an ISO instant with offset"
 
 /** Largest |epoch ms| a Date or Temporal.Instant can hold. */
 export const INSTANT_LIMIT = 8.64e15;
+/** What an out-of-range instant is told, after its field's name. */
+const INSTANT_RANGE = `expected an instant from ${-INSTANT_LIMIT} to ${INSTANT_LIMIT} ms (years -271821 to 275760)`;
 // The year: four digits, or six with a sign (what `toISOString()` writes outside 0000–9999).
 const ISO_INSTANT =
   /^(\d{4}|[+-]\d{6})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/i;
@@ -52,7 +54,12 @@ export function toEpochMs(input: unknown, options: { field?: string; allowString
     const m = ISO_INSTANT.exec(input.trim());
     if (m !== null && isCalendarTime(m)) ms = Date.parse(input.trim().toUpperCase().replace(/(\.\d{3})\d+/, "$1"));
   }
-  if (!Number.isFinite(ms) || Math.abs(ms) > INSTANT_LIMIT) {
+  // A number past what a Date holds is a real instant too far out, not a malformed one: said as such.
+  if (Math.abs(ms) > INSTANT_LIMIT && Number.isFinite(ms)) {
+    const message = `${field}: ${INSTANT_RANGE}, got ${quote(describe(input))} (out of range)`;
+    throw new SchedulerError("invalid-instant", message, { path: field });
+  }
+  if (!Number.isFinite(ms)) {
     const what = allowString ? INSTANT_EXPECTED : "epoch ms or a Date";
     throw new SchedulerError("invalid-instant", `${field}: expected ${what}, got ${quote(describe(input))}`, {
       path: field,

@@ -76,6 +76,26 @@ export function didYouMean(names: readonly string[]): string {
 }
 
 /**
+ * The first option of `options` that is not one of `allowed`, and `; did you mean "…"?`
+ * for it (the nearest within `limit(key)` edits; default as {@link suggest}), for its
+ * caller's own refusal. An option set to `undefined` counts as absent.
+ *
+ * @example unknownOption({ prefx: [] }, ["prefix", "closeKv"]) // { key: "prefx", hint: '; did you mean "prefix"?' }
+ */
+export function unknownOption(
+  options: object,
+  allowed: readonly string[],
+  limit?: (key: string) => number,
+): { key: string; hint: string } | undefined {
+  for (const [key, value] of Object.entries(options)) {
+    if (value !== undefined && !allowed.includes(key)) {
+      return { key, hint: didYouMean(nearestName(key, allowed, limit?.(key))) };
+    }
+  }
+  return undefined;
+}
+
+/**
  * Refuses a key of `options` that `fn()` does not take (`{ tz }` and `{ timeZone }` ran in
  * UTC without a word), or options that are not an object (null threw a TypeError); keys
  * set to undefined pass.
@@ -86,15 +106,12 @@ export function checkOptionKeys(options: object, allowed: readonly string[], fn:
   if (typeof options !== "object" || options === null) {
     throw new SchedulerError("invalid-spec", `options: expected an object, got ${quote(options)}`, { path: "options" });
   }
-  for (const [key, value] of Object.entries(options)) {
-    if (value !== undefined && !allowed.includes(key)) {
-      throw new SchedulerError(
-        "invalid-spec",
-        `options: unknown option ${quote(key)} of ${fn}() (it takes ${allowed.join(", ")})${
-          didYouMean(nearestName(key, allowed))
-        }`,
-        { path: "options" },
-      );
-    }
+  const unknown = unknownOption(options, allowed);
+  if (unknown !== undefined) {
+    throw new SchedulerError(
+      "invalid-spec",
+      `options: unknown option ${quote(unknown.key)} of ${fn}() (it takes ${allowed.join(", ")})${unknown.hint}`,
+      { path: "options" },
+    );
   }
 }

@@ -4,7 +4,7 @@
  */
 import { quote, SchedulerError } from "../core/errors.ts";
 import { parseDuration } from "../core/duration.ts";
-import { didYouMean, nearestName } from "../core/suggest.ts";
+import { unknownOption } from "../core/suggest.ts";
 import { signingKey } from "../webhook/keys.ts";
 import { resolveWebhookPolicy, type WebhookPolicy } from "../webhook/policy.ts";
 import { systemClock } from "./clock.ts";
@@ -77,15 +77,14 @@ export function checkOptionNames(options: unknown): asserts options is Scheduler
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
     throw new SchedulerError("invalid-spec", `createScheduler: expected an options object, got ${quote(options)}`);
   }
+  const unknown = unknownOption(options, OPTION_NAMES);
+  if (unknown !== undefined) {
+    throw new SchedulerError("invalid-spec", `${unknown.key}: not an option of createScheduler${unknown.hint}`, {
+      path: unknown.key,
+    });
+  }
   for (const [key, value] of Object.entries(options)) {
     if (value === undefined) continue;
-    if (!OPTION_NAMES.includes(key)) {
-      throw new SchedulerError(
-        "invalid-spec",
-        `${key}: not an option of createScheduler${didYouMean(nearestName(key, OPTION_NAMES))}`,
-        { path: key },
-      );
-    }
     // The options no later check reads: `store: null` ran on a memory store, a `store`,
     // `clock` or `onEvent` of the wrong kind failed later with a TypeError, if at all.
     const [kind, text, method] = KINDS[key] ?? [];

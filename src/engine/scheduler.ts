@@ -64,7 +64,12 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
 
   const raw = options.store ?? createMemoryStore();
   if (storeTimeoutMs !== Infinity) raw.setCallTimeout?.(storeTimeoutMs);
-  const health = createStoreHealth(raw, { clock, timeoutMs: storeTimeoutMs, emit });
+  const health = createStoreHealth(raw, {
+    clock,
+    timeoutMs: storeTimeoutMs,
+    // A failed init is logged by `init`, backing off while the same error repeats; every one is an event.
+    emit: (event, method) => (method === "init" ? listener(event) : emit(event)),
+  });
   const store = health.store;
   const deliver = webhookHandler({ fetch: resolved.fetch, signing, webhooks, clock });
   const registry = createJobRegistry({ defaults, log, deliver });
@@ -82,12 +87,14 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
   const promoter = createPromoter(runner);
   const ticker = createTicker({ ...runner, reconciler, promoter, concurrency, retentionMs });
   const views = createJobViews({ store, clock, registry });
-  const ready = createInit({ store, registry, clock, log, retentionMs, historyWarnRows: resolved.historyWarnRows });
+  const init = createInit({ store, registry, clock, log, retentionMs, historyWarnRows: resolved.historyWarnRows });
+  const { ready } = init;
   const triggers = createTriggers({
     ...runner,
     ticker,
     views,
     ready,
+    initFailures: () => init.failures,
     runAhead: resolved.runAhead,
     claimAheadMs: resolved.claimAheadMs,
     claimAheadJobs: resolved.claimAheadJobs,

@@ -27,6 +27,8 @@ export interface TriggerDeps {
   node: string;
   /** Store initialisation (once, retried after a failure): awaited before a tick, which fails when it does. */
   ready: () => Promise<void>;
+  /** Failed store inits in a row: timer mode waits longer between them. */
+  initFailures: () => number;
   emit: (event: SchedulerEvent) => void;
   /** `runAhead` option (default true): whether `tick(now, { until })` runs ahead. */
   runAhead: boolean;
@@ -83,6 +85,7 @@ export function createTriggers(deps: TriggerDeps): Triggers {
       hasCapacity: rounds.hasRoom,
       leadMs: deps.claimAheadMs,
       leadJobs: deps.claimAheadJobs,
+      initFailures: deps.initFailures,
     },
     rounds.begin,
     rounds.more,

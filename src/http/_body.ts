@@ -105,27 +105,51 @@ export async function readJson(request: Request, max: number): Promise<unknown> 
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new HttpError(400, "invalid-request", "body: expected a JSON object");
   }
-  const path = overflowAt(value, "");
-  if (path !== undefined) {
-    // JSON.parse reads 1e999 as Infinity, which every message then quoted as "Infinity": quote the text sent.
-    const sent = text.match(/"(?:\\.|[^"\\])*"|-?\d[\d.eE+-]*/g)?.find((t) => t[0] !== '"' && !Number.isFinite(+t));
+  const bad = unreadableNumber(text);
+  if (bad !== undefined) {
+    // JSON.parse reads 1e999 as Infinity and 1e-999 as 0, which every message then quoted: quote the text sent.
+    const rule = bad.tooLarge ? "expected a finite number" : "expected 0 or a number no closer to 0 than 5e-324";
     throw new HttpError(
       400,
       "invalid-request",
-      `${path}: expected a finite number, got ${quote(sent)} (out of range)`,
-      path,
+      `${bad.path}: ${rule}, got ${quote(bad.sent)} (out of range)`,
+      bad.path,
     );
   }
   return value;
 }
 
-/** The dot path of the first number in `value` too large for a double (parsed as ±Infinity), if any. */
-function overflowAt(value: unknown, path: string): string | undefined {
-  if (typeof value === "number") return Number.isFinite(value) ? undefined : path;
-  if (typeof value !== "object" || value === null) return undefined;
-  for (const [key, inner] of Object.entries(value)) {
-    const found = overflowAt(inner, path === "" ? key : `${path}.${key}`);
-    if (found !== undefined) return found;
+const JSON_TOKEN = /"(?:\\.|[^"\\])*"|-?\d[\d.eE+-]*|[{}[\],:]/g;
+
+/**
+ * The first number of valid JSON `text` that a double cannot hold, as sent, with its dot
+ * path: one too large (parsed as ±Infinity) or too small (parsed as 0 from nonzero digits).
+ * The path is read from the text, so it names the number quoted whatever the key order.
+ */
+function unreadableNumber(text: string): { path: string; sent: string; tooLarge: boolean } | undefined {
+  // Per open object or array: its current key or index, and whether a string now is a key.
+  const keys: (string | number)[] = [];
+  let keyNext = false;
+  for (const [token] of text.matchAll(JSON_TOKEN)) {
+    const c = token[0];
+    if (c === "{" || c === "[") {
+      keys.push(c === "{" ? "" : 0);
+      keyNext = c === "{";
+    } else if (c === "}" || c === "]") keys.pop();
+    else if (c === ",") {
+      const top = keys.at(-1);
+      if (typeof top === "number") keys[keys.length - 1] = top + 1;
+      else keyNext = true;
+    } else if (c === '"') {
+      if (keyNext) keys[keys.length - 1] = JSON.parse(token) as string;
+      keyNext = false;
+    } else if (c !== ":") {
+      const n = Number(token);
+      const tooLarge = !Number.isFinite(n);
+      if (tooLarge || (n === 0 && /[1-9]/.test(token.split(/e/i)[0]!))) {
+        return { path: keys.join("."), sent: token, tooLarge };
+      }
+    }
   }
   return undefined;
 }

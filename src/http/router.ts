@@ -153,6 +153,23 @@ function resolve(scheduler: Scheduler, options: RouterOptions): RouterContext {
 }
 
 /**
+ * The app's routes with each path as a RegExp (`:name` matches one segment), built once
+ * and again only when a route is added: the 405 answer compiled one per route per request.
+ */
+function routeMatchers(app: Hono): () => readonly { method: string; path: RegExp }[] {
+  let matchers: { method: string; path: RegExp }[] = [];
+  return () => {
+    if (matchers.length !== app.routes.length) {
+      matchers = app.routes.map((route) => ({
+        method: route.method,
+        path: new RegExp(`^${route.path.replace(/\./g, "\\.").replace(/:[^/]+/g, "[^/]+")}$`),
+      }));
+    }
+    return matchers;
+  };
+}
+
+/**
  * Builds the Hono app serving `scheduler`: the JSON API (`/health`, `/jobs` paged,
  * `/jobs/:name`, `/jobs/:name/runs`, `/jobs/:name/run|pause|resume`, `/tick`, data-defined
  * jobs via `POST /jobs`, `PUT` and `DELETE /jobs/:name`), `/openapi.json` (with
@@ -185,14 +202,14 @@ function resolve(scheduler: Scheduler, options: RouterOptions): RouterContext {
 export function edgecronRouter(scheduler: Scheduler, options: RouterOptions): Hono {
   const rc = resolve(scheduler, options);
   const app = new Hono();
+  const routePaths = routeMatchers(app);
   app.notFound((c) => {
     c.header("Cache-Control", "no-store");
     const { method, path } = c.req;
     // A route's path asked with another method: 405, naming the methods it takes.
     const allow = new Set<string>();
-    for (const route of app.routes) {
-      const pattern = `^${route.path.replace(/\./g, "\\.").replace(/:[^/]+/g, "[^/]+")}$`;
-      if (route.method !== "ALL" && new RegExp(pattern).test(path)) {
+    for (const route of routePaths()) {
+      if (route.method !== "ALL" && route.path.test(path)) {
         allow.add(route.method).add(route.method === "GET" ? "HEAD" : route.method);
       }
     }

@@ -31,6 +31,17 @@ describe("toEpochMs()", () => {
     assertSchedulerError(() => toEpochMs("2026-03-08T07:00:00Z", { allowString: false }), "invalid-instant");
   });
 
+  it("says a number past what a Date holds is out of range, naming the range (it read as a malformed instant)", () => {
+    for (const [ms, sent] of [[9e15, "9000000000000000"], [-8640000000000001, "-8640000000000001"]] as const) {
+      assertSchedulerError(
+        () => toEpochMs(ms, { field: "from" }),
+        "invalid-instant",
+        `invalid-instant: from: expected an instant from -8640000000000000 to 8640000000000000 ms (years -271821 to 275760), got "${sent}" (out of range)`,
+      );
+    }
+    assert.equal(toEpochMs(-8.64e15), -8.64e15);
+  });
+
   it("refuses dates and times that do not exist instead of rolling them over (Date.parse did)", () => {
     for (const text of ["2026-02-30T00:00:00Z", "2026-04-31T00:00Z", "2027-02-29T00:00:00Z", "1900-02-29T00:00:00Z"]) {
       assertSchedulerError(() => toEpochMs(text), "invalid-instant");

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { didYouMean, editDistance, suggest } from "../../src/core/suggest.ts";
+import { didYouMean, editDistance, suggest, unknownOption } from "../../src/core/suggest.ts";
 import { assertTimeZone } from "../../src/core/zone/mod.ts";
 
 describe("suggest", () => {
@@ -19,6 +19,19 @@ describe("suggest", () => {
       assert.equal(editDistance(b, a), d, `${b} → ${a}`);
     }
     assert.equal(editDistance("aaaaaaaa", "bbbbbbbb", 2), 3, "stops past the limit");
+  });
+
+  it("unknownOption names the first option not taken, with its nearest name; one set to undefined is absent", () => {
+    const takes = ["prefix", "closeKv"];
+    assert.deepEqual(unknownOption({ prefix: [], prefx: [], ttl: 1 }, takes), {
+      key: "prefx",
+      hint: '; did you mean "prefix"?',
+    });
+    assert.deepEqual(unknownOption({ ttl: 5 }, takes), { key: "ttl", hint: "" });
+    assert.equal(unknownOption({ prefix: [], closeKv: undefined, prefx: undefined }, takes), undefined);
+    // A caller's own reach for the nearest: "ssl" is 2 edits from "url", too far within 1.
+    assert.deepEqual(unknownOption({ ssl: true }, ["url"], () => 1), { key: "ssl", hint: "" });
+    assert.deepEqual(unknownOption({ ssl: true }, ["url"]), { key: "ssl", hint: '; did you mean "url"?' });
   });
 
   it("suggest keeps the nearest names only, and a bare city finds its zone", () => {

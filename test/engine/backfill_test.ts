@@ -233,7 +233,13 @@ describe("backfill", () => {
     await refuses(
       s.scheduler.backfill("j", { from: T0 - HOUR, to: T0, rerunn: true } as never),
       "invalid-spec",
-      /^invalid-spec: backfill\.rerunn: unknown option \(it takes from, to, rerun, overlap, signal, onPlan\)/,
+      /^invalid-spec: backfill\.rerunn: unknown option \(it takes from, to, rerun, overlap, signal, onPlan\); did you mean "rerun"\?$/,
+    );
+    // The one check every option list shares: an option set to undefined is absent (it was refused here alone).
+    await refuses(
+      s.scheduler.backfill("j", { from: T0, to: T0, rerunn: undefined } as never),
+      "invalid-spec",
+      /^invalid-spec: to: must be after from/,
     );
     await refuses(
       s.scheduler.backfill("j", { from: T0, to: T0 }),

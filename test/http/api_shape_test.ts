@@ -49,6 +49,27 @@ describe("JSON errors", () => {
     assert.equal((await dotted.call("DELETE", "/openapiXjson")).status, 404);
   });
 
+  it("compiles the routes' paths for the 405 answer once, not per request", async () => {
+    const f = setup();
+    await f.call("PATCH", "/jobs/x");
+    const Native = globalThis.RegExp;
+    let built = 0;
+    globalThis.RegExp = new Proxy(Native, {
+      construct(target, args, newTarget) {
+        built++;
+        return Reflect.construct(target, args, newTarget);
+      },
+    });
+    try {
+      for (const [method, path] of [["PATCH", "/jobs/x"], ["DELETE", "/tick"], ["GET", "/nope"]] as const) {
+        assert.notEqual((await f.call(method, path)).status, 200, path);
+      }
+    } finally {
+      globalThis.RegExp = Native;
+    }
+    assert.equal(built, 0, "no RegExp built while answering 405 and 404");
+  });
+
   it("names the body's own field for a bad cron in POST /jobs, not the engine's jobs.<name> path", async () => {
     const f = setup();
     const res = await f.call(
@@ -203,8 +224,8 @@ describe("instants as epoch ms and ISO-8601", () => {
       ["PUT", "/jobs/w", { schedule: "@daily", target, startAt: "yesterday" }, "startAt"],
       ["PUT", "/jobs/w", { schedule: "@daily", target, endAt: "tomorrow" }, "endAt"],
       ["PUT", "/jobs/w", { schedule: { cron: "@daily", startAt: "soon" }, target }, "startAt"],
-      ["PUT", "/jobs/w", { schedule: { at: "soon" }, target }, "schedule"],
-      ["POST", "/jobs", { name: "w", schedule: { every: "1h", anchor: "noon" }, target }, "schedule"],
+      ["PUT", "/jobs/w", { schedule: { at: "soon" }, target }, "schedule.at"],
+      ["POST", "/jobs", { name: "w", schedule: { every: "1h", anchor: "noon" }, target }, "schedule.anchor"],
       ["GET", "/jobs/hourly/runs?before=yesterday", undefined, "query.before"],
     ];
     for (const [method, path, body, field] of cases) {

@@ -137,6 +137,63 @@ describe("request bodies", () => {
     }
     assert.equal((await f.call("GET", "/jobs/w")).status, 404, "nothing was defined");
   });
+
+  it("answers 400 naming the field and quoting the text of a number too small for a double (it read as 0)", async () => {
+    const f = setup();
+    const job = (extra: string): string => `{"schedule":"@daily","target":{"url":"https://example.test/"}${extra}}`;
+    const tiny = `0.${"0".repeat(400)}1`;
+    for (
+      const [method, path, body, field, sent] of [
+        ["POST", "/jobs/hourly/backfill", '{"from":1e-999,"to":1}', "from", "1e-999"],
+        ["POST", "/jobs/hourly/run", '{"mode":-2.5E-400}', "mode", "-2.5E-400"],
+        [
+          "PUT",
+          "/jobs/w",
+          '{"schedule":{"at":1e-999},"target":{"url":"https://example.test/"}}',
+          "schedule.at",
+          "1e-999",
+        ],
+        ["PUT", "/jobs/w", job(`,"payload":{"list":[0,0.0e-999,"1e-999",{"x":${tiny}}]}`), "payload.list.3.x", tiny],
+        // Named from the text: JSON.parse puts an integer-like key first, and the quote was the text's first.
+        ["PUT", "/jobs/w", job(',"payload":{"b":1e-999,"0":2e-999}'), "payload.b", "1e-999"],
+        ["PUT", "/jobs/w", job(',"payload":{"b":1e999,"0":2e999}'), "payload.b", "1e999"],
+      ] as const
+    ) {
+      const res = await f.call(method, path, { body, headers: { "content-type": "application/json" } });
+      assert.equal(res.status, 400, body);
+      const error = await errorOf(res);
+      assert.equal(error.path, field, body);
+      const quoted = sent.length > 80 ? `${sent.slice(0, 77)}...` : sent;
+      const rule = sent.includes("e999")
+        ? "expected a finite number"
+        : "expected 0 or a number no closer to 0 than 5e-324";
+      assert.equal(error.message, `${field}: ${rule}, got "${quoted}" (out of range)`, body);
+    }
+    assert.equal((await f.call("GET", "/jobs/w")).status, 404, "nothing was defined");
+    assert.equal((await f.call("PUT", "/jobs/w", { body: job(',"payload":[0.0e-999,-0,5e-324]') })).status, 201);
+  });
+});
+
+describe("instants out of range", () => {
+  it("are refused naming the field, the value and the range the API takes (no word of a range was said)", async () => {
+    const f = setup();
+    const target = '"target":{"url":"https://example.test/"}';
+    const range = "expected an instant from -8640000000000000 to 8640000000000000 ms (years -271821 to 275760)";
+    for (
+      const [method, path, body, field, sent] of [
+        ["POST", "/jobs/hourly/backfill", '{"from":9e15,"to":0}', "from", "9000000000000000"],
+        ["POST", "/jobs/hourly/backfill", '{"from":0,"to":-9000000000000000}', "to", "-9000000000000000"],
+        ["PUT", "/jobs/w", `{"schedule":{"at":9e15},${target}}`, "schedule.at", "9000000000000000"],
+        ["PUT", "/jobs/w", `{"schedule":"@daily","endAt":8640000000000001,${target}}`, "endAt", "8640000000000001"],
+      ] as const
+    ) {
+      const res = await f.call(method, path, { body, headers: { "content-type": "application/json" } });
+      assert.equal(res.status, 400, body);
+      const error = await errorOf(res);
+      assert.equal(error.path, field, body);
+      assert.equal(error.message, `${field}: ${range}, got "${sent}" (out of range)`, body);
+    }
+  });
 });
 
 describe("unexpected errors", () => {

@@ -66,7 +66,7 @@ describe("data-defined jobs over HTTP", () => {
       [{ name: "x", ...HOOK, schedule: { at: 4_102_444_800_000.5 } }, "schedule.at"],
       [{ name: "x", ...HOOK, timeout: "soon" }, "timeout"],
       [{ name: "x", ...HOOK, timeout: "99999999999999999999d" }, "timeout"],
-      [{ name: "x", ...HOOK, schedule: { every: "99999999999999999999d" } }, "schedule"],
+      [{ name: "x", ...HOOK, schedule: { every: "99999999999999999999d" } }, "schedule.every"],
       [{ name: "x", ...HOOK, retries: { attempts: -1 } }, "retries.attempts"],
       [{ name: "x", ...HOOK, catchUp: { mode: "some" } }, "catchUp.mode"],
       [{ name: "x", ...HOOK, schedule: { cron: "* * * * *", tz: "UTC" } }, "schedule.tz"],

@@ -266,8 +266,17 @@ function buildSchedule(name: string, input: unknown, timezone: string | undefine
     const message = e instanceof SchedulerError ? sentenceOf(e) : e instanceof Error ? e.message : String(e);
     const zoneField = timezone !== undefined && e instanceof SchedulerError && e.code === "invalid-timezone" &&
       message.includes(JSON.stringify(timezone));
-    const modifierField = e instanceof SchedulerError && e.path !== undefined && MODIFIER_PATH.test(e.path);
-    const where = zoneField ? `jobs.${name}.timezone` : modifierField ? `jobs.${name}.${e.path}` : path;
+    const inner = e instanceof SchedulerError ? e.path : undefined;
+    const modifierField = inner !== undefined && MODIFIER_PATH.test(inner);
+    // A field of a `{ at }` / `{ every }` object is named as such: a bad `at` was reported at `schedule`.
+    const specField = inner !== undefined && typeof input === "object" && input !== null && Object.hasOwn(input, inner);
+    const where = zoneField
+      ? `jobs.${name}.timezone`
+      : modifierField
+      ? `jobs.${name}.${inner}`
+      : specField
+      ? `${path}.${inner}`
+      : path;
     // One code and one path: `invalid-spec: jobs.x.timezone: unknown time zone "…"`, not the core error's own again.
     throw new SchedulerError("invalid-spec", `${where}: ${message}`, { path: where, cause: e });
   }

@@ -12,6 +12,7 @@
 import { quote, SchedulerError } from "../../core/errors.ts";
 import { INSTANT_LIMIT, toWholeEpochMs } from "../../core/instant.ts";
 import { own } from "../../core/own.ts";
+import { unknownOption } from "../../core/suggest.ts";
 import { type Outcome, SKIP_MAX_RUNS } from "../../store/types.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 import { nextTurn } from "../tick/turn.ts";
@@ -53,12 +54,12 @@ export function planBackfill(job: ResolvedJob, options: BackfillOptions, now: nu
     });
   }
   // A misspelt option (`rerunn`) was ignored, and the backfill ran without it.
-  const extra = Object.keys(options).find((key) => !BACKFILL_OPTIONS.includes(key));
-  if (extra !== undefined) {
+  const unknown = unknownOption(options, BACKFILL_OPTIONS);
+  if (unknown !== undefined) {
     throw new SchedulerError(
       "invalid-spec",
-      `backfill.${extra}: unknown option (it takes ${BACKFILL_OPTIONS.join(", ")})`,
-      { path: extra },
+      `backfill.${unknown.key}: unknown option (it takes ${BACKFILL_OPTIONS.join(", ")})${unknown.hint}`,
+      { path: unknown.key },
     );
   }
   const from = toWholeEpochMs(options.from, { field: "from" });

@@ -40,13 +40,13 @@ const WRITES: ReadonlySet<string> = new Set(
 
 /**
  * Wraps `store`: every method through `withDeadline(store, clock, timeoutMs)`, then
- * health bookkeeping. `emit` receives one `store-error` per failed call.
+ * health bookkeeping. `emit` receives one `store-error` per failed call, with the method that failed.
  *
  * @example const health = createStoreHealth(createMemoryStore(), { clock, timeoutMs: 30_000, emit })
  */
 export function createStoreHealth(
   raw: Store,
-  options: { clock: Clock; timeoutMs: number; emit: (event: SchedulerEvent) => void },
+  options: { clock: Clock; timeoutMs: number; emit: (event: SchedulerEvent, method: string) => void },
 ): StoreHealth {
   const deadlined = withDeadline(raw, options.clock, options.timeoutMs);
   let writable = true;
@@ -73,7 +73,7 @@ export function createStoreHealth(
         if (WRITES.has(name)) writable = false;
         else readable = false;
         lastError = errorText(e);
-        options.emit({ type: "store-error", error: lastError });
+        options.emit({ type: "store-error", error: lastError }, name);
         throw e;
       }
     };

@@ -1,4 +1,5 @@
 /** Timer mode: one timer at the earliest next slot of all jobs, clamped to 60 s. */
+import { initRetryMs } from "../store/init.ts";
 import { errorText } from "../text.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 import { createWakeCache } from "./wake.ts";
@@ -76,6 +77,8 @@ export function createTimerLoop(
     leadMs?: number;
     /** Claimed ahead only when at least this many jobs share the slot (0 or absent: every slot). */
     leadJobs?: number;
+    /** Failed store inits in a row (absent: none): a wake to try again backs off ({@link initRetryMs}). */
+    initFailures?: () => number;
   },
   tick: (now: number, opts?: TickHint) => Promise<StartedTick>,
   /** The next round of the last plan; a wait to help ends at `until`, the next slot. */
@@ -148,6 +151,13 @@ export function createTimerLoop(
     // `0 * * * * *` 58 s after, and the re-run, still live, cost the next slot (`skipped`).
     if (leaseEnd !== undefined && leaseEnd + 1 > now && leaseEnd + 1 - now < armedMs) {
       armedMs = leaseEnd + 1 - now;
+      aheadOf = undefined;
+    }
+    // A store that cannot be initialised runs no slot: trying it again at every slot of a
+    // `* * * * * *` job was a failed init (and a line) a second.
+    const retryMs = initRetryMs(state.initFailures?.() ?? 0);
+    if (retryMs > armedMs) {
+      armedMs = retryMs;
       aheadOf = undefined;
     }
     handle = state.clock.setTimeout(wake, armedMs);

@@ -4,7 +4,7 @@
  * default prefix with every other app on the KV).
  */
 import { quote, SchedulerError } from "../../core/errors.ts";
-import { didYouMean, nearestName } from "../../core/suggest.ts";
+import { unknownOption } from "../../core/suggest.ts";
 import type { KvKey } from "./_kv.ts";
 
 /** Options of `denoKvStore`. */
@@ -60,9 +60,9 @@ export function resolveKvOptions(options: unknown): ResolvedKvOptions {
     );
   }
   const given = options as Record<string, unknown>;
-  for (const [key, value] of Object.entries(given)) {
-    if (OPTIONS.includes(key) || value === undefined) continue;
-    throw invalid(key, `unknown option (it takes ${OPTIONS.join(", ")})${didYouMean(nearestName(key, OPTIONS))}`);
+  const unknown = unknownOption(given, OPTIONS);
+  if (unknown !== undefined) {
+    throw invalid(unknown.key, `unknown option (it takes ${OPTIONS.join(", ")})${unknown.hint}`);
   }
   const prefix = given.prefix ?? ["edgecron"];
   if (!Array.isArray(prefix)) throw invalid("prefix", `expected an array of key parts, got ${quote(prefix)}`);

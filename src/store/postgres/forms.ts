@@ -4,7 +4,7 @@
  * tables in the default schema).
  */
 import { SchedulerError } from "../../core/errors.ts";
-import { didYouMean, nearestName } from "../../core/suggest.ts";
+import { unknownOption } from "../../core/suggest.ts";
 
 /** The options each form takes. */
 const FORMS = {
@@ -32,22 +32,12 @@ export function checkOptionNames(options: object): void {
   }
   const form = given.includes("sql") ? "sql" : given.includes("lease") ? "lease" : "url";
   const takes: readonly string[] = FORMS[form];
-  for (const key of given) {
-    if (takes.includes(key)) continue;
-    const shape = form === "url" ? "{ url }" : `{ ${form === "sql" ? "sql" : "url, lease"} }`;
-    if (Object.hasOwn(MISPLACED, key)) {
-      throw new SchedulerError(
-        "invalid-spec",
-        `postgresStore.${key}: not an option of ${shape}: ${MISPLACED[key]}`,
-        { path: key },
-      );
-    }
-    throw new SchedulerError(
-      "invalid-spec",
-      `postgresStore.${key}: unknown option (${shape} takes ${takes.join(", ")})${
-        didYouMean(nearestName(key, takes, Math.max(1, Math.ceil(key.length / 3))))
-      }`,
-      { path: key },
-    );
-  }
+  const unknown = unknownOption(options, takes, (key) => Math.max(1, Math.ceil(key.length / 3)));
+  if (unknown === undefined) return;
+  const { key, hint } = unknown;
+  const shape = form === "url" ? "{ url }" : `{ ${form === "sql" ? "sql" : "url, lease"} }`;
+  const why = Object.hasOwn(MISPLACED, key)
+    ? `not an option of ${shape}: ${MISPLACED[key]}`
+    : `unknown option (${shape} takes ${takes.join(", ")})${hint}`;
+  throw new SchedulerError("invalid-spec", `postgresStore.${key}: ${why}`, { path: key });
 }

@@ -74,4 +74,48 @@ describe("store init before a tick", () => {
     await s.scheduler.stop();
     assert.deepEqual((await rows(s.store, "minutely")).map((r) => r.status), ["ok"]);
   });
+
+  it("timer mode: a store whose init keeps failing is tried again with back-off, logged at the 1st, 2nd, 4th... failure and when the error changes, and once when it recovers", async () => {
+    // It was tried, and logged, at every wake: a line a second for an every-second job.
+    const inner = createMemoryStore();
+    const errors = ["database is locked", "database is locked", "database is locked", "disk I/O error"];
+    let inits = 0;
+    const initAt: number[] = [];
+    const store: MemoryStore = {
+      ...inner,
+      init: () => {
+        inits += 1;
+        initAt.push(s.clock.now() - T0);
+        const error = inits <= 7 ? errors[Math.min(inits - 1, 2)] : inits <= 9 ? errors[3] : undefined;
+        return error === undefined ? inner.init() : Promise.reject(new Error(error));
+      },
+    };
+    const s = setup({ store });
+    const runs: number[] = [];
+    s.scheduler.job("secondly", { schedule: "* * * * * *", run: ({ slot }) => void runs.push(slot) });
+    s.scheduler.start();
+    await s.clock.advance(0);
+    for (let i = 0; i < 200; i++) await s.clock.advance(SEC);
+    // 1 s, 2 s, 4 s ... between attempts, at most 60 s; the 10th succeeds.
+    assert.deepEqual(initAt, [0, 1, 3, 7, 15, 31, 63, 123, 183, 243].filter((t) => t <= 200).map((t) => t * SEC));
+    const failedLines = s.logger.lines.filter((l) => l.startsWith("error store error"));
+    assert.deepEqual(failedLines, [
+      "error store error: database is locked; no slot runs until it recovers",
+      "error store error: database is locked; no slot runs until it recovers (init failed 2 times in a row; retried with back-off)",
+      "error store error: database is locked; no slot runs until it recovers (init failed 4 times in a row; retried with back-off)",
+      "error store error: disk I/O error; no slot runs until it recovers (init failed 8 times in a row; retried with back-off)",
+    ]);
+    assert.equal(ofType(s.events, "store-error").length, 9, "every failure is still an event");
+    assert.deepEqual(runs, []);
+    await s.clock.advance(60 * SEC);
+    assert.equal(inits, 10);
+    assert.deepEqual(s.logger.lines.filter((l) => l.includes("initialised after")), [
+      "info store initialised after 9 failed attempts",
+    ]);
+    // Back to a wake per slot once initialised.
+    const after = runs.length;
+    await s.clock.advance(3 * SEC);
+    assert.equal(runs.length - after, 3);
+    await s.scheduler.stop();
+  });
 });

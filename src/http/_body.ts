@@ -105,7 +105,8 @@ export async function readJson(request: Request, max: number): Promise<unknown> 
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new HttpError(400, "invalid-request", "body: expected a JSON object");
   }
-  const bad = unreadableNumber(text);
+  // Only a number with an exponent or 309+ digits can read as ±Infinity or 0 from nonzero digits.
+  const bad = MAYBE_UNREADABLE.test(text) ? unreadableNumber(text) : undefined;
   if (bad !== undefined) {
     // JSON.parse reads 1e999 as Infinity and 1e-999 as 0, which every message then quoted: quote the text sent.
     const rule = bad.tooLarge ? "expected a finite number" : "expected 0 or a number no closer to 0 than 5e-324";
@@ -119,6 +120,7 @@ export async function readJson(request: Request, max: number): Promise<unknown> 
   return value;
 }
 
+const MAYBE_UNREADABLE = /\d[eE]|\d{309}/;
 const JSON_TOKEN = /"(?:\\.|[^"\\])*"|-?\d[\d.eE+-]*|[{}[\],:]/g;
 
 /**

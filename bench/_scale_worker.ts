@@ -143,7 +143,9 @@ console.log(
     claimed,
     lost,
     stats: measured,
-    threads: Object.fromEntries(Object.entries(threads1).map(([k, v]) => [k, Math.round((v - (threads0[k] ?? 0)) / Number(minutesText))])),
+    threads: Object.fromEntries(
+      Object.entries(threads1).map(([k, v]) => [k, Math.round((v - (threads0[k] ?? 0)) / Number(minutesText))]),
+    ),
   }),
 );
 

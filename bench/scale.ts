@@ -320,7 +320,11 @@ export async function benchProcesses(
     if (Object.keys(threads[0] ?? {}).length > 0) {
       console.log("  CPU ms per minute by thread (Linux /proc; 10 ms ticks):");
       results.forEach((r, i) =>
-        console.log(`    ${r["node"]} ${Object.entries(threads[i]!).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).join(", ")}`)
+        console.log(
+          `    ${r["node"]} ${
+            Object.entries(threads[i]!).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).join(", ")
+          }`,
+        )
       );
     }
     if (opts.prof === true) console.log(`profile of n1 in ${profDir}`);

@@ -19,13 +19,17 @@ const WARM = [
   "newest",
   "takeRound",
   "attemptOnce",
-  "runAttempts",
+  "runSlotTo",
   "Attempt",
   "Context",
   "<instance_members_initializer",
   "Lazy",
   "lazyAbort",
   "settled",
+  "succeed",
+  "JobRun",
+  "Finishing",
+  "Ending",
 ];
 
 it("planning and the run path keep their optimised code between minutes, on V8", () => {

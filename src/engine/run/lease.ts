@@ -10,7 +10,7 @@ import type { HeldClaim, RunTracker } from "./tracker.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 import type { Clock, Logger } from "../types.ts";
 import type { Abortable } from "./abort.ts";
-import { createClaimWrites } from "./claim_writes.ts";
+import { createClaimWrites, type EndSink } from "./claim_writes.ts";
 import { type Claim, createHeartbeat } from "./heartbeat.ts";
 import type { OutcomeWriter } from "./outcomes.ts";
 import { leaseCap, type LeasePolicy, leaseUntil } from "./policy.ts";
@@ -58,6 +58,8 @@ export interface Lease {
    * released then), false when the row was taken. Rejects only once the scheduler gives up.
    */
   end(claim: HeldClaim, patch: RunPatch & { status: RunRecord["status"] }): Promise<boolean>;
+  /** {@link end} heard through `sink`, called once, never within this call. */
+  endTo(claim: HeldClaim, patch: RunPatch & { status: RunRecord["status"] }, sink: EndSink): void;
   /**
    * Records every running row whose lease ended before `now` `abandoned` (only when the
    * snapshot shows one) and re-claims those `retryable` returns a job for. This node's own
@@ -118,6 +120,7 @@ export function createLease(deps: {
     start: writes.start,
     detach: writes.detach,
     end: writes.end,
+    endTo: writes.endTo,
     release: writes.release,
     async reap(snapshot, now, retryable) {
       const expired = snapshot.running.some((row) => row.leaseUntil !== null && row.leaseUntil < now);

@@ -24,6 +24,22 @@ export const HOLD_MS = 1_000;
 /** The most writes one batch takes (one statement's size stays bounded): more go as several. */
 export const MAX_HELD = 2_000;
 
+/**
+ * One outcome write as the writer holds it until it ends: its row, its patch, and who
+ * hears how it ended. A run of a large minute is its own pending write (`runs.ts`): no
+ * promise, resolver or closure per run waits for the group commit.
+ */
+export interface PendingWrite {
+  readonly key: AttemptKey;
+  readonly patch: RunPatch;
+  /** Whether a failed write is still retried: the claim is still this node's. */
+  live(): boolean;
+  /** The write ended: true when recorded, false when the row is no longer that attempt. */
+  recorded(recorded: boolean): void;
+  /** The store failed for good, once `live()` turned false. */
+  failed(error: unknown): void;
+}
+
 /** Records final outcomes. */
 export interface OutcomeWriter {
   /**
@@ -33,6 +49,8 @@ export interface OutcomeWriter {
    * once it does not.
    */
   write(key: AttemptKey, patch: RunPatch, live: () => boolean): Promise<boolean>;
+  /** {@link write} heard through `pending` itself, which is called once, never within this call. */
+  send(pending: PendingWrite): void;
   /**
    * Holds batches back until the returned release is called (holds nest; the last release
    * sends what waits, `MAX_HELD` writes a batch), for at most `HOLD_MS` per write.
@@ -58,12 +76,13 @@ interface Retries {
 /** The longest a tick waits for the outcome writes it retried. */
 const RETRY_NOW_MAX_WAIT_MS = 1_000;
 
-interface Pending {
-  key: AttemptKey;
-  patch: RunPatch;
-  live: () => boolean;
-  resolve: (recorded: boolean) => void;
-  reject: (error: unknown) => void;
+/** Hears a write's end, guarded: one listener that throws must not leave the rest of its batch unheard. */
+function hear(log: Logger, w: PendingWrite, recorded: boolean): void {
+  try {
+    w.recorded(recorded);
+  } catch (e) {
+    log.error(`recording the outcome of ${jobLabel(w.key.job)} failed after it landed`, { error: errorText(e) });
+  }
 }
 
 /** What the writer needs; `maxWaitMs` caps the wait between retries (a heartbeat), so a write lands soon after the store is back. */
@@ -79,7 +98,7 @@ export interface OutcomeWriterDeps {
 /** Creates a writer over `store`: batches go as one `updateMany`, single writes as `update`. */
 export function createOutcomeWriter(deps: OutcomeWriterDeps): OutcomeWriter {
   const { store, clock } = deps;
-  let queue: Pending[] = [];
+  let queue: PendingWrite[] = [];
   /** When the oldest write of `queue` arrived. */
   let since = 0;
   let flushing = false;
@@ -111,7 +130,8 @@ export function createOutcomeWriter(deps: OutcomeWriterDeps): OutcomeWriter {
     queue = queue.length <= MAX_HELD ? [] : queue.slice(MAX_HELD);
     try {
       if (batch.length === 1) {
-        await writeOne(deps, retries, batch[0]!, false).then(batch[0]!.resolve, batch[0]!.reject);
+        const w = batch[0]!;
+        await writeOne(deps, retries, w, false).then((recorded) => hear(deps.log, w, recorded), (e) => w.failed(e));
         return;
       }
       let results: readonly boolean[] | undefined;
@@ -129,27 +149,34 @@ export function createOutcomeWriter(deps: OutcomeWriterDeps): OutcomeWriter {
         );
       }
       if (results !== undefined) {
-        batch.forEach((w, i) => w.resolve(results[i] === true));
+        for (let i = 0; i < batch.length; i++) hear(deps.log, batch[i]!, results[i] === true);
         return;
       }
-      landed.forEach((recorded, i) => batch[i]!.resolve(recorded));
+      landed.forEach((recorded, i) => hear(deps.log, batch[i]!, recorded));
       // The rest's fate is unknown (it may have landed before its answer was lost): each
       // write reads its row back after a refusal.
       const rest = batch.slice(landed.length);
-      await Promise.all(rest.map((w) => writeOne(deps, retries, w, true).then(w.resolve, w.reject)));
+      await Promise.all(
+        rest.map((w) =>
+          writeOne(deps, retries, w, true).then((recorded) => hear(deps.log, w, recorded), (e) => w.failed(e))
+        ),
+      );
     } finally {
       flushing = false;
     }
   };
 
+  const send = (pending: PendingWrite): void => {
+    if (queue.length === 0) since = clock.now();
+    queue.push(pending);
+    schedule();
+  };
+
   return {
     write(key, patch, live) {
-      return new Promise<boolean>((resolve, reject) => {
-        if (queue.length === 0) since = clock.now();
-        queue.push({ key, patch, live, resolve, reject });
-        schedule();
-      });
+      return new Promise<boolean>((recorded, failed) => send({ key, patch, live, recorded, failed }));
     },
+    send,
     hold() {
       holds++;
       let released = false;
@@ -181,7 +208,12 @@ export function createOutcomeWriter(deps: OutcomeWriterDeps): OutcomeWriter {
  * row is read back, since the write may have landed before its answer was lost.
  * Rejects with the last store error once `live()` turns false.
  */
-async function writeOne(deps: OutcomeWriterDeps, retries: Retries, w: Pending, unknown: boolean): Promise<boolean> {
+async function writeOne(
+  deps: OutcomeWriterDeps,
+  retries: Retries,
+  w: PendingWrite,
+  unknown: boolean,
+): Promise<boolean> {
   const { store, log } = deps;
   const { key, patch } = w;
   let failed = unknown;

@@ -8,6 +8,7 @@ import type { Outcome, RunPatch, Store } from "../../store/types.ts";
 import { safeLogger } from "../events.ts";
 import { errorText, jobLabel } from "../text.ts";
 import type { Lease } from "./lease.ts";
+import type { EndSink } from "./claim_writes.ts";
 import type { JobRegistry } from "../jobs/registry.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 import { sleep } from "./sleep.ts";
@@ -50,32 +51,87 @@ type AttemptResult = { status: "ok" } | {
  * lease ends and any node records it `abandoned`). Never rejects.
  */
 export function runSlot(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim): Promise<Outcome | undefined> {
-  const run = runAttempts(deps, job, claim);
-  // Only a job with `pauseOnFailure` has anything to check: no second async step per run otherwise.
-  if (job.pauseOnFailure === undefined) return run;
-  return run.then(async (outcome) => {
-    await checkFailures(deps, job, outcome);
-    return outcome;
-  });
+  return new Promise((settled) => runSlotTo(deps, job, claim, { settled }));
+}
+
+/** Hears the outcome of a run started with {@link runSlotTo}. */
+export interface RunSink {
+  /** As {@link runSlot} resolves: the recorded outcome, or `undefined`. Called once. */
+  settled(outcome: Outcome | undefined): void;
 }
 
 /**
- * The attempts of a run. A first attempt whose handler returned nothing succeeded at
- * once: its outcome goes to the store with no async frame kept per run while the write
- * waits for its group commit (a large minute holds thousands of them at once, and each
- * frame outlived a few scavenges). Anything else goes on in {@link attemptsFrom}.
+ * {@link runSlot} heard through `sink`, never within this call. A first attempt whose
+ * handler returned nothing is recorded with no promise or async frame made for the run:
+ * a large minute holds thousands of runs whose outcomes wait for one group commit, and
+ * what each kept alive outlived a few scavenges. Anything else goes on in
+ * {@link attemptsFrom}; only a job with `pauseOnFailure` checks its failures after.
  */
-function runAttempts(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim): Promise<Outcome | undefined> {
+export function runSlotTo(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim, sink: RunSink): void {
   const started = deps.clock.now();
   const result = startAttempt(deps, job, claim, started);
-  if (result !== OK) return attemptsFrom(deps, job, claim, started, result);
+  if (result !== OK || job.pauseOnFailure !== undefined) {
+    void attemptsFrom(deps, job, claim, started, result).then(async (outcome) => {
+      await checkFailures(deps, job, outcome);
+      sink.settled(outcome);
+    });
+    return;
+  }
   // Recorded a microtask later, as after an `await`: a run's start never calls back into
-  // the queue starting it (the settle listeners its outcome write wakes) before the run
-  // is tracked there.
-  return SETTLED.then(() => succeeded(deps, job, claim, started, deps.clock.now()));
+  // the queue starting it (the settle listeners its outcome write wakes) before the run is
+  // tracked there. The successes of one turn go in one microtask.
+  if (succeeding.push(new Finishing(deps, claim, "ok", sink, job, started)) === 1) queueMicrotask(succeedAll);
 }
 
-const SETTLED = Promise.resolve();
+/** Runs of this turn whose handler returned nothing: recorded a microtask later, together. */
+let succeeding: Finishing[] = [];
+
+function succeedAll(): void {
+  const runs = succeeding;
+  succeeding = [];
+  for (const run of runs) {
+    try {
+      run.succeed();
+    } catch (e) {
+      // Not expected (events and counters do not throw): the run settles with no outcome
+      // recorded, and its row ends with its lease.
+      run.sink.settled(storeFailed(run.deps, run.claim, e));
+    }
+  }
+}
+
+/**
+ * An outcome on its way to the store ({@link finish}): what the write's end means for the
+ * run, heard by callback.
+ */
+class Finishing implements EndSink {
+  /** One kept for the life of the module, never sent, for the reason `Attempt.kept` is. */
+  static readonly kept: Finishing = new Finishing(undefined as never, undefined as never, "ok", undefined as never);
+  constructor(
+    readonly deps: RunnerDeps,
+    readonly claim: HeldClaim,
+    readonly status: Outcome,
+    readonly sink: RunSink,
+    /** Set for a success still to count and send ({@link succeed}). */
+    readonly job?: ResolvedJob,
+    /** A double, as every real start is (epoch ms). */
+    readonly started = Number.NaN,
+  ) {}
+
+  /** Counts, emits and sends a first attempt that succeeded at {@link started}. */
+  succeed(): void {
+    const { deps, claim } = this;
+    deps.lease.endTo(claim, success(deps, this.job!, claim, this.started, deps.clock.now()), this);
+  }
+
+  recorded(recorded: boolean): void {
+    this.sink.settled(recorded ? this.status : notRecorded(this.deps, this.claim));
+  }
+
+  failed(error: unknown): void {
+    this.sink.settled(storeFailed(this.deps, this.claim, error));
+  }
+}
 
 /** Emits `started`, counts the run, and calls the handler (see {@link attemptOnce}). */
 function startAttempt(
@@ -89,17 +145,20 @@ function startAttempt(
   return attemptOnce(deps, job, claim, started);
 }
 
-/** Records an attempt that succeeded (its start goes with the outcome: a claim that waited in the run queue started after its claim). */
-function succeeded(
+/**
+ * Counts and emits an attempt that succeeded; the outcome to record (its start goes with
+ * it: a claim that waited in the run queue started after its claim).
+ */
+function success(
   deps: RunnerDeps,
   job: ResolvedJob,
   claim: HeldClaim,
   started: number,
   now: number,
-): Promise<Outcome | undefined> {
+): RunPatch & { status: Outcome } {
   deps.registry.counters(job.name).ok++;
   deps.emit({ type: "succeeded", job: job.name, slot: claim.slot, attempt: claim.attempt, durationMs: now - started });
-  return finish(deps, claim, { status: "ok", startedAt: started, finishedAt: now, leaseUntil: null, error: null });
+  return { status: "ok", startedAt: started, finishedAt: now, leaseUntil: null, error: null };
 }
 
 /** The attempts of a run from one already started at `started` (`first`: its result, or the promise of it). */
@@ -119,7 +178,7 @@ async function attemptsFrom(
       const result = await (pending ?? startAttempt(deps, job, claim, started));
       const now = clock.now();
       if (claim.superseded && result.status !== "ok") return await cancel(deps, claim, now);
-      if (result.status === "ok") return await succeeded(deps, job, claim, started, now);
+      if (result.status === "ok") return await finish(deps, claim, success(deps, job, claim, started, now));
       if (claim.lost) return leftToReaper(deps, job, claim, result);
       const willRetry = attempt < job.retries.attempts && !result.stopped && !tracker.stopping;
       failedAttempt(deps, job, slot, attempt, result, willRetry);
@@ -216,16 +275,20 @@ function finish(
   claim: HeldClaim,
   patch: RunPatch & { status: Outcome },
 ): Promise<Outcome | undefined> {
-  return deps.lease.end(claim, patch).then(
-    (recorded) =>
-      recorded ? patch.status : claim.givenUp ? leave(deps, claim) : lost(
-        deps,
-        claim,
-        claim.lost
-          ? "the lease ended before the outcome was recorded (the slot was reaped, and may have run elsewhere)"
-          : "the row was no longer this attempt's (reaped or taken by another node)",
-      ),
-    (e: unknown) => storeFailed(deps, claim, e),
+  return new Promise((settled) =>
+    deps.lease.endTo(claim, patch, new Finishing(deps, claim, patch.status, { settled }))
+  );
+}
+
+/** An outcome the store did not take: the row is no longer this attempt's (or the scheduler gave it up). */
+function notRecorded(deps: RunnerDeps, claim: HeldClaim): undefined {
+  if (claim.givenUp) return leave(deps, claim);
+  return lost(
+    deps,
+    claim,
+    claim.lost
+      ? "the lease ended before the outcome was recorded (the slot was reaped, and may have run elsewhere)"
+      : "the row was no longer this attempt's (reaped or taken by another node)",
   );
 }
 

@@ -78,8 +78,8 @@ export async function stopRuns(
   options: { graceMs: number; deadlineMs: number },
   restarted: Promise<void>,
 ): Promise<void> {
-  const active = tracker.active();
-  if (active.length === 0) return;
+  if (tracker.running === 0) return;
+  const settled = tracker.settledOf();
   // Also wakes what waits on a timer (a retry's backoff, an outcome's retry wait).
   const abortAll = (): void => {
     for (const controller of tracker.controllers) controller.abort(new DOMException("scheduler stopped", "AbortError"));
@@ -95,7 +95,7 @@ export async function stopRuns(
     deadlineHandle = clock.setTimeout(resolve, Math.max(options.deadlineMs, 0));
   });
   try {
-    await Promise.race([Promise.allSettled(active), deadline, restarted]);
+    await Promise.race([settled, deadline, restarted]);
   } finally {
     clock.clearTimeout(graceHandle);
     clock.clearTimeout(deadlineHandle);

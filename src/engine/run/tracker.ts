@@ -36,6 +36,11 @@ export interface HeldClaim extends Readonly<AttemptKey> {
   readonly generation: number;
 }
 
+/** A run in flight as the tracker counts it. */
+export interface RunToken {
+  readonly job: string;
+}
+
 /** What the tracker exposes to the lease, the tick and `stop()`. */
 export interface RunTracker {
   /** Starts holding `claim` (built by the lease). */
@@ -60,10 +65,15 @@ export interface RunTracker {
   onRelease(listener: () => void): void;
   /** Tracks a run of `job` until it settles, for `stop()` and {@link settledOf}. */
   track<T>(run: Promise<T>, job: string): Promise<T>;
-  /** Resolves once every run of these jobs in flight now has settled. */
-  settledOf(jobs: readonly string[]): Promise<void>;
-  /** The runs in flight. */
-  active(): Promise<unknown>[];
+  /**
+   * Counts `run` in flight until {@link end}: a run that is its own token makes no
+   * promise per run of a large minute. Each token is begun once and ended once.
+   */
+  begin(run: RunToken): void;
+  /** A run begun with {@link begin} settled: wakes the settle listeners. */
+  end(run: RunToken): void;
+  /** Resolves once every run of these jobs (of every job: no list) in flight now has settled. */
+  settledOf(jobs?: readonly string[]): Promise<void>;
   /** Abort controllers `stop()` aborts after its grace (running handlers and retry backoffs). */
   readonly controllers: Set<Abortable>;
   /** True while `stop()` waits: no retry and no queued slot starts. */
@@ -75,11 +85,12 @@ const keyOf = (job: string, slot: number): string => `${slot}\u0000${job}`;
 /** Creates an empty tracker. */
 export function createRunTracker(): RunTracker {
   const held = new Map<string, HeldClaim>();
-  const active = new Map<Promise<unknown>, string>();
+  /** Runs in flight, each with the callers of `settledOf()` waiting for it (made on first wait). */
+  const active = new Map<RunToken, (() => void)[] | undefined>();
   const listeners: (() => void)[] = [];
   const settleListeners: (() => void)[] = [];
   let writing = 0;
-  return {
+  const tracker: RunTracker = {
     add(claim): void {
       held.set(keyOf(claim.job, claim.slot), claim);
     },
@@ -111,21 +122,32 @@ export function createRunTracker(): RunTracker {
       listeners.push(listener);
     },
     track<T>(run: Promise<T>, job: string): Promise<T> {
-      active.set(run, job);
-      const done = (): void => {
-        active.delete(run);
-        for (const listener of settleListeners) listener();
-      };
+      const token: RunToken = { job };
+      tracker.begin(token);
+      const done = (): void => tracker.end(token);
       run.then(done, done);
       return run;
     },
-    active: () => [...active.keys()],
+    begin(run): void {
+      active.set(run, undefined);
+    },
+    end(run): void {
+      const waiting = active.get(run);
+      active.delete(run);
+      if (waiting !== undefined) { for (const resolve of waiting) resolve(); }
+      for (const listener of settleListeners) listener();
+    },
     async settledOf(jobs) {
-      const names = new Set(jobs);
-      const runs = [...active].filter(([, job]) => names.has(job)).map(([run]) => run);
-      await Promise.allSettled(runs);
+      const names = jobs === undefined ? undefined : new Set(jobs);
+      const waits: Promise<void>[] = [];
+      for (const [run, waiting] of active) {
+        if (names !== undefined && !names.has(run.job)) continue;
+        waits.push(new Promise<void>((resolve) => active.set(run, [...(waiting ?? []), resolve])));
+      }
+      await Promise.all(waits);
     },
     controllers: new Set(),
     stopping: false,
   };
+  return tracker;
 }

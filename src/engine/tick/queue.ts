@@ -17,22 +17,28 @@ export const MAX_AHEAD = 10_000;
 /** Weight of the newest run in the average run time. */
 const ALPHA = 0.2;
 
-/** One queued run. */
+/** One queued run: it says itself when it settled (no promise per run of a large minute). */
 export interface QueuedRun {
   /**
-   * Starts the run (synchronously tracked as in flight); resolves once it settled. It
-   * calls `ran()` when its slots settle, before the tracker hears of it, so the pace is
-   * known to whoever the tracker wakes.
+   * Starts the run, tracked as in flight before it returns. It calls `pace.ran(startedAt)`
+   * once when its slots settle, before the tracker hears of it, so the pace is known to
+   * whoever the tracker wakes.
    */
-  start(ran: () => void): Promise<void>;
+  start(pace: RunPace, startedAt: number): void;
   /** Called instead of `start()` when the queue is dropped (the scheduler stops). */
   drop(): Promise<void>;
 }
 
+/** What a started run reports back to its queue. */
+export interface RunPace {
+  /** The run started at `startedAt` (the queue's time) settled. */
+  ran(startedAt: number): void;
+}
+
 /** The run queue of one node. */
-export interface RunQueue {
-  /** Queues a run; starts it at once when there is room. Resolves once it settled or was dropped. */
-  push(run: QueuedRun): Promise<void>;
+export interface RunQueue extends RunPace {
+  /** Queues a run; starts it at once when there is room. */
+  push(run: QueuedRun): void;
   /** Runs waiting to start. */
   readonly length: number;
   /**
@@ -58,7 +64,7 @@ export function createRunQueue(deps: {
   hold?: () => () => void;
 }): RunQueue {
   const { tracker, concurrency } = deps;
-  const waiting: { run: QueuedRun; done: () => void }[] = [];
+  const waiting: QueuedRun[] = [];
   let head = 0;
   let release: (() => void) | undefined;
   /** Callers of `empty()` waiting for the queue to empty. */
@@ -105,15 +111,9 @@ export function createRunQueue(deps: {
         break;
       }
       starts++;
-      const { run, done } = waiting[head]!;
+      const run = waiting[head]!;
       waiting[head++] = undefined!;
-      const started = deps.now();
-      void run.start(() => {
-        const now = deps.now();
-        const took = Math.max(0, now - started);
-        lastSettled = now;
-        average = average === undefined ? took : average + ALPHA * (took - average);
-      }).then(done);
+      run.start(queue, deps.now());
     }
     // Compact now and then so a long-lived queue does not keep a long array of holes.
     if (head > 1_024 && head * 2 > waiting.length) {
@@ -127,12 +127,16 @@ export function createRunQueue(deps: {
   const ahead = (): number =>
     average === undefined ? 0 : Math.min(MAX_AHEAD, Math.floor(concurrency * AHEAD_MS / Math.max(1, average)));
 
-  return {
+  const queue: RunQueue = {
     push(run) {
-      return new Promise<void>((done) => {
-        waiting.push({ run, done });
-        pump();
-      });
+      waiting.push(run);
+      pump();
+    },
+    ran(startedAt) {
+      const now = deps.now();
+      const took = Math.max(0, now - startedAt);
+      lastSettled = now;
+      average = average === undefined ? took : average + ALPHA * (took - average);
     },
     get length() {
       return waiting.length - head;
@@ -152,7 +156,8 @@ export function createRunQueue(deps: {
       waiting.length = 0;
       head = 0;
       held();
-      await Promise.all(dropped.map(({ run, done }) => run.drop().then(done, done)));
+      await Promise.all(dropped.map((run) => run.drop().catch(() => {})));
     },
   };
+  return queue;
 }

@@ -18,7 +18,7 @@ import { limitRuns } from "./max_runs.ts";
 import { own } from "../../core/own.ts";
 import { setOwn } from "../../store/_validate.ts";
 import { noteAll, type ReportDraft } from "./report.ts";
-import { queueRun, type RunsDeps } from "./runs.ts";
+import { queueRun, RunGroup, type RunsDeps } from "./runs.ts";
 import { nextTurn, QUEUE_CHUNK } from "./turn.ts";
 
 /** How many jobs of other nodes' shares one read checks before this node helps with them. */
@@ -341,6 +341,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
     let n = 0;
     let stopped = false;
     const left: HeldClaim[] = [];
+    const group = new RunGroup();
     for (const [name, claims] of won) {
       if (!stopped && ++n % QUEUE_CHUNK === 0) {
         await nextTurn();
@@ -356,8 +357,9 @@ export function createRounds(deps: RoundsDeps): Rounds {
       // Removed since its claim (a data job undefined while the claim waited for its
       // slot): not run, and let go, not held and renewed for as long as the node lives.
       if (job === undefined) runs.push(lease.release(claims));
-      else runs.push(queueRun(deps, job, claims, draft.job(name)));
+      else queueRun(deps, job, claims, draft.job(name), group);
     }
+    runs.push(group.close());
     if (left.length > 0) runs.push(lease.release(left));
   };
 

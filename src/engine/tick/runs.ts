@@ -3,13 +3,14 @@
  * node's capacity, through the run queue (`queue.ts`); after a job's runs here its
  * buffered slots are drained when its policy buffers.
  */
-import { cancel, runSlot } from "../run/runner.ts";
+import { cancel, type RunSink, runSlot, runSlotTo } from "../run/runner.ts";
 import { buffers, type Promoter } from "../run/overlap.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
-import type { HeldClaim } from "../run/tracker.ts";
+import type { HeldClaim, RunToken } from "../run/tracker.ts";
+import type { Outcome } from "../../store/types.ts";
 import type { RunnerDeps } from "../run/runner.ts";
 import type { JobTickReport } from "../types.ts";
-import type { RunQueue } from "./queue.ts";
+import type { QueuedRun, RunPace, RunQueue } from "./queue.ts";
 import { note, record } from "./report.ts";
 
 /** What starting runs uses. */
@@ -19,16 +20,114 @@ export interface RunsDeps extends RunnerDeps {
 }
 
 /**
- * Queues `claims` (won slots of `job`, oldest first) as one run; resolves once it
- * settled. When the scheduler stops before it starts, its claims are released (their
- * rows end at the next reap, as a run given up at a stop does).
+ * Counts the runs a round queued until each settled or was dropped: one promise for all
+ * of them, where each run had its own (and `Promise.all` a closure per run).
  */
-export function queueRun(deps: RunsDeps, job: ResolvedJob, claims: HeldClaim[], r: JobTickReport): Promise<void> {
-  return deps.queue.push({
-    start: (ran) =>
-      deps.tracker.track(runInOrder(deps, job, claims, r).then(ran), job.name).then(() => drain(deps, job, r)),
-    drop: () => deps.lease.release(claims),
-  });
+export class RunGroup {
+  #left = 0;
+  #closed = false;
+  #resolve!: () => void;
+  readonly #settled = new Promise<void>((resolve) => (this.#resolve = resolve));
+
+  add(): void {
+    this.#left++;
+  }
+
+  done(): void {
+    if (--this.#left === 0 && this.#closed) this.#resolve();
+  }
+
+  /** No more runs join: resolves once every run added settled or was dropped. */
+  close(): Promise<void> {
+    this.#closed = true;
+    if (this.#left === 0) this.#resolve();
+    return this.#settled;
+  }
+}
+
+/**
+ * Queues `claims` (won slots of `job`, oldest first) as one run of `group`. When the
+ * scheduler stops before it starts, its claims are released (their rows end at the next
+ * reap, as a run given up at a stop does).
+ */
+export function queueRun(
+  deps: RunsDeps,
+  job: ResolvedJob,
+  claims: HeldClaim[],
+  r: JobTickReport,
+  group: RunGroup,
+): void {
+  group.add();
+  deps.queue.push(new JobRun(deps, job, claims, r, group));
+}
+
+/**
+ * One queued run: the queue's entry, the tracker's token and the sink of its slot's
+ * outcome in one object, where a run of a large minute made about a dozen promises,
+ * reactions and closures that lived until its outcome's group commit.
+ */
+class JobRun implements QueuedRun, RunToken, RunSink {
+  /** One run kept for the life of the module, never started, for the reason `Lazy.kept` is (abort.ts). */
+  static readonly kept: JobRun = new JobRun(
+    undefined as never,
+    { name: "" } as ResolvedJob,
+    [],
+    undefined as never,
+    new RunGroup(),
+  );
+  readonly job: string;
+  #pace: RunPace | undefined = undefined;
+  /** A double, as every real start is (epoch ms). */
+  #startedAt = Number.NaN;
+
+  constructor(
+    readonly deps: RunsDeps,
+    readonly def: ResolvedJob,
+    readonly claims: HeldClaim[],
+    readonly report: JobTickReport,
+    readonly group: RunGroup,
+  ) {
+    this.job = def.name;
+  }
+
+  start(pace: RunPace, startedAt: number): void {
+    const { deps, def, claims, report } = this;
+    this.#pace = pace;
+    this.#startedAt = startedAt;
+    deps.tracker.begin(this);
+    // One slot that starts as it is (the common case of a large minute): heard by callback.
+    const only = claims[0]!;
+    if (claims.length === 1 && !deps.tracker.stopping && !only.superseded && startsAsIs(deps, only)) {
+      note(report, "run", only.slot);
+      runSlotTo(deps, def, only, this);
+      return;
+    }
+    const end = (): void => this.#end();
+    runEach(deps, def, claims, report).then(end, end);
+  }
+
+  /** The one slot's outcome ({@link runSlotTo}). */
+  settled(outcome: Outcome | undefined): void {
+    record(this.report, this.claims[0]!.slot, outcome);
+    this.#end();
+  }
+
+  drop(): Promise<void> {
+    return this.deps.lease.release(this.claims).finally(() => this.group.done());
+  }
+
+  /** The run's slots settled: the pace, then the tracker (which wakes the queue), then the job's buffered slots. */
+  #end(): void {
+    const { deps, group } = this;
+    this.#pace!.ran(this.#startedAt);
+    deps.tracker.end(this);
+    const drained = drain(deps, this.def, this.report);
+    if (drained === undefined) group.done();
+    else {
+      const done = (): void => group.done();
+      drained.then(done, done);
+    }
+  }
 }
 
 /** A run that needs no queue (a re-run of a reclaimed or adopted claim): started at once. */
@@ -53,26 +152,15 @@ export function drain(deps: RunsDeps, job: ResolvedJob, r: JobTickReport, always
 }
 
 /**
- * Runs one job's won slots oldest first. A slot that waited (a later slot of the job, or
- * a claim whose lease ended while it sat in the queue) is re-leased from when it starts.
- */
-function runInOrder(deps: RunsDeps, job: ResolvedJob, claims: HeldClaim[], r: JobTickReport): Promise<void> {
-  // One slot that starts as it is (the common case of a large minute): no async frame
-  // kept per run while its outcome waits for the group commit.
-  const only = claims[0]!;
-  if (claims.length === 1 && !deps.tracker.stopping && !only.superseded && startsAsIs(deps, only)) {
-    note(r, "run", only.slot);
-    return runSlot(deps, job, only).then((outcome) => record(r, only.slot, outcome));
-  }
-  return runEach(deps, job, claims, r);
-}
-
-/**
  * A claim that waited in the queue with its lease renewed starts as it is: the outcome
  * write records when it started. Past its fence it is no longer surely ours.
  */
 const startsAsIs = (deps: RunsDeps, claim: HeldClaim): boolean => !claim.lost && deps.clock.now() < claim.heldUntil;
 
+/**
+ * Runs one job's won slots oldest first. A slot that waited (a later slot of the job, or
+ * a claim whose lease ended while it sat in the queue) is re-leased from when it starts.
+ */
 async function runEach(deps: RunsDeps, job: ResolvedJob, claims: HeldClaim[], r: JobTickReport): Promise<void> {
   const { tracker, lease, clock } = deps;
   // An index, not `entries()`: no iterator and no pair array per slot of a large minute.

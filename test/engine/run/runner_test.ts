@@ -426,7 +426,11 @@ describe("runs: a cancelled slot's outcome write", () => {
     const deps = {
       registry: { counters: () => ({ cancelled: 0 }) },
       emit: (e: { type: string; reason?: string }) => void events.push(e),
-      lease: { end: () => Promise.reject(new Error("store down")) },
+      // The write fails for good, a turn later (as the writer says it).
+      lease: {
+        endTo: (_c: unknown, _p: unknown, sink: { failed(e: unknown): void }) =>
+          queueMicrotask(() => sink.failed(new Error("store down"))),
+      },
       tracker: { release: (c: unknown) => void released.push(c) },
       log: { debug() {}, info() {}, warn() {}, error: (m: string) => void errors.push(m) },
     } as unknown as RunnerDeps;

@@ -14,16 +14,22 @@ function queueOf(concurrency: number) {
   const queue = createRunQueue({ tracker, concurrency, now: () => now });
   const started: number[] = [];
   const gates: (() => void)[] = [];
+  // Resolves once the run settled (after the tracker heard of it) or was dropped.
   const push = (id: number): Promise<void> =>
-    queue.push({
-      start: (ran) => {
-        started.push(id);
-        const gate = deferred();
-        gates[id] = gate.resolve;
-        return tracker.track(gate.promise.then(ran), `job-${id}`);
-      },
-      drop: async () => void started.push(-id),
-    });
+    new Promise<void>((done) =>
+      queue.push({
+        start: (pace, startedAt) => {
+          started.push(id);
+          const gate = deferred();
+          gates[id] = gate.resolve;
+          void tracker.track(gate.promise.then(() => pace.ran(startedAt)), `job-${id}`).then(done);
+        },
+        drop: async () => {
+          started.push(-id);
+          done();
+        },
+      })
+    );
   return { queue, tracker, started, gates, push, at: (t: number) => void (now = t) };
 }
 
@@ -62,7 +68,12 @@ describe("the run queue", () => {
     const pushed: Promise<void>[] = [];
     for (let i = 0; i < STARTS_PER_TURN + 44; i++) {
       pushed.push(
-        queue.push({ start: (ran) => tracker.track(Promise.resolve().then(ran), `j${i}`), drop: async () => {} }),
+        new Promise<void>((done) =>
+          queue.push({
+            start: (pace, at) => void tracker.track(Promise.resolve().then(() => pace.ran(at)), `j${i}`).then(done),
+            drop: async () => done(),
+          })
+        ),
       );
     }
     // The first STARTS_PER_TURN started at once; the rest wait for the next turn. The

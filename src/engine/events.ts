@@ -170,7 +170,7 @@ export function logEvent(log: Logger, event: SchedulerEvent): void {
         } (attempt ${event.attempt})${event.willRetry ? "; re-running" : ""}`,
       );
     case "store-error":
-      return log.error(`store error: ${event.error}; no slot runs until it recovers`);
+      return log.error(storeErrorLine(event.error));
     case "stuck":
       return log.warn(
         `${jobLabel(event.job)} slot ${
@@ -202,4 +202,12 @@ function isoText(ms: number): string {
     pad(Math.floor(t / 1000) % 60, 2)
   }`;
   return `${civilYear(date)}-${pad(civilMonth(date), 2)}-${pad(civilDay(date), 2)}T${time}.${pad(t % 1000, 3)}Z`;
+}
+
+/**
+ * The log line of a failed store call. A store's refusal reads `store-error: …` (its code
+ * first): said once, not `store error: store-error: …`.
+ */
+export function storeErrorLine(error: string): string {
+  return `store error: ${error.replace(/^store-error: /, "")}; no slot runs until it recovers`;
 }

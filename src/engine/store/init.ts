@@ -3,6 +3,7 @@ import type { Store } from "../../store/types.ts";
 import { warnHistory } from "../jobs/history.ts";
 import type { JobRegistry } from "../jobs/registry.ts";
 import { errorText } from "../text.ts";
+import { storeErrorLine } from "../events.ts";
 import type { Clock, Logger } from "../types.ts";
 
 /** What initialisation uses: the store, and what the start-up history warning reads. */
@@ -54,7 +55,7 @@ export function createInit(deps: InitDeps): Init {
     lastError = error;
     if (!news) return;
     const streak = failures === 1 ? "" : ` (init failed ${failures} times in a row; retried with back-off)`;
-    deps.log.error(`store error: ${error}; no slot runs until it recovers${streak}`);
+    deps.log.error(storeErrorLine(error) + streak);
   };
   const succeeded = (): void => {
     if (failures > 0) deps.log.info(`store initialised after ${failures} failed attempts`);

@@ -219,13 +219,17 @@ export function createRounds(deps: RoundsDeps): Rounds {
       await gate(p.claimFrom, true);
       if (tracker.stopping || drained().aborted || plan !== p) return "stop" as const;
     }
+    // Each owner gets HELP_DELAY_MS from the slot to start its share, or half the time to
+    // `until` (timer mode's next slot) when that is sooner: the next slot's tick plans
+    // afresh, so with slots a second apart help that waited the whole delay never came, and
+    // a killed node's share got no row until its presence ended, minutes later.
+    const helpAt = until > p.now ? Math.min(p.helpAt, p.now + (until - p.now) / 2) : p.helpAt;
     for (;;) {
-      // Each owner gets HELP_DELAY_MS from the slot to start its share; past that, a share
-      // not yet taken (planned, or not read yet) is treated as its owner's who is slow or gone.
-      // The wait ends at `until` (timer mode's next slot, which gets a tick of its own).
-      if (p.next >= p.helpFrom && !done(p) && budget > 0 && clock.now() < p.helpAt) {
-        await sleep({ clock, tracker }, Math.min(p.helpAt, until) - clock.now(), drained());
-        if (tracker.stopping || drained().aborted || plan !== p || clock.now() < p.helpAt) return "stop" as const;
+      // Past `helpAt`, a share not yet taken (planned, or not read yet) is treated as its
+      // owner's who is slow or gone. The wait ends at `until`, which gets a tick of its own.
+      if (p.next >= p.helpFrom && !done(p) && budget > 0 && clock.now() < helpAt) {
+        await sleep({ clock, tracker }, Math.min(helpAt, until) - clock.now(), drained());
+        if (tracker.stopping || drained().aborted || plan !== p || clock.now() < helpAt) return "stop" as const;
       }
       // Jobs of other shares this tick did not read: read a window now and plan it. What the
       // owners claimed meanwhile has its slot recorded, so the plan holds only what is left.

@@ -551,3 +551,36 @@ describe("newestDue()", () => {
     assert.equal(newestDue(throwing as ResolvedJob, T0), undefined);
   });
 });
+
+describe("helping in timer mode when slots come every second", () => {
+  it("a gone node's share of every-second jobs runs in its own second, not once its presence ends", async () => {
+    // Help waited HELP_DELAY_MS (2 s) after the slot, and each next second's tick cleared
+    // the plan before that: a killed node's share got no row at all until its presence
+    // entry ended (5 minutes). Adversarial review, 5 December.
+    const store = createMemoryStore();
+    const clock = createManualClock(T0 - MIN + 1);
+    await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
+    const b = setup({ clock, store, node: "n2", concurrency: 5 });
+    const names = Array.from({ length: 40 }, (_, i) => `job-${i}`);
+    const ran: string[] = [];
+    for (const name of names) {
+      b.scheduler.job(name, { schedule: "* * * * * *", run: (ctx) => void ran.push(`${ctx.job}@${ctx.slot}`) });
+    }
+    await b.scheduler.tick(T0 - MIN + 1); // registers every job
+    const theirs = names.filter((n) => ownerOf(n, ["n1", "n2"]) === "n1");
+    assert.ok(theirs.length > 5 && theirs.length < 35, `share of the gone node: ${theirs.length}`);
+    await clock.set(T0 - 100);
+    b.scheduler.start();
+    for (let i = 0; i < 100; i++) await clock.advance(100);
+    await b.scheduler.stop();
+    for (let slot = T0 + 2_000; slot <= T0 + 8_000; slot += 1_000) {
+      const at = ran.filter((r) => r.endsWith(`@${slot}`)).map((r) => r.split("@")[0]!);
+      assert.deepEqual(
+        theirs.filter((n) => !at.includes(n)),
+        [],
+        `every job of the gone node's share ran at ${slot - T0} ms`,
+      );
+      assert.equal(at.length, 40, `each of the 40 jobs once at ${slot - T0} ms`);
+    }
+  });
+});

@@ -7,7 +7,7 @@ import { basePath, homePath, type RouterContext } from "../_context.ts";
 import { type ErrorStatus, validate } from "../_errors.ts";
 import { listJobs } from "../_list.ts";
 import { JOBS_PAGE } from "../_paging.ts";
-import { NameSchema, QUERY_INSTANT, queryInstant } from "../_schemas.ts";
+import { NameSchema, queryInstant } from "../_schemas.ts";
 import { badQuery, layout, notFound } from "./_layout.ts";
 import { jobHref, type JobView } from "./_job.ts";
 import { plannedSpans } from "./_planned.ts";
@@ -128,11 +128,10 @@ export function registerJobPage(app: Hono, rc: RouterContext): void {
     // The API's cursor: epoch ms (negative before 1970) or an ISO instant with an offset.
     const beforeText = c.req.query("before");
     const before = beforeText === undefined ? undefined : queryInstant(beforeText);
-    if (beforeText !== undefined && before === undefined) {
+    if (typeof before === "string") {
       const { chrome } = await chromeOf(rc, c, base, rc.now());
-      const message = `${QUERY_INSTANT}, got ${quote(beforeText)}`;
       return c.html(
-        await layout(chrome, "Bad address", badQuery(jobHref(base, name), "The newest runs", "before", message)),
+        await layout(chrome, "Bad address", badQuery(jobHref(base, name), "The newest runs", "before", before)),
         400,
       );
     }

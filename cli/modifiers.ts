@@ -1,6 +1,7 @@
 /** `--except`, `--start` and `--end` of `edgecron next`: the schedule modifiers on the command line. */
 import type { ModifierOptions } from "../src/core/mod.ts";
-import { SchedulerError } from "../src/core/errors.ts";
+import { daysFromCivil, daysInMonth } from "../src/core/civil.ts";
+import { quote, SchedulerError } from "../src/core/errors.ts";
 import { toEpochMs } from "../src/core/instant.ts";
 import { zoneOffsets } from "../src/core/zone/offsets.ts";
 
@@ -22,8 +23,8 @@ export interface ModifierArgs {
 export function modifierOptions(args: ModifierArgs, timezone: string): ModifierOptions {
   const out: ModifierOptions = {};
   if (args.except.length > 0) out.except = args.except;
-  if (args.start !== undefined) out.startAt = instant(args.start, timezone, 0);
-  if (args.end !== undefined) out.endAt = instant(args.end, timezone, 1);
+  if (args.start !== undefined) out.startAt = instant(args.start, timezone, "--start");
+  if (args.end !== undefined) out.endAt = instant(args.end, timezone, "--end");
   // Named as typed: the core would name `endAt` and the end day's next midnight.
   const [from, until] = [epochMs(out.startAt), epochMs(out.endAt)];
   if (from !== undefined && until !== undefined && until <= from) {
@@ -48,14 +49,15 @@ export function epochMs(at: unknown): number | undefined {
   }
 }
 
-function instant(text: string, timezone: string, dayOffset: number): string | number {
+function instant(text: string, timezone: string, flag: "--start" | "--end"): string | number {
   if (/^-?\d+$/.test(text)) return Number(text);
   const d = DATE.exec(text);
   if (d === null) return text;
-  const day = Date.UTC(Number(d[1]), Number(d[2]) - 1, Number(d[3])) / 86_400_000 + dayOffset;
-  // Not a calendar date (2027-02-30): passed on as typed, so the core refuses it by name.
-  if (!Number.isInteger(day) || new Date(day * 86_400_000).toISOString().slice(0, 10) !== text && dayOffset === 0) {
-    return text;
+  const [y, m, dd] = [Number(d[1]), Number(d[2]), Number(d[3])];
+  // Refused here, by flag: the core would name `startAt`/`endAt`, and `--end`'s next day rolled 02-30 over.
+  if (m < 1 || m > 12 || dd < 1 || dd > daysInMonth(y, m)) {
+    throw new SchedulerError("invalid-spec", `${flag}: ${quote(text)} is not a calendar date`, { path: flag });
   }
+  const day = daysFromCivil(y, m, dd) + (flag === "--end" ? 1 : 0);
   return zoneOffsets(timezone).wallToInstant(day * 86_400) * 1000;
 }

@@ -52,10 +52,14 @@ export function toEpochMs(input: unknown, options: { field?: string; allowString
     if (typeof v === "number") ms = v;
   } else if (typeof input === "string" && allowString && input.length <= 40) {
     const m = ISO_INSTANT.exec(input.trim());
-    if (m !== null && isCalendarTime(m)) ms = Date.parse(input.trim().toUpperCase().replace(/(\.\d{3})\d+/, "$1"));
+    if (m !== null && isCalendarTime(m)) {
+      ms = Date.parse(input.trim().toUpperCase().replace(/(\.\d{3})\d+/, "$1"));
+      // NaN past what a Date holds (-000000 is NaN too): an instant of such a year is out of range, not malformed.
+      if (Number.isNaN(ms) && Math.abs(Number(m[1])) > 271_820) ms = Number(m[1]) * Infinity;
+    }
   }
-  // A number past what a Date holds is a real instant too far out, not a malformed one: said as such.
-  if (Math.abs(ms) > INSTANT_LIMIT && Number.isFinite(ms)) {
+  // An instant past what a Date holds is a real one too far out, not a malformed one: said as such.
+  if (Math.abs(ms) > INSTANT_LIMIT && (Number.isFinite(ms) || typeof input === "string")) {
     const message = `${field}: ${INSTANT_RANGE}, got ${quote(describe(input))} (out of range)`;
     throw new SchedulerError("invalid-instant", message, { path: field });
   }

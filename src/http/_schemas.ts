@@ -5,7 +5,7 @@
  * `scheduler.define()` refuse the same inputs with the same codes.
  */
 import * as v from "valibot";
-import { LONE_SURROGATE, LONE_SURROGATE_RULE, quote, SchedulerError } from "../core/errors.ts";
+import { LONE_SURROGATE, LONE_SURROGATE_RULE, quote, SchedulerError, sentence } from "../core/errors.ts";
 import { toWholeEpochMs } from "../core/instant.ts";
 import { checkName, dataJobSchema, JOB_NAME, nameSchema, parseOrThrow } from "../engine/jobs/schema.ts";
 import { HTTP_INSTANT } from "./_errors.ts";
@@ -109,21 +109,20 @@ export function queryInt(max: number): v.GenericSchema<string, number> {
   );
 }
 
-/** What {@link queryInstant} accepts, for the refusals. */
-export const QUERY_INSTANT = `expected ${HTTP_INSTANT}`;
-
 /**
  * The instant of a query cursor as epoch ms, read as the backfill body's `from` and `to`
  * are (`toWholeEpochMs`): whole epoch milliseconds, negative ones too (`nextBefore` of a
  * history that reaches before 1970), or an ISO-8601 instant with `Z` or an offset; never
  * `Date.parse`'s guesses (`-5` as May 2001, `12/25`, an ISO time without offset in the server's zone).
- * `undefined` for anything else.
+ * For anything else, why: the rule and the text sent, an instant past what a Date holds
+ * said as out of range.
  */
-export function queryInstant(text: string): number | undefined {
+export function queryInstant(text: string): number | string {
   try {
     return toWholeEpochMs(/^-?\d{1,16}$/.test(text) ? Number(text) : text, { field: "before" }) + 0; // -0 is 0
-  } catch {
-    return undefined;
+  } catch (e) {
+    const why = e instanceof SchedulerError ? sentence(e).slice("before: ".length) : "";
+    return why.endsWith("(out of range)") ? why : `expected ${HTTP_INSTANT}, got ${quote(text)}`;
   }
 }
 
@@ -131,8 +130,8 @@ const QueryInstant = v.pipe(
   v.string(),
   v.rawTransform(({ dataset, addIssue, NEVER }) => {
     const ms = queryInstant(dataset.value);
-    if (ms !== undefined) return ms;
-    addIssue({ message: `${QUERY_INSTANT}, got ${quote(dataset.value)}` });
+    if (typeof ms === "number") return ms;
+    addIssue({ message: ms });
     return NEVER;
   }),
 );

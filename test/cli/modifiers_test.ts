@@ -53,7 +53,7 @@ describe("edgecron next with --except, --start, --end", () => {
     assert.match(all.err, /every fire time is excluded \("\* \* \* \* 1-5"\)/);
     const bad = cli("next", "0 9 * * 1-5", "--start", "2027-02-30");
     assert.equal(bad.code, EXIT.invalid);
-    assert.match(bad.err, /startAt: .*got "2027-02-30"/);
+    assert.match(bad.err, /--start: "2027-02-30" is not a calendar date/);
     const badEx = cli("next", "0 9 * * 1-5", "--except", "* * 32 * *");
     assert.equal(badEx.code, EXIT.invalid);
     assert.match(badEx.err, /except\[0\]: invalid-cron: day-of-month/);
@@ -90,5 +90,20 @@ describe("edgecron next with --except, --start, --end", () => {
     assert.deepEqual((JSON.parse(out) as { next: { utc: string }[] }).next.map((f) => f.utc), ["2030-01-01T09:00:00Z"]);
     const negative = cli("next", "0 0 * * *", "--start", "-86400000", "--from", "-172800000", "-n", "1", "--json");
     assert.equal((JSON.parse(negative.out) as { next: { utc: string }[] }).next[0]!.utc, "1969-12-31T00:00:00Z");
+  });
+
+  it("an --end that is no calendar date is refused by name, like --start", () => {
+    // It rolled 2026-02-30 over to 2026-03-02 and printed fire times through 1 March.
+    for (const date of ["2026-02-30", "2026-13-45", "2026-00-10", "2026-04-31"]) {
+      const { code, out, err } = cli("next", "0 9 * * *", "--from", "2026-02-25T00:00:00Z", "--end", date, "-n", "10");
+      assert.equal(code, EXIT.invalid, date);
+      assert.equal(out, "");
+      assert.equal(err, `invalid: invalid-spec: --end: "${date}" is not a calendar date`);
+    }
+    const leap = cli("next", "0 9 * * *", "--from", "2028-02-28T00:00:00Z", "--end", "2028-02-29", "--json");
+    assert.deepEqual((JSON.parse(leap.out) as { next: { utc: string }[] }).next.map((f) => f.utc), [
+      "2028-02-28T09:00:00Z",
+      "2028-02-29T09:00:00Z",
+    ]);
   });
 });

@@ -42,6 +42,33 @@ describe("toEpochMs()", () => {
     assert.equal(toEpochMs(-8.64e15), -8.64e15);
   });
 
+  it("says a well-formed ISO instant past what a Date holds is out of range (it read as malformed)", () => {
+    for (
+      const text of [
+        "+275760-09-13T00:00:00.001Z",
+        "+300000-01-01T00:00:00Z",
+        "-271821-04-19T23:59:59.999Z",
+        "+275760-09-12T23:00:00-02:00",
+      ]
+    ) {
+      assertSchedulerError(
+        () => toEpochMs(text, { field: "from" }),
+        "invalid-instant",
+        `invalid-instant: from: expected an instant from -8640000000000000 to 8640000000000000 ms (years -271821 to 275760), got "${text}" (out of range)`,
+      );
+    }
+    assert.equal(toEpochMs("+275760-09-13T00:00:00Z"), 8.64e15);
+    assert.equal(toEpochMs("-271821-04-20T00:00:00Z"), -8.64e15);
+    // Malformed still: no calendar date, and the year -0 ISO-8601 forbids.
+    for (const text of ["+275760-02-30T00:00:00Z", "-000000-01-01T00:00:00Z"]) {
+      assertSchedulerError(
+        () => toEpochMs(text),
+        "invalid-instant",
+        `invalid-instant: instant: expected epoch ms, a Date or an ISO instant with offset, got "${text}"`,
+      );
+    }
+  });
+
   it("refuses dates and times that do not exist instead of rolling them over (Date.parse did)", () => {
     for (const text of ["2026-02-30T00:00:00Z", "2026-04-31T00:00Z", "2027-02-29T00:00:00Z", "1900-02-29T00:00:00Z"]) {
       assertSchedulerError(() => toEpochMs(text), "invalid-instant");

@@ -213,6 +213,19 @@ describe("instants as epoch ms and ISO-8601", () => {
     assert.deepEqual(out.payload, { slot: 1 });
   });
 
+  it("names a field of a schedule object once (it said `schedule.every: interval: …`)", async () => {
+    const f = setup();
+    const target = { url: "https://example.test/" };
+    for (const method of ["PUT", "POST"] as const) {
+      const body = { ...(method === "POST" ? { name: "pl" } : {}), schedule: { every: "1x" }, target };
+      const res = await f.call(method, method === "PUT" ? "/jobs/pl" : "/jobs", json(body));
+      assert.equal(res.status, 400);
+      const error = await errorOf(res);
+      assert.equal(error.path, "schedule.every");
+      assert.equal(error.message, 'schedule.every: expected a duration like "30s", got "1x"');
+    }
+  });
+
   it('refuses a bad instant on every route that takes one saying what an HTTP client can send, not "a Date"', async () => {
     // The core's words are for library callers; JSON and queries carry no Date.
     const f = setup();

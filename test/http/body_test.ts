@@ -185,6 +185,21 @@ describe("instants out of range", () => {
         ["POST", "/jobs/hourly/backfill", '{"from":0,"to":-9000000000000000}', "to", "-9000000000000000"],
         ["PUT", "/jobs/w", `{"schedule":{"at":9e15},${target}}`, "schedule.at", "9000000000000000"],
         ["PUT", "/jobs/w", `{"schedule":"@daily","endAt":8640000000000001,${target}}`, "endAt", "8640000000000001"],
+        // Well-formed ISO text past the range read as malformed ("expected epoch milliseconds or...").
+        [
+          "POST",
+          "/jobs/hourly/backfill",
+          '{"from":"+275760-09-13T00:00:00.001Z","to":0}',
+          "from",
+          "+275760-09-13T00:00:00.001Z",
+        ],
+        [
+          "PUT",
+          "/jobs/w",
+          `{"schedule":{"at":"+300000-01-01T00:00:00Z"},${target}}`,
+          "schedule.at",
+          "+300000-01-01T00:00:00Z",
+        ],
       ] as const
     ) {
       const res = await f.call(method, path, { body, headers: { "content-type": "application/json" } });
@@ -192,6 +207,24 @@ describe("instants out of range", () => {
       const error = await errorOf(res);
       assert.equal(error.path, field, body);
       assert.equal(error.message, `${field}: ${range}, got "${sent}" (out of range)`, body);
+    }
+  });
+
+  it("in a query cursor are said as out of range, on the runs API and the job page (it said the generic rule)", async () => {
+    const f = setup();
+    const range = "expected an instant from -8640000000000000 to 8640000000000000 ms (years -271821 to 275760)";
+    for (const before of ["9000000000000000", "-8640000000000001", "+275760-09-13T00:00:00.001Z"]) {
+      const api = await f.call("GET", `/jobs/hourly/runs?before=${encodeURIComponent(before)}`);
+      assert.equal(api.status, 400, before);
+      const error = await errorOf(api);
+      assert.equal(error.path, "query.before", before);
+      assert.equal(error.message, `query.before: ${range}, got "${before}" (out of range)`);
+      const page = await f.call("GET", `/ui/jobs/hourly?before=${encodeURIComponent(before)}`);
+      assert.equal(page.status, 400, before);
+      assert.ok(
+        (await page.text()).includes(`in the address: ${range}, got &quot;${before}&quot; (out of range).</div>`),
+        before,
+      );
     }
   });
 });

@@ -56,8 +56,55 @@ describe("dashboard backfill form", () => {
       T0 - 2 * HOUR,
       "backfill",
     ]]);
-    const bad = await post(f, "/ui/jobs/hourly/backfill", cookie, { csrf, from: "soon", to: String(T0) });
-    assert.equal(bad.headers.get("location"), "/ui/jobs/hourly?done=backfill&job=hourly&result=invalid-instant");
+  });
+
+  it("a refusal answers the job page with the API's status and sentence in the notice, escaped", async () => {
+    // It redirected to a notice of the code alone: "Could not backfill hourly: invalid spec".
+    const f = setup();
+    const cookie = await login(f);
+    const page = await (await f.call("GET", "/ui/jobs/hourly", { auth: false, headers: { cookie } })).text();
+    const csrf =
+      /action="\/ui\/jobs\/hourly\/backfill" class="backfill"><input type="hidden" name="csrf" value="([0-9a-f]{64})"/
+        .exec(page)![1]!;
+    const iso = (ms: number): string => new Date(ms).toISOString();
+    for (
+      const [from, to] of [
+        [iso(T0 - HOUR), iso(T0 - 2 * HOUR)], // reversed
+        [iso(Date.UTC(2020, 0, 1)), iso(T0)], // more than 10 000 slots
+        [iso(T0 - HOUR), iso(T0 + 48 * HOUR)], // to in the future
+        ["soon", String(T0)], // no instant
+        ["<script>alert(1)</script>", String(T0)], // quoted back: escaped
+      ] as const
+    ) {
+      const api = await f.call("POST", "/jobs/hourly/backfill", {
+        body: JSON.stringify({ from, to }),
+        headers: { "content-type": "application/json" },
+      });
+      const { error } = await api.json() as { error: { code: string; message: string } };
+      const res = await post(f, "/ui/jobs/hourly/backfill", cookie, { csrf, from, to });
+      assert.equal(res.status, api.status, from);
+      assert.equal(res.headers.get("location"), null);
+      const html = await res.text();
+      const text = error.message.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(
+        /"/g,
+        "&quot;",
+      );
+      assert.ok(
+        html.includes(`data-notice="${error.code}">Could not backfill <b>hourly</b>: ${text}</div>`),
+        `${error.message}\n${html}`,
+      );
+      assert.ok(!html.includes("<script>"), "the quoted text is escaped");
+      // The page refreshes itself to the job page, not to the form's address.
+      assert.match(html, /http-equiv="refresh" content="30;url=\/ui\/jobs\/hourly"/);
+    }
+    assert.deepEqual(await f.store.runs("hourly"), []);
+  });
+
+  it("a refusal's notice is never read from the URL: only the form's own answer shows it", async () => {
+    const f = setup();
+    const page = await (await f.call("GET", "/ui/jobs/hourly?done=backfill&job=hourly&result=invalid-spec&message=x"))
+      .text();
+    assert.ok(!page.includes("data-notice"), page);
   });
 
   it("refuses a stale CSRF token or a cross-site post and starts nothing", async () => {
@@ -79,11 +126,10 @@ describe("dashboard backfill form", () => {
     await f.scheduler.pause("hourly");
     const fields = new URLSearchParams({ from: new Date(T0 - 2 * HOUR).toISOString(), to: String(T0) }).toString();
     const res = await f.call("POST", "/ui/jobs/hourly/backfill", { body: fields, headers: FORM });
-    assert.equal(res.headers.get("location"), "/ui/jobs/hourly?done=backfill&job=hourly&result=job-paused");
-    const page = await (await f.call("GET", res.headers.get("location")!)).text();
+    assert.equal(res.status, 409);
     assert.match(
-      page,
-      /class="notice bad" role="status" data-notice="job-paused">Could not backfill <b>hourly<\/b>: job paused/,
+      await res.text(),
+      /class="notice bad" role="status" data-notice="conflict">Could not backfill <b>hourly<\/b>: backfill: job &quot;hourly&quot; is paused; resume it, then backfill</,
     );
     const down = setup({
       wrap: (s) => ({

@@ -277,8 +277,10 @@ function buildSchedule(name: string, input: unknown, timezone: string | undefine
       : specField
       ? `${path}.${inner}`
       : path;
-    // One code and one path: `invalid-spec: jobs.x.timezone: unknown time zone "…"`, not the core error's own again.
-    throw new SchedulerError("invalid-spec", `${where}: ${message}`, { path: where, cause: e });
+    // One code and one path: `invalid-spec: jobs.x.timezone: unknown time zone "…"`, not the core error's own again
+    // (nor `every()`'s label of its argument, `interval: `, after `schedule.every`).
+    const said = specField ? message.replace(/^interval: /, "") : message;
+    throw new SchedulerError("invalid-spec", `${where}: ${said}`, { path: where, cause: e });
   }
 }
 

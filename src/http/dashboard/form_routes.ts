@@ -1,27 +1,33 @@
 /**
  * The job forms: `POST /ui/jobs/:name/{run,pause,resume,backfill}`. Each needs a signed-in
  * session (or a bearer token) and passes {@link formAllowed}, then redirects back with a
- * notice of what happened (`?done=&job=&result=`).
+ * notice of what happened (`?done=&job=&result=`), or answers a refusal with the job page
+ * saying why.
  */
-import type { Hono } from "hono";
-import * as v from "valibot";
+import type { Context, Hono } from "hono";
 import { SchedulerError } from "../../core/errors.ts";
 import { startBackfill } from "../_backfill.ts";
 import { readForm } from "../_body.ts";
 import { basePath, homePath, type RouterContext } from "../_context.ts";
-import { validate } from "../_errors.ts";
+import { toErrorResponse, validate } from "../_errors.ts";
 import { NameSchema, PauseBodySchema } from "../_schemas.ts";
 import { jobHref } from "./_job.ts";
 import { formAllowed, htmlHeaders, pageAuth, staleForm } from "./_shared.ts";
+import { jobPageAnswer } from "./page_routes.ts";
+import type { Notice } from "./pages.ts";
 
-/**
- * Why a pause note is refused, as the notice's result: the API's own check
- * (`PauseBodySchema`), so the form takes the notes `POST /jobs/:name/pause` takes.
- */
-function noteRefusal(note: string): string | undefined {
-  const parsed = v.safeParse(PauseBodySchema, { note });
-  if (parsed.success) return undefined;
-  return parsed.issues[0].type === "max_length" ? "note-over-500-characters" : "note-with-control-characters";
+/** A refused job form's answer: the job page, its notice saying what the API says, with the API's status. */
+async function refused(
+  c: Context,
+  rc: RouterContext,
+  base: string,
+  at: Pick<Notice, "action" | "job">,
+  error: unknown,
+): Promise<Response> {
+  const { status, body: { error: { code, message } }, internal } = toErrorResponse(error);
+  if (internal) throw error;
+  const notice = { ...at, result: code, message };
+  return await jobPageAnswer(c, rc, base, at.job, { refresh: jobHref(base, at.job), notice, status });
 }
 
 /** Registers `POST /ui/jobs/:name/run` (a forced manual run), `/pause` (with an optional note) and `/resume`. */
@@ -45,11 +51,14 @@ export function registerJobActions(app: Hono, rc: RouterContext): void {
         if (r.ok) slot = r.slot;
       } else if (verb === "pause") {
         const note = (form.get("note") ?? "").trim();
-        const refused = noteRefusal(note);
-        if (refused === undefined) {
-          await scheduler.pause(name, note === "" ? { by: "dashboard" } : { note, by: "dashboard" });
+        // The API's own check, so the form takes the notes `POST /jobs/:name/pause` takes.
+        try {
+          validate(PauseBodySchema, { note });
+        } catch (e) {
+          return await refused(c, rc, base, { action: verb, job: name }, e);
         }
-        result = refused ?? "paused";
+        await scheduler.pause(name, note === "" ? { by: "dashboard" } : { note, by: "dashboard" });
+        result = "paused";
       } else {
         await scheduler.resume(name);
         result = "resumed";
@@ -92,13 +101,9 @@ export function registerBackfillForm(app: Hono, rc: RouterContext): void {
         });
         result = `planned-${slots.length}`;
       } catch (e) {
-        // A store failure is the server's (503), not a notice; a paused job refuses a backfill (conflict).
+        // A store failure is the server's (503), not a notice.
         if (!(e instanceof SchedulerError) || e.code === "store-error") throw e;
-        result = e.code === "conflict"
-          ? "job-paused"
-          : e.code === "invalid-instant" || e.code === "unknown-job"
-          ? e.code
-          : "invalid-spec";
+        return await refused(c, rc, base, { action: "backfill", job: name }, e);
       }
     }
     rc.cache.clear();

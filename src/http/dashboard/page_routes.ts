@@ -4,10 +4,10 @@ import { quote } from "../../core/errors.ts";
 import type { JobInfo, Scheduler } from "../../engine/types.ts";
 import { JOB_NAME } from "../../engine/jobs/spec.ts";
 import { basePath, homePath, type RouterContext } from "../_context.ts";
-import { validate } from "../_errors.ts";
+import { type ErrorStatus, validate } from "../_errors.ts";
 import { listJobs } from "../_list.ts";
 import { JOBS_PAGE } from "../_paging.ts";
-import { NameSchema, QUERY_INSTANT, queryInstant } from "../_schemas.ts";
+import { NameSchema, queryInstant } from "../_schemas.ts";
 import { badQuery, layout, notFound } from "./_layout.ts";
 import { jobHref, type JobView } from "./_job.ts";
 import { plannedSpans } from "./_planned.ts";
@@ -23,7 +23,7 @@ const HISTORY_LIMIT = 50;
 /** Seconds between the pages' meta refreshes. */
 const REFRESH = 30;
 const OUTCOME =
-  /^(?:ok|error|timeout|skipped|missed|abandoned|cancelled|running|already-running|not-due|paused|lost|unknown-job|resumed|planned-\d{1,5}|invalid-spec|invalid-instant|job-paused|note-over-500-characters|note-with-control-characters)$/;
+  /^(?:ok|error|timeout|skipped|missed|abandoned|cancelled|running|already-running|not-due|paused|lost|unknown-job|resumed|planned-\d{1,5})$/;
 
 function noticeFrom(c: Context): Notice | undefined {
   const action = c.req.query("done");
@@ -121,7 +121,6 @@ export function registerOverview(app: Hono, rc: RouterContext): void {
 
 /** Registers `GET /ui/jobs/:name`: one job's card and its run history, {@link HISTORY_LIMIT} rows a page (`?before=`). */
 export function registerJobPage(app: Hono, rc: RouterContext): void {
-  const { scheduler } = rc;
   app.get("/ui/jobs/:name", pageAuth(rc, "/ui/jobs/:name"), rc.cache.middleware, async (c) => {
     htmlHeaders(c);
     const base = basePath(c, "/ui/jobs/:name");
@@ -129,41 +128,59 @@ export function registerJobPage(app: Hono, rc: RouterContext): void {
     // The API's cursor: epoch ms (negative before 1970) or an ISO instant with an offset.
     const beforeText = c.req.query("before");
     const before = beforeText === undefined ? undefined : queryInstant(beforeText);
-    const now = rc.now();
-    const { csrf, chrome } = await chromeOf(rc, c, base, now);
-    if (beforeText !== undefined && before === undefined) {
-      const message = `${QUERY_INSTANT}, got ${quote(beforeText)}`;
+    if (typeof before === "string") {
+      const { chrome } = await chromeOf(rc, c, base, rc.now());
       return c.html(
-        await layout(chrome, "Bad address", badQuery(jobHref(base, name), "The newest runs", "before", message)),
+        await layout(chrome, "Bad address", badQuery(jobHref(base, name), "The newest runs", "before", before)),
         400,
       );
     }
-    const info = await scheduler.get(name, { next: JOB_NEXT, window: DAY });
-    if (info === undefined) {
-      return c.html(await layout(chrome, "Not found", notFound(homePath(base), name)), 404);
-    }
-    const history = await scheduler.runs(
-      name,
-      before === undefined ? { limit: HISTORY_LIMIT } : { limit: HISTORY_LIMIT, before },
-    );
-    const last = history.at(-1);
-    const view = viewOf(info, info.recent ?? [], info.upcoming?.count ?? 0, now);
-    const cc = {
-      base,
-      now,
-      csrf,
-      back: "job" as const,
-      listNext: JOB_NEXT,
-      nextBefore: history.length === HISTORY_LIMIT && last ? last.slot : null,
-      paged: before !== undefined,
-      formatterFor: formatterCache(),
-    };
-    return c.html(
-      await layout(
-        { ...chrome, refreshSeconds: REFRESH, refreshUrl: refreshUrl(c, "before") },
-        name,
-        jobPage(view, history, cc, await withError(scheduler, noticeFrom(c))),
-      ),
-    );
+    const notice = await withError(rc.scheduler, noticeFrom(c));
+    return await jobPageAnswer(c, rc, base, name, { before, refresh: refreshUrl(c, "before"), notice });
   });
+}
+
+/**
+ * One job's page: the answer to its GET, and to a refused job form (`status` as the API's,
+ * the notice saying what the API says: never carried in a URL, where anyone could write it).
+ */
+export async function jobPageAnswer(
+  c: Context,
+  rc: RouterContext,
+  base: string,
+  name: string,
+  o: { before?: number | undefined; refresh: string; notice: Notice | undefined; status?: ErrorStatus },
+): Promise<Response> {
+  const { scheduler } = rc;
+  const { before } = o;
+  const now = rc.now();
+  const { csrf, chrome } = await chromeOf(rc, c, base, now);
+  const info = await scheduler.get(name, { next: JOB_NEXT, window: DAY });
+  if (info === undefined) {
+    return c.html(await layout(chrome, "Not found", notFound(homePath(base), name)), 404);
+  }
+  const history = await scheduler.runs(
+    name,
+    before === undefined ? { limit: HISTORY_LIMIT } : { limit: HISTORY_LIMIT, before },
+  );
+  const last = history.at(-1);
+  const view = viewOf(info, info.recent ?? [], info.upcoming?.count ?? 0, now);
+  const cc = {
+    base,
+    now,
+    csrf,
+    back: "job" as const,
+    listNext: JOB_NEXT,
+    nextBefore: history.length === HISTORY_LIMIT && last ? last.slot : null,
+    paged: before !== undefined,
+    formatterFor: formatterCache(),
+  };
+  return c.html(
+    await layout(
+      { ...chrome, refreshSeconds: REFRESH, refreshUrl: o.refresh },
+      name,
+      jobPage(view, history, cc, o.notice),
+    ),
+    o.status ?? 200,
+  );
 }

@@ -19,6 +19,8 @@ export interface Notice {
   slot?: number;
   /** The recorded error of that run: read from the store, never from the URL. */
   error?: string;
+  /** Why a form was refused, as the API says it: from the form's own answer, never from the URL. */
+  message?: string;
 }
 
 const GOOD = new Set(["ok", "paused", "resumed"]);
@@ -26,7 +28,7 @@ const GOOD = new Set(["ok", "paused", "resumed"]);
 function noticeBox(notice: Notice | undefined): Html | "" {
   if (notice === undefined) return "";
   const { action, job, result } = notice;
-  const why = result.replace(/-/g, " ");
+  const why = notice.message ?? result.replace(/-/g, " ");
   let text: Html;
   if (action === "backfill") {
     const planned = /^planned-(\d+)$/.exec(result);

@@ -105,6 +105,26 @@ describe("job spec validation", () => {
     });
   });
 
+  it("names a field of an { every } schedule once: no `interval:` label of every()'s after schedule.every", () => {
+    // It said `jobs.pulse.schedule.every: interval: expected a duration like "30s", got "1x"`.
+    const cases = [
+      [{ every: "1x" }, 'expected a duration like "30s", got "1x"'],
+      [{ every: "500ms" }, 'must be at least 1s, got "500ms"'],
+      [{ every: "7m", anchor: "09:00" }, '"7m" does not divide 24h, which an "HH:MM" anchor needs'],
+    ] as const;
+    for (const [schedule, rule] of cases) {
+      const path = "jobs.pulse.schedule.every";
+      refused(() => resolveJob("pulse", { schedule, run }, {}), "invalid-spec", path, `invalid-spec: ${path}: ${rule}`);
+    }
+    // In a string the part is no field of its own: `interval` says which part it is.
+    refused(
+      () => resolveJob("pulse", { schedule: "@every 1x", run }, {}),
+      "invalid-spec",
+      "jobs.pulse.schedule",
+      'invalid-spec: jobs.pulse.schedule: interval: expected a duration like "30s", got "1x"',
+    );
+  });
+
   it("refuses an unknown zone under the timezone path", () => {
     assert.throws(
       () => resolveJob("nightly", { schedule: "0 3 * * *", timezone: "Mars/Olympus", run }, {}),

@@ -116,7 +116,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     // logged each time) and the runs in flight lost their outcomes unsaid: stopped now,
     // at once (each run still going is given up with a `lost` event).
     close: async () => {
-      await stop({ grace: 0, deadline: 0 }, "close() came before stop()");
+      await stop({ grace: 0, deadline: 0 }, "close() (no stop() first)");
       await store.close();
     },
     job(name, spec) {

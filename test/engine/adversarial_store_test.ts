@@ -142,7 +142,7 @@ describe("adversarial: store failures", () => {
     await s.scheduler.close();
     await s.clock.settle();
     assert.deepEqual(ofType(s.events, "lost").map((e) => "reason" in e && e.reason.split(";")[0]), [
-      "close() came before stop() with the run still going",
+      "close() (no stop() first) with the run still going",
     ]);
     assert.deepEqual(ofType(s.events, "failed"), []);
   });

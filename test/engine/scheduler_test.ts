@@ -277,7 +277,7 @@ describe("robustness", () => {
     assert.ok(ofType(s.events, "tick").length <= ticks + 1, "no tick after close");
     assert.deepEqual(
       ofType(s.events, "lost").filter((e) => e.job === "long").map((e) =>
-        "reason" in e && e.reason.startsWith("close() came before stop() with the run still going")
+        "reason" in e && e.reason.startsWith("close() (no stop() first) with the run still going")
       ),
       [true],
     );

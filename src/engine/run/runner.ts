@@ -71,10 +71,12 @@ export function runSlotTo(deps: RunnerDeps, job: ResolvedJob, claim: HeldClaim, 
   const started = deps.clock.now();
   const result = startAttempt(deps, job, claim, started);
   if (result !== OK || job.pauseOnFailure !== undefined) {
-    void attemptsFrom(deps, job, claim, started, result).then(async (outcome) => {
-      await checkFailures(deps, job, outcome);
-      sink.settled(outcome);
-    });
+    // Only a job with `pauseOnFailure` has anything to check: no second async step per run otherwise.
+    void attemptsFrom(deps, job, claim, started, result).then((outcome) =>
+      job.pauseOnFailure === undefined
+        ? sink.settled(outcome)
+        : checkFailures(deps, job, outcome).then(() => sink.settled(outcome))
+    );
     return;
   }
   // Recorded a microtask later, as after an `await`: a run's start never calls back into

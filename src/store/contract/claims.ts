@@ -184,6 +184,24 @@ export function claimCases({ it, withStore }: ContractContext): void {
       assert.deepEqual(outcomes(await store.claim(beside)), ["won", "won"], "allow runs beside the live run");
     }));
 
+  it("claim() of a minute's batch, each job once: a slot with a row is lost (this batch sent again too), a live run skips", () =>
+    withStore(async (store) => {
+      await store.claim([request("busy", T0 - MIN, { batch: "old", leaseUntil: T0 + 5 * MIN })]);
+      await store.claim([request("taken", T0, { batch: "other", node: "node-c" })]);
+      const minute = ["a", "busy", "taken", "b"].map((job) =>
+        request(job, T0, { batch: "t", node: "node-b", leaseUntil: T0 + MIN })
+      );
+      assert.deepEqual(outcomes(await store.claim(minute)), ["won", "skipped", "lost", "won"]);
+      assert.deepEqual([(await store.getRun("taken", T0))?.node, (await store.getRun("b", T0))?.node], [
+        "node-c",
+        "node-b",
+      ]);
+      assert.deepEqual(outcomes(await store.claim(minute)), ["lost", "lost", "lost", "lost"], "the same batch again");
+      const missed = ["a", "c"].map((job) => request(job, T0, { status: "missed", batch: "m", now: T0 + MIN }));
+      assert.deepEqual(outcomes(await store.claim(missed)), ["lost", "missed"]);
+      assert.equal((await store.getRun("a", T0))?.status, "running");
+    }));
+
   it("claim() refuses a malformed batch before writing any of it", () =>
     withStore(async (store) => {
       await rejectsWith(store.claim([request("a", T0), request("a", T0 + 0.5)]), "invalid-instant", /claim\[1\]\.slot/);

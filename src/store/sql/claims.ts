@@ -2,7 +2,7 @@
  * The claim SQL of the libSQL and D1 stores: the overlap check and the insert are ONE
  * statement, so no other writer can slip a running row in between them.
  */
-import type { SqlRow, SqlStatement } from "./executor.ts";
+import type { SqlResult, SqlRow, SqlStatement } from "./executor.ts";
 import { bind, COLUMNS, OPEN_ROWS, slotKeyText } from "./statements.ts";
 import {
   COUNTED_SQL_LIST,
@@ -99,7 +99,6 @@ const plain = (r: ClaimRequest): boolean =>
  * insert takes its rows in that order.
  */
 function plainClaimsStatement(requests: readonly ClaimRequest[]): SqlStatement {
-  if (requests.every(alike)) return uniformClaimsStatement(requests);
   return {
     sql: `INSERT INTO edgecron_runs (${COLUMNS}, batch)
       SELECT job, slot, kind, status, 1, node, now, now,
@@ -136,38 +135,82 @@ function alike(r: ClaimRequest, _: number, all: readonly ClaimRequest[]): boolea
     r.leaseUntil === first.leaseUntil;
 }
 
+/** A claim call as statements to write in one transaction, and how to read their results. */
+export interface ClaimBatch {
+  statements: SqlStatement[];
+  outcomes(results: readonly SqlResult[]): ClaimResult[];
+}
+
 /**
- * {@link plainClaimsStatement} for a batch whose requests share everything but the job
- * (see `alike`): the job names go in as one JSON array of strings and the rest as bound
- * values, so no row is a JSON array to take apart field by field. At 2 500 claims on a file
- * this form took 18 ms of CPU against the row form's 34–37.
+ * A minute's batch: plain requests that share everything but the job (see `alike`), each
+ * job once. The job names go in as one JSON array of strings and the rest as bound
+ * values. In one transaction: a read of the requests whose slot already has a row (they
+ * are `lost`), the insert, which returns nothing, and a read of the inserted rows whose
+ * status is not the one asked (`skipped` by a live run). Each read is one JSON text,
+ * usually `[]`. RETURNING gave the driver a row object per claim, its columns defined one
+ * by one, and three strings: at 2 500 claims, allocations that lived through the
+ * scavenges of the minute's claim phase, where V8 promoted them (bench/README.md, 24th
+ * pass). Undefined when the form does not apply (a job named twice loses its later
+ * request, which the row form decides).
  */
-function uniformClaimsStatement(requests: readonly ClaimRequest[]): SqlStatement {
+export function uniformClaim(requests: readonly ClaimRequest[]): ClaimBatch | undefined {
+  if (requests.length === 0 || !requests.every(plain) || !requests.every(alike)) return undefined;
+  const jobs = requests.map((q) => q.job);
+  if (new Set(jobs).size !== jobs.length) return undefined;
   const r = requests[0]!;
   const status = r.status === "missed"
     ? "'missed'"
     : r.overlap === "skip"
     ? `CASE WHEN EXISTS (${UNIFORM_LIVE_SQL}) THEN 'skipped' ELSE 'running' END`
     : "'running'";
-  return bind(
-    `INSERT INTO edgecron_runs (${COLUMNS}, batch)
-      SELECT job, :slot, :kind, status, 1, :node, :now, :now,
-        CASE WHEN status = 'running' THEN NULL ELSE :now END,
-        CASE WHEN status = 'running' THEN :lease ELSE NULL END, NULL, :batch
-      FROM (SELECT req.value AS job, ${status} AS status FROM json_each(:jobs) AS req) WHERE true
-      ON CONFLICT (job, slot) DO NOTHING
-      RETURNING job, slot, status`,
-    {
-      slot: r.slot,
-      kind: r.kind,
-      node: r.node,
-      now: r.now,
-      batch: r.batch,
-      lease: r.status === "running" ? r.leaseUntil : null,
-      jobs: JSON.stringify(requests.map((q) => q.job)),
+  const args = {
+    slot: r.slot,
+    kind: r.kind,
+    node: r.node,
+    now: r.now,
+    batch: r.batch,
+    lease: r.status === "running" ? r.leaseUntil : null,
+    jobs: JSON.stringify(jobs),
+  };
+  const asked = r.status === "missed" ? "missed" : "running";
+  const wanted: ClaimOutcome = asked === "missed" ? "missed" : "won";
+  const indexes = (where: string, fields: string): SqlStatement =>
+    bind(
+      `SELECT json_group_array(${fields}) AS x FROM json_each(:jobs) AS req
+        JOIN edgecron_runs r ON r.job = req.value AND r.slot = :slot WHERE ${where}`,
+      { jobs: args.jobs, slot: args.slot, asked },
+    );
+  return {
+    statements: [
+      indexes("true", "CAST(req.key AS INTEGER)"),
+      bind(
+        `INSERT INTO edgecron_runs (${COLUMNS}, batch)
+          SELECT job, :slot, :kind, status, 1, :node, :now, :now,
+            CASE WHEN status = 'running' THEN NULL ELSE :now END,
+            CASE WHEN status = 'running' THEN :lease ELSE NULL END, NULL, :batch
+          FROM (SELECT req.value AS job, ${status} AS status FROM json_each(:jobs) AS req) WHERE true
+          ON CONFLICT (job, slot) DO NOTHING`,
+        args,
+      ),
+      indexes("r.status <> :asked", "json_array(CAST(req.key AS INTEGER), r.status)"),
+    ],
+    outcomes(results) {
+      const out: ClaimResult[] = requests.map((q) => ({ job: q.job, slot: q.slot, outcome: wanted }));
+      for (const [i, status] of jsonRows<[number, string]>(results[2])) {
+        if (out[i] !== undefined) out[i].outcome = status as ClaimOutcome;
+      }
+      // A slot with a row before the insert was not this claim's, whatever its status.
+      for (const i of jsonRows<number>(results[0])) if (out[i] !== undefined) out[i].outcome = "lost";
+      return out;
     },
-  );
+  };
 }
+
+/** The JSON array of a one-row `SELECT json_group_array(...) AS x`. */
+const jsonRows = <T>(result: SqlResult | undefined): T[] => {
+  const text = result?.rows[0]?.x;
+  return typeof text === "string" ? JSON.parse(text) as T[] : [];
+};
 
 /** The fields both claim forms read from a request's row array, `$[0]` to `$[8]`. */
 const requestRow = (r: ClaimRequest): unknown[] => [
@@ -216,7 +259,7 @@ const inBatch = (sql: string): string =>
   sql.replaceAll("req_job", "ranked.job").replaceAll("req_now", "ranked.now").replaceAll("req_batch", "ranked.batch");
 const alone = (sql: string): string =>
   sql.replaceAll("req_job", ":job").replaceAll("req_now", ":now").replaceAll("req_batch", ":batch");
-/** {@link LIVE_SQL} for {@link uniformClaimsStatement}: the job is the `json_each` row's value. */
+/** {@link LIVE_SQL} for {@link uniformClaim}: the job is the `json_each` row's value. */
 const UNIFORM_LIVE_SQL = alone(LIVE_SQL).replaceAll(":job", "req.value");
 
 /**

@@ -10,6 +10,7 @@ import {
   recordedStatement,
   refusedStatement,
   supersedeStatements,
+  uniformClaim,
 } from "./claims.ts";
 import { sqlDefs } from "./defs.ts";
 import type { SqlExecutor, SqlStatement } from "./executor.ts";
@@ -250,6 +251,9 @@ export function createSqlStore(db: SqlExecutor): Store {
     async claim(requests): Promise<ClaimResult[]> {
       checkClaims(requests);
       if (requests.length === 0) return [];
+      // A minute's batch of requests alike but for the job: an insert and a read of the exceptions.
+      const uniform = uniformClaim(requests);
+      if (uniform !== undefined) return uniform.outcomes(await write("claim", uniform.statements));
       // A tick sends one batch id: one statement. Mixed ids need one statement per claim.
       const single = requests.every((r) => r.batch === requests[0]?.batch);
       // A cancelOther claim's follow-up goes right after the insert that buffered it.

@@ -15,7 +15,7 @@ import {
   snapshotReadStatements,
 } from "../../../src/store/sql/statements.ts";
 import { SCHEMA_VERSION } from "../../../src/store/sql/schema.ts";
-import { claimsStatement } from "../../../src/store/sql/claims.ts";
+import { claimsStatement, uniformClaim } from "../../../src/store/sql/claims.ts";
 import {
   createTallyPace,
   RANGE_MIN,
@@ -141,10 +141,21 @@ describe("libsqlStore schema", () => {
     assert.doesNotMatch(plain.sql, /MATERIALIZED|OVER \(/);
     assert.match(await plan(plain), /SEARCH o USING INDEX edgecron_runs_open \(job=\?\)/);
     assert.match(claimsStatement([request("a", T0), request("b", T0, { maxRuns: 3 })]).sql, /MATERIALIZED/);
-    // A minute's batch (alike but for the job) binds what it shares: no row taken apart with json_extract.
-    const minute = claimsStatement([request("a", T0, { batch: "t" }), request("b", T0, { batch: "t" })]);
-    assert.doesNotMatch(minute.sql, /json_extract/);
-    assert.match(await plan(minute), /SEARCH o USING INDEX edgecron_runs_open \(job=\?\)/);
+    // A minute's batch (alike but for the job) binds what it shares: no row taken apart with
+    // json_extract, and no row returned per claim: two reads of one primary-key probe per job
+    // around the insert, each one JSON text. A job named twice goes to the row form.
+    const minute = uniformClaim([request("a", T0, { batch: "t" }), request("b", T0, { batch: "t" })]);
+    assert.equal(minute?.statements.length, 3);
+    const [taken, insert, others] = minute!.statements;
+    assert.doesNotMatch(insert!.sql, /json_extract|RETURNING/);
+    assert.match(await plan(insert!), /SEARCH o USING INDEX edgecron_runs_open \(job=\?\)/);
+    for (const read of [taken!, others!]) {
+      assert.match(
+        await plan(read),
+        /SEARCH r USING (COVERING )?INDEX sqlite_autoindex_edgecron_runs_1 \(job=\? AND slot=\?\)/,
+      );
+    }
+    assert.equal(uniformClaim([request("a", T0, { batch: "t" }), request("a", T0, { batch: "t" })]), undefined);
     raw.close();
   });
 

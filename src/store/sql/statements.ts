@@ -263,30 +263,33 @@ export function updateManyStatements(
   writes: readonly { key: AttemptKey; patch: Partial<Record<keyof typeof PATCH_COLUMNS, unknown>> }[],
 ): SqlStatement[] | undefined {
   if (!distinctRows(writes)) return undefined;
-  const groups = new Map<number, unknown[][]>();
-  for (const { key, patch } of writes) {
-    // One flat array per write: its key, then the values of the fields it patches.
-    const item: unknown[] = [key.job, key.slot, key.attempt, key.node];
+  // The writes by the fields they patch (a bit per field; a tick's outcomes share one set),
+  // as indexes: no array of each write's values is made (at 2 500 outcomes those arrays were
+  // most of what the write allocated, and a scavenge during it promoted them).
+  const groups = new Map<number, number[]>();
+  for (let w = 0; w < writes.length; w++) {
+    const patch = writes[w]!.patch;
     let mask = 0;
-    for (let i = 0; i < PATCH_FIELDS.length; i++) {
-      const value = patch[PATCH_FIELDS[i]!];
-      if (value === undefined) continue;
-      mask |= 1 << i;
-      item.push(value);
-    }
+    for (let i = 0; i < PATCH_FIELDS.length; i++) if (patch[PATCH_FIELDS[i]!] !== undefined) mask |= 1 << i;
     if (mask === 0) return undefined;
     const group = groups.get(mask);
-    if (group === undefined) groups.set(mask, [item]);
-    else group.push(item);
+    if (group === undefined) groups.set(mask, [w]);
+    else group.push(w);
   }
-  return [...groups].flatMap(([mask, items]) => {
+  return [...groups].flatMap(([mask, members]) => {
     const fields = PATCH_FIELDS.filter((_, i) => (mask & (1 << i)) !== 0);
-    // The item's places as columns of `req`: the key's, then `v_` and each patched column.
+    // A write's places as columns of `req`: the key's, then `v_` and each patched column.
     const columns = [...KEY_NAMES, ...fields.map((field) => `v_${PATCH_COLUMNS[field]}`)];
-    // The places of the item that vary between writes (the job's always: its name is the row);
-    // every other is shared, and bound once.
-    const first = items[0]!;
-    const varying = columns.map((_, c) => c).filter((c) => c === 0 || items.some((item) => item[c] !== first[c]));
+    const valueAt = (w: number, c: number): unknown => {
+      const { key, patch } = writes[w]!;
+      return c < KEY_NAMES.length ? key[KEY_NAMES[c]!] : patch[fields[c - KEY_NAMES.length]!];
+    };
+    // The places that vary between writes (the job's always: its name is the row); every
+    // other is shared, and bound once.
+    const first = members[0]!;
+    const varying = columns.map((_, c) => c).filter((c) =>
+      c === 0 || members.some((w) => valueAt(w, c) !== valueAt(first, c))
+    );
     const args: Record<string, SqlValue> = {};
     const exprs = columns.map((column, c) => {
       const at = varying.indexOf(c);
@@ -294,11 +297,13 @@ export function updateManyStatements(
         // A row of one varying place (the job) is its value; more, an array of them.
         return `${varying.length === 1 ? "value" : `json_extract(value, '$[${at}]')`} AS ${column}`;
       }
-      args[`s_${column}`] = first[c] as SqlValue;
+      args[`s_${column}`] = valueAt(first, c) as SqlValue;
       return `:s_${column} AS ${column}`;
     });
     args.items = JSON.stringify(
-      varying.length === 1 ? items.map((item) => item[0]) : items.map((item) => varying.map((c) => item[c])),
+      varying.length === 1
+        ? members.map((w) => writes[w]!.key.job)
+        : members.map((w) => varying.map((c) => valueAt(w, c))),
     );
     const from = `FROM (SELECT ${exprs.join(", ")} FROM json_each(:items)) AS req`;
     const sets = fields.map((field) => `${PATCH_COLUMNS[field]} = req.v_${PATCH_COLUMNS[field]}`);
@@ -341,7 +346,7 @@ const HELD = `edgecron_runs.job = req.job AND edgecron_runs.slot = req.slot
 
 /** The patch fields, in the order `updateManyStatements` writes their values. */
 const PATCH_FIELDS = Object.keys(PATCH_COLUMNS) as (keyof typeof PATCH_COLUMNS)[];
-/** The key's columns, the first places of each write's item. */
+/** The key's columns, the first places of each write's row. */
 const KEY_NAMES = ["job", "slot", "attempt", "node"] as const;
 
 /** Checks whether `key` is the running attempt (for an `update()` with an empty patch). */

@@ -18,6 +18,18 @@ import type { Schedule } from "../../core/types.ts";
  * @example guardSchedule("custom", mySchedule).next(Date.now())
  */
 export function guardSchedule(name: string, inner: Schedule): Schedule {
+  const guarded = guardedView(name, inner);
+  GUARDED.add(guarded);
+  return guarded;
+}
+
+/** The schedules {@link guardSchedule} made: a user's, whose `next()` and `between()` need not agree. */
+const GUARDED = new WeakSet<Schedule>();
+
+/** Whether `schedule` is a user-supplied one ({@link guardSchedule}); the engine's own keep `next()` and `between()` in step. */
+export const isGuarded = (schedule: Schedule): boolean => GUARDED.has(schedule);
+
+function guardedView(name: string, inner: Schedule): Schedule {
   const path = `jobs.${name}.schedule`;
   const fail = (method: string, value: unknown, rule: string): SchedulerError =>
     new SchedulerError("invalid-spec", `${path}: ${method} returned ${describe(value)}, expected ${rule}`, { path });

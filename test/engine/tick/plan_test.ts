@@ -118,3 +118,46 @@ describe("nextWake", () => {
     assert.equal(nextWake([], T0), undefined);
   });
 });
+
+describe("planSlots on the engine's own schedules (next() for none or one slot due, between() beyond)", () => {
+  it("plans what between() yields, in every catch-up mode, across DST changes and windows of 0, 1, 2 and many slots", async () => {
+    const { schedule } = await import("../../../src/core/mod.ts");
+    const specs = [
+      "* * * * *",
+      { cron: "30 2 * * *", timezone: "America/New_York" },
+      { cron: "*/15 1-2 * * *", timezone: "Europe/London" },
+      { every: "90s" },
+      { at: Date.UTC(2030, 2, 10, 7, 0) },
+    ];
+    // Around New York's spring-forward (2030-03-10) and London's fall-back (2030-10-27).
+    const nows = [Date.UTC(2030, 2, 10, 7, 1), Date.UTC(2030, 2, 11, 7, 0), Date.UTC(2030, 9, 27, 1, 31)];
+    const lags = [0, 1_000, MIN, 90_000, 2 * MIN + 1, 45 * MIN, 26 * 60 * MIN];
+    let checked = 0;
+    for (const spec of specs) {
+      const s = schedule(spec as Parameters<typeof schedule>[0]);
+      for (const now of nows) {
+        for (const lag of lags) {
+          for (const mode of ["latest", "all", "none"] as const) {
+            const input = base({
+              schedule: s,
+              now,
+              watermark: now - lag,
+              catchUp: { mode, windowMs: 30 * 60 * MIN, toleranceMs: MIN },
+            });
+            const plan = planSlots({ ...input, maxSlots: 3 });
+            const all = [...s.between(now - lag, now)];
+            const kept = mode === "all" ? all.slice(0, 3) : all.slice(-3);
+            assert.deepEqual(
+              [...plan.missed, ...plan.run].sort((a, b) => a - b),
+              kept,
+              `${JSON.stringify(spec)} now ${now} lag ${lag} ${mode}`,
+            );
+            assert.equal(plan.dropped, mode === "all" ? 0 : Math.max(0, all.length - 3));
+            checked++;
+          }
+        }
+      }
+    }
+    assert.equal(checked, 315);
+  });
+});

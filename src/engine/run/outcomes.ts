@@ -85,6 +85,18 @@ function hear(log: Logger, w: PendingWrite, recorded: boolean): void {
   }
 }
 
+/**
+ * Hears that a write failed for good, guarded as {@link hear}: a listener that threw here
+ * rejected the flush, which nothing awaits (an unhandled rejection ends a Node process).
+ */
+function hearFailure(log: Logger, w: PendingWrite, error: unknown): void {
+  try {
+    w.failed(error);
+  } catch (e) {
+    log.error(`giving up the outcome of ${jobLabel(w.key.job)} failed`, { error: errorText(e) });
+  }
+}
+
 /** What the writer needs; `maxWaitMs` caps the wait between retries (a heartbeat), so a write lands soon after the store is back. */
 export interface OutcomeWriterDeps {
   store: Store;
@@ -131,7 +143,10 @@ export function createOutcomeWriter(deps: OutcomeWriterDeps): OutcomeWriter {
     try {
       if (batch.length === 1) {
         const w = batch[0]!;
-        await writeOne(deps, retries, w, false).then((recorded) => hear(deps.log, w, recorded), (e) => w.failed(e));
+        await writeOne(deps, retries, w, false).then(
+          (recorded) => hear(deps.log, w, recorded),
+          (e) => hearFailure(deps.log, w, e),
+        );
         return;
       }
       let results: readonly boolean[] | undefined;
@@ -158,7 +173,10 @@ export function createOutcomeWriter(deps: OutcomeWriterDeps): OutcomeWriter {
       const rest = batch.slice(landed.length);
       await Promise.all(
         rest.map((w) =>
-          writeOne(deps, retries, w, true).then((recorded) => hear(deps.log, w, recorded), (e) => w.failed(e))
+          writeOne(deps, retries, w, true).then(
+            (recorded) => hear(deps.log, w, recorded),
+            (e) => hearFailure(deps.log, w, e),
+          )
         ),
       );
     } finally {

@@ -166,3 +166,50 @@ describe("outcome writes: holds while a large minute starts", () => {
     assert.ok(writes <= 2, `60 outcomes in ${writes} writes`);
   });
 });
+
+describe("outcome writes: listeners", () => {
+  it("a write given up whose listener throws is logged, the others of its batch are still heard, and later writes go on", async () => {
+    const store = faultyStore();
+    const clock = createManualClock(T0);
+    for (const job of ["a", "b", "c"]) await store.claim([request(job, T0)]);
+    const log = memoryLogger();
+    const writer = createOutcomeWriter({ store, clock, log, maxWaitMs: 1_000, sleep: async () => {} });
+    const heard: string[] = [];
+    /** Resolves once `n` writes were heard. */
+    const waiters: { n: number; resolve: () => void }[] = [];
+    const heardAll = (n: number) => new Promise<void>((resolve) => waiters.push({ n, resolve }));
+    const pending = (job: string, throws: boolean) => ({
+      key: { job, slot: T0, attempt: 1, node: "node-a" },
+      patch: { status: "ok" as const, finishedAt: T0 },
+      // No longer live: the first failed attempt gives the write up.
+      live: () => false,
+      recorded: (recorded: boolean) => void heard.push(`${job} recorded ${recorded}`),
+      failed: () => {
+        heard.push(`${job} failed`);
+        for (const w of waiters) if (heard.length >= w.n) w.resolve();
+        if (throws) throw new Error(`listener of ${job}`);
+      },
+    });
+    // Alone (one update), then in a batch (an updateMany, then each write on its own): all fail.
+    store.failNext("update", 10);
+    store.failNext("updateMany", 1);
+    const first = heardAll(1);
+    writer.send(pending("a", true));
+    await first;
+    const rest = heardAll(3);
+    const release = writer.hold();
+    writer.send(pending("b", true));
+    writer.send(pending("c", false));
+    release();
+    await rest;
+    assert.deepEqual(heard.sort(), ["a failed", "b failed", "c failed"]);
+    // The writer still works once the store does (its flush ended: no rejection left unheard).
+    const recorded = await writer.write(
+      { job: "c", slot: T0, attempt: 1, node: "node-a" },
+      { status: "ok" },
+      () => true,
+    );
+    assert.equal(recorded, true);
+    assert.equal(log.lines.filter((l) => /giving up the outcome of job "(a|b)" failed/.test(l)).length, 2);
+  });
+});

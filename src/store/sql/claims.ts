@@ -84,7 +84,8 @@ export function claimsStatement(requests: readonly ClaimRequest[]): SqlStatement
  * Whether a request needs none of the full statement's per-job bookkeeping: no run
  * limit, and a policy that never buffers (`allow`, or `skip`: a live run of another batch
  * makes it `skipped`). A tick of such jobs, the usual kind, claims through
- * {@link plainClaimsStatement}.
+ * {@link uniformClaim}, or {@link plainClaimsStatement} when its requests differ in more
+ * than the job.
  */
 const plain = (r: ClaimRequest): boolean =>
   r.maxRuns === undefined && (r.overlap === "skip" || r.overlap === "allow" || r.status === "missed");

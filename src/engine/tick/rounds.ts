@@ -53,6 +53,12 @@ interface Plan {
    * order: read and planned a window at a time when helping, then appended to `due`.
    */
   unread: readonly ResolvedJob[];
+  /** Asked once, as helping begins: the jobs of `unread` whose owners noted their share claimed (`share_marks.ts`). */
+  claimedBy: (() => Promise<((job: ResolvedJob) => boolean) | undefined>) | undefined;
+  /** Notes this node's share claimed, once its own part is and no batch of it failed; then unset. */
+  noteShare: (() => Promise<void>) | undefined;
+  /** A round of this plan failed: its share is not noted. */
+  failed: boolean;
   /** Which of `unread` to read when helping (the others have no slot to take); applied a window at a time. */
   pending: (job: ResolvedJob) => boolean;
   /** The next of `unread` to read. */
@@ -93,6 +99,10 @@ export interface PlanOptions {
   ahead?: boolean;
   /** Claims begin no sooner than this instant ({@link claimTurn}). */
   claimFrom?: number;
+  /** The jobs of `unread` whose owners noted their share claimed; asked once, as helping begins. */
+  claimedBy?: (() => Promise<((job: ResolvedJob) => boolean) | undefined>) | undefined;
+  /** Notes this node's share claimed (`share_marks.ts`), once its own part is. */
+  noteShare?: (() => Promise<void>) | undefined;
 }
 
 /** The longest gap between two nodes' turns to claim ahead ({@link claimTurn}). */
@@ -198,6 +208,15 @@ export function createRounds(deps: RoundsDeps): Rounds {
     current: (job: ResolvedJob) => registry.get(job.name) === job,
     open: undefined,
   };
+  /**
+   * Notes `p`'s share claimed once its own part is, with no batch of it failed. Not
+   * awaited: the write is the others' shortcut, and its runs do not wait for it.
+   */
+  const noteShare = (p: Plan): void => {
+    if (p.noteShare === undefined || p.failed || p.next < p.helpFrom) return;
+    void p.noteShare();
+    p.noteShare = undefined;
+  };
   /** Forgets a plan taken to its end, noting what it covered. */
   const finished = (p: Plan): void => {
     if (plan === p) plan = undefined;
@@ -230,6 +249,18 @@ export function createRounds(deps: RoundsDeps): Rounds {
       if (p.next >= p.helpFrom && !done(p) && budget > 0 && clock.now() < helpAt) {
         await sleep({ clock, tracker }, Math.min(helpAt, until) - clock.now(), drained());
         if (tracker.stopping || drained().aborted || plan !== p || clock.now() < helpAt) return "stop" as const;
+      }
+      // The shares their owners noted claimed for this tick are left out, unread and unprobed.
+      if (p.next >= p.due.length && !done(p) && budget > 0 && p.claimedBy !== undefined) {
+        const claimedBy = p.claimedBy;
+        p.claimedBy = undefined;
+        const skip = await claimedBy();
+        if (skip !== undefined) {
+          const left = p.unread.slice(p.nextUnread).filter((job) => !skip(job));
+          p.deferred -= p.unread.length - p.nextUnread - left.length;
+          p.unread = left;
+          p.nextUnread = 0;
+        }
       }
       // Jobs of other shares this tick did not read: read a window now and plan it. What the
       // owners claimed meanwhile has its slot recorded, so the plan holds only what is left.
@@ -368,7 +399,8 @@ export function createRounds(deps: RoundsDeps): Rounds {
   };
 
   return {
-    begin(now, due, helpFrom, { unread = [], pending = () => true, ahead = false, claimFrom = -Infinity } = {}) {
+    begin(now, due, helpFrom, opts = {}) {
+      const { unread = [], pending = () => true, ahead = false, claimFrom = -Infinity } = opts;
       plan = {
         now,
         batch: crypto.randomUUID(),
@@ -380,6 +412,9 @@ export function createRounds(deps: RoundsDeps): Rounds {
         checkedUntil: helpFrom,
         open: new Set(),
         unread,
+        claimedBy: opts.claimedBy,
+        noteShare: opts.noteShare,
+        failed: false,
         pending,
         nextUnread: 0,
         started: false,
@@ -411,6 +446,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
       // re-arms without waiting HELP_DELAY_MS.
       if (p.next >= p.helpFrom && !p.started && clock.now() < p.helpAt) {
         p.started = true;
+        noteShare(p);
         draft.report.deferred = Math.max(1, p.deferred);
         return won;
       }
@@ -435,6 +471,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
         try {
           taken = await take(p, now, budget, until);
         } catch (e) {
+          p.failed = true;
           await queueAll(draft, won, runs, p);
           return new Error("read failed", { cause: e });
         }
@@ -443,12 +480,14 @@ export function createRounds(deps: RoundsDeps): Rounds {
         const claimed = await claimBatch(deps, taken.requests as ClaimRequest[], draft);
         if (claimed instanceof Error) {
           // What earlier batches won is held: it runs, and the tick reports the failure.
+          p.failed = true;
           await queueAll(draft, won, runs, p);
           return claimed;
         }
         for (const [name, claims] of claimed) won.set(name, claims);
         if (taken.requests.length === 0) break;
       }
+      noteShare(p);
       // Runs start once the round's claims are made: runs started between its batches
       // would hold the later claims back (the handlers of a large minute share the event loop).
       await queueAll(draft, won, runs, p);

@@ -27,29 +27,33 @@ export function spreadOrder<T>(items: readonly T[], name: (item: T) => string, i
   return spread(items, name, input).order;
 }
 
-/** {@link spreadOrder} and where this node's own share ends in it (the length when alone). */
+/**
+ * {@link spreadOrder}, where this node's own share ends in it (the length when alone), and
+ * the other nodes' shares by node (none when alone).
+ */
 export function spread<T>(
   items: readonly T[],
   name: (item: T) => string,
   input: SpreadInput,
-): { order: T[]; own: number } {
+): { order: T[]; own: number; shares: ReadonlyMap<string, readonly T[]> } {
   const nodes = [...new Set([input.node, ...input.nodes])].sort();
-  if (items.length === 0) return { order: [], own: 0 };
+  if (items.length === 0) return { order: [], own: 0, shares: new Map() };
   if (nodes.length === 1) {
     const start = input.offset % items.length;
-    return { order: items.slice(start).concat(items.slice(0, start)), own: items.length };
+    return { order: items.slice(start).concat(items.slice(0, start)), own: items.length, shares: new Map() };
   }
   const shares = new Map<string, T[]>(nodes.map((n) => [n, []]));
   const seeds = nodes.map(seedOf);
   for (const item of items) shares.get(nodes[ownerIndex(seeds, name(item))]!)!.push(item);
   const out = shares.get(input.node)!;
   const own = out.length;
+  shares.delete(input.node);
   const others = nodes.filter((n) => n !== input.node).map((n) => shares.get(n)!);
   const longest = Math.max(...others.map((s) => s.length));
   for (let k = 1; k <= longest; k++) {
     for (const share of others) if (share.length >= k) out.push(share[share.length - k]!);
   }
-  return { order: out, own };
+  return { order: out, own, shares };
 }
 
 /**
@@ -82,14 +86,14 @@ function seedOf(node: string): number {
 }
 
 /** FNV-1a over UTF-16 code units: names are validated ASCII, and every node computes the same. */
-function hashText(text: string): number {
+export function hashText(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
   return h >>> 0;
 }
 
 /** murmur3's finaliser: FNV's low bits are weak, and rendezvous needs every bit to count. */
-function mix(x: number): number {
+export function mix(x: number): number {
   let h = x >>> 0;
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);

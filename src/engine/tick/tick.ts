@@ -13,6 +13,7 @@ import { claimOrder, planTick, type TickPlan } from "./plan_tick.ts";
 import { nextTurn, PLAN_CHUNK } from "./turn.ts";
 import { limitRuns } from "./max_runs.ts";
 import { createPresence } from "./presence.ts";
+import { createShareMarks, shareDigest } from "./share_marks.ts";
 import { spread } from "./spread.ts";
 import { startsOf } from "./jitter.ts";
 import type { Reconciler } from "./reconcile.ts";
@@ -134,9 +135,30 @@ export function ownShare(
   jobs: readonly ResolvedJob[],
   node: string,
   nodes: readonly string[],
-): { mine: string[]; theirs: ResolvedJob[] } {
-  const { order, own } = spread(jobs, (job) => job.name, { node, nodes, offset: 0 });
-  return { mine: order.slice(0, own).map((job) => job.name), theirs: order.slice(own) };
+): Shares {
+  const { order, own, shares } = spread(jobs, (job) => job.name, { node, nodes, offset: 0 });
+  const mine = order.slice(0, own);
+  const ownerOf = new Map<ResolvedJob, string>();
+  const digests = new Map<string, string>();
+  for (const [other, share] of shares) {
+    for (const job of share) ownerOf.set(job, other);
+    digests.set(other, shareDigest(share));
+  }
+  return { mine: mine.map((job) => job.name), theirs: order.slice(own), digest: shareDigest(mine), ownerOf, digests };
+}
+
+/** The jobs split by rendezvous owner ({@link ownShare}). */
+export interface Shares {
+  /** This node's share, by name. */
+  mine: string[];
+  /** The other nodes' shares, in the order a helper takes them. */
+  theirs: ResolvedJob[];
+  /** The digest of this node's share (`share_marks.ts`). */
+  digest: string;
+  /** The owner of each job of `theirs`. */
+  ownerOf: ReadonlyMap<ResolvedJob, string>;
+  /** Each other node's share digest, as this node sees it. */
+  digests: ReadonlyMap<string, string>;
 }
 
 /** Whether `job` (enabled) has a slot whose start falls in `(from, now]`; true when its schedule throws. */
@@ -155,6 +177,7 @@ export function createTicker(deps: TickDeps): Ticker {
   let lastTick: number | undefined;
   const { store, clock, node, registry, lease, tracker, emit, log } = deps;
   const presence = createPresence({ store, node, log, clock });
+  const marks = createShareMarks({ store, node, log });
   const queue = createRunQueue({
     tracker,
     concurrency: deps.concurrency,
@@ -165,8 +188,8 @@ export function createTicker(deps: TickDeps): Ticker {
   const rounds = createRounds(runs);
   const prune = createPruner({ store, registry, log, retentionMs: deps.retentionMs });
   // The shares change only with the jobs or the live nodes: 10 000 jobs hash in ~70 ms a tick.
-  let shared: { version: number; nodes: string; shares: ReturnType<typeof ownShare> } | undefined;
-  const sharesOf = (nodes: readonly string[]): ReturnType<typeof ownShare> => {
+  let shared: { version: number; nodes: string; shares: Shares } | undefined;
+  const sharesOf = (nodes: readonly string[]): Shares => {
     const key = [...new Set(nodes)].sort().join("\n");
     if (shared?.version !== registry.version || shared.nodes !== key) {
       shared = { version: registry.version, nodes: key, shares: ownShare(registry.all(), node, nodes) };
@@ -290,9 +313,11 @@ export function createTicker(deps: TickDeps): Ticker {
     // jobs only to a new node, so the snapshot read for the old share still covers it)
     // instead of being claimed at once as this node's own (one node ran 6.7% of the
     // capacity test's minute that way).
+    let joined = false;
     if (mayBeLarge && !first && !quiet) {
       const again = await presence.live(at);
-      if (again.some((name) => !nodes.includes(name))) nodes = [...new Set([...nodes, ...again])];
+      joined = again.some((name) => !nodes.includes(name));
+      if (joined) nodes = [...new Set([...nodes, ...again])];
     }
 
     // With shares, only this node's is in the snapshot: the others' jobs would plan to nothing.
@@ -338,7 +363,18 @@ export function createTicker(deps: TickDeps): Ticker {
     if (unread.length > 0 && !unread.some(pending)) unread.length = 0;
     // Claimed ahead with other nodes about, each takes its turn in the lead (`claimTurn`).
     const claimFrom = ahead && shares !== undefined ? claimTurn(node, nodes, at, now) : -Infinity;
-    rounds.begin(now, due, helpFrom, { unread, pending, ahead, claimFrom });
+    // Share marks (`share_marks.ts`): this node notes its share claimed once its own part is,
+    // when that part is the whole share the others see (no job left to a later tick, none
+    // moved to a node that joined, the jobs the share was cut from); helping skips the
+    // shares their owners noted for this tick.
+    const whole = shares !== undefined && !retick && !joined && helpFrom >= due.length &&
+      shared?.version === registry.version && shared.shares === shares;
+    const noteShare = whole ? () => marks.note(now, shares.digest) : undefined;
+    const claimedBy = shares === undefined || unread.length === 0 ? undefined : async () => {
+      const owners = await marks.claimed(now, shares.digests);
+      return owners.size === 0 ? undefined : (job: ResolvedJob) => owners.has(shares.ownerOf.get(job)!);
+    };
+    rounds.begin(now, due, helpFrom, { unread, pending, ahead, claimFrom, noteShare, claimedBy });
     const started: Promise<unknown>[] = [];
     const won = await rounds.round(draft, now, started);
     started.push(...startAgain());

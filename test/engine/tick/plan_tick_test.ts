@@ -5,6 +5,7 @@ import { claimOrder, planTick, slotsToRun, takeRound } from "../../../src/engine
 import type { ResolvedJob } from "../../../src/engine/jobs/spec.ts";
 import { ownerOf } from "../../../src/engine/tick/spread.ts";
 import { PRESENCE_KEY } from "../../../src/engine/tick/presence.ts";
+import { SHARES_KEY } from "../../../src/engine/tick/share_marks.ts";
 import { HELP_DELAY_MS, newestDue } from "../../../src/engine/tick/rounds.ts";
 import { slotSince } from "../../../src/engine/tick/tick.ts";
 import { startOf } from "../../../src/engine/tick/jitter.ts";
@@ -357,6 +358,7 @@ describe("concurrency", () => {
     const store = createMemoryStore();
     const clock = createManualClock(T0 - MIN);
     await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
+    loseShareMarks(store); // each node's mark is lost: helping probes
     const read: string[] = [];
     const probed: string[] = [];
     const { read: view, recorded } = store;
@@ -389,6 +391,7 @@ describe("concurrency", () => {
     const clock = createManualClock(T0 - MIN);
     await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
     delete (store as { recorded?: unknown }).recorded;
+    loseShareMarks(store);
     const read: string[] = [];
     const view = store.read;
     store.read = (list) => {
@@ -407,6 +410,106 @@ describe("concurrency", () => {
     }
   });
 
+  it("helping skips a share its owner noted claimed for the same tick, and probes one whose mark is stale, foreign or lost", async () => {
+    const store = createMemoryStore();
+    const clock = createManualClock(T0 - MIN);
+    await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
+    const probed: string[] = [];
+    const read: string[] = [];
+    const { recorded, read: view } = store;
+    store.recorded = (slots) => {
+      probed.push(...slots.map((s) => s.job));
+      return recorded!(slots);
+    };
+    store.read = (list) => {
+      read.push(...list);
+      return view(list);
+    };
+    // The scheduler holds the store's methods as they are when it is made: these switch.
+    let forged: ((at: number, digest: string) => [number, string]) | undefined;
+    let unreadable = false;
+    const { putSetting: put, getSetting: get } = store;
+    store.putSetting = (key, value) => {
+      if (key !== SHARES_KEY || forged === undefined) return put(key, value);
+      const all = JSON.parse(value) as Record<string, [number, string]>;
+      if (all["n1"] !== undefined) all["n1"] = forged(...all["n1"]);
+      return put(key, JSON.stringify(all));
+    };
+    store.getSetting = (key) => key === SHARES_KEY && unreadable ? Promise.resolve("{not json") : get(key);
+    const { a, b, names, ran } = twoNodes(clock, store);
+    const share = (node: string) => names.filter((n) => ownerOf(n, ["n1", "n2"]) === node).sort();
+    const minute = async (slot: number, before?: () => Promise<void>) => {
+      await clock.set(slot);
+      const both = Promise.all([a.scheduler.tick(slot), b.scheduler.tick(slot)]);
+      await before?.();
+      await clock.advance(HELP_DELAY_MS);
+      await both;
+      assert.deepEqual(ran.filter((r) => r.endsWith(`@${slot}`)).sort(), names.map((n) => `${n}@${slot}`).sort());
+      const out = { probed: [...probed].sort(), read: [...read] };
+      probed.length = 0;
+      read.length = 0;
+      return out;
+    };
+    await minute(T0); // the first tick plans every job (no shares yet)
+    const marks = () =>
+      store.getSetting(SHARES_KEY).then((text) => JSON.parse(text!) as Record<string, [number, string]>);
+
+    // Both noted their shares claimed for T0 + 1 min: neither probed nor read the other's.
+    assert.deepEqual(await minute(T0 + MIN), { probed: [], read: [] });
+    const noted = await marks();
+    assert.deepEqual(Object.keys(noted).sort(), ["n1", "n2"]);
+    assert.ok(Object.values(noted).every(([at]) => at === T0 + MIN), "each mark names the tick it covers");
+
+    // n1's mark names another share (n1 runs another deploy, say): n2 probes n1's share.
+    forged = (at, digest) => [at, `${digest}x`];
+    assert.deepEqual((await minute(T0 + 2 * MIN)).probed, share("n1"));
+    // n1's mark is of another tick: probed again.
+    forged = (at, digest) => [at - MIN, digest];
+    assert.deepEqual((await minute(T0 + 3 * MIN)).probed, share("n1"));
+    // The setting is unreadable: every share is probed, and every slot still runs once.
+    forged = undefined;
+    unreadable = true;
+    assert.deepEqual((await minute(T0 + 4 * MIN)).probed, names.slice().sort());
+    unreadable = false;
+    assert.deepEqual(await minute(T0 + 5 * MIN), { probed: [], read: [] }, "marks read again: nothing probed");
+    assert.equal(new Set(ran).size, ran.length, "no slot ran twice");
+  });
+
+  it("a node whose claim of its share failed notes nothing, and the others help with that share", async () => {
+    const store = createMemoryStore();
+    const clock = createManualClock(T0 - MIN);
+    await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
+    const claim = store.claim;
+    let failing = false;
+    store.claim = (requests) =>
+      failing && requests.some((r) => r.node === "n1") ? Promise.reject(new Error("locked")) : claim(requests);
+    const { a, b, names, ran } = twoNodes(clock, store);
+    for (const slot of [T0, T0 + MIN]) {
+      await clock.set(slot);
+      const both = Promise.all([a.scheduler.tick(slot), b.scheduler.tick(slot)]);
+      await clock.advance(HELP_DELAY_MS);
+      await both;
+    }
+    // n1's claims fail this minute (n2's go through): n1 must not note its share claimed.
+    const slot = T0 + 2 * MIN;
+    failing = true;
+    await clock.set(slot);
+    const ra = a.scheduler.tick(slot);
+    const rb = b.scheduler.tick(slot);
+    assert.equal((await ra).ok, false, "n1's tick failed");
+    failing = false;
+    await clock.advance(HELP_DELAY_MS);
+    await rb;
+    const marks = JSON.parse((await store.getSetting(SHARES_KEY))!) as Record<string, [number, string]>;
+    assert.equal(marks["n1"]![0], T0 + MIN, "n1's mark still names the minute before");
+    assert.equal(marks["n2"]![0], slot);
+    assert.deepEqual(
+      ran.filter((r) => r.endsWith(`@${slot}`)).sort(),
+      names.map((n) => `${n}@${slot}`).sort(),
+      "n2 ran n1's share too",
+    );
+  });
+
   it("refuses a concurrency that is not a positive integer", () => {
     assert.throws(() => setup({ concurrency: 0 }), /concurrency/);
     assert.throws(() => setup({ concurrency: 1.5 }), /concurrency/);
@@ -415,6 +518,12 @@ describe("concurrency", () => {
 
 /** Counts `snapshot()` calls and the size of each `claim()` batch of a memory store. */
 /** Nodes n1 and n2 (concurrency 5) on `store`, each with the same 40 minutely jobs; `ran` lists `job@slot` per run. */
+/** Drops every write of the share marks, as if another node's write had always replaced them. */
+function loseShareMarks(store: MemoryStore): void {
+  const put = store.putSetting;
+  store.putSetting = (key, value) => key === SHARES_KEY ? Promise.resolve() : put(key, value);
+}
+
 function twoNodes(clock: ReturnType<typeof createManualClock>, store: MemoryStore) {
   const a = setup({ clock, store, node: "n1", concurrency: 5 });
   const b = setup({ clock, store, node: "n2", concurrency: 5 });

@@ -13,7 +13,7 @@ import { claimOrder, planTick, type TickPlan } from "./plan_tick.ts";
 import { nextTurn, PLAN_CHUNK } from "./turn.ts";
 import { limitRuns } from "./max_runs.ts";
 import { createPresence } from "./presence.ts";
-import { createShareMarks, shareDigest } from "./share_marks.ts";
+import { createShareMarks, MARKED_SHARE, shareDigest } from "./share_marks.ts";
 import { spread } from "./spread.ts";
 import { startsOf } from "./jitter.ts";
 import type { Reconciler } from "./reconcile.ts";
@@ -367,10 +367,11 @@ export function createTicker(deps: TickDeps): Ticker {
     // when that part is the whole share the others see (no job left to a later tick, none
     // moved to a node that joined, the jobs the share was cut from); helping skips the
     // shares their owners noted for this tick.
-    const whole = shares !== undefined && !retick && !joined && helpFrom >= due.length &&
-      shared?.version === registry.version && shared.shares === shares;
+    // Only shares of MARKED_SHARE jobs or more: a mark costs a write, a smaller share's probe less.
+    const whole = shares !== undefined && shares.mine.length >= MARKED_SHARE && !retick && !joined &&
+      helpFrom >= due.length && shared?.version === registry.version && shared.shares === shares;
     const noteShare = whole ? () => marks.note(now, shares.digest) : undefined;
-    const claimedBy = shares === undefined || unread.length === 0 ? undefined : async () => {
+    const claimedBy = shares === undefined || unread.length < MARKED_SHARE ? undefined : async () => {
       const owners = await marks.claimed(now, shares.digests);
       return owners.size === 0 ? undefined : (job: ResolvedJob) => owners.has(shares.ownerOf.get(job)!);
     };

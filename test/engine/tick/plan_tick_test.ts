@@ -5,7 +5,7 @@ import { claimOrder, planTick, slotsToRun, takeRound } from "../../../src/engine
 import type { ResolvedJob } from "../../../src/engine/jobs/spec.ts";
 import { ownerOf } from "../../../src/engine/tick/spread.ts";
 import { PRESENCE_KEY } from "../../../src/engine/tick/presence.ts";
-import { SHARES_KEY } from "../../../src/engine/tick/share_marks.ts";
+import { MARKED_SHARE, SHARES_KEY } from "../../../src/engine/tick/share_marks.ts";
 import { HELP_DELAY_MS, newestDue } from "../../../src/engine/tick/rounds.ts";
 import { slotSince } from "../../../src/engine/tick/tick.ts";
 import { startOf } from "../../../src/engine/tick/jitter.ts";
@@ -358,7 +358,6 @@ describe("concurrency", () => {
     const store = createMemoryStore();
     const clock = createManualClock(T0 - MIN);
     await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
-    loseShareMarks(store); // each node's mark is lost: helping probes
     const read: string[] = [];
     const probed: string[] = [];
     const { read: view, recorded } = store;
@@ -384,6 +383,11 @@ describe("concurrency", () => {
       assert.deepEqual(read, [], "and read no job's state: their owners had claimed them all");
       probed.length = 0;
     }
+    assert.equal(
+      await store.getSetting(SHARES_KEY),
+      undefined,
+      `no share of 20 jobs is noted (${MARKED_SHARE} or more are)`,
+    );
   });
 
   it("a store without recorded() has the others' jobs read instead, and every slot still runs once", async () => {
@@ -391,7 +395,6 @@ describe("concurrency", () => {
     const clock = createManualClock(T0 - MIN);
     await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
     delete (store as { recorded?: unknown }).recorded;
-    loseShareMarks(store);
     const read: string[] = [];
     const view = store.read;
     store.read = (list) => {
@@ -436,8 +439,10 @@ describe("concurrency", () => {
       return put(key, JSON.stringify(all));
     };
     store.getSetting = (key) => key === SHARES_KEY && unreadable ? Promise.resolve("{not json") : get(key);
-    const { a, b, names, ran } = twoNodes(clock, store);
+    // Shares of MARKED_SHARE jobs or more are noted.
+    const { a, b, names, ran } = twoNodes(clock, store, 2 * MARKED_SHARE + 200, 100);
     const share = (node: string) => names.filter((n) => ownerOf(n, ["n1", "n2"]) === node).sort();
+    assert.ok(share("n1").length >= MARKED_SHARE && share("n2").length >= MARKED_SHARE);
     const minute = async (slot: number, before?: () => Promise<void>) => {
       await clock.set(slot);
       const both = Promise.all([a.scheduler.tick(slot), b.scheduler.tick(slot)]);
@@ -483,7 +488,7 @@ describe("concurrency", () => {
     let failing = false;
     store.claim = (requests) =>
       failing && requests.some((r) => r.node === "n1") ? Promise.reject(new Error("locked")) : claim(requests);
-    const { a, b, names, ran } = twoNodes(clock, store);
+    const { a, b, names, ran } = twoNodes(clock, store, 2 * MARKED_SHARE + 200, 100);
     for (const slot of [T0, T0 + MIN]) {
       await clock.set(slot);
       const both = Promise.all([a.scheduler.tick(slot), b.scheduler.tick(slot)]);
@@ -518,16 +523,10 @@ describe("concurrency", () => {
 
 /** Counts `snapshot()` calls and the size of each `claim()` batch of a memory store. */
 /** Nodes n1 and n2 (concurrency 5) on `store`, each with the same 40 minutely jobs; `ran` lists `job@slot` per run. */
-/** Drops every write of the share marks, as if another node's write had always replaced them. */
-function loseShareMarks(store: MemoryStore): void {
-  const put = store.putSetting;
-  store.putSetting = (key, value) => key === SHARES_KEY ? Promise.resolve() : put(key, value);
-}
-
-function twoNodes(clock: ReturnType<typeof createManualClock>, store: MemoryStore) {
-  const a = setup({ clock, store, node: "n1", concurrency: 5 });
-  const b = setup({ clock, store, node: "n2", concurrency: 5 });
-  const names = Array.from({ length: 40 }, (_, i) => `job-${i}`);
+function twoNodes(clock: ReturnType<typeof createManualClock>, store: MemoryStore, count = 40, concurrency = 5) {
+  const a = setup({ clock, store, node: "n1", concurrency });
+  const b = setup({ clock, store, node: "n2", concurrency });
+  const names = Array.from({ length: count }, (_, i) => `job-${i}`);
   const ran: string[] = [];
   for (const s of [a, b]) {
     for (const name of names) {

@@ -134,14 +134,18 @@ export function createPresence(deps: { store: Store; node: string; log: Logger; 
 /** The stored map, tolerating anything: a bad value means no one is known. */
 function parse(text: string | undefined): Map<string, number> {
   const out = new Map<string, number>();
-  if (text === undefined) return out;
+  for (const [name, at] of storedEntries(text)) if (typeof at === "number" && Number.isFinite(at)) out.set(name, at);
+  return out;
+}
+
+/** The entries of a setting that holds a JSON object; none for anything else (unset, not JSON, not an object). */
+export function storedEntries(text: string | undefined): [string, unknown][] {
+  if (text === undefined) return [];
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return out;
+    return [];
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return out;
-  for (const [name, at] of Object.entries(value)) if (typeof at === "number" && Number.isFinite(at)) out.set(name, at);
-  return out;
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? Object.entries(value) : [];
 }

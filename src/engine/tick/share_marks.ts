@@ -11,7 +11,7 @@ import { errorText } from "../text.ts";
 import type { Store } from "../../store/types.ts";
 import type { Logger } from "../types.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
-import { PRESENCE_TTL_MS } from "./presence.ts";
+import { PRESENCE_TTL_MS, storedEntries } from "./presence.ts";
 import { hashText, mix } from "./spread.ts";
 
 /** The setting that holds the marks. */
@@ -93,15 +93,7 @@ function scheduleText(job: ResolvedJob): string {
 /** The stored marks, tolerating anything: a bad value or entry means no mark. */
 function parse(text: string | undefined): Map<string, [number, string]> {
   const out = new Map<string, [number, string]>();
-  if (text === undefined) return out;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return out;
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return out;
-  for (const [name, mark] of Object.entries(value)) {
+  for (const [name, mark] of storedEntries(text)) {
     if (Array.isArray(mark) && typeof mark[0] === "number" && typeof mark[1] === "string") {
       out.set(name, [mark[0], mark[1]]);
     }

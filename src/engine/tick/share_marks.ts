@@ -17,9 +17,9 @@ import { hashText, mix } from "./spread.ts";
 /** The setting that holds the marks. */
 export const SHARES_KEY = "edgecron.shares";
 /**
- * The smallest share a node notes, and the fewest of the others' jobs for which a helper
- * reads the marks: a mark costs a settings read and write, a probe a few microseconds a
- * job (7 500 jobs, about 20 ms), so a share of a few hundred is as cheap to probe.
+ * The fewest due jobs of its share a node notes, and the fewest of the others' jobs for
+ * which a helper reads the marks: a mark costs a settings read and write, a probe a few
+ * microseconds a job (7 500 jobs, about 20 ms), so a few hundred are as cheap to probe.
  */
 export const MARKED_SHARE = 500;
 

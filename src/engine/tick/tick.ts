@@ -367,8 +367,9 @@ export function createTicker(deps: TickDeps): Ticker {
     // when that part is the whole share the others see (no job left to a later tick, none
     // moved to a node that joined, the jobs the share was cut from); helping skips the
     // shares their owners noted for this tick.
-    // Only shares of MARKED_SHARE jobs or more: a mark costs a write, a smaller share's probe less.
-    const whole = shares !== undefined && shares.mine.length >= MARKED_SHARE && !retick && !joined &&
+    // Only a plan of MARKED_SHARE due jobs or more: a mark costs a write, and the others'
+    // probe of a share with fewer due (10 000 hourly jobs spread over the hour) costs less.
+    const whole = shares !== undefined && due.length >= MARKED_SHARE && !retick && !joined &&
       helpFrom >= due.length && shared?.version === registry.version && shared.shares === shares;
     const noteShare = whole ? () => marks.note(now, shares.digest) : undefined;
     const claimedBy = shares === undefined || unread.length < MARKED_SHARE ? undefined : async () => {

@@ -480,6 +480,34 @@ describe("concurrency", () => {
     assert.equal(new Set(ran).size, ran.length, "no slot ran twice");
   });
 
+  it("a share with fewer than MARKED_SHARE jobs due is not noted, however large (a write would cost more than the probe)", async () => {
+    const store = createMemoryStore();
+    const clock = createManualClock(T0 - MIN);
+    await store.putSetting(PRESENCE_KEY, JSON.stringify({ n1: T0 - MIN, n2: T0 - MIN }));
+    const nodes = [
+      setup({ clock, store, node: "n1", concurrency: 5 }),
+      setup({ clock, store, node: "n2", concurrency: 5 }),
+    ];
+    const ran: string[] = [];
+    for (const { scheduler } of nodes) {
+      for (let i = 0; i < 2 * MARKED_SHARE + 200; i++) {
+        // 40 jobs due every minute; the rest once a year, on 1 January at 00:00 (not in these minutes).
+        scheduler.job(`job-${i}`, {
+          schedule: i < 40 ? "* * * * *" : "0 0 1 1 *",
+          run: (ctx) => void ran.push(`${ctx.job}@${ctx.slot}`),
+        });
+      }
+    }
+    for (const slot of [T0 + MIN, T0 + 2 * MIN]) {
+      await clock.set(slot);
+      const both = Promise.all(nodes.map(({ scheduler }) => scheduler.tick(slot)));
+      await clock.advance(HELP_DELAY_MS);
+      await both;
+      assert.equal(ran.filter((r) => r.endsWith(`@${slot}`)).length, 40, "every due slot ran once");
+    }
+    assert.equal(await store.getSetting(SHARES_KEY), undefined);
+  });
+
   it("a node whose claim of its share failed notes nothing, and the others help with that share", async () => {
     const store = createMemoryStore();
     const clock = createManualClock(T0 - MIN);

@@ -74,12 +74,13 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
   const deliver = webhookHandler({ fetch: resolved.fetch, signing, webhooks, clock });
   const registry = createJobRegistry({ defaults, log, deliver });
   const tracker = createRunTracker();
+  const sleepDeps = { clock, tracker };
   const writer = createOutcomeWriter({
     store,
     clock,
     log,
     maxWaitMs: resolved.policy.heartbeatMs,
-    sleep: (ms, signal) => sleep({ clock, tracker }, ms, signal),
+    sleep: (ms, signal) => sleep(sleepDeps, ms, signal),
   });
   const lease = createLease({ store, clock, node, policy: resolved.policy, tracker, writer, log });
   const runner = { store, clock, log, emit, registry, lease, tracker, node };

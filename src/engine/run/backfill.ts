@@ -16,6 +16,7 @@ import { unknownOption } from "../../core/suggest.ts";
 import { type Outcome, SKIP_MAX_RUNS } from "../../store/types.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 import { nextTurn } from "../tick/turn.ts";
+import { outcomesBySlot } from "../tick/report.ts";
 import type { Promoter } from "./overlap.ts";
 import { type RunnerDeps, runSlot } from "./runner.ts";
 import type { BackfillOptions, BackfillReport } from "../types.ts";
@@ -131,7 +132,7 @@ export async function runBackfill(
     planned: plan.slots.length,
     ran: [],
     skipped: [],
-    outcomes: {},
+    outcomes: outcomesBySlot(),
     stopped: false,
   };
   /** A data job's first-seen time when the backfill began. */

@@ -2,6 +2,7 @@
 import { isGuarded } from "../jobs/schedule_guard.ts";
 import type { Schedule } from "../../core/types.ts";
 import type { CatchUpMode } from "../types.ts";
+import { keepShape } from "../../core/kept.ts";
 
 /** The most slots one tick plans for one job; see `planSlots`. */
 export const MAX_SLOTS_PER_TICK = 10_000;
@@ -91,6 +92,11 @@ export function planSlots(input: PlanInput): Plan {
 }
 
 const atSlot = (slot: number): number => slot;
+
+// A plan and a window's slots of each shape, kept: a tick's are gone before the next, and
+// the planning code optimised for them with them (`core/kept.ts`).
+keepShape<Plan>({ run: [], missed: [], dropped: 0 });
+keepShape({ slots: [] as number[], dropped: 0 });
 
 // A first slot makes an array of exactly one element (a first `push()` reserves 16): a
 // large minute plans thousands of jobs, most with one slot.

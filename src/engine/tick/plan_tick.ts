@@ -7,9 +7,10 @@
  */
 import { own } from "../../core/own.ts";
 import type { ClaimRequest, TickSnapshot } from "../../store/types.ts";
-import { planSlots } from "./plan.ts";
+import { type PlanInput, planSlots } from "./plan.ts";
 import { startOf } from "./jitter.ts";
 import { spread, type SpreadInput } from "./spread.ts";
+import { keepShape } from "../../core/kept.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 
 /** What `planTick` needs besides the jobs and the snapshot. */
@@ -54,22 +55,22 @@ export function planTick(jobs: readonly ResolvedJob[], snapshot: TickSnapshot, i
   const warnings: TickPlan["warnings"] = [];
   const idle: DueJob[] = [];
   const runnable: DueJob[] = [];
+  const at = scratch;
+  at.now = now;
+  at.lateAt = input.lateAt;
   for (const job of jobs) {
     const js = own(snapshot.jobs, job.name);
     if (!job.enabled || js === undefined) continue;
     let slots;
     try {
-      slots = planSlots({
-        schedule: job.schedule,
-        catchUp: job.catchUp,
-        now,
-        watermark: own(snapshot.watermarks, job.name),
-        firstSeen: js.firstSeen,
-        paused: js.paused,
-        // No spread per job: a large minute plans thousands.
-        startOf: job.jitterMs > 0 ? (slot: number) => startOf(job, slot) : undefined,
-        lateAt: input.lateAt,
-      });
+      at.schedule = job.schedule;
+      at.catchUp = job.catchUp;
+      at.watermark = own(snapshot.watermarks, job.name);
+      at.firstSeen = js.firstSeen;
+      at.paused = js.paused;
+      // No spread per job: a large minute plans thousands.
+      at.startOf = job.jitterMs > 0 ? (slot: number) => startOf(job, slot) : undefined;
+      slots = planSlots(at);
     } catch (e) {
       // Only a user-supplied Schedule object can throw; it must not stop the other jobs.
       warnings.push({ job: job.name, error: e instanceof Error ? e.message : String(e) });
@@ -79,8 +80,60 @@ export function planTick(jobs: readonly ResolvedJob[], snapshot: TickSnapshot, i
     if (slots.run.length + slots.missed.length === 0) continue;
     (slots.run.length > 0 ? runnable : idle).push({ job, run: slots.run, missed: slots.missed });
   }
+  at.schedule = at.catchUp = at.startOf = undefined!;
   return { idle, runnable, warnings };
 }
+
+// One of each shape a tick's plan and rounds make, kept: they are gone before the next
+// tick, and the planning and claiming code optimised for them with them (`core/kept.ts`).
+// The values are of the kinds a tick's are (epoch milliseconds are not small integers).
+keepShape<TickPlanInput>({ now: 0.5, lateAt: 0.5 });
+keepShape<TickPlan>({ idle: [], runnable: [], warnings: [] });
+keepShape<DueJob>({ job: undefined!, run: [0.5], missed: [] });
+keepShape<JobPlan>({ job: undefined!, planned: [0.5] });
+keepShape<Round>({ requests: [], jobs: [], next: 0, passed: 0 });
+keepShape<ClaimRequest[]>([
+  {
+    job: "",
+    kind: "scheduled",
+    node: "",
+    batch: "",
+    now: 0.5,
+    overlap: "allow",
+    slot: 0.5,
+    status: "missed",
+    leaseUntil: 0.5,
+  },
+  {
+    job: "",
+    kind: "scheduled",
+    node: "",
+    batch: "",
+    now: 0.5,
+    overlap: "allow",
+    slot: 0.5,
+    status: "running",
+    leaseUntil: 0.5,
+    bufferLimit: 1,
+    maxRuns: undefined,
+  },
+]);
+
+/**
+ * The one input planTick gives planSlots, set field by field for each job (planSlots keeps
+ * none of it): a literal per job had a hidden class that died between two minutes, and the
+ * planning code optimised for it with it (`core/kept.ts`).
+ */
+const scratch: PlanInput = {
+  schedule: undefined!,
+  catchUp: undefined!,
+  now: 0.5,
+  watermark: undefined,
+  firstSeen: 0.5,
+  paused: false,
+  startOf: undefined,
+  lateAt: undefined,
+};
 
 /**
  * The plan in claim order: jobs with nothing to run first (they cost no capacity), then

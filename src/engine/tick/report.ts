@@ -1,7 +1,8 @@
 /** The tick report: one per tick or round, filled in as claims are made and runs settle. */
 import type { Outcome } from "../../store/types.ts";
 import { errorText } from "../text.ts";
-import type { JobTickReport, TickReport } from "../types.ts";
+import type { JobTickReport, SchedulerEvent, TickReport } from "../types.ts";
+import { keepShape } from "../../core/kept.ts";
 
 /** A report being filled in: `job(name)` is that job's part, created on first use. */
 export interface ReportDraft {
@@ -18,16 +19,37 @@ export interface ReportDraft {
 
 /** A new, empty report of a tick (or a later round) at `now` on `node`. */
 export function draftReport(now: number, node: string): ReportDraft {
-  const report: TickReport = { now, node, ok: true, jobs: Object.create(null) };
-  return {
-    report,
-    lostLeaseEnd: undefined,
-    job: (name) => (report.jobs[name] ??= emptyJobReport()),
-    fail(e) {
-      report.ok = false;
-      report.error = errorText(e);
-    },
-  };
+  return new Draft(now, node);
+}
+
+/**
+ * A report being filled in. A class, not a literal with a closure per tick: `job()` is
+ * called for every job a tick claims, and code optimised for one tick's closure was thrown
+ * away with it (`core/kept.ts`).
+ */
+class Draft implements ReportDraft {
+  /**
+   * A draft of each shape a report takes, kept so their hidden classes are (`core/kept.ts`):
+   * as made, with `deferred` (rounds.ts) and failed.
+   */
+  static readonly kept = keepShape([new Draft(0.5, ""), new Draft(0.5, ""), new Draft(0.5, "")]);
+  readonly report: TickReport;
+  lostLeaseEnd: number | undefined = undefined;
+  readonly #jobs: Record<string, JobTickReport>;
+
+  constructor(now: number, node: string) {
+    this.report = { now, node, ok: true, jobs: Object.create(null) };
+    this.#jobs = this.report.jobs;
+  }
+
+  job(name: string): JobTickReport {
+    return (this.#jobs[name] ??= emptyJobReport());
+  }
+
+  fail(e: unknown): void {
+    this.report.ok = false;
+    this.report.error = errorText(e);
+  }
 }
 
 /** The lists of slots of a job's report. */
@@ -65,6 +87,25 @@ export function record(r: JobTickReport, slot: number, outcome: Outcome | undefi
  */
 const NONE = Object.freeze([]) as unknown as number[];
 
+/**
+ * A job report's outcomes by slot: a record with no prototype, which V8 keeps as a
+ * dictionary with one hidden class for all. A slot is an epoch millisecond, past the
+ * array indices, so on a plain `{}` each minute's slot was a new property name: a new
+ * hidden class every minute, shared by thousands of reports and dropped after it
+ * (`core/kept.ts`).
+ */
+export const outcomesBySlot = (): Record<number, Outcome> => Object.create(null);
+
+Draft.kept[1]!.report.deferred = 1;
+Draft.kept[2]!.fail("");
+
+/** The `tick` event of `report`: one shape, kept (`core/kept.ts`). */
+export function tickEvent(report: TickReport): SchedulerEvent {
+  return { type: "tick", now: report.now, report };
+}
+
+keepShape(tickEvent(Draft.kept[0]!.report));
+
 const emptyJobReport = (): JobTickReport => ({
   planned: NONE,
   won: NONE,
@@ -74,7 +115,7 @@ const emptyJobReport = (): JobTickReport => ({
   missed: NONE,
   abandoned: NONE,
   buffered: NONE,
-  outcomes: {},
+  outcomes: outcomesBySlot(),
 });
 
 /** Adds a later round's job reports to the first round's (a `tick()` in rounds). */

@@ -16,6 +16,7 @@ import { claimBatch, type ClaimDeps } from "./claim_batch.ts";
 import { type DueJob, planTick, type RoundInput, slotsToRun, takeRound, unclaimed } from "./plan_tick.ts";
 import { limitRuns } from "./max_runs.ts";
 import { own } from "../../core/own.ts";
+import { keepShape } from "../../core/kept.ts";
 import { setOwn } from "../../store/_validate.ts";
 import { noteAll, type ReportDraft } from "./report.ts";
 import { queueRun, RunGroup, type RunsDeps } from "./runs.ts";
@@ -88,6 +89,60 @@ export function newestDue(job: ResolvedJob, now: number): number | undefined {
 
 /** Whether every job of `p` was taken (or found claimed): nothing left to read or claim. */
 const done = (p: Plan): boolean => p.next >= p.due.length && p.nextUnread >= p.unread.length;
+
+const always = (): boolean => true;
+
+/** A tick's plan, before its first round. */
+function newPlan(
+  now: number,
+  batch: string,
+  due: DueJob[],
+  helpFrom: number,
+  helpAt: number,
+  opts: PlanOptions,
+): Plan {
+  const { unread = [], pending = always, ahead = false, claimFrom = -Infinity } = opts;
+  return {
+    now,
+    batch,
+    due,
+    next: 0,
+    deferred: slotsToRun(due, 0),
+    helpFrom,
+    helpAt,
+    checkedUntil: helpFrom,
+    open: new Set(),
+    unread,
+    claimedBy: opts.claimedBy,
+    noteShare: opts.noteShare,
+    failed: false,
+    pending,
+    nextUnread: 0,
+    started: false,
+    ahead,
+    claimFrom,
+  };
+}
+
+/**
+ * A plan kept so the plans' hidden class is (`core/kept.ts`): the rounds' code reads a plan
+ * on every batch, and a minute's plan is gone before the next. Each field a round writes
+ * is written here once too: V8 marks a field written after its object was made as no longer
+ * constant, with a new hidden class, and the kept plan would hold the old one.
+ */
+const KEPT_PLAN = keepShape(
+  newPlan(0.5, "", [], Infinity, 0.5, { claimedBy: async () => undefined, noteShare: async () => {} }),
+);
+KEPT_PLAN.next = 1;
+KEPT_PLAN.deferred = 1;
+KEPT_PLAN.checkedUntil = 1;
+KEPT_PLAN.nextUnread = 1;
+KEPT_PLAN.open = new Set();
+KEPT_PLAN.unread = [];
+KEPT_PLAN.claimedBy = undefined;
+KEPT_PLAN.noteShare = undefined;
+KEPT_PLAN.failed = true;
+KEPT_PLAN.started = true;
 
 /** The optional parts of a plan (`Rounds.begin`). */
 export interface PlanOptions {
@@ -185,8 +240,9 @@ export function createRounds(deps: RoundsDeps): Rounds {
   /** Aborted by `halt("drain")` and `halt("stop")`: no more claims, and waits to claim end. */
   let draining: AbortController | undefined;
   const drained = (): AbortSignal => (draining ??= new AbortController()).signal;
+  const sleepDeps = { clock, tracker };
   const gate = (at: number, drain = false): Promise<void> =>
-    sleep({ clock, tracker }, at - clock.now(), drain ? drained() : halted());
+    sleep(sleepDeps, at - clock.now(), drain ? drained() : halted());
   /**
    * The one input every round gives `takeRound`, set field by field before each call
    * (`takeRound` is synchronous and keeps none of it). An object literal per round had a
@@ -247,7 +303,7 @@ export function createRounds(deps: RoundsDeps): Rounds {
       // Past `helpAt`, a share not yet taken (planned, or not read yet) is treated as its
       // owner's who is slow or gone. The wait ends at `until`, which gets a tick of its own.
       if (p.next >= p.helpFrom && !done(p) && budget > 0 && clock.now() < helpAt) {
-        await sleep({ clock, tracker }, Math.min(helpAt, until) - clock.now(), drained());
+        await sleep(sleepDeps, Math.min(helpAt, until) - clock.now(), drained());
         if (tracker.stopping || drained().aborted || plan !== p || clock.now() < helpAt) return "stop" as const;
       }
       // The shares their owners noted claimed for this tick are left out, unread and unprobed.
@@ -400,29 +456,10 @@ export function createRounds(deps: RoundsDeps): Rounds {
 
   return {
     begin(now, due, helpFrom, opts = {}) {
-      const { unread = [], pending = () => true, ahead = false, claimFrom = -Infinity } = opts;
-      plan = {
-        now,
-        batch: crypto.randomUUID(),
-        due,
-        next: 0,
-        deferred: slotsToRun(due, 0),
-        helpFrom,
-        helpAt: now + HELP_DELAY_MS + Math.max(0, clock.now() - now),
-        checkedUntil: helpFrom,
-        open: new Set(),
-        unread,
-        claimedBy: opts.claimedBy,
-        noteShare: opts.noteShare,
-        failed: false,
-        pending,
-        nextUnread: 0,
-        started: false,
-        ahead,
-        claimFrom,
-      };
+      const helpAt = now + HELP_DELAY_MS + Math.max(0, clock.now() - now);
+      plan = newPlan(now, crypto.randomUUID(), due, helpFrom, helpAt, opts);
       // Each job not read may have a slot due: the timer keeps coming back until they are read.
-      plan.deferred += unread.length;
+      plan.deferred += plan.unread.length;
     },
     clear() {
       plan = undefined;

@@ -23,7 +23,7 @@ import type { ResolvedJob } from "../jobs/spec.ts";
 import type { HeldClaim } from "../run/tracker.ts";
 import type { TickReport } from "../types.ts";
 import { createRunQueue } from "./queue.ts";
-import { draftReport, note, type ReportDraft } from "./report.ts";
+import { draftReport, note, type ReportDraft, tickEvent } from "./report.ts";
 import { claimTurn, createRounds } from "./rounds.ts";
 import type { TickHint } from "./timer.ts";
 import { startOrphans } from "./orphans.ts";
@@ -209,6 +209,13 @@ export function createTicker(deps: TickDeps): Ticker {
   /** The registry's version after the last tick's sync: a quiet tick needs the same jobs. */
   let syncedVersion: number | undefined;
   /**
+   * The last tick's snapshot, kept until the next one is read: the objects a store makes
+   * for a snapshot (job states, running rows) die between two minutes, and with them their
+   * hidden classes and the planning code optimised for them (`core/kept.ts`). Kept, the
+   * next snapshot's objects find their classes still there.
+   */
+  const last: { snapshot?: TickSnapshot } = {};
+  /**
    * The states of the jobs with open rows that a quiet tick's snapshot (no names) lacks:
    * the reaper and the orphans' promotion read whether such a job is paused.
    */
@@ -289,6 +296,7 @@ export function createTicker(deps: TickDeps): Ticker {
         registry.sync(snapshot);
       } else if (quiet) await addOpenStates(snapshot);
       syncedVersion = registry.version;
+      last.snapshot = snapshot;
       const settled = await deps.reconciler.settle(snapshot, at);
       again.push(...settled.adopted);
       if (settled.error !== undefined) throw settled.error;
@@ -348,9 +356,13 @@ export function createTicker(deps: TickDeps): Ticker {
     // too, so that its first large minute finds the others. A minute that fits is claimed
     // whole, in job order; only a larger one is spread.
     const large = plan.runnable.length > free || shares !== undefined;
-    const { due, helpFrom } = large
+    // Not a literal of ClaimOrder's shape with an Infinity: that made its field a double, and
+    // V8 a second hidden class for it (`core/kept.ts`).
+    const order = large
       ? claimOrder(plan, snapshot, now, { node, nodes, offset: Math.floor(Math.random() * 0x7fffffff) })
-      : { due: plan.idle.concat(plan.runnable), helpFrom: Infinity };
+      : undefined;
+    const due = order?.due ?? plan.idle.concat(plan.runnable);
+    const helpFrom = order?.helpFrom ?? Infinity;
     // The others' jobs not read (code jobs of their shares) with a slot due since the last
     // plan covered, in helping order. A slot this misses (a job resumed after its slot while
     // its owner is gone) is planned once that owner's presence ends and the job is in a
@@ -439,7 +451,7 @@ export function createTicker(deps: TickDeps): Ticker {
   const finish = (report: TickReport, runs: Promise<unknown>[]): StartedTick => {
     const settled = Promise.all(runs).then(async () => {
       if (report.ok) await prune(report.now);
-      emit({ type: "tick", now: report.now, report });
+      emit(tickEvent(report));
       return report;
     });
     return { report, settled };

@@ -8,6 +8,9 @@ import type { StartedTick } from "./tick.ts";
 import type { Clock, Logger } from "../types.ts";
 import type { Schedule } from "../../core/types.ts";
 
+/** The hint of a tick claimed ahead: one object, not one a minute (`core/kept.ts`). */
+const AHEAD = Object.freeze({ ahead: true });
+
 /** How soon a node whose tick left due slots to others (capacity) looks again, at the latest. */
 export const DEFERRED_RETRY_MS = 1_000;
 
@@ -176,7 +179,7 @@ export function createTimerLoop(
     const ahead = !again && slot !== undefined && now >= slot - lead && now < slot;
     if (ahead) {
       tickedAt = slot;
-      begun = tick(slot, { ahead: true });
+      begun = tick(slot, AHEAD);
       // Step the schedules due at the slot now, in the lead, not in the re-arm at the slot
       // (18-22 ms over 10 000 jobs, while the slot's runs wait to start).
       wakes.advance(slot, now, state.version(), schedules);

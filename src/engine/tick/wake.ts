@@ -62,15 +62,19 @@ export function createWakeCache(): WakeCache {
     else if (at !== null) push(heap, { at, schedule });
   };
 
-  /** Set by `advance()`: the heap is past `slot` already, stepped at `from`. */
-  let advanced: { slot: number; from: number } | undefined;
+  /**
+   * Set by `advance()`: the heap is past `advancedSlot` already, stepped at `advancedFrom`.
+   * Two numbers, not an object a minute whose hidden class died with it (`core/kept.ts`).
+   */
+  let advancedSlot: number | undefined;
+  let advancedFrom = 0;
 
   return {
     next(now, v, schedules) {
-      if (advanced !== undefined) {
-        const { slot, from } = advanced;
-        if (v === version && now >= from && now < slot) return slot;
-        advanced = undefined;
+      if (advancedSlot !== undefined) {
+        const slot = advancedSlot;
+        if (v === version && now >= advancedFrom && now < slot) return slot;
+        advancedSlot = undefined;
         // Asked before the advance (the clock stepped back) or after a change: the heap is past slots still to come.
         if (now < slot) version = undefined;
       }
@@ -119,7 +123,8 @@ export function createWakeCache(): WakeCache {
     advance(slot, now, v, schedules) {
       if (this.next(now, v, schedules) !== slot) return;
       this.next(slot, v, schedules);
-      advanced = { slot, from: now };
+      advancedSlot = slot;
+      advancedFrom = now;
     },
   };
 }

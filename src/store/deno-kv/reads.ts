@@ -2,6 +2,7 @@
  * The read side of the Deno KV store: planning state, rows, outcomes, counts and the
  * overview. Reads never write; `snapshot()` is `read()` plus the job-state inserts.
  */
+import { emptySnapshot } from "../_snapshot.ts";
 import { CONFLICT, type KvContext } from "./_context.ts";
 import {
   counterValue,
@@ -63,12 +64,7 @@ export function planningState(
         prunedOf(kv, ctx, known),
         openRows(kv, ctx, whole ? undefined : all),
       ]);
-      const snapshot: TickSnapshot = {
-        jobs: {},
-        watermarks: {},
-        defs,
-        running: running.map((e) => publicRecord(e.value as Row)),
-      };
+      const snapshot = emptySnapshot(defs, running.map((e) => publicRecord(e.value as Row)));
       all.forEach((name, i) => {
         const state = states[i]!.value as StoredState | null;
         if (state === null) return;

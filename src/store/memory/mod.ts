@@ -1,6 +1,7 @@
 /**
  * The in-memory `Store`: the default for a single process, and the engine's test double.
  */
+import { emptySnapshot } from "../_snapshot.ts";
 import { SchedulerError } from "../../core/errors.ts";
 import {
   CANCELLED_SUPERSEDED,
@@ -168,7 +169,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
   };
   // read(): the named jobs' states, definitions and open rows only.
   const namedState = (names: readonly string[]): TickSnapshot => {
-    const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs: [], running: [] };
+    const snapshot = emptySnapshot();
     for (const name of new Set(names)) {
       const def = defs.get(name);
       if (def !== undefined) snapshot.defs.push(def);
@@ -181,7 +182,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
   // snapshot(): every open row and definition, the asked and data-defined jobs' states
   // (missing ones inserted), in pages with a turn of the event loop between them.
   const wholeState = async (names: readonly string[], now: number): Promise<TickSnapshot> => {
-    const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs: [], running: [] };
+    const snapshot = emptySnapshot();
     snapshot.running = table.running().map(publicRecord);
     const defined = defs.names();
     let done = 0;

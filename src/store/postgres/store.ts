@@ -5,6 +5,7 @@
  * job locks, putDef) is one READ COMMITTED transaction; reads of several statements
  * share one REPEATABLE READ snapshot.
  */
+import { emptySnapshot } from "../_snapshot.ts";
 import { tallyFromReads } from "../_tally.ts";
 import { claimOutcomes } from "../sql/claims.ts";
 import { attemptKeyText, jobDef, runRecord } from "../sql/statements.ts";
@@ -62,7 +63,7 @@ import {
 
 function planningState(t: readonly (readonly PgRow[])[]): TickSnapshot {
   const [states = [], defs = [], running = []] = t;
-  const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs: [], running: [] };
+  const snapshot = emptySnapshot();
   for (const row of states) {
     const name = String(row.name);
     const state: JobState = { name, firstSeen: Number(row.first_seen), paused: row.paused === true };

@@ -2,6 +2,7 @@
  * The `Store` over any SQLite-family `SqlExecutor`: libSQL and D1 are this one store
  * with a different connection underneath, so both run the same statements.
  */
+import { emptySnapshot } from "../_snapshot.ts";
 import {
   claimOutcomes,
   claimsStatement,
@@ -182,7 +183,7 @@ export function createSqlStore(db: SqlExecutor): Store {
     defs: SqlResult | undefined,
     running: SqlResult | undefined,
   ): TickSnapshot => {
-    const snapshot: TickSnapshot = { jobs: {}, watermarks: {}, defs: [], running: [] };
+    const snapshot = emptySnapshot();
     addStates(snapshot, stateRows(states));
     snapshot.defs = (defs?.rows ?? []).map((row) => jobDef(row, db.label));
     for (const row of running?.rows ?? []) {

@@ -283,10 +283,7 @@ export interface JobTickReport {
   abandoned: number[];
   /** Slots this tick kept waiting behind a live run (overlap `bufferOne`, `bufferAll`, `cancelOther`). */
   buffered: number[];
-  /**
-   * Outcome per slot this node ran in this tick (absent while still running in timer mode).
-   * A record with no prototype: its keys are epoch milliseconds.
-   */
+  /** Outcome per slot this node ran in this tick (absent while still running in timer mode). */
   outcomes: Record<number, Outcome>;
 }
 
@@ -463,7 +460,7 @@ export interface BackfillReport {
    * limit is reached; no row. Buffered slots past it end `skipped` instead).
    */
   skipped: { slot: number; reason: "exists" | "overlap" | "maxRuns" }[];
-  /** The final outcome of each slot that ran (or was skipped for overlap); a record with no prototype. */
+  /** The final outcome of each slot that ran (or was skipped for overlap). */
   outcomes: Record<number, Outcome>;
   /**
    * True when `signal`, `stop()`, or the job's deletion or redefinition (on any node) ended

@@ -16,7 +16,6 @@ import { unknownOption } from "../../core/suggest.ts";
 import { type Outcome, SKIP_MAX_RUNS } from "../../store/types.ts";
 import type { ResolvedJob } from "../jobs/spec.ts";
 import { nextTurn } from "../tick/turn.ts";
-import { outcomesBySlot } from "../tick/report.ts";
 import type { Promoter } from "./overlap.ts";
 import { type RunnerDeps, runSlot } from "./runner.ts";
 import type { BackfillOptions, BackfillReport } from "../types.ts";
@@ -132,7 +131,7 @@ export async function runBackfill(
     planned: plan.slots.length,
     ran: [],
     skipped: [],
-    outcomes: outcomesBySlot(),
+    outcomes: {},
     stopped: false,
   };
   /** A data job's first-seen time when the backfill began. */

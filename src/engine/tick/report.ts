@@ -87,15 +87,6 @@ export function record(r: JobTickReport, slot: number, outcome: Outcome | undefi
  */
 const NONE = Object.freeze([]) as unknown as number[];
 
-/**
- * A job report's outcomes by slot: a record with no prototype, which V8 keeps as a
- * dictionary with one hidden class for all. A slot is an epoch millisecond, past the
- * array indices, so on a plain `{}` each minute's slot was a new property name: a new
- * hidden class every minute, shared by thousands of reports and dropped after it
- * (`core/kept.ts`).
- */
-export const outcomesBySlot = (): Record<number, Outcome> => Object.create(null);
-
 Draft.kept[1]!.report.deferred = 1;
 Draft.kept[2]!.fail("");
 
@@ -115,7 +106,7 @@ const emptyJobReport = (): JobTickReport => ({
   missed: NONE,
   abandoned: NONE,
   buffered: NONE,
-  outcomes: outcomesBySlot(),
+  outcomes: {},
 });
 
 /** Adds a later round's job reports to the first round's (a `tick()` in rounds). */

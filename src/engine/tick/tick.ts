@@ -209,13 +209,6 @@ export function createTicker(deps: TickDeps): Ticker {
   /** The registry's version after the last tick's sync: a quiet tick needs the same jobs. */
   let syncedVersion: number | undefined;
   /**
-   * The last tick's snapshot, kept until the next one is read: the objects a store makes
-   * for a snapshot (job states, running rows) die between two minutes, and with them their
-   * hidden classes and the planning code optimised for them (`core/kept.ts`). Kept, the
-   * next snapshot's objects find their classes still there.
-   */
-  const last: { snapshot?: TickSnapshot } = {};
-  /**
    * The states of the jobs with open rows that a quiet tick's snapshot (no names) lacks:
    * the reaper and the orphans' promotion read whether such a job is paused.
    */
@@ -296,7 +289,6 @@ export function createTicker(deps: TickDeps): Ticker {
         registry.sync(snapshot);
       } else if (quiet) await addOpenStates(snapshot);
       syncedVersion = registry.version;
-      last.snapshot = snapshot;
       const settled = await deps.reconciler.settle(snapshot, at);
       again.push(...settled.adopted);
       if (settled.error !== undefined) throw settled.error;

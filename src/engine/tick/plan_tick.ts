@@ -89,35 +89,11 @@ export function planTick(jobs: readonly ResolvedJob[], snapshot: TickSnapshot, i
 // The values are of the kinds a tick's are (epoch milliseconds are not small integers).
 keepShape<TickPlanInput>({ now: 0.5, lateAt: 0.5 });
 keepShape<TickPlan>({ idle: [], runnable: [], warnings: [] });
-keepShape<DueJob>({ job: undefined!, run: [0.5], missed: [] });
-keepShape<JobPlan>({ job: undefined!, planned: [0.5] });
-keepShape<Round>({ requests: [], jobs: [], next: 0, passed: 0 });
-keepShape<ClaimRequest[]>([
-  {
-    job: "",
-    kind: "scheduled",
-    node: "",
-    batch: "",
-    now: 0.5,
-    overlap: "allow",
-    slot: 0.5,
-    status: "missed",
-    leaseUntil: 0.5,
-  },
-  {
-    job: "",
-    kind: "scheduled",
-    node: "",
-    batch: "",
-    now: 0.5,
-    overlap: "allow",
-    slot: 0.5,
-    status: "running",
-    leaseUntil: 0.5,
-    bufferLimit: 1,
-    maxRuns: undefined,
-  },
-]);
+// A round of a one-job plan with a slot missed and one to run, taken by takeRound itself:
+// it keeps the due job, the job plan, the round and both shapes of claim request.
+const KEPT_JOB = { name: "", overlap: "allow", bufferLimit: 1, maxRuns: undefined } as unknown as ResolvedJob;
+const KEPT_DUE: DueJob[] = [{ job: KEPT_JOB, run: [0.5], missed: [0.25] }];
+keepShape([KEPT_DUE, takeRound(KEPT_DUE, 0, { now: 0.5, node: "", batch: "", capacity: 1, leaseUntil: () => 0.5 })]);
 
 /**
  * The one input planTick gives planSlots, set field by field for each job (planSlots keeps

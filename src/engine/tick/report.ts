@@ -52,6 +52,9 @@ class Draft implements ReportDraft {
   }
 }
 
+Draft.kept[1]!.report.deferred = 1;
+Draft.kept[2]!.fail("");
+
 /** The lists of slots of a job's report. */
 export type SlotList = Exclude<keyof JobTickReport, "outcomes">;
 
@@ -86,9 +89,6 @@ export function record(r: JobTickReport, slot: number, outcome: Outcome | undefi
  * no slot is ever added to it in place.
  */
 const NONE = Object.freeze([]) as unknown as number[];
-
-Draft.kept[1]!.report.deferred = 1;
-Draft.kept[2]!.fail("");
 
 /** The `tick` event of `report`: one shape, kept (`core/kept.ts`). */
 export function tickEvent(report: TickReport): SchedulerEvent {
